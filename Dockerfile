@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1.7
+# One image for every subcommand: steward standalone | validate (gateway, orchestrator, agent, operator as they land).
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY api ./api
+COPY rego ./rego
+COPY runtime ./runtime
+COPY operator ./operator
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    STEWARD_HOST=0.0.0.0 \
+    STEWARD_DATA_DIR=/var/lib/steward
+WORKDIR /app
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+COPY config ./config
+RUN groupadd --system --gid 10001 steward \
+ && useradd --system --uid 10001 --gid steward --home-dir /app --shell /usr/sbin/nologin steward \
+ && mkdir -p /var/lib/steward && chown steward:steward /var/lib/steward
+USER 10001:10001
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "--enable-source-maps", "dist/runtime/main.js"]
+CMD ["standalone"]

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+export const conditionSchema = z
+  .object({
+    type: z.string().min(1),
+    status: z.enum(['True', 'False', 'Unknown']),
+    reason: z.string().min(1).regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
+    message: z.string().max(32768).default(''),
+    lastTransitionTime: z.string(),
+    observedGeneration: z.number().int().min(0).optional(),
+  })
+  .strict();
+export type Condition = z.infer<typeof conditionSchema>;
+
+/** Condition types used across kinds. */
+export const ConditionType = {
+  /** The resource is fully reconciled and serving. */
+  Ready: 'Ready',
+  /** Something works, but not everything asked for. */
+  Degraded: 'Degraded',
+  /** A Policy's Rego or wasm bundle compiled. */
+  Compiled: 'Compiled',
+} as const;
+
+/** Reasons, one constant each, so that callers never compare message text. */
+export const Reason = {
+  /** Everything the resource asked for is running. */
+  Reconciled: 'Reconciled',
+  /** The Rego source or wasm bundle compiled cleanly. */
+  CompileSucceeded: 'CompileSucceeded',
+  /** The Rego source did not parse or failed compile checks; the message has file:row:col. */
+  CompileFailed: 'CompileFailed',
+  /** The referenced License is missing, expired or invalid. */
+  LicenseInvalid: 'LicenseInvalid',
+  /** Total pods would exceed the License's maxNodes. */
+  NodeLimitExceeded: 'NodeLimitExceeded',
+  /** A referenced Secret or key is missing. */
+  SecretMissing: 'SecretMissing',
+  /** Fewer pods are available than desired. */
+  ReplicasUnavailable: 'ReplicasUnavailable',
+  /** A connector health check failed. */
+  HealthCheckFailed: 'HealthCheckFailed',
+} as const;
+
+export interface ConditionInput {
+  type: string;
+  status: Condition['status'];
+  reason: string;
+  message?: string;
+}
+
+/**
+ * Returns a new conditions list with `input` set. `lastTransitionTime` is kept when the status did not
+ * change, so a controller may call this on every pass without making status churn.
+ */
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  input: ConditionInput,
+  observedGeneration: number | undefined,
+  now: Date,
+): Condition[] {
+  const list = conditions ? [...conditions] : [];
+  const index = list.findIndex((c) => c.type === input.type);
+  const previous = index >= 0 ? list[index] : undefined;
+  const next: Condition = {
+    type: input.type,
+    status: input.status,
+    reason: input.reason,
+    message: input.message ?? '',
+    lastTransitionTime:
+      previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString(),
+    ...(observedGeneration === undefined ? {} : { observedGeneration }),
+  };
+  if (index >= 0) list[index] = next;
+  else list.push(next);
+  return list;
+}
+
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** True when both lists say the same thing (ignoring order), so that status writes can be skipped. */
+export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly Condition[] | undefined): boolean {
+  const left = a ?? [];
+  const right = b ?? [];
+  if (left.length !== right.length) return false;
+  return left.every((c) => {
+    const o = right.find((x) => x.type === c.type);
+    return (
+      o !== undefined &&
+      o.status === c.status &&
+      o.reason === c.reason &&
+      o.message === c.message &&
+      o.lastTransitionTime === c.lastTransitionTime &&
+      o.observedGeneration === c.observedGeneration
+    );
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * Error-code catalogues, one per surface. Every failure a user can see carries one of these codes;
+ * docs/errors.md lists the same codes and a test keeps the two equal.
+ */
+export interface ErrorCodeSpec {
+  status: number;
+  /** One line: when the code is returned. */
+  description: string;
+  /** Whether a client may retry the same request unchanged. */
+  retryable: boolean;
+}
+
+const e = (status: number, description: string, retryable = false): ErrorCodeSpec => ({ status, description, retryable });
+
+/** Agent gateway (port 8080): `/health`, `/api/*`, `/mcp/*`, `/v1/execute`. */
+export const GATEWAY_ERRORS = {
+  INVALID_JSON: e(400, 'the body is not valid JSON'),
+  INVALID_REQUEST: e(400, 'a required field is missing or a field has the wrong type or range'),
+  UNAUTHORIZED: e(401, 'no credentials, or credentials that do not match a client or license'),
+  INVALID_LICENSE_KEY: e(401, 'Invalid license key: the key is malformed'),
+  LICENSE_VALIDATION_FAILED: e(401, 'License validation failed: bad signature, expired, or no matching License'),
+  LEGACY_CREDENTIALS_RETIRED: e(401, 'X-Client-ID/X-Client-Secret were used after their sunset date'),
+  FORBIDDEN: e(403, 'the credentials lack the tenant or permission for this resource'),
+  FEATURE_NOT_AVAILABLE: e(403, 'Feature not available in tier'),
+  POLICY_VIOLATION: e(403, 'a policy blocked the request (envelope endpoints); the message names the policy'),
+  NOT_FOUND: e(404, 'no such endpoint or resource'),
+  CONTEXT_NOT_FOUND: e(404, 'the audit names a context_id that does not exist for this client'),
+  CONTEXT_EXPIRED: e(410, 'the pre-check context has expired (5 minutes)'),
+  METHOD_NOT_ALLOWED: e(405, 'the path exists but not with this method'),
+  PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),
+  UNSUPPORTED_MEDIA_TYPE: e(415, 'the Content-Type is not JSON (or YAML where accepted)'),
+  RATE_LIMITED: e(429, 'the organization exceeded its request limit; see Retry-After', true),
+  INTERNAL_ERROR: e(500, 'an unexpected error; the log has the request id', true),
+  PROVIDER_ERROR: e(502, 'the LLM provider answered with an error', true),
+  PROVIDER_NOT_CONFIGURED: e(503, 'no LLM provider is configured for this call'),
+  SERVICE_UNAVAILABLE: e(503, 'the gateway is starting or a dependency (database) is down', true),
+  PROVIDER_TIMEOUT: e(504, 'the LLM provider did not answer within the timeout', true),
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+/** Orchestrator plan surface (`/api/v1/*`), from the service reference. */
+export const PLAN_ERRORS = {
+  INVALID_REQUEST: e(400, 'request body invalid'),
+  NO_AGENTS_AVAILABLE: e(400, 'no agent matches the query or domain'),
+  UNAUTHORIZED: e(401, 'invalid or missing authentication'),
+  FORBIDDEN: e(403, 'insufficient permissions'),
+  AGENT_NOT_FOUND: e(404, 'agent not found'),
+  NOT_FOUND: e(404, 'no such endpoint or resource'),
+  PLANNING_TIMEOUT: e(408, 'planning or execution exceeded the timeout'),
+  PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),
+  UNSUPPORTED_MEDIA_TYPE: e(415, 'the Content-Type is not JSON (or YAML where accepted)'),
+  RATE_LIMITED: e(429, 'rate limit exceeded', true),
+  INTERNAL_ERROR: e(500, 'an unexpected error; the log has the request id', true),
+  PLANNING_ERROR: e(500, 'internal planning error', true),
+  EXECUTION_ERROR: e(500, 'plan execution failed', true),
+  SERVICE_UNAVAILABLE: e(503, 'planning engine not initialized', true),
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+/** Orchestrator parallel surface (`/orchestrator/*`), from the service reference. */
+export const PARALLEL_ERRORS = {
+  INVALID_REQUEST: e(400, 'invalid query format or policy compile failure (details: query_index, field, reason)'),
+  UNAUTHORIZED: e(401, 'missing or invalid X-License-Key / X-Organization-ID'),
+  NOT_FOUND: e(404, 'no such endpoint'),
+  PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),
+  UNSUPPORTED_MEDIA_TYPE: e(415, 'the Content-Type is not application/json'),
+  RATE_LIMIT_EXCEEDED: e(429, 'organization rate limit exceeded (details: limit, period, reset_at)'),
+  INTERNAL_ERROR: e(500, 'an unexpected error; the log has the request id', true),
+  PARALLEL_EXECUTION_FAILED: e(500, 'parallel execution error', true),
+  AGENT_COMMUNICATION_ERROR: e(502, 'an agent cannot be reached', true),
+  ORCHESTRATOR_UNAVAILABLE: e(503, 'all agents unhealthy', true),
+  INSUFFICIENT_AGENTS: e(503, 'too few healthy agents (details: required_agents, available_agents, healthy_agents, unhealthy_agents)', true),
+  QUERY_TIMEOUT: e(504, 'query exceeded timeout', true),
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+export const ERROR_CATALOGUES = {
+  gateway: GATEWAY_ERRORS,
+  plan: PLAN_ERRORS,
+  parallel: PARALLEL_ERRORS,
+} as const;
+
+export type Surface = keyof typeof ERROR_CATALOGUES;
+export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
+export type PlanErrorCode = keyof typeof PLAN_ERRORS;
+export type ParallelErrorCode = keyof typeof PARALLEL_ERRORS;
+export type ErrorCode = GatewayErrorCode | PlanErrorCode | ParallelErrorCode;

@@ -1,0 +1,138 @@
+import type { z } from 'zod';
+import { API_VERSION, LEGACY_AXONFLOW_API_VERSION } from './constants.js';
+import { KIND_NAMES, kindByName, type KindName } from './kinds.js';
+import type { AnyResource } from './resources.js';
+
+/** One finding, in the service reference's validation-result shape. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  errors: FieldIssue[];
+  warnings: FieldIssue[];
+  /** The normalized resource (defaults applied) when valid. */
+  resource?: AnyResource;
+}
+
+type Rule = (spec: Record<string, unknown>) => FieldIssue | undefined;
+
+/** Cross-field rules that a structural schema cannot say; checked after the schema passes. */
+const RULES: Partial<Record<KindName, Rule[]>> = {
+  AgentConfig: [
+    (s) =>
+      s.type === 'specialist' && s.llm === undefined
+        ? { field: 'spec.llm', message: 'spec.llm is required for specialist agents (provider and model)' }
+        : undefined,
+  ],
+  Policy: [
+    (s) =>
+      (s.rego === undefined) === (s.wasm === undefined)
+        ? { field: 'spec.rego', message: 'exactly one of spec.rego or spec.wasm must be set' }
+        : undefined,
+    (s) => {
+      const wasm = s.wasm as { bundleBase64?: string; configMapRef?: unknown } | undefined;
+      return wasm && (wasm.bundleBase64 === undefined) === (wasm.configMapRef === undefined)
+        ? { field: 'spec.wasm', message: 'exactly one of spec.wasm.bundleBase64 or spec.wasm.configMapRef must be set' }
+        : undefined;
+    },
+  ],
+  Connector: [
+    (s) => {
+      const c = s.connection as { secretRef?: unknown; fromEnv?: unknown };
+      return (c.secretRef === undefined) === (c.fromEnv === undefined)
+        ? { field: 'spec.connection', message: 'exactly one of spec.connection.secretRef or spec.connection.fromEnv must be set' }
+        : undefined;
+    },
+  ],
+  License: [
+    (s) =>
+      (s.keySecretRef === undefined) === (s.keyFromEnv === undefined)
+        ? { field: 'spec.keySecretRef', message: 'exactly one of spec.keySecretRef or spec.keyFromEnv must be set' }
+        : undefined,
+  ],
+};
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
+  return out || '(root)';
+}
+
+function zodIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((i) => {
+    if (i.code === 'unrecognized_keys') {
+      const at = issuePath(i.path);
+      return { field: at === '(root)' ? i.keys.join(', ') : `${at}.${i.keys[0]}`, message: `unknown field(s): ${i.keys.join(', ')}` };
+    }
+    return { field: issuePath(i.path), message: i.message };
+  });
+}
+
+/**
+ * Validates one manifest the way every entry point does (kubectl-style files, the validate endpoint, the
+ * standalone loader). Accepts the reference product's `axonflow.io/v1` AgentConfig and its `metadata.domain`,
+ * mapping them onto Steward's schema with warnings.
+ */
+export function validateManifest(input: unknown): ValidationResult {
+  const errors: FieldIssue[] = [];
+  const warnings: FieldIssue[] = [];
+  if (!isRecord(input)) {
+    return { valid: false, errors: [{ field: '(root)', message: 'a manifest must be a YAML or JSON object' }], warnings };
+  }
+  const doc: Record<string, unknown> = { ...input };
+  const kind = typeof doc.kind === 'string' ? kindByName(doc.kind) : undefined;
+  if (!kind) {
+    const message =
+      doc.kind === undefined ? 'kind is required' : `unknown kind ${JSON.stringify(doc.kind)}; expected one of ${KIND_NAMES.join(', ')}`;
+    return { valid: false, errors: [{ field: 'kind', message }], warnings };
+  }
+  if (doc.apiVersion === LEGACY_AXONFLOW_API_VERSION && kind.kind === 'AgentConfig') {
+    warnings.push({
+      field: 'apiVersion',
+      message: `apiVersion ${LEGACY_AXONFLOW_API_VERSION} is accepted here; use apiVersion ${API_VERSION} to apply this AgentConfig with kubectl`,
+    });
+    doc.apiVersion = API_VERSION;
+  } else if (doc.apiVersion !== API_VERSION) {
+    errors.push({
+      field: 'apiVersion',
+      message: doc.apiVersion === undefined ? `apiVersion is required (${API_VERSION})` : `apiVersion must be ${API_VERSION}`,
+    });
+    return { valid: false, errors, warnings };
+  }
+  if (kind.kind === 'AgentConfig') mapMetadataDomain(doc, errors, warnings);
+  if (errors.length) return { valid: false, errors, warnings };
+
+  const parsed = kind.resource.safeParse(doc);
+  if (!parsed.success) return { valid: false, errors: zodIssues(parsed.error), warnings };
+  const resource = parsed.data as AnyResource;
+  for (const rule of RULES[kind.kind as KindName] ?? []) {
+    const issue = rule(resource.spec as Record<string, unknown>);
+    if (issue) errors.push(issue);
+  }
+  return errors.length ? { valid: false, errors, warnings } : { valid: true, errors, warnings, resource };
+}
+
+/** Kubernetes metadata cannot hold `domain`; the reference puts it there. Move it to spec.domain. */
+function mapMetadataDomain(doc: Record<string, unknown>, errors: FieldIssue[], warnings: FieldIssue[]): void {
+  if (!isRecord(doc.metadata) || doc.metadata.domain === undefined) return;
+  const { domain, ...metadata } = doc.metadata;
+  const spec = isRecord(doc.spec) ? { ...doc.spec } : {};
+  if (spec.domain !== undefined && spec.domain !== domain) {
+    errors.push({ field: 'metadata.domain', message: `metadata.domain (${String(domain)}) conflicts with spec.domain (${String(spec.domain)})` });
+    return;
+  }
+  spec.domain = domain;
+  doc.metadata = metadata;
+  doc.spec = spec;
+  warnings.push({
+    field: 'metadata.domain',
+    message: 'metadata.domain is not valid Kubernetes metadata; it was read as spec.domain, which is where kubectl needs it',
+  });
+}

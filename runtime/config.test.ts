@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, orchestratorConfigSchema, parseConfig, standaloneConfigSchema } from './config.js';
+
+describe('parseConfig', () => {
+  it('applies the embedded defaults with an empty environment', () => {
+    const c = parseConfig(standaloneConfigSchema, {});
+    expect(c).toMatchObject({
+      STEWARD_GATEWAY_PORT: 8080,
+      STEWARD_ORCHESTRATOR_PORT: 8081,
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_DATA_DIR: '.data',
+      STEWARD_BODY_LIMIT_BYTES: 1048576,
+      STEWARD_SHUTDOWN_TIMEOUT_MS: 10000,
+      STEWARD_MANIFESTS: ['config/samples', 'config/policies'],
+    });
+    expect(c.DATABASE_URL).toBeUndefined();
+  });
+
+  it('freezes the result', () => {
+    expect(Object.isFrozen(parseConfig(standaloneConfigSchema, {}))).toBe(true);
+  });
+
+  it('reads the orchestrator port from PORT as the reference says', () => {
+    expect(parseConfig(orchestratorConfigSchema, { PORT: '9090' }).PORT).toBe(9090);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(parseConfig(standaloneConfigSchema, { DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it('splits manifest folders on commas', () => {
+    expect(parseConfig(standaloneConfigSchema, { STEWARD_MANIFESTS: 'a, b,,c' }).STEWARD_MANIFESTS).toEqual(['a', 'b', 'c']);
+  });
+
+  it.each([
+    { name: 'a port out of range', env: { STEWARD_GATEWAY_PORT: '70000' }, variable: 'STEWARD_GATEWAY_PORT' },
+    { name: 'a non-URL database', env: { DATABASE_URL: 'not a url' }, variable: 'DATABASE_URL' },
+    { name: 'an unknown log level', env: { LOG_LEVEL: 'loud' }, variable: 'LOG_LEVEL' },
+    { name: 'a tiny body limit', env: { STEWARD_BODY_LIMIT_BYTES: '10' }, variable: 'STEWARD_BODY_LIMIT_BYTES' },
+  ])('rejects $name naming the variable', ({ env, variable }) => {
+    try {
+      parseConfig(standaloneConfigSchema, env);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).issues.map((i) => i.variable)).toContain(variable);
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import { parseAllDocuments } from 'yaml';
+import { validateManifest, type AnyResource } from '../../api/index.js';
+import { DEFAULT_NAMESPACE, type LoadIssue } from './types.js';
+
+export interface ParsedFile {
+  resources: { resource: AnyResource; documentIndex: number; warnings: LoadIssue[] }[];
+  issues: LoadIssue[];
+}
+
+/**
+ * Parses and validates every document of one YAML or JSON file. Invalid documents become issues with the
+ * file, document index and field; valid ones come back normalized, with their namespace defaulted.
+ */
+export function parseManifestFile(file: string, text: string): ParsedFile {
+  const out: ParsedFile = { resources: [], issues: [] };
+  let docs;
+  try {
+    docs = parseAllDocuments(text, { prettyErrors: true });
+  } catch (err) {
+    out.issues.push({ file, documentIndex: 0, field: '(file)', message: (err as Error).message });
+    return out;
+  }
+  const list = Array.isArray(docs) ? docs : [docs];
+  list.forEach((doc, documentIndex) => {
+    if (doc.errors.length) {
+      const e = doc.errors[0]!;
+      const pos = e.linePos?.[0];
+      out.issues.push({
+        file,
+        documentIndex,
+        field: '(yaml)',
+        message: `${pos ? `line ${pos.line}, column ${pos.col}: ` : ''}${e.message.split('\n')[0]}`,
+      });
+      return;
+    }
+    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    if (value === null || value === undefined) return; // an empty document between separators
+    // NB: Secrets and other Kubernetes kinds may share a folder with ours; they are not our documents.
+    if (isForeign(value)) return;
+    const result = validateManifest(value);
+    const warnings = result.warnings.map((w) => ({ file, documentIndex, ...w }));
+    if (!result.valid || !result.resource) {
+      for (const e of result.errors) out.issues.push({ file, documentIndex, ...e });
+      return;
+    }
+    const resource = result.resource;
+    resource.metadata.namespace ??= DEFAULT_NAMESPACE;
+    out.resources.push({ resource, documentIndex, warnings });
+  });
+  return out;
+}
+
+const OURS = /^(steward\.dev|axonflow\.io)\//;
+
+function isForeign(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const apiVersion = (value as { apiVersion?: unknown }).apiVersion;
+  return typeof apiVersion === 'string' && !OURS.test(apiVersion);
+}

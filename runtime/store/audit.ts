@@ -1,0 +1,104 @@
+import type { Queryable } from './db.js';
+import { newId } from './ids.js';
+
+export interface AuditInput {
+  organizationId: string;
+  clientId: string;
+  contextId: string | null;
+  userToken?: string;
+  provider?: string;
+  model?: string;
+  prompt?: string;
+  response?: string;
+  latencyMs?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+  metadata?: Record<string, unknown>;
+}
+
+export interface AuditEntry extends AuditInput {
+  id: string;
+  createdAt: Date;
+}
+
+interface Row {
+  id: string;
+  organization_id: string;
+  client_id: string;
+  context_id: string | null;
+  user_token: string | null;
+  provider: string | null;
+  model: string | null;
+  prompt: string | null;
+  response: string | null;
+  latency_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  metadata: Record<string, unknown>;
+  created_at: Date | string;
+}
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+export class AuditRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** Inserts one entry; when the promise resolves the row is committed (autocommit or the caller's transaction). */
+  async record(input: AuditInput): Promise<AuditEntry> {
+    const { rows } = await this.db.query<Row>(
+      `INSERT INTO audit_entries (id, organization_id, client_id, context_id, user_token, provider, model, prompt, response,
+         latency_ms, prompt_tokens, completion_tokens, total_tokens, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+       RETURNING *`,
+      [
+        newId('aud'),
+        input.organizationId,
+        input.clientId,
+        input.contextId,
+        input.userToken ?? null,
+        input.provider ?? null,
+        input.model ?? null,
+        input.prompt ?? null,
+        input.response ?? null,
+        input.latencyMs ?? null,
+        input.promptTokens ?? null,
+        input.completionTokens ?? null,
+        input.totalTokens ?? null,
+        JSON.stringify(input.metadata ?? {}),
+      ],
+    );
+    return this.toEntry(rows[0]!);
+  }
+
+  async get(organizationId: string, id: string): Promise<AuditEntry | undefined> {
+    const { rows } = await this.db.query<Row>('SELECT * FROM audit_entries WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+    return rows[0] ? this.toEntry(rows[0]) : undefined;
+  }
+
+  async count(organizationId: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: string | number }>('SELECT count(*) AS n FROM audit_entries WHERE organization_id = $1', [organizationId]);
+    return Number(rows[0]!.n);
+  }
+
+  private toEntry(r: Row): AuditEntry {
+    return {
+      id: r.id,
+      organizationId: r.organization_id,
+      clientId: r.client_id,
+      contextId: r.context_id,
+      userToken: opt(r.user_token),
+      provider: opt(r.provider),
+      model: opt(r.model),
+      prompt: opt(r.prompt),
+      response: opt(r.response),
+      latencyMs: opt(r.latency_ms),
+      promptTokens: opt(r.prompt_tokens),
+      completionTokens: opt(r.completion_tokens),
+      totalTokens: opt(r.total_tokens),
+      metadata: r.metadata,
+      createdAt: new Date(r.created_at),
+    };
+  }
+}

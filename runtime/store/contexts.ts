@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from './db.js';
+import { newId } from './ids.js';
+
+/** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */
+export interface PrecheckContext {
+  id: string;
+  organizationId: string;
+  clientId: string;
+  userToken: string;
+  approved: boolean;
+  policies: string[];
+  blockReason: string | null;
+  warnings: string[];
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+interface Row {
+  id: string;
+  organization_id: string;
+  client_id: string;
+  user_token: string;
+  approved: boolean;
+  policies: string[];
+  block_reason: string | null;
+  warnings: string[];
+  created_at: Date | string;
+  expires_at: Date | string;
+}
+
+const toContext = (r: Row): PrecheckContext => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  clientId: r.client_id,
+  userToken: r.user_token,
+  approved: r.approved,
+  policies: r.policies,
+  blockReason: r.block_reason,
+  warnings: r.warnings,
+  createdAt: new Date(r.created_at),
+  expiresAt: new Date(r.expires_at),
+});
+
+export class ContextRepository {
+  constructor(private readonly db: Queryable) {}
+
+  /** Stores a decision. The query itself is not kept, only its SHA-256 (it may hold the PII that was blocked). */
+  async record(input: {
+    organizationId: string;
+    clientId: string;
+    userToken: string;
+    query: string;
+    approved: boolean;
+    policies: string[];
+    blockReason?: string;
+    warnings?: string[];
+    createdAt: Date;
+    expiresAt: Date;
+  }): Promise<PrecheckContext> {
+    const { rows } = await this.db.query<Row>(
+      `INSERT INTO precheck_contexts
+         (id, organization_id, client_id, user_token, query_sha256, approved, policies, block_reason, warnings, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       RETURNING *`,
+      [
+        newId('ctx'),
+        input.organizationId,
+        input.clientId,
+        input.userToken,
+        createHash('sha256').update(input.query).digest('hex'),
+        input.approved,
+        JSON.stringify(input.policies),
+        input.blockReason ?? null,
+        JSON.stringify(input.warnings ?? []),
+        input.createdAt,
+        input.expiresAt,
+      ],
+    );
+    return toContext(rows[0]!);
+  }
+
+  async get(organizationId: string, id: string): Promise<PrecheckContext | undefined> {
+    const { rows } = await this.db.query<Row>('SELECT * FROM precheck_contexts WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+    return rows[0] ? toContext(rows[0]) : undefined;
+  }
+
+  /** Deletes contexts expired before `before` that no audit entry references; returns how many. */
+  async purgeExpired(before: Date): Promise<number> {
+    const { rows } = await this.db.query(
+      `DELETE FROM precheck_contexts c WHERE c.expires_at < $1
+         AND NOT EXISTS (SELECT 1 FROM audit_entries a WHERE a.context_id = c.id) RETURNING c.id`,
+      [before],
+    );
+    return rows.length;
+  }
+}

@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import type { Db } from './db.js';
+import { openPglite } from './pglite.js';
+import { openPostgres } from './postgres.js';
+import { migrate } from './migrations.js';
+import { AuditRepository } from './audit.js';
+import { ClientRepository } from './clients.js';
+import { ContextRepository } from './contexts.js';
+
+export type { Db, Queryable } from './db.js';
+export { StoreError, withTimeout } from './db.js';
+export { migrate, MIGRATIONS, type Migration } from './migrations.js';
+export { openPglite } from './pglite.js';
+export { openPostgres } from './postgres.js';
+export { newId } from './ids.js';
+export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
+export { ContextRepository, type PrecheckContext } from './contexts.js';
+export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
+
+/** The operational store: one database, migrated, with its repositories. */
+export interface Store {
+  readonly db: Db;
+  readonly clients: ClientRepository;
+  readonly contexts: ContextRepository;
+  readonly audit: AuditRepository;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** PostgreSQL URL; absent: PGlite in `dataDir` (or memory when dataDir is absent too). */
+  databaseUrl?: string;
+  dataDir?: string;
+  schema?: string;
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const db = options.databaseUrl
+    ? await openPostgres({ url: options.databaseUrl, schema: options.schema })
+    : await openPglite({ dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined });
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return storeOn(db);
+}
+
+export function storeOn(db: Db): Store {
+  return {
+    db,
+    clients: new ClientRepository(db),
+    contexts: new ContextRepository(db),
+    audit: new AuditRepository(db),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,156 @@
+import type { Db } from './db.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Versioned, append-only. Never edit a released migration; add the next version.
+ * Timestamps are timestamptz; JSON is jsonb; ids are text (prefixed random ids made by the app).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'operational tables',
+    sql: `
+CREATE TABLE clients (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  tenant_id text,
+  name text NOT NULL,
+  description text NOT NULL DEFAULT '',
+  api_key_hash text NOT NULL UNIQUE,
+  api_key_prefix text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE INDEX clients_org_idx ON clients (organization_id, created_at);
+
+CREATE TABLE precheck_contexts (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  client_id text NOT NULL,
+  user_token text NOT NULL,
+  query_sha256 text NOT NULL,
+  approved boolean NOT NULL,
+  policies jsonb NOT NULL DEFAULT '[]',
+  block_reason text,
+  warnings jsonb NOT NULL DEFAULT '[]',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX precheck_contexts_expiry_idx ON precheck_contexts (expires_at);
+
+CREATE TABLE audit_entries (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  client_id text NOT NULL,
+  context_id text REFERENCES precheck_contexts (id) ON DELETE SET NULL,
+  user_token text,
+  provider text,
+  model text,
+  prompt text,
+  response text,
+  latency_ms double precision,
+  prompt_tokens integer,
+  completion_tokens integer,
+  total_tokens integer,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX audit_entries_org_idx ON audit_entries (organization_id, created_at);
+CREATE INDEX audit_entries_context_idx ON audit_entries (context_id);
+
+CREATE TABLE webhooks (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  url text NOT NULL,
+  events jsonb NOT NULL,
+  secret text,
+  active boolean NOT NULL DEFAULT true,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX webhooks_org_idx ON webhooks (organization_id);
+
+CREATE TABLE webhook_deliveries (
+  id text PRIMARY KEY,
+  webhook_id text NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  event text NOT NULL,
+  payload jsonb NOT NULL,
+  status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  last_error text,
+  response_status integer,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  delivered_at timestamptz
+);
+CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (status, next_attempt_at);
+
+CREATE TABLE plans (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  user_context jsonb NOT NULL DEFAULT '{}',
+  query text NOT NULL,
+  domain text,
+  execution_mode text NOT NULL,
+  status text NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+  steps jsonb NOT NULL DEFAULT '[]',
+  result text,
+  error text,
+  execution_time_ms integer,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz
+);
+CREATE INDEX plans_org_idx ON plans (organization_id, created_at);
+`,
+  },
+];
+
+/** Advisory-lock key shared by every Steward process migrating the same database. */
+export const MIGRATION_LOCK_KEY = 7_723_150_001;
+
+export interface MigrationReport {
+  applied: number[];
+  current: number;
+}
+
+/**
+ * Applies pending migrations under a session advisory lock, each in its own transaction, so that replicas
+ * starting together migrate once and the rest wait.
+ */
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationReport> {
+  return db.session(async (s) => {
+    await s.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await s.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      const { rows } = await s.query<{ version: number }>('SELECT version FROM schema_migrations');
+      const done = new Set(rows.map((r) => Number(r.version)));
+      const applied: number[] = [];
+      for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(m.version)) continue;
+        await s.query('BEGIN');
+        try {
+          await s.exec(m.sql);
+          await s.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+          await s.query('COMMIT');
+        } catch (err) {
+          await s.query('ROLLBACK');
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, { cause: err });
+        }
+        applied.push(m.version);
+      }
+      const current = Math.max(0, ...done, ...applied);
+      return { applied, current };
+    } finally {
+      await s.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  });
+}

@@ -1,0 +1,80 @@
+import pg from 'pg';
+import { withTimeout, type Db, type Queryable } from './db.js';
+
+export interface PostgresOptions {
+  url: string;
+  /** Optional schema (created if missing) put first on the search_path; tests use one each. */
+  schema?: string;
+  /** @default 10 */
+  poolSize?: number;
+  /** Server-side statement timeout. @default 30s */
+  statementTimeoutMs?: number;
+  /** @default 5s */
+  connectTimeoutMs?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openPostgres(options: PostgresOptions): Promise<Db> {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    ...(options.schema ? { options: `-c search_path=${options.schema},public` } : {}),
+  });
+  // NB: an idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
+  pool.on('error', () => undefined);
+  if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+
+  const query: Queryable['query'] = async (sql, params) => {
+    const res = await pool.query(sql, params as unknown[] | undefined);
+    return { rows: res.rows };
+  };
+  const forClient = (client: pg.PoolClient): Queryable => ({
+    query: async (sql, params) => ({ rows: (await client.query(sql, params as unknown[] | undefined)).rows }),
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+  });
+  return {
+    backend: 'postgres',
+    query,
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(forClient(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async session(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn(forClient(client));
+      } finally {
+        client.release();
+      }
+    },
+    async ping(timeoutMs = 2000) {
+      const started = performance.now();
+      await withTimeout(pool.query('SELECT 1'), timeoutMs, 'database ping');
+      return performance.now() - started;
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
