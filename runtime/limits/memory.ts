@@ -1,0 +1,106 @@
+import { checkKeyAndCost, checkWindows, decide, windowIndex } from './windows.js';
+import type { Clock, RateLimitDecision, RateLimiter, RateLimitWindow } from './types.js';
+
+export interface MemoryRateLimiterOptions {
+  windows: readonly RateLimitWindow[];
+  /** Most keys held at once; past it the least recently used key is dropped (its counts restart). @default 100000 */
+  maxKeys?: number;
+  /** @default Date.now */
+  now?: Clock;
+}
+
+/** Per key: parallel arrays over the windows seen for it, so a hit allocates nothing. */
+interface Entry {
+  lastMs: number;
+  windowSec: number[];
+  index: number[];
+  count: number[];
+}
+
+/**
+ * Fixed-window counters in this process (one replica's view). Memory is bounded: keys sit in a Map in
+ * least-recently-used order, idle keys (no hit for the longest window) are swept from the front as hits
+ * arrive, and `maxKeys` caps the rest.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  readonly windows: readonly RateLimitWindow[];
+  private readonly entries = new Map<string, Entry>();
+  private readonly maxKeys: number;
+  private readonly now: Clock;
+  private readonly scratch: number[] = [];
+  private maxWindowMs: number;
+  /** Keys dropped by the `maxKeys` cap (not by idleness): a sign the cap is too small. */
+  evictions = 0;
+
+  constructor(options: MemoryRateLimiterOptions) {
+    this.windows = checkWindows(options.windows);
+    this.maxKeys = options.maxKeys ?? 100_000;
+    this.now = options.now ?? Date.now;
+    this.maxWindowMs = Math.max(...this.windows.map((w) => w.windowSec)) * 1000;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async hit(key: string, cost = 1, windows: readonly RateLimitWindow[] = this.windows): Promise<RateLimitDecision> {
+    return this.hitSync(key, cost, windows);
+  }
+
+  /** The same as `hit`, without the promise, for callers on a hot path. */
+  hitSync(key: string, cost = 1, windows: readonly RateLimitWindow[] = this.windows): RateLimitDecision {
+    checkKeyAndCost(key, cost);
+    if (windows !== this.windows) {
+      checkWindows(windows);
+      for (const w of windows) this.maxWindowMs = Math.max(this.maxWindowMs, w.windowSec * 1000);
+    }
+    const nowMs = this.now();
+    this.sweep(nowMs);
+    let entry = this.entries.get(key);
+    if (entry) this.entries.delete(key); // re-inserted below: Map order is recency order
+    else entry = { lastMs: nowMs, windowSec: [], index: [], count: [] };
+
+    const counts = this.scratch;
+    counts.length = windows.length;
+    let allowed = true;
+    for (let i = 0; i < windows.length; i++) {
+      const w = windows[i]!;
+      let slot = entry.windowSec.indexOf(w.windowSec);
+      if (slot < 0) {
+        slot = entry.windowSec.push(w.windowSec) - 1;
+        entry.index.push(-1);
+        entry.count.push(0);
+      }
+      const idx = windowIndex(nowMs, w.windowSec);
+      // NB: only a later window resets the count; a clock stepping back keeps counting in the newer window.
+      if (idx > entry.index[slot]!) {
+        entry.index[slot] = idx;
+        entry.count[slot] = 0;
+      }
+      counts[i] = entry.count[slot]!;
+      if (counts[i]! + cost > w.limit) allowed = false;
+    }
+    if (allowed && cost > 0) {
+      for (let i = 0; i < windows.length; i++) {
+        const slot = entry.windowSec.indexOf(windows[i]!.windowSec);
+        entry.count[slot]! += cost;
+        counts[i]! += cost;
+      }
+    }
+    entry.lastMs = nowMs;
+    this.entries.set(key, entry);
+    if (this.entries.size > this.maxKeys) {
+      this.entries.delete(this.entries.keys().next().value!);
+      this.evictions++;
+    }
+    return decide(windows, counts, cost, allowed, nowMs);
+  }
+
+  /** Drops keys idle for longer than the longest window: every window they counted in has ended. */
+  private sweep(nowMs: number): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.lastMs + this.maxWindowMs > nowMs) return;
+      this.entries.delete(key);
+    }
+  }
+}

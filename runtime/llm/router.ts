@@ -1,0 +1,104 @@
+import { createAnthropicProvider } from './anthropic.js';
+import { createBedrockProvider } from './bedrock.js';
+import { providerConfigSchema, type ProviderConfig, type ProviderConfigInput } from './config.js';
+import { createEchoProvider } from './echo.js';
+import { LlmNotConfiguredError, LlmValidationError } from './errors.js';
+import { createOllamaProvider } from './ollama.js';
+import { createOpenAiProvider } from './openai.js';
+import type { LlmProvider, LlmProviderType, LlmRequest, LlmResponse } from './types.js';
+
+/** A provider configuration the router cannot use; `issues` name the config entry and field. */
+export class LlmConfigError extends Error {
+  constructor(readonly issues: { path: string; message: string }[]) {
+    super(`invalid LLM provider configuration: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    this.name = 'LlmConfigError';
+  }
+}
+
+const FACTORIES: Record<LlmProviderType, (c: ProviderConfig) => LlmProvider> = {
+  openai: createOpenAiProvider,
+  anthropic: createAnthropicProvider,
+  'aws-bedrock': createBedrockProvider,
+  ollama: createOllamaProvider,
+  echo: createEchoProvider,
+};
+
+/** Builds one provider from a config entry (validated here). */
+export function createProvider(input: ProviderConfigInput): LlmProvider {
+  const config = parseProviderConfig(input, 'provider');
+  return FACTORIES[config.type](config);
+}
+
+function parseProviderConfig(input: ProviderConfigInput, path: string): ProviderConfig {
+  const r = providerConfigSchema.safeParse(input);
+  if (!r.success) {
+    throw new LlmConfigError(r.error.issues.map((i) => ({ path: [path, ...i.path].join('.'), message: i.message })));
+  }
+  return r.data;
+}
+
+export interface LlmRouterOptions {
+  /** Name of the provider used when a call names none. @default the first configured */
+  defaultProvider?: string;
+}
+
+export interface LlmRouter {
+  /** Configured provider names, in configuration order. */
+  readonly names: readonly string[];
+  readonly defaultName: string | undefined;
+  /** True when `get(nameOrType)` would find a provider; without an argument, whether any is configured. */
+  hasProvider(nameOrType?: string): boolean;
+  /**
+   * A provider by configured name, else by type (an AgentConfig names a type such as `openai`): the
+   * default provider when it has that type, otherwise the first of that type. No argument: the default.
+   * @throws LlmNotConfiguredError
+   */
+  get(nameOrType?: string): LlmProvider;
+  complete(request: LlmRequest & { provider?: string }): Promise<LlmResponse>;
+  close(): Promise<void>;
+}
+
+export function createLlmRouter(configs: readonly ProviderConfigInput[], options: LlmRouterOptions = {}): LlmRouter {
+  const parsed = configs.map((c, i) => parseProviderConfig(c, `providers[${i}]`));
+  const seen = new Set<string>();
+  parsed.forEach((c, i) => {
+    const name = c.name ?? c.type;
+    if (seen.has(name)) throw new LlmConfigError([{ path: `providers[${i}].name`, message: `duplicate provider name "${name}"` }]);
+    seen.add(name);
+  });
+  if (options.defaultProvider !== undefined && !seen.has(options.defaultProvider)) {
+    throw new LlmConfigError([{ path: 'defaultProvider', message: `"${options.defaultProvider}" is not a configured provider name` }]);
+  }
+  const providers = parsed.map((c) => FACTORIES[c.type](c));
+  const byName = new Map(providers.map((p) => [p.name, p]));
+  const defaultProvider = options.defaultProvider !== undefined ? byName.get(options.defaultProvider) : providers[0];
+  const names = providers.map((p) => p.name);
+
+  const find = (nameOrType: string | undefined): LlmProvider | undefined => {
+    if (nameOrType === undefined) return defaultProvider;
+    const exact = byName.get(nameOrType);
+    if (exact) return exact;
+    if (defaultProvider?.type === nameOrType) return defaultProvider;
+    return providers.find((p) => p.type === nameOrType);
+  };
+  const get = (nameOrType?: string): LlmProvider => {
+    const p = find(nameOrType);
+    if (!p) throw new LlmNotConfiguredError(nameOrType, names);
+    return p;
+  };
+  return {
+    names,
+    defaultName: defaultProvider?.name,
+    hasProvider: (nameOrType) => find(nameOrType) !== undefined,
+    get,
+    async complete(request) {
+      if (typeof request !== 'object' || request === null) throw new LlmValidationError('request', 'must be an object');
+      const { provider, ...rest } = request;
+      if (provider !== undefined && typeof provider !== 'string') throw new LlmValidationError('provider', 'must be a string');
+      return get(provider).complete(rest);
+    },
+    async close() {
+      await Promise.allSettled(providers.map((p) => p.close()));
+    },
+  };
+}

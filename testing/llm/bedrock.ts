@@ -1,0 +1,128 @@
+/**
+ * Fake Bedrock Runtime server for the Converse API: `POST /model/{modelId}/converse` over cleartext HTTP/2
+ * (the SDK's transport). It parses SigV4 authorization and checks the signed payload hash against the body,
+ * but does not recompute signatures. Errors carry `x-amzn-errortype`, from which the SDK names its exception.
+ */
+import { createHash } from 'node:crypto';
+import { lastUserText, startFakeServer, words, type Answer, type FakeServerHandle, type RecordedRequest, type Scenario } from './server.js';
+
+export interface FakeBedrockOptions {
+  /** Access key id the server accepts in SigV4 requests; others get 403 UnrecognizedClientException. */
+  accessKeyId?: string;
+  /** Bedrock API key the server accepts as `Authorization: Bearer`; absent: bearer requests are refused. */
+  bearerToken?: string;
+  /** Model ids the server knows; others get 400 ValidationException. Absent: every id is known. */
+  models?: readonly string[];
+}
+
+export interface FakeBedrockServer extends FakeServerHandle {
+  /** Endpoint for the SDK's `endpoint`. */
+  readonly endpoint: string;
+}
+
+export interface SigV4Authorization {
+  accessKeyId: string;
+  /** YYYYMMDD */
+  date: string;
+  region: string;
+  service: string;
+  signedHeaders: string[];
+  signature: string;
+}
+
+const EXCEPTIONS: Record<number, string> = {
+  400: 'ValidationException',
+  401: 'UnrecognizedClientException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  408: 'ModelTimeoutException',
+  424: 'ModelErrorException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
+};
+
+export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promise<FakeBedrockServer> {
+  const handle = await startFakeServer('h2c', (req, scenario) => respond(req, scenario, options));
+  return Object.assign(handle, { endpoint: handle.origin });
+}
+
+/** Parses `AWS4-HMAC-SHA256 Credential=…/date/region/service/aws4_request, SignedHeaders=…, Signature=…`. */
+export function parseSigV4(header: string | undefined): SigV4Authorization | undefined {
+  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(header ?? '');
+  if (!m) return undefined;
+  return { accessKeyId: m[1]!, date: m[2]!, region: m[3]!, service: m[4]!, signedHeaders: m[5]!.split(';'), signature: m[6]! };
+}
+
+function error(status: number, message: string, name = EXCEPTIONS[status] ?? 'InternalServerException', retryAfterSec?: number): Answer {
+  const headers: Record<string, string> = { 'x-amzn-errortype': `${name}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'fake-request-id' };
+  if (retryAfterSec !== undefined) headers['retry-after'] = String(retryAfterSec);
+  return { status, headers, body: { message } };
+}
+
+function authFailure(req: RecordedRequest, options: FakeBedrockOptions): Answer | undefined {
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Bearer ')) {
+    return auth.slice('Bearer '.length) === options.bearerToken ? undefined : error(403, 'Invalid API Key format: Must start with pre-defined prefix', 'AccessDeniedException');
+  }
+  const sig = parseSigV4(auth);
+  if (!sig || !req.headers['x-amz-date']) return error(403, 'Missing Authentication Token', 'MissingAuthenticationTokenException');
+  if (sig.service !== 'bedrock') return error(403, `Credential should be scoped to correct service: 'bedrock'.`, 'InvalidSignatureException');
+  const declared = req.headers['x-amz-content-sha256'];
+  if (declared && declared !== createHash('sha256').update(req.rawBody).digest('hex')) {
+    return error(400, 'The provided x-amz-content-sha256 header does not match what was computed.', 'InvalidSignatureException');
+  }
+  if (options.accessKeyId !== undefined && sig.accessKeyId !== options.accessKeyId) {
+    return error(403, 'The security token included in the request is invalid.', 'UnrecognizedClientException');
+  }
+  return undefined;
+}
+
+function conversationProblem(messages: unknown): string | undefined {
+  if (!Array.isArray(messages) || messages.length === 0) return 'The messages field is required and must not be empty.';
+  let previous: unknown;
+  for (const m of messages as { role?: unknown; content?: unknown }[]) {
+    if (m?.role !== 'user' && m?.role !== 'assistant') return `Invalid role: ${String(m?.role)}`;
+    if (!Array.isArray(m.content) || m.content.length === 0) return 'The content field in the Message object is empty.';
+    if (m.role === previous) {
+      return 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
+    }
+    previous = m.role;
+  }
+  if ((messages as { role: string }[])[0]!.role !== 'user') return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  return undefined;
+}
+
+function respond(req: RecordedRequest, scenario: Scenario | undefined, options: FakeBedrockOptions): Answer | 'hang' {
+  const route = /^\/model\/([^/]+)\/converse$/.exec(req.path);
+  if (req.method !== 'POST' || !route) return error(404, `Unknown operation ${req.method} ${req.path}`, 'UnknownOperationException');
+  const denied = authFailure(req, options);
+  if (denied) return denied;
+  const modelId = decodeURIComponent(route[1]!);
+  if (options.models && !options.models.includes(modelId)) return error(400, 'The provided model identifier is invalid.');
+  const body = req.body as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object') return error(400, 'Malformed input request, please reformat your input and try again.', 'SerializationException');
+  const problem = conversationProblem(body.messages);
+  if (problem) return error(400, problem);
+  const inference = (body.inferenceConfig ?? {}) as { maxTokens?: unknown; temperature?: unknown };
+  if (inference.maxTokens !== undefined && (!Number.isInteger(inference.maxTokens) || (inference.maxTokens as number) < 1)) {
+    return error(400, '1 validation error detected: Value at \'inferenceConfig.maxTokens\' failed to satisfy constraint: Member must have value greater than or equal to 1');
+  }
+  if (scenario?.kind === 'hang') return 'hang';
+  if (scenario?.kind === 'error') return error(scenario.status, scenario.message ?? `fake error ${scenario.status}`, undefined, scenario.retryAfterSec);
+  if (scenario?.kind === 'malformed') return { status: 200, body: { stopReason: 'end_turn', usage: {} } };
+  const text = scenario?.text ?? `Fake Bedrock reply to: ${lastUserText(body.messages)}`;
+  const input = scenario?.usage?.promptTokens ?? (body.messages as { content: unknown }[]).reduce((n: number, m) => n + words(lastUserText([{ role: 'user', content: m.content }])), 0);
+  const cached = scenario?.usage?.cachedPromptTokens ?? 0;
+  const output = scenario?.usage?.completionTokens ?? words(text);
+  return {
+    status: 200,
+    headers: { 'x-amzn-requestid': 'fake-request-id' },
+    body: {
+      output: { message: { role: 'assistant', content: [{ text }] } },
+      stopReason: scenario?.finish ?? 'end_turn',
+      usage: { inputTokens: input, outputTokens: output, totalTokens: input + cached + output, cacheReadInputTokens: cached, cacheWriteInputTokens: 0 },
+      metrics: { latencyMs: 42 },
+    },
+  };
+}
