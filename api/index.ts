@@ -11,3 +11,4 @@ export * from './policy.js';
 export * from './connector.js';
 export * from './license.js';
 export * from './orchestrator.js';
+export * from './licensekey.js';

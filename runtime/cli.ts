@@ -28,6 +28,29 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       process.exitCode = report.errors.length ? 1 : 0;
     });
 
+  const license = program.command('license').description('mint and explain license keys');
+  license
+    .command('issue')
+    .description('mint a license key signed with STEWARD_LICENSE_SIGNING_SECRET (or --secret-file)')
+    .requiredOption('--tier <tier>', 'PRO, ENT or PLUS')
+    .requiredOption('--expires <date>', 'expiry date, e.g. 2027-06-30 (end of that day, UTC)')
+    .option('--secret-file <file>', 'file holding the signing secret')
+    .action(async (opts: { tier: string; expires: string; secretFile?: string }) => {
+      const { issueCommand, signingSecret } = await import('./license-cli.js');
+      console.log(issueCommand(opts, signingSecret(env, opts.secretFile)));
+    });
+  license
+    .command('inspect')
+    .description('explain a license key; checks the signature when a secret is available')
+    .argument('<key>')
+    .option('--secret-file <file>', 'file holding the signing secret')
+    .action(async (key: string, opts: { secretFile?: string }) => {
+      const { inspectCommand, signingSecret } = await import('./license-cli.js');
+      const result = inspectCommand(key, signingSecret(env, opts.secretFile), new Date());
+      console.log(result.text);
+      process.exitCode = result.ok ? 0 : 1;
+    });
+
   return program;
 }
 
@@ -35,8 +58,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
   try {
     await buildCli(env).parseAsync(argv);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
+    if (err instanceof ConfigError || (err instanceof Error && err.name === 'LicenseCliError')) {
+      console.error((err as Error).message);
       process.exit(2);
     }
     console.error(err);

@@ -31,8 +31,50 @@ const base = {
   STEWARD_WATCH_MANIFESTS: bool.default(true),
 };
 
+/** Gateway settings (standalone and the gateway process). */
+const gateway = {
+  /** HMAC secret that signs and verifies license keys (a Secret in a cluster). */
+  STEWARD_LICENSE_SIGNING_SECRET: z.string().min(16, 'use at least 16 characters').optional(),
+  /** After this instant X-Client-ID/X-Client-Secret are refused with 401. @default 2026-06-30T23:59:59Z */
+  STEWARD_LEGACY_CREDENTIALS_SUNSET: z.coerce.date().default(new Date('2026-06-30T23:59:59Z')),
+  /** Lifetime of a pre-check context. @default 5 min */
+  STEWARD_CONTEXT_TTL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /** Tag in minted API keys: client-{name}-{env}-…  @default prod */
+  STEWARD_ENVIRONMENT: z.string().regex(/^[a-z0-9]{1,16}$/).default('prod'),
+  /** Agent endpoints: requests per organization per minute and per hour. */
+  STEWARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  STEWARD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(10_000),
+  /** LLM providers from the environment (a cluster adds the Orchestrator document's providers). */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  STEWARD_OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  STEWARD_ANTHROPIC_MODEL: z.string().min(1).default('claude-3-5-haiku-latest'),
+  /** Bedrock is enabled by a region; credentials come from the AWS default chain. */
+  STEWARD_BEDROCK_REGION: z.string().optional(),
+  STEWARD_BEDROCK_MODEL: z.string().min(1).default('anthropic.claude-3-5-haiku-20241022-v1:0'),
+  STEWARD_BEDROCK_ENDPOINT: z.string().url().optional(),
+  OLLAMA_HOST: z.string().url().optional(),
+  STEWARD_OLLAMA_MODEL: z.string().min(1).default('llama3.1:8b'),
+  /** A development stand-in that answers from the prompt and says so; never on by default. */
+  STEWARD_LLM_ECHO: bool.default(false),
+  STEWARD_LLM_DEFAULT_PROVIDER: z.string().optional(),
+  /** Deadline of one provider call. @default 30s */
+  STEWARD_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+};
+
+const communityMode = (fallback: 'auto' | 'true' | 'false') =>
+  z
+    .enum(['auto', 'true', 'false'])
+    .default(fallback)
+    .transform((v) => (v === 'auto' ? ('auto' as const) : v === 'true'));
+
 export const standaloneConfigSchema = z.object({
   ...base,
+  ...gateway,
+  /** 'auto': no credentials needed while no License is configured. @default auto */
+  STEWARD_COMMUNITY_MODE: communityMode('auto'),
   /** Standalone binds loopback by default: community mode needs no credentials. */
   STEWARD_HOST: z.string().default('127.0.0.1'),
   STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
@@ -41,6 +83,9 @@ export const standaloneConfigSchema = z.object({
 
 export const gatewayConfigSchema = z.object({
   ...base,
+  ...gateway,
+  /** A cluster install is never in community mode unless configured so. @default false */
+  STEWARD_COMMUNITY_MODE: communityMode('false'),
   STEWARD_HOST: z.string().default('0.0.0.0'),
   STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
 });

@@ -1,23 +1,27 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from '../log.js';
-import type { Store } from '../store/index.js';
-import type { DeclarativeSource } from '../source/index.js';
 import { createHttpApp } from '../http/app.js';
+import { gatewayAuth } from './auth/plugin.js';
+import type { GatewayDeps } from './deps.js';
 import { healthRoutes } from './health.js';
+import { gatewayObserve } from './observe.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { llmRoutes } from './routes/llm.js';
+import { auditRoutes } from './routes/audit.js';
+import { clientRoutes } from './routes/clients.js';
+import { precheckRoutes } from './routes/precheck.js';
 
-export interface GatewayDeps {
-  log: Logger;
-  store: Store;
-  source: DeclarativeSource;
-  version: string;
-  bodyLimitBytes: number;
-  /** Injected clock (tests). */
-  now?: () => Date;
-}
+export type { GatewayDeps } from './deps.js';
 
 /** The Agent gateway: registers its route plugins and returns the app; `main` listens. */
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent' });
+  void app.register(gatewayAuth, deps.auth);
+  void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics });
   void app.register(healthRoutes, deps);
+  void app.register(metricsRoutes, deps);
+  void app.register(precheckRoutes, deps);
+  void app.register(auditRoutes, deps);
+  void app.register(clientRoutes, deps);
+  void app.register(llmRoutes, deps);
   return app;
 }

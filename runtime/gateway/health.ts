@@ -1,25 +1,66 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { GatewayDeps } from './app.js';
+import { verifyLicenseKey } from '../../api/index.js';
+import { ApiError } from '../http/errors.js';
+import { communityActive } from './auth/authenticate.js';
+import type { GatewayDeps } from './deps.js';
+
+export const COMMUNITY_WARNING = 'community mode: no License is configured, requests are not authenticated';
 
 /**
  * `GET /health`: cheap and unauthenticated (SDKs call it with a 1 s budget when a client is built).
  * `status` is exactly "healthy" when the gateway can serve; the database is checked with a short timeout.
+ * `POST /health` with X-License-Key adds the license object: valid or not, and why.
  */
 export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
-  const now = deps.now ?? (() => new Date());
-  app.get('/health', async (_req, reply) => {
+  const health = async () => {
     const healthy = await deps.store.db.ping(500).then(
       () => true,
       () => false,
     );
-    const issues = deps.source.issues();
-    const body = {
-      service: 'steward-gateway',
-      status: healthy ? 'healthy' : 'degraded',
-      timestamp: now().toISOString(),
-      version: deps.version,
-      ...(issues.length ? { warnings: [`${issues.length} manifest document(s) were skipped; see the log`] } : {}),
+    const warnings: string[] = [];
+    const community = communityActive(deps.auth);
+    if (community) warnings.push(COMMUNITY_WARNING);
+    const issues = deps.source.issues().length;
+    if (issues) warnings.push(`${issues} manifest document(s) were skipped; see the log`);
+    const problems = deps.policies.problems().length;
+    if (problems) warnings.push(`${problems} polic(ies) failed to compile; see the log`);
+    return {
+      code: healthy ? 200 : 503,
+      body: {
+        service: 'steward-gateway',
+        status: healthy ? 'healthy' : 'degraded',
+        timestamp: deps.now().toISOString(),
+        version: deps.version,
+        mode: community ? 'community' : 'licensed',
+        ...(warnings.length ? { warnings } : {}),
+      },
     };
-    return reply.code(healthy ? 200 : 503).send(body);
+  };
+
+  app.get('/health', { config: { auth: { require: 'none' } } }, async (_req, reply) => {
+    const h = await health();
+    return reply.code(h.code).send(h.body);
+  });
+
+  app.post('/health', { config: { auth: { require: 'none' } } }, async (req, reply) => {
+    const key = req.headers['x-license-key'];
+    if (typeof key !== 'string' || key === '') throw new ApiError('gateway', 'INVALID_REQUEST', 'send the license key in X-License-Key');
+    const h = await health();
+    return reply.code(h.code).send({ ...h.body, license: licenseStatus(key, deps) });
   });
 };
+
+function licenseStatus(key: string, deps: GatewayDeps) {
+  const check = verifyLicenseKey(key, deps.auth.settings.signingSecret ?? '', deps.now());
+  const info = check.ok ? check : check.info;
+  const registered = deps.auth.licenses.findByKey(key);
+  const reason = !check.ok ? `${check.message}: ${check.reason}` : !registered ? 'License validation failed: the key matches no License of this installation' : registered.valid ? undefined : registered.reason;
+  return {
+    valid: check.ok && registered?.valid === true,
+    tier: info?.tier ?? 'unknown',
+    maxNodes: info?.maxNodes ?? 0,
+    expiresAt: info?.expiresAt.toISOString() ?? null,
+    ...(registered ? { organization_id: registered.organizationId } : {}),
+    ...(reason ? { reason } : {}),
+  };
+}

@@ -34,6 +34,12 @@ export function installErrorHandling(app: FastifyInstance, surface: Surface, sty
   const invalidJson = surface === 'gateway' ? 'INVALID_JSON' : 'INVALID_REQUEST';
 
   app.setErrorHandler((err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+    if (reply.raw.destroyed || err.name === 'LlmAbortedError') {
+      // The client went away; there is nobody to answer.
+      req.log.info({ code: 'CLIENT_CLOSED' }, 'client closed the connection before the answer');
+      reply.hijack();
+      return;
+    }
     if (err instanceof ApiError) {
       if (err.status >= 500) req.log.error({ err, code: err.code }, 'request failed');
       if (err.headers) void reply.headers(err.headers);

@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../log.js';
 import { openStore, type Store } from '../store/index.js';
 import { FolderSource } from '../source/index.js';
 import { buildGateway } from '../gateway/app.js';
+import { assembleGateway } from '../gateway/assemble.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
 import { VERSION } from '../version.js';
 
@@ -20,7 +21,11 @@ export interface Standalone {
  * Everything in one process on embedded defaults: gateway, orchestrator, PGlite and a folder of manifests.
  * Ports 0 pick free ports (tests).
  */
-export async function startStandalone(config: StandaloneConfig, log: Logger = createLogger({ level: config.LOG_LEVEL })): Promise<Standalone> {
+export async function startStandalone(
+  config: StandaloneConfig,
+  log: Logger = createLogger({ level: config.LOG_LEVEL }),
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<Standalone> {
   const started = performance.now();
   const source = new FolderSource({
     dirs: config.STEWARD_MANIFESTS,
@@ -32,14 +37,20 @@ export async function startStandalone(config: StandaloneConfig, log: Logger = cr
     openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.STEWARD_DATA_DIR }),
     source.ready(),
   ]);
-  const deps = { store, source, version: VERSION, bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES };
-  const gateway = buildGateway({ ...deps, log: log.child({ component: 'gateway' }) });
-  const orchestrator = buildOrchestrator({ ...deps, log: log.child({ component: 'orchestrator' }) });
+  const gatewayParts = assembleGateway(config, { store, source, env, version: VERSION, log: log.child({ component: 'gateway' }) });
+  const gateway = buildGateway(gatewayParts.deps);
+  const orchestrator = buildOrchestrator({
+    store,
+    source,
+    version: VERSION,
+    bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+    log: log.child({ component: 'orchestrator' }),
+  });
   try {
     await gateway.listen({ host: config.STEWARD_HOST, port: config.STEWARD_GATEWAY_PORT });
     await orchestrator.listen({ host: config.STEWARD_HOST, port: config.STEWARD_ORCHESTRATOR_PORT });
   } catch (err) {
-    await Promise.allSettled([gateway.close(), orchestrator.close(), store.close(), source.close()]);
+    await Promise.allSettled([gateway.close(), orchestrator.close(), store.close(), source.close(), gatewayParts.close()]);
     throw err;
   }
   log.info(
@@ -64,6 +75,7 @@ export async function startStandalone(config: StandaloneConfig, log: Logger = cr
     close() {
       closing ??= (async () => {
         await Promise.allSettled([gateway.close(), orchestrator.close()]);
+        await gatewayParts.close();
         await Promise.allSettled([store.close(), source.close()]);
       })();
       return closing;
@@ -85,7 +97,7 @@ function countResources(source: FolderSource): Record<string, number> {
 export async function runStandalone(env: Record<string, string | undefined>): Promise<void> {
   const config = parseConfig(standaloneConfigSchema, env);
   const log = createLogger({ level: config.LOG_LEVEL });
-  const app = await startStandalone(config, log);
+  const app = await startStandalone(config, log, env);
   installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => app.close());
 }
 

@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
+import { GroupInsert } from './group-insert.js';
 
 export interface AuditInput {
   organizationId: string;
@@ -42,34 +43,40 @@ interface Row {
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
-export class AuditRepository {
-  constructor(private readonly db: Queryable) {}
+const COLUMNS = [
+  'id', 'organization_id', 'client_id', 'context_id', 'user_token', 'provider', 'model', 'prompt', 'response',
+  'latency_ms', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'metadata', 'created_at',
+];
 
-  /** Inserts one entry; when the promise resolves the row is committed (autocommit or the caller's transaction). */
+export class AuditRepository {
+  private readonly writer: GroupInsert;
+
+  constructor(private readonly db: Queryable) {
+    this.writer = new GroupInsert(db, { table: 'audit_entries', columns: COLUMNS });
+  }
+
+  /** Inserts one entry; when the promise resolves the row is committed (group commit under load). */
   async record(input: AuditInput): Promise<AuditEntry> {
-    const { rows } = await this.db.query<Row>(
-      `INSERT INTO audit_entries (id, organization_id, client_id, context_id, user_token, provider, model, prompt, response,
-         latency_ms, prompt_tokens, completion_tokens, total_tokens, metadata)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       RETURNING *`,
-      [
-        newId('aud'),
-        input.organizationId,
-        input.clientId,
-        input.contextId,
-        input.userToken ?? null,
-        input.provider ?? null,
-        input.model ?? null,
-        input.prompt ?? null,
-        input.response ?? null,
-        input.latencyMs ?? null,
-        input.promptTokens ?? null,
-        input.completionTokens ?? null,
-        input.totalTokens ?? null,
-        JSON.stringify(input.metadata ?? {}),
-      ],
-    );
-    return this.toEntry(rows[0]!);
+    const id = newId('aud');
+    const createdAt = new Date();
+    await this.writer.insert([
+      id,
+      input.organizationId,
+      input.clientId,
+      input.contextId,
+      input.userToken ?? null,
+      input.provider ?? null,
+      input.model ?? null,
+      input.prompt ?? null,
+      input.response ?? null,
+      input.latencyMs ?? null,
+      input.promptTokens ?? null,
+      input.completionTokens ?? null,
+      input.totalTokens ?? null,
+      JSON.stringify(input.metadata ?? {}),
+      createdAt,
+    ]);
+    return { ...input, id, createdAt };
   }
 
   async get(organizationId: string, id: string): Promise<AuditEntry | undefined> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
+import { GroupInsert } from './group-insert.js';
 
 /** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */
 export interface PrecheckContext {
@@ -42,10 +43,19 @@ const toContext = (r: Row): PrecheckContext => ({
   expiresAt: new Date(r.expires_at),
 });
 
-export class ContextRepository {
-  constructor(private readonly db: Queryable) {}
+const COLUMNS = ['id', 'organization_id', 'client_id', 'user_token', 'query_sha256', 'approved', 'policies', 'block_reason', 'warnings', 'created_at', 'expires_at'];
 
-  /** Stores a decision. The query itself is not kept, only its SHA-256 (it may hold the PII that was blocked). */
+export class ContextRepository {
+  private readonly writer: GroupInsert;
+
+  constructor(private readonly db: Queryable) {
+    this.writer = new GroupInsert(db, { table: 'precheck_contexts', columns: COLUMNS });
+  }
+
+  /**
+   * Stores a decision; resolves once the row is committed (group commit under load).
+   * The query itself is not kept, only its SHA-256 (it may hold the PII that was blocked).
+   */
   async record(input: {
     organizationId: string;
     clientId: string;
@@ -58,26 +68,32 @@ export class ContextRepository {
     createdAt: Date;
     expiresAt: Date;
   }): Promise<PrecheckContext> {
-    const { rows } = await this.db.query<Row>(
-      `INSERT INTO precheck_contexts
-         (id, organization_id, client_id, user_token, query_sha256, approved, policies, block_reason, warnings, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       RETURNING *`,
-      [
-        newId('ctx'),
-        input.organizationId,
-        input.clientId,
-        input.userToken,
-        createHash('sha256').update(input.query).digest('hex'),
-        input.approved,
-        JSON.stringify(input.policies),
-        input.blockReason ?? null,
-        JSON.stringify(input.warnings ?? []),
-        input.createdAt,
-        input.expiresAt,
-      ],
-    );
-    return toContext(rows[0]!);
+    const id = newId('ctx');
+    await this.writer.insert([
+      id,
+      input.organizationId,
+      input.clientId,
+      input.userToken,
+      createHash('sha256').update(input.query).digest('hex'),
+      input.approved,
+      JSON.stringify(input.policies),
+      input.blockReason ?? null,
+      JSON.stringify(input.warnings ?? []),
+      input.createdAt,
+      input.expiresAt,
+    ]);
+    return {
+      id,
+      organizationId: input.organizationId,
+      clientId: input.clientId,
+      userToken: input.userToken,
+      approved: input.approved,
+      policies: input.policies,
+      blockReason: input.blockReason ?? null,
+      warnings: input.warnings ?? [],
+      createdAt: input.createdAt,
+      expiresAt: input.expiresAt,
+    };
   }
 
   async get(organizationId: string, id: string): Promise<PrecheckContext | undefined> {

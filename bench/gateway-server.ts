@@ -1,0 +1,27 @@
+/**
+ * Child process of the gateway benchmark: serves either the real gateway (standalone wiring, built-in policy
+ * pack) or a bare fastify route with a constant JSON body, on the port given, and prints READY.
+ */
+import Fastify from 'fastify';
+import { parseConfig, standaloneConfigSchema } from '../runtime/config.js';
+import { createLogger } from '../runtime/log.js';
+import { startStandalone } from '../runtime/standalone/main.js';
+
+const [mode, port] = [process.argv[2], Number(process.argv[3])];
+if (mode === 'bare') {
+  const app = Fastify({ logger: false });
+  app.post('/api/policy/pre-check', async () => ({ context_id: 'ctx_constant', approved: true, policies: [], expires_at: '2030-01-01T00:00:00.000Z' }));
+  await app.listen({ host: '127.0.0.1', port });
+} else {
+  const config = parseConfig(standaloneConfigSchema, {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    STEWARD_GATEWAY_PORT: String(port),
+    STEWARD_ORCHESTRATOR_PORT: '0',
+    STEWARD_WATCH_MANIFESTS: 'false',
+    STEWARD_RATE_LIMIT_PER_MINUTE: '100000000',
+    STEWARD_RATE_LIMIT_PER_HOUR: '100000000',
+  });
+  await startStandalone(config, createLogger({ level: 'warn' }), process.env);
+}
+console.log('READY');

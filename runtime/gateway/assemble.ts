@@ -1,0 +1,89 @@
+import type { Logger } from '../log.js';
+import type { Store } from '../store/index.js';
+import type { DeclarativeSource } from '../source/index.js';
+import { RegoPolicyEngine } from '../policy/engine.js';
+import type { GatewayConfig, StandaloneConfig } from '../config.js';
+import { LicenseRegistry } from './auth/licenses.js';
+import { communityActive } from './auth/authenticate.js';
+import type { GatewayDeps } from './deps.js';
+import { COMMUNITY_WARNING } from './health.js';
+import { Redis } from 'ioredis';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
+import { RequestMetrics } from '../metrics/index.js';
+import { createLlmRouter, describeProviderConfig, providerConfigSchema } from '../llm/index.js';
+import { providersFromConfig } from './llm-config.js';
+import { outcomeRecorder } from './observe.js';
+
+/** The reference: legacy credentials were deprecated in October 2025. */
+const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
+
+export interface GatewayParts {
+  deps: GatewayDeps;
+  close(): Promise<void>;
+}
+
+/** Builds the gateway's collaborators from the parsed config; shared by standalone and the gateway process. */
+export function assembleGateway(
+  config: GatewayConfig | StandaloneConfig,
+  parts: { store: Store; source: DeclarativeSource; log: Logger; env: Readonly<Record<string, string | undefined>>; version: string; now?: () => Date },
+): GatewayParts {
+  const now = parts.now ?? (() => new Date());
+  const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now });
+  const policies = new RegoPolicyEngine({ source: parts.source, log: parts.log.child({ component: 'policies' }), limits: { deadlineMs: 200, maxSteps: 1_000_000 } });
+  const auth = {
+    settings: {
+      communityMode: config.STEWARD_COMMUNITY_MODE,
+      signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
+      legacySunset: config.STEWARD_LEGACY_CREDENTIALS_SUNSET,
+      legacyDeprecatedAt: LEGACY_DEPRECATED_AT,
+    },
+    licenses,
+    clients: parts.store.clients,
+    now,
+  };
+  if (communityActive(auth)) parts.log.warn({ mode: 'community' }, COMMUNITY_WARNING);
+  for (const l of licenses.list()) {
+    if (!l.valid) parts.log.warn({ license: l.name, organizationId: l.organizationId, reason: l.reason }, 'license is not valid');
+  }
+  const windows = [
+    { limit: config.STEWARD_RATE_LIMIT_PER_MINUTE, windowSec: 60 },
+    { limit: config.STEWARD_RATE_LIMIT_PER_HOUR, windowSec: 3600 },
+  ];
+  // NB: one Redis client per process, shared by every limiter; commands fail fast instead of queueing forever.
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false }) : undefined;
+  redis?.on('error', (err) => parts.log.warn({ err: err.message }, 'redis connection error'));
+  const limiter: RateLimiter = redis
+    ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' })
+    : new MemoryRateLimiter({ windows });
+  const providers = providersFromConfig(config);
+  const llm = createLlmRouter(providers, config.STEWARD_LLM_DEFAULT_PROVIDER ? { defaultProvider: config.STEWARD_LLM_DEFAULT_PROVIDER } : {});
+  parts.log.info(
+    { llm: providers.map((p) => describeProviderConfig(providerConfigSchema.parse(p))), rateLimits: windows, limiter: redis ? 'redis' : 'memory' },
+    'gateway configured',
+  );
+  const deps: GatewayDeps = {
+    log: parts.log,
+    store: parts.store,
+    source: parts.source,
+    version: parts.version,
+    bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+    now,
+    auth,
+    policies,
+    contextTtlMs: config.STEWARD_CONTEXT_TTL_MS,
+    environmentName: config.STEWARD_ENVIRONMENT,
+    metrics: outcomeRecorder,
+    limiter,
+    requestMetrics: new RequestMetrics({ windowSec: 60 }),
+    llm,
+  };
+  return {
+    deps,
+    async close() {
+      licenses.close();
+      policies.close();
+      await llm.close();
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { verifyLicenseKey } from '../../../api/index.js';
+import { ApiError } from '../../http/errors.js';
+import type { ClientRecord, ClientRepository } from '../../store/index.js';
+import { COMMUNITY_ORGANIZATION, type Identity, type Tier } from './identity.js';
+import type { LicenseRegistry, LicenseState } from './licenses.js';
+
+export interface AuthSettings {
+  /** 'auto': community mode while no License is configured (standalone default); false in a cluster. */
+  communityMode: boolean | 'auto';
+  signingSecret: string | undefined;
+  /** After this instant X-Client-ID/X-Client-Secret are refused. */
+  legacySunset: Date;
+  /** When legacy credentials were deprecated (the reference: October 2025). */
+  legacyDeprecatedAt: Date;
+}
+
+export interface AuthDeps {
+  settings: AuthSettings;
+  licenses: LicenseRegistry;
+  clients: Pick<ClientRepository, 'findByApiKey'>;
+  now: () => Date;
+}
+
+export interface AuthResult {
+  identity: Identity;
+  /** Headers to add to the response (Deprecation/Sunset for legacy credentials). */
+  headers?: Record<string, string>;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const header = (h: Headers, name: string): string | undefined => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+const fail = (code: string, message: string, details?: Record<string, unknown>) => new ApiError('gateway', code, message, details);
+
+export function communityActive(deps: AuthDeps): boolean {
+  const mode = deps.settings.communityMode;
+  return mode === true || (mode === 'auto' && !deps.licenses.configured);
+}
+
+/**
+ * Resolves the caller's identity from its credentials. Order: X-License-Key, Authorization (Bearer API key or
+ * Basic clientId:secret), legacy X-Client-Secret; none → community identity in community mode, else 401.
+ * The organization and tenant come from the credential; X-Tenant-ID may only narrow an organization-wide one.
+ */
+export async function authenticate(headers: Headers, deps: AuthDeps): Promise<AuthResult> {
+  const community = communityActive(deps);
+  const licenseKey = header(headers, 'x-license-key');
+  const authorization = header(headers, 'authorization');
+  const legacySecret = header(headers, 'x-client-secret');
+
+  let result: AuthResult;
+  if (licenseKey !== undefined && !(community && !deps.licenses.configured)) {
+    result = { identity: licenseIdentity(licenseKey, deps) };
+  } else if (authorization !== undefined && /^(bearer|basic)\s/i.test(authorization)) {
+    result = { identity: await authorizationIdentity(authorization, deps, community) };
+  } else if (legacySecret !== undefined) {
+    result = await legacyIdentity(legacySecret, header(headers, 'x-client-id'), deps, community);
+  } else if (community) {
+    result = { identity: { credential: 'community', organizationId: COMMUNITY_ORGANIZATION, tier: 'COMMUNITY' } };
+  } else {
+    throw fail('UNAUTHORIZED', 'credentials required: send X-License-Key, or Authorization: Bearer <API key>');
+  }
+  result.identity = narrowTenant(result.identity, header(headers, 'x-tenant-id'));
+  return result;
+}
+
+function licenseIdentity(key: string, deps: AuthDeps): Identity {
+  const check = verifyLicenseKey(key, deps.settings.signingSecret ?? '', deps.now());
+  if (!check.ok) throw fail(check.code, check.message, { reason: check.reason });
+  const license = deps.licenses.findByKey(key);
+  if (!license) throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', { reason: 'the key matches no License of this installation' });
+  if (!license.valid) throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', { reason: license.reason });
+  return { credential: 'license-key', organizationId: license.organizationId, tier: license.tier!, licenseName: license.name };
+}
+
+async function authorizationIdentity(authorization: string, deps: AuthDeps, community: boolean): Promise<Identity> {
+  const [scheme, value = ''] = authorization.trim().split(/\s+/, 2) as [string, string?];
+  if (scheme.toLowerCase() === 'bearer') {
+    const client = await deps.clients.findByApiKey(value);
+    if (!client) throw fail('UNAUTHORIZED', 'invalid API key');
+    return clientIdentity(client, 'api-key', deps, community);
+  }
+  let decoded: string;
+  try {
+    decoded = Buffer.from(value, 'base64').toString('utf8');
+  } catch {
+    throw fail('UNAUTHORIZED', 'malformed Basic credentials');
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw fail('UNAUTHORIZED', 'malformed Basic credentials: expected base64(clientId:clientSecret)');
+  const clientId = decoded.slice(0, colon);
+  const client = await deps.clients.findByApiKey(decoded.slice(colon + 1));
+  if (!client || (client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
+  return clientIdentity(client, 'basic', deps, community);
+}
+
+async function legacyIdentity(secret: string, clientId: string | undefined, deps: AuthDeps, community: boolean): Promise<AuthResult> {
+  const { legacySunset, legacyDeprecatedAt } = deps.settings;
+  if (deps.now().getTime() >= legacySunset.getTime()) {
+    throw fail(
+      'LEGACY_CREDENTIALS_RETIRED',
+      `X-Client-ID/X-Client-Secret were retired on ${legacySunset.toISOString().slice(0, 10)}; send X-License-Key, or Authorization: Bearer <API key> from POST /api/clients`,
+    );
+  }
+  const client = await deps.clients.findByApiKey(secret);
+  if (!client || (clientId !== undefined && client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
+  return {
+    identity: clientIdentity(client, 'legacy-client-secret', deps, community),
+    headers: {
+      // RFC 9745 (Deprecation: @unix-seconds) and RFC 8594 (Sunset: HTTP-date).
+      deprecation: `@${Math.floor(legacyDeprecatedAt.getTime() / 1000)}`,
+      sunset: legacySunset.toUTCString(),
+      link: '</docs/auth>; rel="deprecation"',
+    },
+  };
+}
+
+function clientIdentity(client: ClientRecord, credential: Identity['credential'], deps: AuthDeps, community: boolean): Identity {
+  return {
+    credential,
+    organizationId: client.organizationId,
+    tenantId: client.tenantId ?? undefined,
+    clientId: client.id,
+    tier: organizationTier(client.organizationId, deps, community),
+  };
+}
+
+/** The best valid License of an organization decides the tier of its API keys. */
+function organizationTier(organizationId: string, deps: AuthDeps, community: boolean): Tier {
+  if (organizationId === COMMUNITY_ORGANIZATION && community) return 'COMMUNITY';
+  const order: Tier[] = ['PLUS', 'ENT', 'PRO'];
+  const valid = deps.licenses.list().filter((l: LicenseState) => l.organizationId === organizationId && l.valid);
+  const best = order.find((t) => valid.some((l) => l.tier === t));
+  if (best) return best;
+  if (community) return 'COMMUNITY';
+  throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', { reason: `organization ${organizationId} has no valid License` });
+}
+
+function narrowTenant(identity: Identity, requested: string | undefined): Identity {
+  if (requested === undefined || requested === '') return identity;
+  if (identity.tenantId !== undefined && identity.tenantId !== requested) {
+    throw fail('FORBIDDEN', `the credentials do not grant tenant ${requested}`);
+  }
+  return { ...identity, tenantId: requested };
+}

@@ -1,0 +1,29 @@
+import type { LicenseTier } from '../../../api/index.js';
+
+/** Tiers as the gateway gates features and limits; COMMUNITY is unlicensed standalone use. */
+export type Tier = LicenseTier | 'COMMUNITY';
+
+/**
+ * Who is calling, derived only from verified credentials — never from the body or unverified headers.
+ * Every organization-scoped read and write uses `organizationId`.
+ */
+export interface Identity {
+  credential: 'community' | 'license-key' | 'api-key' | 'basic' | 'legacy-client-secret';
+  organizationId: string;
+  /** Narrowest tenant the credential allows; undefined: every tenant of the organization. */
+  tenantId?: string;
+  tier: Tier;
+  /** The API client, for API-key credentials. */
+  clientId?: string;
+  licenseName?: string;
+}
+
+/** Features gated by tier (the reference: webhooks are enterprise). */
+export const TIER_FEATURES: Record<Tier, ReadonlySet<string>> = {
+  COMMUNITY: new Set(['pre-check', 'audit', 'llm', 'clients', 'mcp', 'plan', 'parallel']),
+  PRO: new Set(['pre-check', 'audit', 'llm', 'clients', 'mcp', 'plan', 'parallel']),
+  ENT: new Set(['pre-check', 'audit', 'llm', 'clients', 'mcp', 'plan', 'parallel', 'webhooks']),
+  PLUS: new Set(['pre-check', 'audit', 'llm', 'clients', 'mcp', 'plan', 'parallel', 'webhooks']),
+};
+
+export const COMMUNITY_ORGANIZATION = 'community';

@@ -1,0 +1,50 @@
+import fp from 'fastify-plugin';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { ApiError } from '../../http/errors.js';
+import { authenticate, type AuthDeps } from './authenticate.js';
+import { TIER_FEATURES, type Identity } from './identity.js';
+
+/** What a route asks of its caller, in `config.auth` of the route options. */
+export interface RouteAuth {
+  /** 'none': public; 'any': any valid credential (or community); 'license-key': an X-License-Key (admin). */
+  require: 'none' | 'any' | 'license-key';
+  /** A tier-gated feature; 403 "Feature not available in tier" when the tier lacks it. */
+  feature?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    identity: Identity | undefined;
+  }
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+}
+
+/** Authenticates every request whose route declares `config.auth`; routes without it are refused (fail closed). */
+const authPlugin: FastifyPluginAsync<AuthDeps> = async (app, deps) => {
+  app.decorateRequest('identity', undefined);
+  app.addHook('onRequest', async (req, reply) => {
+    const auth = req.routeOptions.config?.auth;
+    if (req.routeOptions.url === undefined) return; // 404s carry no credentials requirement
+    if (!auth) throw new ApiError('gateway', 'INTERNAL_ERROR', `route ${req.routeOptions.url} declares no auth requirement`);
+    if (auth.require === 'none') return;
+    const result = await authenticate(req.headers, deps);
+    if (result.headers) void reply.headers(result.headers);
+    if (auth.require === 'license-key' && result.identity.credential !== 'license-key' && result.identity.credential !== 'community') {
+      throw new ApiError('gateway', 'FORBIDDEN', 'this endpoint needs the organization license key (X-License-Key)');
+    }
+    if (auth.feature && !TIER_FEATURES[result.identity.tier].has(auth.feature)) {
+      throw new ApiError('gateway', 'FEATURE_NOT_AVAILABLE', 'Feature not available in tier', { feature: auth.feature, tier: result.identity.tier });
+    }
+    req.identity = result.identity;
+  });
+};
+
+export const gatewayAuth = fp(authPlugin, { name: 'steward-gateway-auth' });
+
+/** The identity of an authenticated request; throws if a route forgot to require one. */
+export function identityOf(req: FastifyRequest): Identity {
+  if (!req.identity) throw new ApiError('gateway', 'INTERNAL_ERROR', 'no identity on an authenticated route');
+  return req.identity;
+}

@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/index.js';
+import type { DeclarativeSource } from '../source/index.js';
+import type { PolicyEvaluator } from '../policy/types.js';
+import type { AuthDeps } from './auth/authenticate.js';
+import type { RateLimiter } from '../limits/index.js';
+import type { RequestMetrics } from '../metrics/index.js';
+import type { LlmRouter } from '../llm/index.js';
+
+/** How a request ended, for metrics: blocked is neither success nor failure. */
+export type Outcome = 'success' | 'failed' | 'blocked';
+
+export interface OutcomeRecorder {
+  /** Marks the outcome of a request explicitly (pre-check blocks); otherwise the status code decides. */
+  outcome(req: FastifyRequest, outcome: Outcome): void;
+}
+
+/** Everything the gateway's route plugins use; built by main, faked by nothing (tests build the real parts). */
+export interface GatewayDeps {
+  log: Logger;
+  store: Store;
+  source: DeclarativeSource;
+  version: string;
+  bodyLimitBytes: number;
+  now: () => Date;
+  auth: AuthDeps;
+  policies: PolicyEvaluator;
+  /** Lifetime of a pre-check context. @default 5 min */
+  contextTtlMs: number;
+  /** Environment tag put in minted API keys (`client-{name}-{env}-…`). */
+  environmentName: string;
+  metrics?: OutcomeRecorder;
+  /** Per-organization limits on Agent endpoints. */
+  limiter: RateLimiter;
+  requestMetrics: RequestMetrics;
+  /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
+  llm?: LlmRouter;
+}

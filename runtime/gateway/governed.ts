@@ -1,0 +1,114 @@
+import { ApiError } from '../http/errors.js';
+import {
+  LlmAbortedError,
+  LlmNotConfiguredError,
+  LlmProviderError,
+  LlmTimeoutError,
+  LlmValidationError,
+  type LlmResponse,
+} from '../llm/index.js';
+import type { PolicyEvaluation } from '../policy/types.js';
+import type { Identity } from './auth/identity.js';
+import type { GatewayDeps } from './deps.js';
+
+export interface GovernedCall {
+  prompt: string;
+  clientId: string;
+  userToken: string;
+  context?: Record<string, unknown>;
+  provider?: string;
+  model?: string;
+  temperature?: number;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export type GovernedResult =
+  | { blocked: true; evaluation: PolicyEvaluation; contextId: string }
+  | { blocked: false; evaluation: PolicyEvaluation; contextId: string; auditId: string; response: LlmResponse };
+
+/**
+ * A governed LLM call: policy check → provider → audit. A blocked prompt never reaches the provider; an
+ * allowed one is audited (committed) before the caller gets the answer. Both outcomes record a context.
+ */
+export async function governedLlmCall(deps: GatewayDeps, identity: Identity, call: GovernedCall): Promise<GovernedResult> {
+  if (!deps.llm?.hasProvider(call.provider)) {
+    throw new ApiError(
+      'gateway',
+      'PROVIDER_NOT_CONFIGURED',
+      call.provider
+        ? `no LLM provider named ${call.provider} is configured`
+        : 'no LLM provider is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST',
+    );
+  }
+  const evaluation = deps.policies.evaluate(
+    { query: call.prompt, surface: 'llm', client_id: call.clientId, user: { id: call.userToken }, context: call.context ?? {}, llm: { provider: call.provider, model: call.model } },
+    { surface: 'llm', tenantId: identity.tenantId },
+  );
+  const createdAt = deps.now();
+  const ctx = await deps.store.contexts.record({
+    organizationId: identity.organizationId,
+    clientId: call.clientId,
+    userToken: call.userToken,
+    query: call.prompt,
+    approved: evaluation.approved,
+    policies: evaluation.triggered,
+    blockReason: evaluation.blockReason,
+    warnings: evaluation.warnings,
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
+  });
+  if (!evaluation.approved) return { blocked: true, evaluation, contextId: ctx.id };
+
+  let response: LlmResponse;
+  try {
+    response = await deps.llm.complete({
+      provider: call.provider,
+      prompt: call.prompt,
+      model: call.model,
+      temperature: call.temperature,
+      maxTokens: call.maxTokens,
+      signal: call.signal,
+    });
+  } catch (err) {
+    throw toApiError(err);
+  }
+  const entry = await deps.store.audit.record({
+    organizationId: identity.organizationId,
+    clientId: call.clientId,
+    contextId: ctx.id,
+    userToken: call.userToken,
+    provider: response.provider,
+    model: response.model,
+    prompt: call.prompt,
+    response: response.text,
+    latencyMs: response.latencyMs,
+    promptTokens: response.usage.promptTokens,
+    completionTokens: response.usage.completionTokens,
+    totalTokens: response.usage.totalTokens,
+    metadata: { finish_reason: response.finishReason, governed: true },
+  });
+  return { blocked: false, evaluation, contextId: ctx.id, auditId: entry.id, response };
+}
+
+/** Maps the LLM layer's typed errors onto the gateway catalogue. */
+export function toApiError(err: unknown): unknown {
+  if (err instanceof LlmValidationError) return new ApiError('gateway', 'INVALID_REQUEST', err.message, undefined, { cause: err });
+  if (err instanceof LlmNotConfiguredError) return new ApiError('gateway', 'PROVIDER_NOT_CONFIGURED', err.message, undefined, { cause: err });
+  if (err instanceof LlmTimeoutError) return new ApiError('gateway', 'PROVIDER_TIMEOUT', err.message, undefined, { cause: err });
+  if (err instanceof LlmProviderError) {
+    return new ApiError('gateway', 'PROVIDER_ERROR', `the LLM provider ${err.provider} failed: ${err.message}`, { provider: err.provider, status: err.status }, { cause: err });
+  }
+  if (err instanceof LlmAbortedError) return err; // the client went away; nothing is sent
+  return err;
+}
+
+/** The SDKs' `policy_info` object. */
+export function policyInfo(evaluation: PolicyEvaluation, identity: Identity) {
+  return {
+    policies_evaluated: evaluation.evaluated,
+    static_checks: evaluation.triggered,
+    processing_time: `${evaluation.evaluationMs.toFixed(3)}ms`,
+    ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
+  };
+}

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError } from '../http/errors.js';
+import { rateLimitHeaders, RateLimitStoreError, type RateLimiter } from '../limits/index.js';
+import type { RequestMetrics } from '../metrics/index.js';
+import type { Outcome, OutcomeRecorder } from './deps.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    stewardOutcome: Outcome | undefined;
+  }
+}
+
+/** Paths that are neither counted nor limited: cheap probes that must answer under any load. */
+const UNMETERED = new Set(['/health', '/metrics', '/metrics/prometheus']);
+
+export interface ObserveOptions {
+  limiter: RateLimiter;
+  metrics: RequestMetrics;
+}
+
+/** Records outcomes and latency of every metered request; pre-check marks blocks explicitly. */
+export const outcomeRecorder: OutcomeRecorder = {
+  outcome(req: FastifyRequest, outcome: Outcome) {
+    req.stewardOutcome = outcome;
+  },
+};
+
+/**
+ * Rate limits per organization (after authentication, so the key is the verified organization) and request
+ * metrics. Every metered response carries X-RateLimit-*; a refusal is 429 RATE_LIMITED with Retry-After.
+ * NB: when Redis fails the limiter fails open — availability of governance beats a counter — and says so in
+ * the log; the in-memory limiter cannot fail.
+ */
+const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metrics }) => {
+  app.decorateRequest('stewardOutcome', undefined);
+
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.routeOptions.url;
+    if (path === undefined || UNMETERED.has(path) || !req.identity) return;
+    let decision;
+    try {
+      decision = await limiter.hit(req.identity.organizationId);
+    } catch (err) {
+      if (err instanceof RateLimitStoreError) {
+        req.log.error({ err }, 'rate limiter unavailable; allowing the request');
+        return;
+      }
+      throw err;
+    }
+    const headers = rateLimitHeaders(decision);
+    void reply.headers(headers);
+    if (!decision.allowed) {
+      throw new ApiError(
+        'gateway',
+        'RATE_LIMITED',
+        `rate limit of ${decision.limit} requests per ${decision.windowSec} s exceeded for this organization`,
+        { limit: decision.limit, period: `${decision.windowSec}s`, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
+        { headers },
+      );
+    }
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const path = req.routeOptions.url;
+    if (path !== undefined && UNMETERED.has(path)) return;
+    const outcome = req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed');
+    metrics.record(reply.elapsedTime, outcome);
+  });
+};
+
+export const gatewayObserve = fp(observe, { name: 'steward-gateway-observe', dependencies: ['steward-gateway-auth'] });

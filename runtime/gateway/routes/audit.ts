@@ -1,0 +1,45 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { auditRequest } from '../../../api/http/gateway.js';
+import { ApiError } from '../../http/errors.js';
+import { identityOf } from '../auth/plugin.js';
+import type { GatewayDeps } from '../deps.js';
+import { parseBody } from '../validation.js';
+
+/**
+ * `POST /api/audit/llm-call`: the context must exist in the caller's organization, belong to the same client
+ * and not have expired. The row is committed before the 200 leaves (the insert is autocommitted and awaited).
+ */
+export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+  app.post('/api/audit/llm-call', { config: { auth: { require: 'any', feature: 'audit' } } }, async (req) => {
+    const body = parseBody(auditRequest, req.body);
+    const identity = identityOf(req);
+    const ctx = await deps.store.contexts.get(identity.organizationId, body.context_id);
+    if (!ctx) throw new ApiError('gateway', 'CONTEXT_NOT_FOUND', `no pre-check context ${body.context_id} for this client`);
+    const callerClient = identity.clientId ?? body.client_id;
+    if (callerClient !== undefined && callerClient !== ctx.clientId) {
+      throw new ApiError('gateway', 'FORBIDDEN', 'the pre-check context belongs to another client');
+    }
+    if (ctx.expiresAt.getTime() <= deps.now().getTime()) {
+      throw new ApiError('gateway', 'CONTEXT_EXPIRED', `the pre-check context expired at ${ctx.expiresAt.toISOString()}; run the pre-check again`);
+    }
+    const usage = body.token_usage;
+    const promptTokens = body.tokens?.prompt ?? usage?.prompt_tokens;
+    const completionTokens = body.tokens?.completion ?? usage?.completion_tokens;
+    const entry = await deps.store.audit.record({
+      organizationId: identity.organizationId,
+      clientId: ctx.clientId,
+      contextId: ctx.id,
+      userToken: body.user_token ?? ctx.userToken,
+      provider: body.provider,
+      model: body.model,
+      prompt: body.prompt,
+      response: body.response ?? body.response_summary,
+      latencyMs: body.latency_ms,
+      promptTokens,
+      completionTokens,
+      totalTokens: usage?.total_tokens ?? (promptTokens !== undefined && completionTokens !== undefined ? promptTokens + completionTokens : undefined),
+      metadata: { ...(body.metadata ?? {}), context_approved: ctx.approved, ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}) },
+    });
+    return { success: true, audit_id: entry.id, recorded: true, timestamp: entry.createdAt.toISOString() };
+  });
+};

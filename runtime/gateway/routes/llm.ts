@@ -1,0 +1,116 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { gatewayRequest } from '../../../api/http/gateway.js';
+import { ApiError } from '../../http/errors.js';
+import { identityOf } from '../auth/plugin.js';
+import type { GatewayDeps } from '../deps.js';
+import { governedLlmCall, policyInfo } from '../governed.js';
+import { parseBody } from '../validation.js';
+
+const llmOptions = {
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1).max(256).optional(),
+  temperature: z.number().min(0).max(1).optional(),
+  max_tokens: z.number().int().min(1).max(1_000_000).optional(),
+  user_token: z.string().min(1).optional(),
+  client_id: z.string().min(1).optional(),
+};
+const executeBody = z.object({ prompt: z.string().min(1), mode: z.enum(['chat']).default('chat'), ...llmOptions }).passthrough();
+
+/**
+ * Cancels the provider call when the client disconnects.
+ * NB: the request stream closes as soon as its body is read; only the response closing before it finished
+ * means the client went away.
+ */
+function clientSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+/**
+ * `POST /v1/execute` and `POST /api/request` (non-plan request types): governed LLM calls.
+ * A blocked prompt is a 403 POLICY_VIOLATION on /v1/execute and a 200 with `blocked: true` on /api/request,
+ * which is what the SDKs read there.
+ */
+export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+  app.post('/v1/execute', { config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
+    const body = parseBody(executeBody, req.body);
+    const identity = identityOf(req);
+    const started = performance.now();
+    const result = await governedLlmCall(deps, identity, {
+      prompt: body.prompt,
+      clientId: identity.clientId ?? body.client_id ?? 'execute',
+      userToken: body.user_token ?? identity.clientId ?? 'anonymous',
+      provider: body.provider,
+      model: body.model,
+      temperature: body.temperature,
+      maxTokens: body.max_tokens,
+      signal: clientSignal(reply),
+    });
+    if (result.blocked) {
+      deps.metrics?.outcome(req, 'blocked');
+      return reply.code(403).send({
+        success: false,
+        error: `blocked by policy ${result.evaluation.blockReason}`,
+        code: 'POLICY_VIOLATION',
+        blocked: true,
+        block_reason: result.evaluation.blockReason,
+        policies: result.evaluation.triggered,
+        context_id: result.contextId,
+        request_id: req.id,
+      });
+    }
+    const r = result.response;
+    return {
+      success: true,
+      data: {
+        response: r.text,
+        model: r.model,
+        provider: r.provider,
+        finish_reason: r.finishReason,
+        usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens },
+        context_id: result.contextId,
+        audit_id: result.auditId,
+        ...(result.evaluation.warnings.length ? { warnings: result.evaluation.warnings } : {}),
+      },
+      metadata: { request_id: req.id, latency_ms: Math.round(performance.now() - started) },
+    };
+  });
+
+  app.post('/api/request', { config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
+    const body = parseBody(gatewayRequest.extend(llmOptions), req.body);
+    const identity = identityOf(req);
+    if (body.request_type === 'multi-agent-plan') {
+      throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', 'multi-agent plans are served by the orchestrator plan surface, which this build does not run yet');
+    }
+    const started = performance.now();
+    const result = await governedLlmCall(deps, identity, {
+      prompt: body.query,
+      clientId: identity.clientId ?? body.client_id ?? 'request',
+      userToken: body.user_token ?? identity.clientId ?? 'anonymous',
+      context: body.context,
+      provider: body.provider,
+      model: body.model,
+      temperature: body.temperature,
+      maxTokens: body.max_tokens,
+      signal: clientSignal(reply),
+    });
+    const common = { policy_info: policyInfo(result.evaluation, identity), context_id: result.contextId, metadata: { request_id: req.id, latency_ms: Math.round(performance.now() - started) } };
+    if (result.blocked) {
+      deps.metrics?.outcome(req, 'blocked');
+      return { success: false, blocked: true, block_reason: result.evaluation.blockReason, ...common };
+    }
+    const r = result.response;
+    return {
+      success: true,
+      blocked: false,
+      result: r.text,
+      data: { response: r.text, model: r.model, provider: r.provider, usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens } },
+      audit_id: result.auditId,
+      ...common,
+    };
+  });
+};

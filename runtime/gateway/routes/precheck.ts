@@ -1,0 +1,60 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { policyTestRequest, preCheckRequest } from '../../../api/http/gateway.js';
+import { identityOf } from '../auth/plugin.js';
+import type { GatewayDeps } from '../deps.js';
+import { parseBody } from '../validation.js';
+
+/**
+ * `POST /api/policy/pre-check` evaluates every enabled policy and records a context the audit must name;
+ * `POST /api/policies/test` evaluates the same way and records nothing. A block is a 200, not an error.
+ */
+export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+  app.post('/api/policy/pre-check', { config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
+    const body = parseBody(preCheckRequest, req.body);
+    const identity = identityOf(req);
+    const result = deps.policies.evaluate(
+      { query: body.query, surface: 'pre-check', client_id: body.client_id, user: { id: body.user_token }, context: body.context ?? {} },
+      { surface: 'pre-check', tenantId: identity.tenantId },
+    );
+    const createdAt = deps.now();
+    const expiresAt = new Date(createdAt.getTime() + deps.contextTtlMs);
+    const ctx = await deps.store.contexts.record({
+      organizationId: identity.organizationId,
+      clientId: identity.clientId ?? body.client_id,
+      userToken: body.user_token,
+      query: body.query,
+      approved: result.approved,
+      policies: result.triggered,
+      blockReason: result.blockReason,
+      warnings: result.warnings,
+      createdAt,
+      expiresAt,
+    });
+    deps.metrics?.outcome(req, result.approved ? 'success' : 'blocked');
+    if (result.logged.length) req.log.info({ policies: result.logged, contextId: ctx.id }, 'policy matched (log only)');
+    return {
+      context_id: ctx.id,
+      approved: result.approved,
+      policies: result.triggered,
+      ...(result.approved ? {} : { block_reason: result.blockReason }),
+      ...(result.warnings.length ? { warnings: result.warnings } : {}),
+      expires_at: expiresAt.toISOString(),
+    };
+  });
+
+  app.post('/api/policies/test', { config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
+    const body = parseBody(policyTestRequest, req.body);
+    const identity = identityOf(req);
+    const result = deps.policies.evaluate(
+      { query: body.query, surface: 'pre-check', context: body.context ?? {} },
+      { surface: 'pre-check', tenantId: identity.tenantId },
+    );
+    return {
+      approved: result.approved,
+      triggered_policies: result.triggered,
+      ...(result.approved ? {} : { block_reason: result.blockReason }),
+      ...(result.warnings.length ? { warnings: result.warnings } : {}),
+      evaluation_time_ms: Math.round(result.evaluationMs * 1000) / 1000,
+    };
+  });
+};

@@ -1,0 +1,20 @@
+import type { z } from 'zod';
+import { ApiError } from '../http/errors.js';
+
+/**
+ * Validates a JSON body against a zod schema: 400 INVALID_REQUEST naming every bad field, so that
+ * clients fix all of them at once.
+ */
+export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.infer<S> {
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be a JSON object');
+  }
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const fields = result.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message }));
+  const missing = result.error.issues.filter((i) => i.code === 'invalid_type' && i.input === undefined).map((i) => i.path.join('.'));
+  const message = missing.length
+    ? `missing required field(s): ${missing.join(', ')}`
+    : `invalid field(s): ${fields.map((f) => `${f.field} (${f.message})`).join('; ')}`;
+  throw new ApiError('gateway', 'INVALID_REQUEST', message, { fields });
+}
