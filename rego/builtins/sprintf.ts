@@ -1,0 +1,58 @@
+/**
+ * sprintf(format, values): Go's fmt.Sprintf over the argument conversion OPA performs
+ * (v1/topdown/strings.go builtinSprintf):
+ *  - an integer fitting int64 is a Go `int`, a larger integer a `*big.Int`, any other number a float64;
+ *  - a string is a Go string;
+ *  - every other value (booleans and null included) is passed as its Rego text, e.g. `["a", 1]`,
+ *    `{"k": 1}`, `set()`, `true` — so `%d` of `true` prints `%!d(string=true)` exactly as OPA does.
+ */
+import { operandError } from '../errors.js';
+import { T } from '../types.js';
+import { toRegoText, type Value } from '../value.js';
+import { str } from './args.js';
+import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
+import { goSprintf, type GoArg } from './sprintf-go.js';
+
+const decl: BuiltinDecl = { name: 'sprintf', args: [T.string, T.array(T.any)], result: T.string };
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+
+function intArg(v: bigint): GoArg {
+  return v <= INT64_MAX && v >= INT64_MIN ? { t: 'int', v } : { t: 'big', v };
+}
+
+/** How OPA hands a Rego value to Go's fmt. */
+export function toGoArg(v: Value): GoArg {
+  switch (typeof v) {
+    case 'number':
+      return Number.isInteger(v) ? intArg(BigInt(v)) : { t: 'float', v };
+    case 'bigint':
+      return intArg(v);
+    case 'string':
+      return { t: 'string', v };
+    default:
+      return { t: 'string', v: toRegoText(v) };
+  }
+}
+
+/** sprintf as OPA evaluates it, for callers outside the registry (tests, string templates). */
+export function regoSprintf(format: string, values: readonly Value[]): string {
+  // Fast path OPA also takes: "%d" of one integer is its decimal text.
+  if (format === '%d' && values.length === 1) {
+    const x = values[0];
+    if (typeof x === 'number' && Number.isInteger(x)) return String(x);
+  }
+  return goSprintf(format, values.map(toGoArg));
+}
+
+const sprintf: BuiltinImpl = (args) => {
+  const format = str(args, 0);
+  const values = args[1];
+  if (!Array.isArray(values)) throw operandError(2, 'array', values ?? null);
+  return regoSprintf(format, values);
+};
+
+export function register(r: BuiltinRegistry): void {
+  r.add(decl, sprintf);
+}

@@ -1,0 +1,92 @@
+/**
+ * The decision contract (DESIGN.md): a policy module's `deny` (messages), `warn` (messages) and
+ * `allow` (boolean). Blocked when any deny message exists, or when the module defines `allow` and
+ * it is not true for this input. Any evaluation error fails closed (blocked, with the error).
+ */
+import type { EvalOptions, PreparedPolicy } from './engine.js';
+import { RegoError } from './errors.js';
+import { RObject, RSet, toJSONText, type Value } from './value.js';
+
+export interface DecisionLimits {
+  /** wall-clock budget for the evaluation @default 100 */
+  deadlineMs?: number;
+  /** expression-evaluation budget @default 1_000_000 */
+  maxSteps?: number;
+}
+
+export interface DecisionError {
+  /** OPA/Steward error code, e.g. eval_conflict_error, eval_cancel_error */
+  code: string;
+  message: string;
+}
+
+export interface Decision {
+  /** the package the decision came from, e.g. `steward.pii` */
+  package: string;
+  blocked: boolean;
+  /** deny messages in OPA's sorted order (non-string messages as JSON text) */
+  deny: string[];
+  warn: string[];
+  /** the value of `allow`: undefined when the module does not define it or it was undefined */
+  allow: boolean | undefined;
+  /** set when evaluation failed (the decision is then blocked: fail closed) */
+  error?: DecisionError;
+  durationMs: number;
+}
+
+export const DEFAULT_DECISION_LIMITS: Required<DecisionLimits> = { deadlineMs: 100, maxSteps: 1_000_000 };
+
+function messages(v: Value | undefined, pkg: string, rule: string): string[] {
+  if (v === undefined || v === false || v === null) return [];
+  const items = v instanceof RSet ? v.values() : Array.isArray(v) ? v : v instanceof RObject ? v.keys() : v === true ? [`${pkg}.${rule}`] : [v];
+  return items.map((m) => (typeof m === 'string' ? m : toJSONText(m)));
+}
+
+function normalizePackage(pkg: string): string {
+  return pkg.startsWith('data.') ? pkg.slice(5) : pkg;
+}
+
+function toDecisionError(e: unknown): DecisionError {
+  return e instanceof RegoError ? { code: e.code, message: e.message } : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+}
+
+/** The three refs of a package's decision, in evaluation order. */
+export function decisionRefs(pkg: string): [string, string, string] {
+  const base = `data.${normalizePackage(pkg)}`;
+  return [`${base}.deny`, `${base}.warn`, `${base}.allow`];
+}
+
+type Settled = { value: Value | undefined } | { error: unknown };
+
+/** Builds a Decision from the settled values of decisionRefs(pkg) (in that order). */
+export function decisionFrom(prepared: PreparedPolicy, pkg: string, settled: readonly Settled[], durationMs: number): Decision {
+  const name = normalizePackage(pkg);
+  const failed = settled.find((x): x is { error: unknown } => 'error' in x);
+  if (failed) return { package: name, blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(failed.error), durationMs };
+  const [deny, warn, allow] = settled.map((x) => (x as { value: Value | undefined }).value);
+  const denyMsgs = messages(deny, name, 'deny');
+  const warnMsgs = messages(warn, name, 'warn');
+  const allowDefined = prepared.defines(`data.${name}.allow`);
+  const blocked = denyMsgs.length > 0 || (allowDefined && allow !== true);
+  return { package: name, blocked, deny: denyMsgs, warn: warnMsgs, allow: allow === undefined ? undefined : allow === true, durationMs };
+}
+
+/**
+ * Evaluates one package's decision. `input` is the input document
+ * `{query, surface, client_id, user, context, mcp?, llm?}` (plain JSON or a Value).
+ */
+export function decide(prepared: PreparedPolicy, pkg: string, input: unknown, limits: DecisionLimits = {}, extra: Omit<EvalOptions, 'input'> = {}): Decision {
+  const t0 = performance.now();
+  try {
+    const settled = prepared.evalRefsSettled(decisionRefs(pkg), {
+      ...extra,
+      input,
+      deadlineMs: limits.deadlineMs ?? DEFAULT_DECISION_LIMITS.deadlineMs,
+      maxSteps: limits.maxSteps ?? DEFAULT_DECISION_LIMITS.maxSteps,
+    });
+    return decisionFrom(prepared, pkg, settled, performance.now() - t0);
+  } catch (e) {
+    // NB: input conversion errors land here; fail closed like any evaluation error.
+    return { package: normalizePackage(pkg), blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(e), durationMs: performance.now() - t0 };
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * Virtual documents: refs into `data` walk the rule tree; a node's document merges base data,
+ * child documents and its rules' values (complete, partial set/object, general ref heads), with
+ * OPA's conflict errors. Functions are evaluated per argument tuple and memoized per scope.
+ */
+import { RegoEvalError, type Location } from '../errors.js';
+import { RSet, equal, keyOf, type Value } from '../value.js';
+import { DocBuilder } from './docs.js';
+import type { NodeIR, RuleIR, TermIR } from './ir.js';
+import { lookup } from './iterate.js';
+import { UNDEFINED, type Scope } from './scope.js';
+import { TermEvaluator, type Frame, type KV } from './terms.js';
+
+function conflict(message: string, loc: Location): RegoEvalError {
+  return new RegoEvalError('eval_conflict_error', message, loc);
+}
+
+export abstract class DocumentEvaluator extends TermEvaluator {
+  callFunction(node: NodeIR, args: Value[], sc: Scope, k: KV): boolean {
+    let memo = sc.fnCache.get(node);
+    if (memo === undefined) sc.fnCache.set(node, (memo = new Map()));
+    const key = keyOf(args);
+    let res = memo.get(key);
+    if (res === undefined) {
+      let result: Value | undefined;
+      for (const rule of node.rules) {
+        this.evalRuleChain(rule, args, sc, (fr, r) => {
+          const v = this.plug(r.value!, fr);
+          if (result === undefined) result = v;
+          else if (!equal(result, v)) throw conflict('functions must not produce multiple outputs for same inputs', r.loc);
+          return r.ground;
+        });
+      }
+      if (result === undefined && node.default) {
+        this.evalRuleChain(node.default, args, sc, (fr, r) => {
+          result = this.plug(r.value!, fr);
+          return true;
+        });
+      }
+      res = result === undefined ? UNDEFINED : result;
+      memo.set(key, res);
+    }
+    return res === UNDEFINED ? false : k(res);
+  }
+
+  /**
+   * Evaluates a rule's body (binding function args first); if it has no solution, its else
+   * chain. `onSolution` gets the frame of each solution and returns true to stop.
+   */
+  evalRuleChain(
+    rule: RuleIR,
+    args: readonly Value[] | undefined,
+    sc: Scope,
+    onSolution: (f: Frame, r: RuleIR) => boolean,
+    /** keyed lookup into a partial rule: the key term is matched before the body runs */
+    key?: Value,
+  ): boolean {
+    const f: Frame = new Array(rule.nslots);
+    let found = false;
+    const onBody = (): boolean => {
+      found = true;
+      return onSolution(f, rule);
+    };
+    let stop: boolean;
+    if (args !== undefined && rule.args !== undefined) {
+      if (args.length !== rule.args.length) return false;
+      stop = this.matchItems(rule.args, args, 0, f, sc, () => this.evalBody(rule.body, 0, f, sc, onBody));
+    } else if (key !== undefined) {
+      const kt = rule.kind === 'multi' ? rule.key : rule.suffix[0];
+      stop = kt === undefined ? false : this.match(kt, key, f, sc, () => this.evalBody(rule.body, 0, f, sc, onBody));
+    } else stop = this.evalBody(rule.body, 0, f, sc, onBody);
+    if (!found && rule.else !== undefined) return this.evalRuleChain(rule.else, args, sc, onSolution);
+    return stop;
+  }
+
+  walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+    if (node !== undefined && sc.overridden?.has(node)) node = undefined;
+    if (node === undefined) return base === undefined ? false : this.nav(base, path, i, f, sc, k);
+    if (node.kind !== undefined || i === path.length) {
+      if (i < path.length && this.keyable(node, base, sc) && this.single(path[i]!, f)) {
+        const key = this.evalOne(path[i]!, f, sc);
+        const v = key === undefined ? undefined : this.keyed(node, key, sc);
+        return v === undefined ? false : this.nav(v, path, i + 1, f, sc, k);
+      }
+      const doc = this.docOf(node, base, sc);
+      return doc === undefined ? false : this.nav(doc, path, i, f, sc, k);
+    }
+    const p = path[i]!;
+    if (this.isPattern(p, f)) {
+      const doc = this.docOf(node, base, sc);
+      return doc === undefined ? false : this.nav(doc, path, i, f, sc, k);
+    }
+    return this.evalTerm(p, f, sc, (key) => {
+      const childBase = base === undefined ? undefined : lookup(base, key);
+      if (typeof key === 'string') {
+        const child = node.children.get(key);
+        if (child !== undefined) return this.walkData(child, childBase, path, i + 1, f, sc, k);
+      }
+      return childBase === undefined ? false : this.nav(childBase, path, i + 1, f, sc, k);
+    });
+  }
+
+  /** The value of a ground data path (no continuation allocated): the evalRef fast path. */
+  valueAt(path: readonly TermIR[], sc: Scope): Value | undefined {
+    return this.walkDataOne(path, [], sc);
+  }
+
+  /**
+   * Whether `node[key]` can be evaluated for one key without computing the whole document: a
+   * partial set or single-level partial object, not yet computed, without base data or children.
+   */
+  protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
+    if (base !== undefined || node.children.size > 0 || sc.cache.has(node) || sc.overridden !== undefined) return false;
+    if (node.kind === 'multi') return node.rules.every((r) => r.suffix.length === 0);
+    if (node.kind === 'object') return node.rules.every((r) => r.kind === 'object' && r.suffix.length === 1);
+    return false;
+  }
+
+  /** `node[key]` for a keyable node: its rules evaluated with the key bound first (memoized per scope). */
+  protected keyed(node: NodeIR, key: Value, sc: Scope): Value | undefined {
+    let memo = sc.fnCache.get(node);
+    if (memo === undefined) sc.fnCache.set(node, (memo = new Map()));
+    const mk = keyOf(key);
+    const hit = memo.get(mk);
+    if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
+    let result: Value | undefined;
+    for (const rule of node.rules) {
+      this.evalRuleChain(
+        rule,
+        undefined,
+        sc,
+        (fr, r) => {
+          if (r.kind === 'multi') {
+            result = key;
+            return true;
+          }
+          const v = this.plug(r.value!, fr);
+          if (result === undefined) result = v;
+          else if (!equal(result, v)) throw conflict('object keys must be unique', r.loc);
+          return r.ground;
+        },
+        key,
+      );
+      if (result !== undefined && node.kind === 'multi') break;
+    }
+    memo.set(mk, result === undefined ? UNDEFINED : result);
+    return result;
+  }
+
+  /** The document at a node: rule values merged with base data and child documents. Cached per scope. */
+  docOf(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {
+    const hit = sc.cache.get(node);
+    if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
+    if (sc.inProgress.has(node)) {
+      throw new RegoEvalError('rego_recursion_error', `rule data.${node.path.join('.')} is recursive`, node.rules[0]?.loc);
+    }
+    sc.inProgress.add(node);
+    let doc: Value | undefined;
+    try {
+      doc = this.computeDoc(node, base, sc);
+    } finally {
+      sc.inProgress.delete(node);
+    }
+    sc.cache.set(node, doc === undefined ? UNDEFINED : doc);
+    return doc;
+  }
+
+  protected computeDoc(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {
+    switch (node.kind) {
+      case 'complete':
+        return this.evalComplete(node, sc);
+      case 'function':
+        // NB: a zero-argument function is also a document (OPA includes `f() := 1` in its package).
+        if (node.arity === 0) {
+          let v: Value | undefined;
+          this.callFunction(node, [], sc, (x) => {
+            v = x;
+            return true;
+          });
+          return v;
+        }
+        return undefined;
+      case 'multi':
+        if (node.rules.every((r) => r.suffix.length === 0)) return this.evalMulti(node, sc);
+        break;
+      default:
+        break;
+    }
+    const b = new DocBuilder(base);
+    // NB: data.system is OPA's system document; the root document hides it.
+    if (node.path.length === 0) b.remove('system');
+    for (const [key, child] of node.children) {
+      if (node.path.length === 0 && key === 'system') continue;
+      const cb = base === undefined ? undefined : lookup(base, key);
+      if (sc.overridden?.has(child)) {
+        if (cb !== undefined) b.setTop(key, cb);
+        continue;
+      }
+      const v = this.docOf(child, cb, sc);
+      if (v !== undefined) b.setTop(key, v);
+    }
+    for (const rule of node.rules) {
+      this.evalRuleChain(rule, undefined, sc, (fr, r) => {
+        const keys = r.suffix.map((t) => this.plug(t, fr));
+        if (r.kind === 'multi') b.addMember(keys, this.plug(r.key!, fr), r.loc);
+        else b.insert(keys, this.plug(r.value!, fr), r.loc);
+        return r.ground;
+      });
+    }
+    return b.finish();
+  }
+
+  protected evalComplete(node: NodeIR, sc: Scope): Value | undefined {
+    let result: Value | undefined;
+    for (const rule of node.rules) {
+      this.evalRuleChain(rule, undefined, sc, (fr, r) => {
+        const v = this.plug(r.value!, fr);
+        if (result === undefined) result = v;
+        else if (!equal(result, v)) throw conflict('complete rules must not produce multiple outputs', r.loc);
+        return r.ground;
+      });
+    }
+    if (result === undefined && node.default) {
+      this.evalRuleChain(node.default, undefined, sc, (fr, r) => {
+        result = this.plug(r.value!, fr);
+        return true;
+      });
+    }
+    return result;
+  }
+
+  protected evalMulti(node: NodeIR, sc: Scope): Value {
+    const out = new RSet();
+    for (const rule of node.rules) {
+      this.evalRuleChain(rule, undefined, sc, (fr, r) => {
+        out.add(this.plug(r.key!, fr));
+        return r.ground;
+      });
+    }
+    return out;
+  }
+
+  protected walkDataOne(path: readonly TermIR[], f: Frame, sc: Scope): Value | undefined {
+    let node: NodeIR | undefined = this.root;
+    let base: Value | undefined = sc.data;
+    let i = 0;
+    for (;;) {
+      if (node !== undefined && sc.overridden?.has(node)) node = undefined;
+      if (node === undefined) return base === undefined ? undefined : this.navOne(base, path, i, f, sc);
+      if (node.kind !== undefined || i === path.length) {
+        if (i < path.length && this.keyable(node, base, sc)) {
+          const key = this.evalOne(path[i]!, f, sc);
+          const v = key === undefined ? undefined : this.keyed(node, key, sc);
+          return v === undefined ? undefined : this.navOne(v, path, i + 1, f, sc);
+        }
+        const doc = this.docOf(node, base, sc);
+        return doc === undefined ? undefined : this.navOne(doc, path, i, f, sc);
+      }
+      const key = this.evalOne(path[i]!, f, sc);
+      if (key === undefined) return undefined;
+      const childBase: Value | undefined = base === undefined ? undefined : lookup(base, key);
+      const child: NodeIR | undefined = typeof key === 'string' ? node.children.get(key) : undefined;
+      if (child === undefined) return childBase === undefined ? undefined : this.navOne(childBase, path, i + 1, f, sc);
+      node = child;
+      base = childBase;
+      i++;
+    }
+  }
+}

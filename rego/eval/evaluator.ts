@@ -1,0 +1,189 @@
+/**
+ * Top-down evaluation of a plan, in continuation-passing style: every step calls its continuation
+ * once per solution, and a continuation returns true to stop the enumeration early. This layer
+ * evaluates bodies and expressions (calls, with, every, negation, logic operators); terms and
+ * documents are in terms.ts and documents.ts.
+ */
+import { BuiltinError, OperandError, RegoError, RegoEvalError, type Location } from '../errors.js';
+import { RObject, RSet, type Value } from '../value.js';
+import { upsert } from './docs.js';
+import { DocumentEvaluator } from './documents.js';
+import type { BodyIR, CallIR, ExprIR, LogicIR, NodeIR, WithIR } from './ir.js';
+import { iterate } from './iterate.js';
+import type { FnPatch, Scope } from './scope.js';
+import { callSpecial } from './special.js';
+import type { Frame, K, KV } from './terms.js';
+
+export type { Frame, K, KV } from './terms.js';
+
+export class Evaluator extends DocumentEvaluator {
+  evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean {
+    // one step per partial solution: bounds enumeration as well as expression count
+    this.sh.step();
+    if (i === body.length) return k();
+    return this.evalExpr(body[i]!, f, sc, () => this.evalBody(body, i + 1, f, sc, k));
+  }
+
+  evalExpr(e: ExprIR, f: Frame, sc: Scope, k: K): boolean {
+    if (e.with !== undefined) {
+      const inner = this.applyWith(e.with, f, sc);
+      if (inner === undefined) return false;
+      if (e.neg) return this.evalPositive(e, f, inner, () => true) ? false : k();
+      return this.evalPositive(e, f, inner, k);
+    }
+    if (e.neg) return this.evalPositive(e, f, sc, () => true) ? false : k();
+    return this.evalPositive(e, f, sc, k);
+  }
+
+  protected evalPositive(e: ExprIR, f: Frame, sc: Scope, k: K): boolean {
+    switch (e.op) {
+      case 'term':
+        return this.evalTerm(e.t, f, sc, (v) => (v === false ? false : k()));
+      case 'unify':
+        return this.unify(e.a, e.b, f, sc, k);
+      case 'call':
+        return this.evalCall(e.call, e.loc, f, sc, k);
+      case 'every':
+        return this.evalEvery(e, f, sc, k);
+      case 'logic':
+        return this.evalLogic(e.node, f, sc) ? k() : false;
+    }
+  }
+
+  /** Experimental logic operators: short-circuit, each operand succeeds at most once, nothing is bound. */
+  protected evalLogic(n: LogicIR, f: Frame, sc: Scope): boolean {
+    switch (n.kind) {
+      case 'body':
+        return this.evalBody(n.body, 0, f, sc, () => true);
+      case 'not':
+        return !this.evalLogic(n.operand, f, sc);
+      case 'and':
+        return this.evalLogic(n.left, f, sc) && this.evalLogic(n.right, f, sc);
+      case 'or':
+        return this.evalLogic(n.left, f, sc) || this.evalLogic(n.right, f, sc);
+    }
+  }
+
+  protected evalEvery(e: Extract<ExprIR, { op: 'every' }>, f: Frame, sc: Scope, k: K): boolean {
+    return this.evalTerm(e.domain, f, sc, (dom) => {
+      if (!(Array.isArray(dom) || dom instanceof RObject || dom instanceof RSet)) return false;
+      let ok = true;
+      iterate(dom, (key, val) => {
+        const body = (): boolean => this.evalBody(e.body, 0, f, sc, () => true);
+        const found = this.match(e.value, val, f, sc, () => (e.key ? this.match(e.key, key, f, sc, body) : body()));
+        if (!found) ok = false;
+        return !ok;
+      });
+      return ok ? k() : false;
+    });
+  }
+
+  protected applyWith(ws: readonly WithIR[], f: Frame, sc: Scope): Scope | undefined {
+    let input = sc.input;
+    let data = sc.data;
+    let overridden: Set<NodeIR> | undefined;
+    let fnPatches: Map<string, FnPatch> | undefined;
+    for (const w of ws) {
+      let v: Value | undefined;
+      if (w.kind !== 'fn' || w.fnValue === undefined) {
+        v = this.plugOpt(w.value, f, sc);
+        if (v === undefined) return undefined;
+      }
+      switch (w.kind) {
+        case 'input':
+          input = w.path.length === 0 ? v! : upsert(input, w.path, v!);
+          break;
+        case 'data': {
+          data = upsert(data, w.path, v!);
+          overridden ??= new Set(sc.overridden ?? []);
+          let n: NodeIR | undefined = this.root;
+          for (const p of w.path) {
+            n = n.children.get(p);
+            if (n === undefined) break;
+          }
+          if (n) overridden.add(n);
+          break;
+        }
+        case 'fn': {
+          fnPatches ??= new Map(sc.fnPatches ?? []);
+          if (w.fnValue) {
+            fnPatches.set(w.fnName, { name: w.fnValue.name, ...(w.fnValue.builtin ? { builtin: w.fnValue.builtin } : {}), ...(w.fnValue.fn ? { fn: w.fnValue.fn } : {}) });
+          } else fnPatches.set(w.fnName, { name: w.fnName, value: v! });
+          break;
+        }
+      }
+    }
+    return {
+      input,
+      data,
+      overridden: overridden ?? sc.overridden,
+      fnPatches: fnPatches ?? sc.fnPatches,
+      cache: new Map(),
+      fnCache: new Map(),
+      inProgress: new Set(),
+    };
+  }
+
+  evalCall(c: CallIR, loc: Location, f: Frame, sc: Scope, k: K): boolean {
+    const after = (r: Value): boolean => {
+      if (c.out !== undefined) return this.match(c.out, r, f, sc, k);
+      return r === false ? false : k();
+    };
+    // Fast path: every argument has exactly one value (the common case).
+    let allSingle = true;
+    for (const a of c.args) {
+      if (!this.single(a, f)) {
+        allSingle = false;
+        break;
+      }
+    }
+    if (allSingle) {
+      const args: Value[] = new Array(c.args.length);
+      for (let i = 0; i < c.args.length; i++) {
+        const v = this.evalOne(c.args[i]!, f, sc);
+        if (v === undefined) return false;
+        args[i] = v;
+      }
+      return this.invoke(c.name, c.builtin, c.fn, args, loc, sc, after);
+    }
+    return this.evalItems(c.args, 0, [], f, sc, (args) =>
+      this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => {
+        if (c.out !== undefined) return this.match(c.out, r, f, sc, k);
+        return r === false ? false : k();
+      }),
+    );
+  }
+
+  invoke(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {
+    const patch = sc.fnPatches?.get(name);
+    if (patch !== undefined) {
+      if (patch.value !== undefined) return k(patch.value);
+      // NB: a replacement runs without function mocks, so a mock may call the original and
+      // never calls another mock (OPA's semantics).
+      return this.invokeTarget(patch.name, patch.builtin, patch.fn, args, loc, this.unmocked(sc), k);
+    }
+    return this.invokeTarget(name, builtin, fn, args, loc, sc, k);
+  }
+
+  protected unmocked(sc: Scope): Scope {
+    return { ...sc, fnPatches: undefined, cache: new Map(), fnCache: new Map(), inProgress: new Set() };
+  }
+
+  protected invokeTarget(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {
+    if (fn !== undefined) return this.callFunction(fn, args, sc, k);
+    if (builtin === undefined) throw new RegoEvalError('eval_type_error', `undefined function ${name}`, loc);
+    const special = callSpecial(this, name, args, loc, sc, k);
+    if (special !== undefined) return special;
+    let r: Value | undefined;
+    try {
+      r = builtin.impl(args, this.sh.bctx);
+    } catch (e) {
+      if (e instanceof RegoError) throw e;
+      if (!this.sh.strict) return false;
+      if (e instanceof OperandError) throw new RegoEvalError('eval_type_error', `${name}: ${e.message}`, loc, { cause: e });
+      const msg = e instanceof BuiltinError ? e.message : e instanceof Error ? e.message : String(e);
+      throw new RegoEvalError('eval_builtin_error', `${name}: ${msg}`, loc, { cause: e });
+    }
+    return r === undefined ? false : k(r);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The evaluation plan: rule bodies lowered once at compile time to a compact form where variables
+ * are frame slots and ground terms are precomputed values, so that evaluation does no name lookups
+ * and no re-parsing.
+ */
+import type { Builtin } from '../builtins/registry.js';
+import type { Location } from '../errors.js';
+import type { Value } from '../value.js';
+
+export type TermIR =
+  | { readonly k: 'c'; readonly v: Value }
+  | { readonly k: 'v'; readonly s: number; readonly n: string }
+  | { readonly k: 'ref'; readonly head: TermIR; readonly path: readonly TermIR[] }
+  | { readonly k: 'data'; readonly path: readonly TermIR[] }
+  | { readonly k: 'input'; readonly path: readonly TermIR[] }
+  | { readonly k: 'arr'; readonly items: readonly TermIR[] }
+  | { readonly k: 'obj'; readonly items: readonly (readonly [TermIR, TermIR])[] }
+  | { readonly k: 'set'; readonly items: readonly TermIR[] }
+  | { readonly k: 'ac'; readonly head: TermIR; readonly body: BodyIR }
+  | { readonly k: 'sc'; readonly head: TermIR; readonly body: BodyIR }
+  | { readonly k: 'oc'; readonly key: TermIR; readonly value: TermIR; readonly body: BodyIR };
+
+export type BodyIR = readonly ExprIR[];
+
+/** Where a call goes: a builtin, a user function (rule node), or unknown (resolved against `with`). */
+export interface CallIR {
+  readonly name: string;
+  readonly builtin?: Builtin;
+  readonly fn?: NodeIR;
+  readonly args: readonly TermIR[];
+  /** output argument (beyond the function's arity) */
+  readonly out?: TermIR;
+}
+
+export interface WithIR {
+  readonly kind: 'input' | 'data' | 'fn';
+  /** input/data: path below the root (ground keys); fn: the function's name */
+  readonly path: readonly string[];
+  readonly fnName: string;
+  readonly value: TermIR;
+  /** fn: the replacement is a function (builtin or user function) rather than a value */
+  readonly fnValue?: { readonly name: string; readonly builtin?: Builtin; readonly fn?: NodeIR };
+  readonly loc: Location;
+}
+
+export type ExprIR =
+  | { readonly op: 'term'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly t: TermIR }
+  | {
+      readonly op: 'unify';
+      readonly neg: boolean;
+      readonly with?: readonly WithIR[];
+      readonly loc: Location;
+      readonly a: TermIR;
+      readonly b: TermIR;
+    }
+  | { readonly op: 'call'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly call: CallIR }
+  | {
+      readonly op: 'every';
+      readonly neg: boolean;
+      readonly with?: readonly WithIR[];
+      readonly loc: Location;
+      readonly key?: TermIR;
+      readonly value: TermIR;
+      readonly domain: TermIR;
+      readonly body: BodyIR;
+    }
+  | { readonly op: 'logic'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly node: LogicIR };
+
+/** Experimental `and`/`or`/`not {…}`: operands are bodies checked for success only. */
+export type LogicIR =
+  | { readonly kind: 'and' | 'or'; readonly left: LogicIR; readonly right: LogicIR }
+  | { readonly kind: 'not'; readonly operand: LogicIR }
+  | { readonly kind: 'body'; readonly body: BodyIR };
+
+export type RuleKind = 'complete' | 'multi' | 'object' | 'function';
+
+export interface RuleIR {
+  readonly kind: RuleKind;
+  readonly loc: Location;
+  readonly nslots: number;
+  readonly args?: readonly TermIR[];
+  /** dynamic ref parts after the node path (object/multi rules with general ref heads) */
+  readonly suffix: readonly TermIR[];
+  /** multi-value member */
+  readonly key?: TermIR;
+  readonly value?: TermIR;
+  readonly body: BodyIR;
+  readonly else?: RuleIR;
+  /** head has no vars: one solution of the body is enough */
+  readonly ground: boolean;
+  readonly text: string;
+  /** rego.metadata.rule() value */
+  readonly annotations?: Value;
+  readonly chain?: Value;
+}
+
+export interface NodeIR {
+  readonly path: readonly string[];
+  readonly children: Map<string, NodeIR>;
+  rules: RuleIR[];
+  default?: RuleIR;
+  /** what the rules at this node define */
+  kind?: 'complete' | 'multi' | 'object' | 'function';
+  arity?: number;
+  /** some rule below this node exists (else the node only holds base data) */
+  hasRules: boolean;
+  /** a rule with a dynamic suffix longer than one term, or a multi rule with suffix, lives here */
+  deepDynamic: boolean;
+}

@@ -1,0 +1,334 @@
+/**
+ * Term evaluation: values of terms (with enumeration where refs have unbound vars), navigation
+ * into collections, unification and pattern matching. Bindings live in frames (arrays indexed by
+ * slot) and are undone when the continuation returns.
+ */
+import { RegoEvalError } from '../errors.js';
+import { RObject, RSet, equal, type Value } from '../value.js';
+import type { BodyIR, NodeIR, TermIR } from './ir.js';
+import { iterate, lookup } from './iterate.js';
+import type { Scope, Shared } from './scope.js';
+
+/** Continuation: called once per solution; returns true to stop the enumeration. */
+export type K = () => boolean;
+export type KV = (v: Value) => boolean;
+export type Frame = (Value | undefined)[];
+
+export abstract class TermEvaluator {
+  constructor(
+    readonly root: NodeIR,
+    readonly sh: Shared,
+  ) {}
+
+  abstract evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
+  protected abstract walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean;
+  protected abstract walkDataOne(path: readonly TermIR[], f: Frame, sc: Scope): Value | undefined;
+
+  /** True when the term has unbound vars in pattern positions (var, or inside array/object/set literals). */
+  isPattern(t: TermIR, f: Frame): boolean {
+    switch (t.k) {
+      case 'v':
+        return f[t.s] === undefined;
+      case 'arr':
+      case 'set':
+        return t.items.some((x) => this.isPattern(x, f));
+      case 'obj':
+        return t.items.some(([kk, v]) => this.isPattern(kk, f) || this.isPattern(v, f));
+      default:
+        return false;
+    }
+  }
+
+  /** Whether evaluating the term can yield at most one value (no unbound vars to enumerate). */
+  single(t: TermIR, f: Frame): boolean {
+    switch (t.k) {
+      case 'c':
+        return true;
+      case 'v':
+        return f[t.s] !== undefined;
+      case 'input':
+      case 'data':
+        for (const p of t.path) if (!this.single(p, f)) return false;
+        return true;
+      case 'ref':
+        if (!this.single(t.head, f)) return false;
+        for (const p of t.path) if (!this.single(p, f)) return false;
+        return true;
+      case 'arr':
+      case 'set':
+        for (const x of t.items) if (!this.single(x, f)) return false;
+        return true;
+      case 'obj':
+        for (const [a, b] of t.items) if (!this.single(a, f) || !this.single(b, f)) return false;
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  /**
+   * The value of a single-valued term (see `single`), or undefined. The hot path: no
+   * continuations are allocated for plain refs like `input.query` or `data.pkg.rule`.
+   */
+  evalOne(t: TermIR, f: Frame, sc: Scope): Value | undefined {
+    switch (t.k) {
+      case 'c':
+        return t.v;
+      case 'v':
+        return f[t.s];
+      case 'input':
+        return sc.input === undefined ? undefined : this.navOne(sc.input, t.path, 0, f, sc);
+      case 'data':
+        return this.walkDataOne(t.path, f, sc);
+      case 'ref': {
+        const h = this.evalOne(t.head, f, sc);
+        return h === undefined ? undefined : this.navOne(h, t.path, 0, f, sc);
+      }
+      case 'arr': {
+        const out: Value[] = new Array(t.items.length);
+        for (let i = 0; i < t.items.length; i++) {
+          const v = this.evalOne(t.items[i]!, f, sc);
+          if (v === undefined) return undefined;
+          out[i] = v;
+        }
+        return out;
+      }
+      default: {
+        let out: Value | undefined;
+        this.evalTerm(t, f, sc, (v) => {
+          out = v;
+          return true;
+        });
+        return out;
+      }
+    }
+  }
+
+  protected navOne(v: Value, path: readonly TermIR[], i: number, f: Frame, sc: Scope): Value | undefined {
+    let cur: Value | undefined = v;
+    for (let j = i; j < path.length && cur !== undefined; j++) {
+      const key = this.evalOne(path[j]!, f, sc);
+      if (key === undefined) return undefined;
+      cur = lookup(cur, key);
+    }
+    return cur;
+  }
+
+  evalTerm(t: TermIR, f: Frame, sc: Scope, k: KV): boolean {
+    switch (t.k) {
+      case 'c':
+        return k(t.v);
+      case 'v': {
+        const v = f[t.s];
+        if (v === undefined) throw new Error(`internal error: var ${t.n} is unbound`);
+        return k(v);
+      }
+      case 'input':
+        if (sc.input === undefined) return false;
+        if (this.single(t, f)) {
+          const v = this.navOne(sc.input, t.path, 0, f, sc);
+          return v === undefined ? false : k(v);
+        }
+        return this.nav(sc.input, t.path, 0, f, sc, k);
+      case 'data':
+        if (this.single(t, f)) {
+          const v = this.walkDataOne(t.path, f, sc);
+          return v === undefined ? false : k(v);
+        }
+        return this.walkData(this.root, sc.data, t.path, 0, f, sc, k);
+      case 'ref':
+        if (this.single(t, f)) {
+          const v = this.evalOne(t, f, sc);
+          return v === undefined ? false : k(v);
+        }
+        return this.evalTerm(t.head, f, sc, (v) => this.nav(v, t.path, 0, f, sc, k));
+      case 'arr':
+        return this.evalItems(t.items, 0, [], f, sc, (vs) => k(vs));
+      case 'set':
+        return this.evalItems(t.items, 0, [], f, sc, (vs) => k(RSet.from(vs)));
+      case 'obj': {
+        const flat: TermIR[] = [];
+        for (const [a, b] of t.items) flat.push(a, b);
+        return this.evalItems(flat, 0, [], f, sc, (vs) => {
+          const o = new RObject();
+          for (let i = 0; i < vs.length; i += 2) o.set(vs[i]!, vs[i + 1]!);
+          return k(o);
+        });
+      }
+      case 'ac': {
+        const out: Value[] = [];
+        this.evalBody(t.body, 0, f, sc, () => {
+          out.push(this.plug(t.head, f));
+          return false;
+        });
+        return k(out);
+      }
+      case 'sc': {
+        const out = new RSet();
+        this.evalBody(t.body, 0, f, sc, () => {
+          out.add(this.plug(t.head, f));
+          return false;
+        });
+        return k(out);
+      }
+      case 'oc': {
+        const out = new RObject();
+        const loc = undefined;
+        this.evalBody(t.body, 0, f, sc, () => {
+          const key = this.plug(t.key, f);
+          const val = this.plug(t.value, f);
+          const prev = out.get(key);
+          if (prev !== undefined && !equal(prev, val)) {
+            throw new RegoEvalError('eval_conflict_error', 'object keys must be unique', loc);
+          }
+          out.set(key, val);
+          return false;
+        });
+        return k(out);
+      }
+    }
+  }
+
+  protected evalItems(items: readonly TermIR[], i: number, acc: Value[], f: Frame, sc: Scope, k: (vs: Value[]) => boolean): boolean {
+    if (i === items.length) return k(acc.slice());
+    return this.evalTerm(items[i]!, f, sc, (v) => {
+      acc[i] = v;
+      return this.evalItems(items, i + 1, acc, f, sc, k);
+    });
+  }
+
+  /** Value of a term that needs no evaluation (head terms after rewriting). */
+  plug(t: TermIR, f: Frame): Value {
+    switch (t.k) {
+      case 'c':
+        return t.v;
+      case 'v': {
+        const v = f[t.s];
+        if (v === undefined) throw new Error(`internal error: var ${t.n} is unbound`);
+        return v;
+      }
+      case 'arr':
+        return t.items.map((x) => this.plug(x, f));
+      case 'set':
+        return RSet.from(t.items.map((x) => this.plug(x, f)));
+      case 'obj':
+        return RObject.from(t.items.map(([a, b]) => [this.plug(a, f), this.plug(b, f)] as [Value, Value]));
+      default:
+        throw new Error(`internal error: cannot plug ${t.k} term`);
+    }
+  }
+
+  /** First value of any term, or undefined. */
+  plugOpt(t: TermIR, f: Frame, sc: Scope): Value | undefined {
+    let out: Value | undefined;
+    this.evalTerm(t, f, sc, (v) => {
+      out = v;
+      return true;
+    });
+    return out;
+  }
+
+  /** Navigates `path[i..]` below value v, enumerating where the path has unbound vars. */
+  nav(v: Value, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+    if (i === path.length) return k(v);
+    const p = path[i]!;
+    if (this.isPattern(p, f)) {
+      if (!(Array.isArray(v) || v instanceof RObject || v instanceof RSet)) return false;
+      return iterate(v, (key, child) => {
+        this.sh.step();
+        return this.match(p, key, f, sc, () => this.nav(child, path, i + 1, f, sc, k));
+      });
+    }
+    return this.evalTerm(p, f, sc, (key) => {
+      const c = lookup(v, key);
+      return c === undefined ? false : this.nav(c, path, i + 1, f, sc, k);
+    });
+  }
+
+  unify(a: TermIR, b: TermIR, f: Frame, sc: Scope, k: K): boolean {
+    const ap = this.isPattern(a, f);
+    const bp = this.isPattern(b, f);
+    if (!ap) {
+      return this.evalTerm(a, f, sc, (va) => (bp ? this.match(b, va, f, sc, k) : this.evalTerm(b, f, sc, (vb) => (equal(va, vb) ? k() : false))));
+    }
+    if (!bp) return this.evalTerm(b, f, sc, (vb) => this.match(a, vb, f, sc, k));
+    if (a.k === 'arr' && b.k === 'arr') {
+      if (a.items.length !== b.items.length) return false;
+      return this.unifyPairs(a.items.map((x, i) => [x, b.items[i]!] as [TermIR, TermIR]), f, sc, k);
+    }
+    if (a.k === 'obj' && b.k === 'obj') {
+      if (a.items.length !== b.items.length) return false;
+      const bk: Value[] = [];
+      for (const [kt] of b.items) {
+        const kv = this.plugOpt(kt, f, sc);
+        if (kv === undefined) return false;
+        bk.push(kv);
+      }
+      const pairs: [TermIR, TermIR][] = [];
+      for (const [kt, vt] of a.items) {
+        const kv = this.plugOpt(kt, f, sc);
+        if (kv === undefined) return false;
+        const j = bk.findIndex((x) => equal(x, kv));
+        if (j < 0) return false;
+        pairs.push([vt, b.items[j]![1]]);
+      }
+      return this.unifyPairs(pairs, f, sc, k);
+    }
+    return false;
+  }
+
+  protected unifyPairs(pairs: [TermIR, TermIR][], f: Frame, sc: Scope, k: K): boolean {
+    if (pairs.length === 0) return k();
+    let i = pairs.findIndex(([x, y]) => !this.isPattern(x, f) || !this.isPattern(y, f));
+    if (i < 0) i = pairs.findIndex(([x, y]) => x.k !== 'v' && y.k !== 'v');
+    if (i < 0) return false;
+    const [x, y] = pairs[i]!;
+    const rest = pairs.filter((_, j) => j !== i);
+    return this.unify(x, y, f, sc, () => this.unifyPairs(rest, f, sc, k));
+  }
+
+  /** Matches a term (possibly a pattern) against a value, binding unbound vars. */
+  match(p: TermIR, v: Value, f: Frame, sc: Scope, k: K): boolean {
+    switch (p.k) {
+      case 'v': {
+        const cur = f[p.s];
+        if (cur === undefined) {
+          f[p.s] = v;
+          try {
+            return k();
+          } finally {
+            f[p.s] = undefined;
+          }
+        }
+        return equal(cur, v) ? k() : false;
+      }
+      case 'c':
+        return equal(p.v, v) ? k() : false;
+      case 'arr':
+        if (!Array.isArray(v) || v.length !== p.items.length) return false;
+        return this.matchItems(p.items, v, 0, f, sc, k);
+      case 'obj': {
+        if (!(v instanceof RObject) || v.size !== p.items.length) return false;
+        return this.matchEntries(p.items, v, 0, f, sc, k);
+      }
+      default:
+        if (this.isPattern(p, f)) return false;
+        return this.evalTerm(p, f, sc, (pv) => (equal(pv, v) ? k() : false));
+    }
+  }
+
+  protected matchItems(items: readonly TermIR[], vs: readonly Value[], i: number, f: Frame, sc: Scope, k: K): boolean {
+    if (i === items.length) return k();
+    return this.match(items[i]!, vs[i]!, f, sc, () => this.matchItems(items, vs, i + 1, f, sc, k));
+  }
+
+  protected matchEntries(items: readonly (readonly [TermIR, TermIR])[], o: RObject, i: number, f: Frame, sc: Scope, k: K): boolean {
+    if (i === items.length) return k();
+    const [kt, vt] = items[i]!;
+    return this.evalTerm(kt, f, sc, (key) => {
+      const val = o.get(key);
+      if (val === undefined) return false;
+      return this.match(vt, val, f, sc, () => this.matchEntries(items, o, i + 1, f, sc, k));
+    });
+  }
+}

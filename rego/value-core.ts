@@ -1,0 +1,351 @@
+/**
+ * Core of Rego's value model: the value union, objects, sets and OPA's total order.
+ * value.ts is the public surface and re-exports everything here.
+ */
+
+export type Value = null | boolean | number | bigint | string | Value[] | RObject | RSet;
+
+type Prim = null | boolean | number | bigint | string;
+
+/**
+ * Shared storage for RObject and RSet: insertion-ordered slots plus a lookup map. Primitive keys are
+ * looked up directly (JS Map compares numbers/bigints by value); composite keys by a canonical string
+ * kept in a second map so that they can never collide with a string key.
+ */
+class Slots {
+  readonly keys: Value[] = [];
+  private prim: Map<Prim, number> | undefined;
+  private comp: Map<string, number> | undefined;
+  private sorted: number[] | undefined;
+
+  indexOf(k: Value): number {
+    if (k === null || typeof k !== 'object') {
+      const i = this.prim?.get(k);
+      return i === undefined ? -1 : i;
+    }
+    if (this.comp === undefined) return -1;
+    const i = this.comp.get(keyOf(k));
+    return i === undefined ? -1 : i;
+  }
+
+  /** Returns the slot index and whether it was newly created. */
+  insert(k: Value): number {
+    const found = this.indexOf(k);
+    if (found >= 0) return found;
+    const i = this.keys.length;
+    this.keys.push(k);
+    if (k === null || typeof k !== 'object') {
+      (this.prim ??= new Map()).set(k, i);
+    } else {
+      (this.comp ??= new Map()).set(keyOf(k), i);
+    }
+    this.sorted = undefined;
+    return i;
+  }
+
+  /** Slot indices in OPA's key order (computed once, cached). */
+  order(): number[] {
+    if (this.sorted !== undefined) return this.sorted;
+    const idx = this.keys.map((_, i) => i);
+    const ks = this.keys;
+    let inOrder = true;
+    for (let i = 1; i < ks.length; i++) {
+      if (compare(ks[i - 1]!, ks[i]!) > 0) {
+        inOrder = false;
+        break;
+      }
+    }
+    if (!inOrder) idx.sort((a, b) => compare(ks[a]!, ks[b]!));
+    this.sorted = idx;
+    return idx;
+  }
+}
+
+/** A Rego object: keys may be any value; iteration is in OPA's sorted key order. */
+export class RObject {
+  private readonly slots = new Slots();
+  private readonly vals: Value[] = [];
+
+  static from(entries: Iterable<readonly [Value, Value]>): RObject {
+    const o = new RObject();
+    for (const [k, v] of entries) o.set(k, v);
+    return o;
+  }
+
+  /** Construction only: later writes replace the value of an existing key. */
+  set(k: Value, v: Value): this {
+    const i = this.slots.insert(k);
+    this.vals[i] = v;
+    return this;
+  }
+
+  get(k: Value): Value | undefined {
+    const i = this.slots.indexOf(k);
+    return i < 0 ? undefined : this.vals[i];
+  }
+
+  has(k: Value): boolean {
+    return this.slots.indexOf(k) >= 0;
+  }
+
+  get size(): number {
+    return this.slots.keys.length;
+  }
+
+  keys(): Value[] {
+    const ks = this.slots.keys;
+    return this.slots.order().map((i) => ks[i]!);
+  }
+
+  values(): Value[] {
+    return this.slots.order().map((i) => this.vals[i]!);
+  }
+
+  entries(): [Value, Value][] {
+    const ks = this.slots.keys;
+    return this.slots.order().map((i) => [ks[i]!, this.vals[i]!]);
+  }
+
+  /** Iterates in insertion order without sorting — for callers whose result does not depend on order. */
+  forEachUnordered(fn: (k: Value, v: Value) => void): void {
+    const ks = this.slots.keys;
+    for (let i = 0; i < ks.length; i++) fn(ks[i]!, this.vals[i]!);
+  }
+}
+
+/** A Rego set; values() is in OPA's sorted order. */
+export class RSet {
+  private readonly slots = new Slots();
+
+  static from(values: Iterable<Value>): RSet {
+    const s = new RSet();
+    for (const v of values) s.add(v);
+    return s;
+  }
+
+  /** Construction only. */
+  add(v: Value): this {
+    this.slots.insert(v);
+    return this;
+  }
+
+  has(v: Value): boolean {
+    return this.slots.indexOf(v) >= 0;
+  }
+
+  get size(): number {
+    return this.slots.keys.length;
+  }
+
+  values(): Value[] {
+    const ks = this.slots.keys;
+    return this.slots.order().map((i) => ks[i]!);
+  }
+
+  forEachUnordered(fn: (v: Value) => void): void {
+    for (const v of this.slots.keys) fn(v);
+  }
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE;
+
+/** Normalizes a numeric result: integers within ±(2^53−1) as number, larger integers as bigint. */
+export function normNum(x: number | bigint): number | bigint {
+  if (typeof x === 'bigint') return x <= MAX_SAFE && x >= MIN_SAFE ? Number(x) : x;
+  if (Number.isInteger(x) && !Number.isSafeInteger(x)) return BigInt(x);
+  return Object.is(x, -0) ? 0 : x;
+}
+
+export function isNumber(v: Value | undefined): v is number | bigint {
+  return typeof v === 'number' || typeof v === 'bigint';
+}
+
+/** True for integers (number without fraction, or bigint). */
+export function isInteger(v: Value | undefined): v is number | bigint {
+  return typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+}
+
+export type TypeName = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set';
+
+export function typeName(v: Value): TypeName {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'string':
+      return 'string';
+    default:
+      if (Array.isArray(v)) return 'array';
+      return v instanceof RObject ? 'object' : 'set';
+  }
+}
+
+
+/** Rank of each type in OPA's total order. */
+function rank(v: Value): number {
+  if (v === null) return 0;
+  switch (typeof v) {
+    case 'boolean':
+      return 1;
+    case 'number':
+    case 'bigint':
+      return 2;
+    case 'string':
+      return 3;
+    default:
+      if (Array.isArray(v)) return 4;
+      return v instanceof RObject ? 5 : 6;
+  }
+}
+
+export function compareNumbers(a: number | bigint, b: number | bigint): number {
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  // Mixed: a non-integer double is below 2^53 in magnitude, so comparing as doubles cannot tie wrongly;
+  // an integer double compares exactly as a bigint.
+  const x = typeof a === 'number' ? a : b as number;
+  if (Number.isInteger(x)) {
+    const ba = typeof a === 'bigint' ? a : BigInt(a);
+    const bb = typeof b === 'bigint' ? b : BigInt(b as number);
+    return ba < bb ? -1 : ba > bb ? 1 : 0;
+  }
+  const na = Number(a);
+  const nb = Number(b);
+  return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+/**
+ * Compares strings by Unicode code point (Go compares UTF-8 bytes, which orders the same way).
+ * NB: JS `<` compares UTF-16 units, which misorders U+E000..U+FFFF against astral characters.
+ */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    if (ca >= 0xd800 && cb >= 0xd800) {
+      ca = ca >= 0xe000 ? ca - 0x800 : ca + 0x2000;
+      cb = cb >= 0xe000 ? cb - 0x800 : cb + 0x2000;
+    }
+    return ca < cb ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+/** OPA's total order: null < boolean < number < string < array < object < set. */
+export function compare(a: Value, b: Value): number {
+  if (a === b) return 0;
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 1:
+      return a ? 1 : -1;
+    case 2:
+      return compareNumbers(a as number | bigint, b as number | bigint);
+    case 3:
+      return compareStrings(a as string, b as string);
+    case 4: {
+      const x = a as Value[];
+      const y = b as Value[];
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const c = compare(x[i]!, y[i]!);
+        if (c !== 0) return c;
+      }
+      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+    case 5: {
+      const x = (a as RObject).entries();
+      const y = (b as RObject).entries();
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const ck = compare(x[i]![0], y[i]![0]);
+        if (ck !== 0) return ck;
+        const cv = compare(x[i]![1], y[i]![1]);
+        if (cv !== 0) return cv;
+      }
+      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+    default: {
+      const x = (a as RSet).values();
+      const y = (b as RSet).values();
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const c = compare(x[i]!, y[i]!);
+        if (c !== 0) return c;
+      }
+      return x.length < y.length ? -1 : x.length > y.length ? 1 : 0;
+    }
+  }
+}
+
+export function equal(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  const ta = typeof a;
+  const tb = typeof b;
+  if (ta !== 'object' || tb !== 'object') {
+    if ((ta === 'number' || ta === 'bigint') && (tb === 'number' || tb === 'bigint')) {
+      return compareNumbers(a as number | bigint, b as number | bigint) === 0;
+    }
+    return false;
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!equal(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (a instanceof RObject) {
+    if (!(b instanceof RObject) || a.size !== b.size) return false;
+    let ok = true;
+    a.forEachUnordered((k, v) => {
+      if (!ok) return;
+      const w = b.get(k);
+      if (w === undefined || !equal(v, w)) ok = false;
+    });
+    return ok;
+  }
+  if (!(b instanceof RSet) || (a as RSet).size !== b.size) return false;
+  let ok = true;
+  (a as RSet).forEachUnordered((v) => {
+    if (ok && !b.has(v)) ok = false;
+  });
+  return ok;
+}
+
+const keyCache = new WeakMap<object, string>();
+
+/**
+ * Canonical string for a composite value, equal for values that are equal (1 and 1.0 alike;
+ * object and set members in sorted order). Used as a hash key; cached per composite.
+ */
+export function keyOf(v: Value): string {
+  if (v === null) return 'n';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'number':
+      return Number.isInteger(v) ? `i${v}` : `d${v}`;
+    case 'bigint':
+      return `i${v}`;
+    case 'string':
+      return JSON.stringify(v);
+    default: {
+      const hit = keyCache.get(v);
+      if (hit !== undefined) return hit;
+      let s: string;
+      if (Array.isArray(v)) s = `[${v.map(keyOf).join(',')}]`;
+      else if (v instanceof RObject) s = `{${v.entries().map(([k, x]) => `${keyOf(k)}:${keyOf(x)}`).join(',')}}`;
+      else s = `<${v.values().map(keyOf).join(',')}>`;
+      keyCache.set(v, s);
+      return s;
+    }
+  }
+}
