@@ -4,7 +4,9 @@ import { gatewayRequest } from '../../../api/http/gateway.js';
 import { ApiError } from '../../http/errors.js';
 import { identityOf } from '../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
-import { governedLlmCall, policyInfo } from '../governed.js';
+import { governedLlmCall, policyInfo, type GovernedCall } from '../governed.js';
+import type { Identity } from '../auth/identity.js';
+import type { LlmResponse } from '../../llm/index.js';
 import { parseBody } from '../validation.js';
 
 const llmOptions = {
@@ -30,6 +32,27 @@ function clientSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+type LlmOptions = { provider?: string; model?: string; temperature?: number; max_tokens?: number; user_token?: string; client_id?: string };
+
+/** The governed call both routes make; the client id comes from the credential when it has one. */
+function callOf(body: LlmOptions, prompt: string, identity: Identity, fallbackClient: string, reply: FastifyReply): GovernedCall {
+  return {
+    prompt,
+    clientId: identity.clientId ?? body.client_id ?? fallbackClient,
+    userToken: body.user_token ?? identity.clientId ?? 'anonymous',
+    provider: body.provider,
+    model: body.model,
+    temperature: body.temperature,
+    maxTokens: body.max_tokens,
+    signal: clientSignal(reply),
+  };
+}
+
+/** The SDKs' snake_case usage object. */
+function usageBody(r: LlmResponse) {
+  return { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens };
+}
+
 /**
  * `POST /v1/execute` and `POST /api/request` (non-plan request types): governed LLM calls.
  * A blocked prompt is a 403 POLICY_VIOLATION on /v1/execute and a 200 with `blocked: true` on /api/request,
@@ -40,16 +63,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
     const body = parseBody(executeBody, req.body);
     const identity = identityOf(req);
     const started = performance.now();
-    const result = await governedLlmCall(deps, identity, {
-      prompt: body.prompt,
-      clientId: identity.clientId ?? body.client_id ?? 'execute',
-      userToken: body.user_token ?? identity.clientId ?? 'anonymous',
-      provider: body.provider,
-      model: body.model,
-      temperature: body.temperature,
-      maxTokens: body.max_tokens,
-      signal: clientSignal(reply),
-    });
+    const result = await governedLlmCall(deps, identity, callOf(body, body.prompt, identity, 'execute', reply));
     if (result.blocked) {
       deps.metrics?.outcome(req, 'blocked');
       return reply.code(403).send({
@@ -71,7 +85,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
         model: r.model,
         provider: r.provider,
         finish_reason: r.finishReason,
-        usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens },
+        usage: usageBody(r),
         context_id: result.contextId,
         audit_id: result.auditId,
         ...(result.evaluation.warnings.length ? { warnings: result.evaluation.warnings } : {}),
@@ -87,17 +101,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
       throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', 'multi-agent plans are served by the orchestrator plan surface, which this build does not run yet');
     }
     const started = performance.now();
-    const result = await governedLlmCall(deps, identity, {
-      prompt: body.query,
-      clientId: identity.clientId ?? body.client_id ?? 'request',
-      userToken: body.user_token ?? identity.clientId ?? 'anonymous',
-      context: body.context,
-      provider: body.provider,
-      model: body.model,
-      temperature: body.temperature,
-      maxTokens: body.max_tokens,
-      signal: clientSignal(reply),
-    });
+    const result = await governedLlmCall(deps, identity, { ...callOf(body, body.query, identity, 'request', reply), context: body.context });
     const common = { policy_info: policyInfo(result.evaluation, identity), context_id: result.contextId, metadata: { request_id: req.id, latency_ms: Math.round(performance.now() - started) } };
     if (result.blocked) {
       deps.metrics?.outcome(req, 'blocked');
@@ -108,7 +112,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
       success: true,
       blocked: false,
       result: r.text,
-      data: { response: r.text, model: r.model, provider: r.provider, usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens } },
+      data: { response: r.text, model: r.model, provider: r.provider, usage: usageBody(r) },
       audit_id: result.auditId,
       ...common,
     };
