@@ -16,8 +16,10 @@ function tree(files: Record<string, string>): string {
   return root;
 }
 
+type Case = { name: string; files: Record<string, string>; expected?: string };
+
 describe('checkArchitecture', () => {
-  it.each([
+  it.each<Case>([
     { name: 'operator/ importing runtime/', files: { 'operator/a.ts': "import { x } from '../runtime/x.js';\n", 'runtime/x.ts': 'export const x = 1;\n' }, expected: 'never import each other' },
     { name: 'runtime/ importing operator/', files: { 'runtime/a.ts': "export { y } from '../operator/y.js';\n", 'operator/y.ts': 'export const y = 1;\n' }, expected: 'never import each other' },
     { name: 'api/ importing runtime/', files: { 'api/a.ts': "import '../runtime/x.js';\n", 'runtime/x.ts': '' }, expected: 'api/ imports nothing of ours' },
@@ -28,10 +30,10 @@ describe('checkArchitecture', () => {
     { name: 'an import that resolves to nothing', files: { 'runtime/a.ts': "import './missing.js';\n" }, expected: 'does not resolve' },
   ])('reports $name', ({ files, expected }) => {
     const v = checkArchitecture(tree(files));
-    expect(v.map((x) => x.message).join('\n')).toContain(expected);
+    expect(v.map((x) => x.message).join('\n')).toContain(expected!);
   });
 
-  it.each([
+  it.each<Case>([
     { name: 'a type-only cycle', files: { 'api/a.ts': "import type { B } from './b.js';\nexport type A = B;\n", 'api/b.ts': "import type { A } from './a.js';\nexport type B = A | 1;\n" } },
     { name: 'tests importing testing/', files: { 'runtime/a.test.ts': "import '../testing/t.js';\n", 'testing/t.ts': '' } },
     { name: 'the rego conformance runner reading files', files: { 'rego/conformance/cli.ts': "import { readFileSync } from 'node:fs';\n" } },

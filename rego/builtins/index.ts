@@ -28,6 +28,7 @@ import * as time from './time.js';
 import * as types from './types.js';
 import * as units from './units.js';
 import * as unsupported from './unsupported.js';
+import * as uri from './uri.js';
 import * as uuid from './uuid.js';
 import * as walk from './walk.js';
 
@@ -67,6 +68,7 @@ const families: readonly Family[] = [
   jwt,
   net,
   providers,
+  uri,
 ];
 
 /** A fresh registry holding every builtin family. */

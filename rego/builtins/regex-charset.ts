@@ -90,7 +90,7 @@ export const ANY: CharSet = [0, MAX_CP];
  * tables: folding leaves them alone. Deliberately short; regex-charset.test.ts checks every range
  * against re2js. Anything cased outside ASCII (é, µ, Greek …) under (?i) is left to re2js.
  */
-const CASELESS: CharSet = normalize([
+export const CASELESS: CharSet = normalize([
   0xa0, 0xa9, 0xab, 0xb4, 0xb6, 0xb9, 0xbb, 0xbf, 0xd7, 0xd7, 0xf7, 0xf7,
   0x2000, 0x206f, // general punctuation: dashes, quotes, ellipsis, invisible spaces
   0x20a0, 0x20bf, // currency

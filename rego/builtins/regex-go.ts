@@ -11,6 +11,11 @@ import { RE2JS, RE2JSException, type Matcher } from 're2js';
 import { BuiltinError } from '../errors.js';
 import { compileNative, nativeInput, type NativeRegex } from './regex-native.js';
 
+function containsAll(s: string, texts: readonly string[], from: number): boolean {
+  for (let i = 0; i < texts.length; i++) if (s.indexOf(texts[i]!, from) < 0) return false;
+  return true;
+}
+
 /** One search over one text: the first match at or after a position, and its groups. */
 interface Search {
   find(pos: number): boolean;
@@ -44,11 +49,11 @@ class NativeSearch implements Search {
   private m: RegExpExecArray | null = null;
   constructor(
     private readonly re: RegExp,
-    private readonly required: string,
+    private readonly required: readonly string[],
     private readonly s: string,
   ) {}
   find(pos: number): boolean {
-    if (this.required !== '' && this.s.indexOf(this.required, pos) < 0) return false;
+    if (!containsAll(this.s, this.required, pos)) return false;
     this.re.lastIndex = pos;
     const m = this.re.exec(this.s);
     this.m = m;
@@ -100,7 +105,7 @@ export class GoRegexp {
   matchString(s: string): boolean {
     const n = this.native(s, false);
     if (n === undefined) return this.re.test(s);
-    if (n.required !== '' && !s.includes(n.required)) return false;
+    if (!containsAll(s, n.required, 0)) return false;
     n.re.lastIndex = 0;
     return n.re.test(s);
   }

@@ -159,19 +159,20 @@ describe('native and re2js agree', () => {
 });
 
 // A small RE2 grammar; fast-check shrinks failures to a minimal pattern and text.
-const CHARS = ['a', 'b', 'k', 'K', 's', 'S', 'ſ', 'K', '0', '7', ' ', '\n', '\t', '-', '_', '.', 'é', '😀', '中', '\u2028', '\v'];
+const CHARS = ['a', 'b', 'k', 'K', 's', 'S', 'ſ', 'K', '0', '7', ' ', '\n', '\r', '\t', '-', '_', '.', 'é', '😀', '中', '\u2028', '\v', '\x07'];
 const literal = fc.oneof(
   { arbitrary: fc.constantFrom('a', 'b', 'c', 'k', 's', 'A', 'S', '0', ' ', '-', '_'), weight: 6 },
-  { arbitrary: fc.constantFrom('é', '😀', '\\.', '\\-', '\\n', '\\x{1F600}', '\\x41', '\\Q*?\\E'), weight: 1 },
+  { arbitrary: fc.constantFrom('é', '😀', '\\.', '\\-', '\\n', '\\x{1F600}', '\\x41', '\\101', '\\a', '\\v', '\\Q*?\\E', '{', '}'), weight: 1 },
 );
 const klass = fc.constantFrom(
-  '[abc]', '[^a]', '[a-z]', '[^a-z0-9]', '[k-s]', '[[:alpha:]]', '[[:^space:]]', '[\\d\\s]', '[^\\w]', '[-a]', '[😀-😂x]', '[^😀]',
+  '[abc]', '[^a]', '[a-z]', '[^a-z0-9]', '[k-s]', '[[:alpha:]]', '[[:^space:]]', '[^[:^alpha:]0]', '[\\d\\s]', '[^\\w]', '[\\d-z]', '[-a]', '[]a]',
+  '[😀-😂x]', '[^😀]', '[\\x00-\\x{10FFFF}]',
   '\\s', '\\S', '\\d', '\\D', '\\w', '\\W', '.',
 );
 const assertion = fc.constantFrom('^', '$', '\\b', '\\A', '\\z');
 const quantifier = fc.oneof(
   { arbitrary: fc.constantFrom('', '*', '+', '?', '*?', '+?', '??', '{2}', '{1,3}', '{2,}', '{0,2}?'), weight: 8 },
-  { arbitrary: fc.constantFrom('{0,18}', '{17}'), weight: 1 },
+  { arbitrary: fc.constantFrom('{0,18}', '{17}', '{3,18}?'), weight: 1 },
 );
 
 /** Alternations of concatenations whose groups nest at most `depth` deep. */
@@ -189,7 +190,7 @@ function alternation(depth: number): fc.Arbitrary<string> {
           ...leaves,
           {
             arbitrary: fc
-              .tuple(fc.constantFrom('(', '(?:', '(?P<n>', '(?i:', '(?s:', '(?i)('), inner, quantifier)
+              .tuple(fc.constantFrom('(', '(?:', '(?P<n>', '(?i:', '(?s:', '(?i)(', '(?U:', '(?i-s:', '(|'), inner, quantifier)
               .map(([open, body, q]) => `${open}${body})${q}`),
             weight: 2,
           },

@@ -9,6 +9,9 @@
  * regexp it cannot take never falls back. So every translation is first compiled with the `l`
  * (linear) flag, which V8 rejects exactly when its linear engine cannot run the regexp; only those
  * it accepts are used natively. Everything else stays on re2js.
+ * The linear engine is slow (~1 µs per character, like re2js's own slow path), so a hostile
+ * pattern costs tens of milliseconds on 50 KB; required-literal checks (regex-translate.ts) skip
+ * most texts before any engine runs.
  */
 import v8 from 'node:v8';
 import { translate, Untranslatable } from './regex-translate.js';
@@ -55,12 +58,12 @@ export interface NativeRegex {
   readonly re: RegExp;
   /** false: submatch values may differ from RE2's, use re2js when they are needed. */
   readonly groupsExact: boolean;
-  /** Text every match contains ('' if none): no match can start where it no longer occurs. */
-  readonly required: string;
+  /** Texts every match contains: no match starts where one of them no longer occurs. */
+  readonly required: readonly string[];
 }
 
 export type NativePlan =
-  | { readonly native: true; readonly source: string; readonly groupsExact: boolean; readonly required: string }
+  | { readonly native: true; readonly source: string; readonly groupsExact: boolean; readonly required: readonly string[] }
   | { readonly native: false; readonly reason: string };
 
 function compiles(source: string, flags: string): boolean {
@@ -98,6 +101,7 @@ export function compileNative(pattern: string): NativeRegex | undefined {
   return { re: new RegExp(plan.source, 'g'), groupsExact: plan.groupsExact, required: plan.required };
 }
 
+// NB: holds on to the last text checked (one string) until the next call.
 let lastText: string | undefined;
 let lastWellFormed = false;
 

@@ -1,6 +1,7 @@
 /**
  * regex.* builtins (OPA v1/topdown/regex.go) on RE2 (re2js): Go's syntax, linear-time matching.
- * Invalid patterns are builtin errors with Go's `error parsing regexp: …` text.
+ * Invalid patterns are builtin errors with Go's `error parsing regexp: …` text. Matching runs on
+ * V8's RegExp when that is provably equivalent and linear-time safe (regex-native.ts).
  */
 import { T, type Type } from '../types.js';
 import type { Value } from '../value.js';
