@@ -251,11 +251,13 @@ describe('hostile patterns stay fast', () => {
     ['(?i)(a|A)+(b|B)+(a|A)+z', 'ab'.repeat(20_000)],
     ['^(([a-z])+.)+[A-Z]([a-z])+$', `${'aaaaaaaaaaaaaaaaaaaaaaaa'.repeat(1_000)}!`],
   ];
-  it.each(hostile)('%s finishes in under 100 ms on a long text', (pattern, s) => {
+  // NB: a safety bound, not a speed target (benchmarks measure speed): exponential backtracking would take
+  // hours here, linear matching takes milliseconds; 2 s leaves room for a loaded CI machine.
+  it.each(hostile)('%s finishes in linear time on a long text', (pattern, s) => {
     const g = compileRegexp(pattern);
     const t0 = performance.now();
     g.matchString(s);
     g.findAllIndex(s, -1);
-    expect(performance.now() - t0).toBeLessThan(100);
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });

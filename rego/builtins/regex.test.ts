@@ -99,12 +99,13 @@ describe('regex builtin errors', () => {
 });
 
 describe('regex performance bounds', () => {
-  it('matches (a+)+$ against 10k characters in milliseconds', () => {
+  // NB: a safety bound (exponential backtracking would not finish), not a speed target.
+  it('matches (a+)+$ against 10k characters in linear time', () => {
     const s = `${'a'.repeat(10_000)}!`;
     const t = performance.now();
     expect(call('regex.match', '(a+)+$', s)).toBe(false);
     expect(call('regex.find_n', '(a+)+$', s, -1)).toEqual([]);
-    expect(performance.now() - t).toBeLessThan(200);
+    expect(performance.now() - t).toBeLessThan(2000);
   });
 
   // Backtracking engines take exponential time on nested quantifiers; RE2 stays linear.
