@@ -25,3 +25,5 @@ if (mode === 'bare') {
   await startStandalone(config, createLogger({ level: 'warn' }), process.env);
 }
 console.log('READY');
+// Exit cleanly on SIGTERM so that `node --cpu-prof` can write its profile.
+process.on('SIGTERM', () => process.exit(0));

@@ -37,7 +37,8 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-const license = (name: string, org: string, env: string) =>
+/** A License manifest whose key comes from the environment variable `env`. */
+export const licenseYaml = (name: string, org: string, env: string) =>
   `apiVersion: steward.dev/v1alpha1\nkind: License\nmetadata: {name: ${name}}\nspec: {organizationId: ${org}, keyFromEnv: ${env}}\n---\n`;
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -52,7 +53,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const licensed = options.licensed ?? true;
   await writeFile(
     join(dir, 'manifests.yaml'),
-    (licensed ? license('acme', 'acme', 'ACME_KEY') + license('globex', 'globex', 'GLOBEX_KEY') + license('initech', 'initech', 'INITECH_KEY') : '') + (options.manifests ?? ''),
+    (licensed ? licenseYaml('acme', 'acme', 'ACME_KEY') + licenseYaml('globex', 'globex', 'GLOBEX_KEY') + licenseYaml('initech', 'initech', 'INITECH_KEY') : '') + (options.manifests ?? ''),
   );
   const env = { ACME_KEY: keys.acme, GLOBEX_KEY: keys.globex, INITECH_KEY: keys.expired, ...options.env };
   const config = parseConfig(standaloneConfigSchema, {

@@ -8,6 +8,7 @@ import { FolderSource } from '../../source/index.js';
 import { openStore, type Store } from '../../store/index.js';
 import { authenticate, type AuthDeps } from './authenticate.js';
 import { LicenseRegistry } from './licenses.js';
+import { licenseYaml } from '../../../testing/gateway.js';
 
 const secret = 'signing-secret-for-tests-0001';
 const now = new Date('2026-11-21T12:00:00Z');
@@ -16,8 +17,6 @@ const proKey = issueLicenseKey({ tier: 'PRO', expiresAt: new Date('2027-06-30T00
 const expiredKey = issueLicenseKey({ tier: 'ENT', expiresAt: new Date('2026-01-01T00:00:00Z'), secret });
 const unregisteredKey = issueLicenseKey({ tier: 'ENT', expiresAt: new Date('2027-06-30T00:00:00Z'), secret, random: '99999' });
 
-const license = (name: string, org: string, env: string) =>
-  `apiVersion: steward.dev/v1alpha1\nkind: License\nmetadata: {name: ${name}}\nspec: {organizationId: ${org}, keyFromEnv: ${env}}\n---\n`;
 
 let dir: string;
 let store: Store;
@@ -29,7 +28,7 @@ let tenantClientId: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'steward-auth-'));
-  await writeFile(join(dir, 'licenses.yaml'), license('acme', 'acme', 'ACME_KEY') + license('globex', 'globex', 'GLOBEX_KEY') + license('old', 'initech', 'OLD_KEY'));
+  await writeFile(join(dir, 'licenses.yaml'), licenseYaml('acme', 'acme', 'ACME_KEY') + licenseYaml('globex', 'globex', 'GLOBEX_KEY') + licenseYaml('old', 'initech', 'OLD_KEY'));
   source = new FolderSource({ dirs: [dir], watch: false });
   await source.ready();
   store = await openStore({});
