@@ -58,15 +58,20 @@ export function decisionRefs(pkg: string): [string, string, string] {
 
 type Settled = { value: Value | undefined } | { error: unknown };
 
-/** Builds a Decision from the settled values of decisionRefs(pkg) (in that order). */
-export function decisionFrom(prepared: PreparedPolicy, pkg: string, settled: readonly Settled[], durationMs: number): Decision {
+/**
+ * Builds a Decision from the settled values of decisionRefs(pkg), in that order, starting at `at`.
+ * `allowDefined` (whether the package defines allow) may be passed when the caller knows it.
+ */
+export function decisionFrom(prepared: PreparedPolicy, pkg: string, settled: readonly Settled[], durationMs: number, at = 0, allowDefined?: boolean): Decision {
   const name = normalizePackage(pkg);
-  const failed = settled.find((x): x is { error: unknown } => 'error' in x);
-  if (failed) return { package: name, blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(failed.error), durationMs };
-  const [deny, warn, allow] = settled.map((x) => (x as { value: Value | undefined }).value);
+  for (let i = at; i < at + 3; i++) {
+    const x = settled[i]!;
+    if ('error' in x) return { package: name, blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(x.error), durationMs };
+  }
+  const [deny, warn, allow] = [settled[at], settled[at + 1], settled[at + 2]].map((x) => (x as { value: Value | undefined }).value);
   const denyMsgs = messages(deny, name, 'deny');
   const warnMsgs = messages(warn, name, 'warn');
-  const allowDefined = prepared.defines(`data.${name}.allow`);
+  allowDefined ??= prepared.defines(`data.${name}.allow`);
   const blocked = denyMsgs.length > 0 || (allowDefined && allow !== true);
   return { package: name, blocked, deny: denyMsgs, warn: warnMsgs, allow: allow === undefined ? undefined : allow === true, durationMs };
 }

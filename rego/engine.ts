@@ -7,6 +7,7 @@ import type { BuiltinRegistry } from './builtins/registry.js';
 import { compileModules, type ModuleSource, type Plan } from './compile/compiler.js';
 import { compileQuery, type QueryPlan } from './compile/query.js';
 import { RegoEvalError, RegoLimitError } from './errors.js';
+import { ConstDocs } from './eval/consts.js';
 import { Evaluator, type Frame } from './eval/evaluator.js';
 import type { NodeIR, TermIR } from './eval/ir.js';
 import { Shared, newScope, type Limits } from './eval/scope.js';
@@ -48,12 +49,14 @@ export class PreparedPolicy {
   private readonly queries = new Map<string, QueryPlan>();
   private readonly refs = new Map<string, TermIR[]>();
   private readonly baseData: Value;
+  private readonly consts: ConstDocs;
 
   constructor(
     readonly plan: Plan,
     data: unknown,
   ) {
     this.baseData = data === undefined ? new RObject() : toValue(data);
+    this.consts = new ConstDocs(plan.root);
   }
 
   private prepareQuery(q: string, regoVersion: 'v0' | 'v1'): QueryPlan {
@@ -71,7 +74,7 @@ export class PreparedPolicy {
     const sh = new Shared(opts, opts.strict === true, opts.nowNs, opts.print, opts.runtime === undefined ? undefined : toValue(opts.runtime));
     const input = opts.input === undefined ? undefined : toValue(opts.input);
     const data = opts.data === undefined ? this.baseData : toValue(opts.data);
-    return { ev: new Evaluator(this.plan.root, sh), sc: newScope(input, data) };
+    return { ev: new Evaluator(this.plan.root, sh, this.consts), sc: newScope(input, data) };
   }
 
   /** All solutions of a query, as bindings of its variables. */

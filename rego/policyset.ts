@@ -49,6 +49,8 @@ export class PolicySet {
   /** decision refs of every package, in priority order */
   private readonly refs: string[] = [];
   private readonly pkgIndex = new Map<string, number>();
+  /** whether each package defines `allow` (known at compile time) */
+  private readonly allowDefined = new Map<string, boolean>();
 
   private constructor(
     readonly prepared: PreparedPolicy,
@@ -57,7 +59,9 @@ export class PolicySet {
     for (const e of entries) {
       if (this.pkgIndex.has(e.pkg)) continue;
       this.pkgIndex.set(e.pkg, this.refs.length);
-      this.refs.push(...decisionRefs(e.pkg));
+      const refs = decisionRefs(e.pkg);
+      this.refs.push(...refs);
+      this.allowDefined.set(e.pkg, prepared.defines(refs[2]));
     }
   }
 
@@ -108,7 +112,7 @@ export class PolicySet {
       let d = byPkg.get(e.pkg);
       if (d === undefined) {
         const at = this.pkgIndex.get(e.pkg)!;
-        d = decisionFrom(this.prepared, e.pkg, settled.slice(at, at + 3), elapsed);
+        d = decisionFrom(this.prepared, e.pkg, settled, elapsed, at, this.allowDefined.get(e.pkg));
         byPkg.set(e.pkg, d);
       }
       // NB: built field by field: an object spread here cost more than the whole evaluation.

@@ -1,9 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OperandError } from '../errors.js';
 import { RObject, RSet, type Value } from '../value.js';
 import { formatFloat } from './sprintf-float.js';
 import { goSprintf } from './sprintf-go.js';
-import { regoSprintf, register } from './sprintf.js';
+import { regoSprintf, register, toGoArg } from './sprintf.js';
 import { BuiltinRegistry } from './registry.js';
 
 interface Case {
@@ -103,5 +104,27 @@ describe('strconv.FormatFloat port', () => {
 describe('goSprintf argument kinds', () => {
   it('treats values beyond int64 as big integers', () => {
     expect(goSprintf('%v', [{ t: 'big', v: -(2n ** 70n) }])).toBe('-1180591620717411303424');
+  });
+});
+
+describe('sprintf fast path', () => {
+  const piece = fc.oneof(fc.constantFrom('%s', '%v', '%d', '%%', '%', '%5s', '%x', '%[1]s', 'a', ' ', 'é', '\u{1F600}'), fc.string({ maxLength: 3 }));
+  const value = fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (Object.is(x, -0) ? 0 : x)),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(2n ** 60n),
+    fc.constant(Number.MAX_SAFE_INTEGER),
+  );
+  it('formats exactly as Go’s printer for every format and argument list', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), fc.array(value, { maxLength: 4 }), (pieces, values) => {
+        const format = pieces.join('');
+        expect(regoSprintf(format, values as Value[])).toBe(goSprintf(format, (values as Value[]).map(toGoArg)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

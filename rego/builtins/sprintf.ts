@@ -36,14 +36,35 @@ export function toGoArg(v: Value): GoArg {
   }
 }
 
+/**
+ * The common case without Go's printer: only `%s`/`%v` of strings, `%d`/`%v` of safe integers and
+ * `%%`, one argument per verb. Returns undefined for anything else (flags, widths, other verbs or
+ * types, missing or extra arguments), which goSprintf then formats — and reports — as Go does.
+ */
+function plainSprintf(format: string, values: readonly Value[]): string | undefined {
+  let out = '';
+  let last = 0;
+  let ai = 0;
+  for (let i = format.indexOf('%'); i >= 0; i = format.indexOf('%', last)) {
+    out += format.slice(last, i);
+    last = i + 2;
+    const c = format.charCodeAt(i + 1);
+    if (c === 0x25) {
+      out += '%';
+      continue;
+    }
+    if (ai >= values.length) return undefined;
+    const v = values[ai++];
+    if (typeof v === 'string' && (c === 0x73 || c === 0x76)) out += v;
+    else if (typeof v === 'number' && Number.isSafeInteger(v) && (c === 0x64 || c === 0x76)) out += String(v);
+    else return undefined;
+  }
+  return ai === values.length ? out + format.slice(last) : undefined;
+}
+
 /** sprintf as OPA evaluates it, for callers outside the registry (tests, string templates). */
 export function regoSprintf(format: string, values: readonly Value[]): string {
-  // Fast path OPA also takes: "%d" of one integer is its decimal text.
-  if (format === '%d' && values.length === 1) {
-    const x = values[0];
-    if (typeof x === 'number' && Number.isInteger(x)) return String(x);
-  }
-  return goSprintf(format, values.map(toGoArg));
+  return plainSprintf(format, values) ?? goSprintf(format, values.map(toGoArg));
 }
 
 const sprintf: BuiltinImpl = (args) => {

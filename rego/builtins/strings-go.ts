@@ -56,14 +56,38 @@ function mapRunes(s: string, cache: Map<number, string>, upper: boolean): string
   return out;
 }
 
+/**
+ * Last argument and result of toLower/toUpper. Policies lower the same prompt once per rule
+ * (`contains(lower(t), …)`), and the mapping is pure, so one entry removes nearly all the repeats.
+ * NB: the same string object compares in O(1); only texts up to LAST_MAX are kept, so the cache never
+ * pins a huge input.
+ */
+const LAST_MAX = 1 << 16;
+let lastLowerIn = '';
+let lastLowerOut = '';
+let lastUpperIn = '';
+let lastUpperOut = '';
+
 /** strings.ToLower */
 export function toLower(s: string): string {
-  return ASCII.test(s) ? s.toLowerCase() : mapRunes(s, lowerCache, false);
+  if (s === lastLowerIn) return lastLowerOut;
+  const r = ASCII.test(s) ? s.toLowerCase() : mapRunes(s, lowerCache, false);
+  if (s.length <= LAST_MAX) {
+    lastLowerIn = s;
+    lastLowerOut = r;
+  }
+  return r;
 }
 
 /** strings.ToUpper */
 export function toUpper(s: string): string {
-  return ASCII.test(s) ? s.toUpperCase() : mapRunes(s, upperCache, true);
+  if (s === lastUpperIn) return lastUpperOut;
+  const r = ASCII.test(s) ? s.toUpperCase() : mapRunes(s, upperCache, true);
+  if (s.length <= LAST_MAX) {
+    lastUpperIn = s;
+    lastUpperOut = r;
+  }
+  return r;
 }
 
 /** unicode.IsSpace */

@@ -4,10 +4,12 @@
  * OPA's conflict errors. Functions are evaluated per argument tuple and memoized per scope.
  */
 import { RegoEvalError, type Location } from '../errors.js';
-import { RSet, equal, keyOf, type Value } from '../value.js';
+import { RSet, equal, type Value } from '../value.js';
 import { DocBuilder } from './docs.js';
 import type { NodeIR, RuleIR, TermIR } from './ir.js';
 import { lookup } from './iterate.js';
+import type { ConstFrame } from './consts.js';
+import { ArgMemo } from './memo.js';
 import { UNDEFINED, type Scope } from './scope.js';
 import { TermEvaluator, type Frame, type KV } from './terms.js';
 
@@ -16,11 +18,19 @@ function conflict(message: string, loc: Location): RegoEvalError {
 }
 
 export abstract class DocumentEvaluator extends TermEvaluator {
+  /** the constant document being computed, if any (see consts.ts) */
+  private constFrame: ConstFrame | undefined = undefined;
+
   callFunction(node: NodeIR, args: Value[], sc: Scope, k: KV): boolean {
+    const res = this.functionValue(node, args, sc);
+    return res === undefined ? false : k(res);
+  }
+
+  /** A user function's value for the arguments (undefined when undefined), memoized per scope. */
+  functionValue(node: NodeIR, args: Value[], sc: Scope): Value | undefined {
     let memo = sc.fnCache.get(node);
-    if (memo === undefined) sc.fnCache.set(node, (memo = new Map()));
-    const key = keyOf(args);
-    let res = memo.get(key);
+    if (memo === undefined) sc.fnCache.set(node, (memo = new ArgMemo()));
+    let res = memo.get(args);
     if (res === undefined) {
       let result: Value | undefined;
       for (const rule of node.rules) {
@@ -38,9 +48,9 @@ export abstract class DocumentEvaluator extends TermEvaluator {
         });
       }
       res = result === undefined ? UNDEFINED : result;
-      memo.set(key, res);
+      memo.set(args, res);
     }
-    return res === UNDEFINED ? false : k(res);
+    return res === UNDEFINED ? undefined : res;
   }
 
   /**
@@ -57,18 +67,16 @@ export abstract class DocumentEvaluator extends TermEvaluator {
   ): boolean {
     const f: Frame = new Array(rule.nslots);
     let found = false;
-    const onBody = (): boolean => {
-      found = true;
-      return onSolution(f, rule);
-    };
+    // NB: continuations are inline arrows, never named consts: tsx (esbuild keepNames) wraps every
+    // named closure in a defineProperty call, which showed up in the gateway's profile.
     let stop: boolean;
     if (args !== undefined && rule.args !== undefined) {
       if (args.length !== rule.args.length) return false;
-      stop = this.matchItems(rule.args, args, 0, f, sc, () => this.evalBody(rule.body, 0, f, sc, onBody));
+      stop = this.matchItems(rule.args, args, 0, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
     } else if (key !== undefined) {
       const kt = rule.kind === 'multi' ? rule.key : rule.suffix[0];
-      stop = kt === undefined ? false : this.match(kt, key, f, sc, () => this.evalBody(rule.body, 0, f, sc, onBody));
-    } else stop = this.evalBody(rule.body, 0, f, sc, onBody);
+      stop = kt === undefined ? false : this.match(kt, key, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
+    } else stop = this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule)));
     if (!found && rule.else !== undefined) return this.evalRuleChain(rule.else, args, sc, onSolution);
     return stop;
   }
@@ -90,14 +98,21 @@ export abstract class DocumentEvaluator extends TermEvaluator {
       const doc = this.docOf(node, base, sc);
       return doc === undefined ? false : this.nav(doc, path, i, f, sc, k);
     }
-    return this.evalTerm(p, f, sc, (key) => {
-      const childBase = base === undefined ? undefined : lookup(base, key);
-      if (typeof key === 'string') {
-        const child = node.children.get(key);
-        if (child !== undefined) return this.walkData(child, childBase, path, i + 1, f, sc, k);
-      }
-      return childBase === undefined ? false : this.nav(childBase, path, i + 1, f, sc, k);
-    });
+    if (this.single(p, f)) {
+      const key = this.evalOne(p, f, sc);
+      return key === undefined ? false : this.walkChild(node, base, key, path, i, f, sc, k);
+    }
+    return this.evalTerm(p, f, sc, (key) => this.walkChild(node, base, key, path, i, f, sc, k));
+  }
+
+  /** walkData one level down: `key` is the value of path[i] below node. */
+  protected walkChild(node: NodeIR, base: Value | undefined, key: Value, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+    const childBase = base === undefined ? undefined : lookup(base, key);
+    if (typeof key === 'string') {
+      const child = node.children.get(key);
+      if (child !== undefined) return this.walkData(child, childBase, path, i + 1, f, sc, k);
+    }
+    return childBase === undefined ? false : this.nav(childBase, path, i + 1, f, sc, k);
   }
 
   /** The value of a ground data path (no continuation allocated): the evalRef fast path. */
@@ -111,6 +126,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
    */
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
     if (base !== undefined || node.children.size > 0 || sc.cache.has(node) || sc.overridden !== undefined) return false;
+    if (this.sharedConst(node, sc) && this.consts!.values.has(node)) return false;
     if (node.kind === 'multi') return node.rules.every((r) => r.suffix.length === 0);
     if (node.kind === 'object') return node.rules.every((r) => r.kind === 'object' && r.suffix.length === 1);
     return false;
@@ -119,9 +135,8 @@ export abstract class DocumentEvaluator extends TermEvaluator {
   /** `node[key]` for a keyable node: its rules evaluated with the key bound first (memoized per scope). */
   protected keyed(node: NodeIR, key: Value, sc: Scope): Value | undefined {
     let memo = sc.fnCache.get(node);
-    if (memo === undefined) sc.fnCache.set(node, (memo = new Map()));
-    const mk = keyOf(key);
-    const hit = memo.get(mk);
+    if (memo === undefined) sc.fnCache.set(node, (memo = new ArgMemo()));
+    const hit = memo.get1(key);
     if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
     let result: Value | undefined;
     for (const rule of node.rules) {
@@ -143,26 +158,49 @@ export abstract class DocumentEvaluator extends TermEvaluator {
       );
       if (result !== undefined && node.kind === 'multi') break;
     }
-    memo.set(mk, result === undefined ? UNDEFINED : result);
+    memo.set1(key, result === undefined ? UNDEFINED : result);
     return result;
   }
 
   /** The document at a node: rule values merged with base data and child documents. Cached per scope. */
   docOf(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {
+    const shared = this.sharedConst(node, sc);
+    if (shared && this.constFrame !== undefined) this.constFrame.deps.add(node);
     const hit = sc.cache.get(node);
     if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
+    if (shared && this.consts!.values.has(node)) {
+      const steps = this.consts!.adopt(node, sc.cache);
+      if (this.constFrame !== undefined) this.constFrame.nested += steps;
+      this.sh.charge(steps);
+      const v = sc.cache.get(node);
+      return v === UNDEFINED ? undefined : v;
+    }
     if (sc.inProgress.has(node)) {
       throw new RegoEvalError('rego_recursion_error', `rule data.${node.path.join('.')} is recursive`, node.rules[0]?.loc);
     }
+    const frame: ConstFrame | undefined = shared ? { start: this.sh.steps, nested: 0, deps: new Set(), parent: this.constFrame } : undefined;
+    if (frame !== undefined) this.constFrame = frame;
     sc.inProgress.add(node);
     let doc: Value | undefined;
     try {
       doc = this.computeDoc(node, base, sc);
     } finally {
       sc.inProgress.delete(node);
+      if (frame !== undefined) this.constFrame = frame.parent;
     }
-    sc.cache.set(node, doc === undefined ? UNDEFINED : doc);
+    const stored = doc === undefined ? UNDEFINED : doc;
+    sc.cache.set(node, stored);
+    if (frame !== undefined) {
+      const total = this.sh.steps - frame.start;
+      if (frame.parent !== undefined) frame.parent.nested += total;
+      this.consts!.values.set(node, { value: stored, steps: total - frame.nested, deps: [...frame.deps] });
+    }
     return doc;
+  }
+
+  /** Whether the node's document may come from (and go to) the plan's constant documents in this scope. */
+  protected sharedConst(node: NodeIR, sc: Scope): boolean {
+    return this.consts !== undefined && sc.overridden === undefined && sc.fnPatches === undefined && !this.sh.strict && this.consts.isConstant(node);
   }
 
   protected computeDoc(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {

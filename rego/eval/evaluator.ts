@@ -4,10 +4,10 @@
  * evaluates bodies and expressions (calls, with, every, negation, logic operators); terms and
  * documents are in terms.ts and documents.ts.
  */
-import { BuiltinError, OperandError, RegoError, RegoEvalError, type Location } from '../errors.js';
+import { RegoEvalError, type Location } from '../errors.js';
 import { RObject, RSet, type Value } from '../value.js';
 import { upsert } from './docs.js';
-import { DocumentEvaluator } from './documents.js';
+import { DirectEvaluator, NOT_DIRECT } from './direct.js';
 import type { BodyIR, CallIR, ExprIR, LogicIR, NodeIR, WithIR } from './ir.js';
 import { iterate } from './iterate.js';
 import type { FnPatch, Scope } from './scope.js';
@@ -16,12 +16,28 @@ import type { Frame, K, KV } from './terms.js';
 
 export type { Frame, K, KV } from './terms.js';
 
-export class Evaluator extends DocumentEvaluator {
+export class Evaluator extends DirectEvaluator {
   evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean {
-    // one step per partial solution: bounds enumeration as well as expression count
-    this.sh.step();
-    if (i === body.length) return k();
-    return this.evalExpr(body[i]!, f, sc, () => this.evalBody(body, i + 1, f, sc, k));
+    for (;;) {
+      // one step per partial solution: bounds enumeration as well as expression count
+      this.sh.step();
+      if (i === body.length) return k();
+      const e = body[i]!;
+      // Deterministic expressions (checks, calls and assignments whose operands have one value)
+      // run in this loop; only enumerating ones need a continuation. See evalDirect.
+      const r = e.with === undefined ? this.evalDirect(e, f, sc) : NOT_DIRECT;
+      if (r === NOT_DIRECT) return this.evalExpr(e, f, sc, () => this.evalBody(body, i + 1, f, sc, k));
+      if (r === false) return false;
+      if (r !== true) {
+        // r is the slot to bind: the rest of the body runs with it bound, then it is unbound.
+        try {
+          return this.evalBody(body, i + 1, f, sc, k);
+        } finally {
+          f[r] = undefined;
+        }
+      }
+      i++;
+    }
   }
 
   evalExpr(e: ExprIR, f: Frame, sc: Scope, k: K): boolean {
@@ -69,8 +85,9 @@ export class Evaluator extends DocumentEvaluator {
       if (!(Array.isArray(dom) || dom instanceof RObject || dom instanceof RSet)) return false;
       let ok = true;
       iterate(dom, (key, val) => {
-        const body = (): boolean => this.evalBody(e.body, 0, f, sc, () => true);
-        const found = this.match(e.value, val, f, sc, () => (e.key ? this.match(e.key, key, f, sc, body) : body()));
+        const found = this.match(e.value, val, f, sc, () =>
+          e.key ? this.match(e.key, key, f, sc, () => this.evalBody(e.body, 0, f, sc, () => true)) : this.evalBody(e.body, 0, f, sc, () => true),
+        );
         if (!found) ok = false;
         return !ok;
       });
@@ -125,10 +142,6 @@ export class Evaluator extends DocumentEvaluator {
   }
 
   evalCall(c: CallIR, loc: Location, f: Frame, sc: Scope, k: K): boolean {
-    const after = (r: Value): boolean => {
-      if (c.out !== undefined) return this.match(c.out, r, f, sc, k);
-      return r === false ? false : k();
-    };
     // Fast path: every argument has exactly one value (the common case).
     let allSingle = true;
     for (const a of c.args) {
@@ -144,14 +157,15 @@ export class Evaluator extends DocumentEvaluator {
         if (v === undefined) return false;
         args[i] = v;
       }
-      return this.invoke(c.name, c.builtin, c.fn, args, loc, sc, after);
+      return this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => this.afterCall(c, r, f, sc, k));
     }
-    return this.evalItems(c.args, 0, [], f, sc, (args) =>
-      this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => {
-        if (c.out !== undefined) return this.match(c.out, r, f, sc, k);
-        return r === false ? false : k();
-      }),
-    );
+    return this.evalItems(c.args, 0, [], f, sc, (args) => this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => this.afterCall(c, r, f, sc, k)));
+  }
+
+  /** A call's result: bound to its output term, or (without one) a condition that fails on false. */
+  protected afterCall(c: CallIR, r: Value, f: Frame, sc: Scope, k: K): boolean {
+    if (c.out !== undefined) return this.match(c.out, r, f, sc, k);
+    return r === false ? false : k();
   }
 
   invoke(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {
@@ -174,16 +188,9 @@ export class Evaluator extends DocumentEvaluator {
     if (builtin === undefined) throw new RegoEvalError('eval_type_error', `undefined function ${name}`, loc);
     const special = callSpecial(this, name, args, loc, sc, k);
     if (special !== undefined) return special;
-    let r: Value | undefined;
-    try {
-      r = builtin.impl(args, this.sh.bctx);
-    } catch (e) {
-      if (e instanceof RegoError) throw e;
-      if (!this.sh.strict) return false;
-      if (e instanceof OperandError) throw new RegoEvalError('eval_type_error', `${name}: ${e.message}`, loc, { cause: e });
-      const msg = e instanceof BuiltinError ? e.message : e instanceof Error ? e.message : String(e);
-      throw new RegoEvalError('eval_builtin_error', `${name}: ${msg}`, loc, { cause: e });
-    }
+    const r = this.callBuiltin(name, builtin, args, loc);
     return r === undefined ? false : k(r);
   }
+
+
 }

@@ -36,6 +36,21 @@ describe('evaluation limits', () => {
     expect(performance.now() - t0).toBeLessThan(1000);
   });
 
+  it('stops close to the deadline when every step is expensive', () => {
+    // each iteration reverses a 200 KB text (a few ms): reading the clock every few hundred steps
+    // would let the loop run hundreds of ms past its deadline
+    const p = compile([{ name: 'policy.rego', source: 'package t\nn := count([1 | some i in numbers.range(1, 100000); strings.reverse(input.s) != ""])' }]);
+    const t0 = performance.now();
+    try {
+      p.evalRef('data.t.n', { input: { s: 'ab'.repeat(100_000) }, deadlineMs: 50 });
+      expect.fail('expected a limit error');
+    } catch (e) {
+      expect(e).toBeInstanceOf(RegoLimitError);
+      expect((e as RegoLimitError).kind).toBe('deadline');
+    }
+    expect(performance.now() - t0).toBeLessThan(250);
+  });
+
   it('turns pathologically deep recursion into a typed error instead of crashing', () => {
     let deep: Value = 1;
     for (let i = 0; i < 200_000; i++) deep = [deep];

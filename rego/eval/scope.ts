@@ -7,6 +7,7 @@ import type { Builtin, BuiltinContext } from '../builtins/registry.js';
 import { RegoLimitError } from '../errors.js';
 import type { Value } from '../value.js';
 import type { NodeIR } from './ir.js';
+import type { ArgMemo } from './memo.js';
 
 export interface FnPatch {
   /** replacement function, or undefined when the replacement is a plain value */
@@ -23,7 +24,7 @@ export interface Scope {
   readonly overridden: ReadonlySet<NodeIR> | undefined;
   readonly fnPatches: ReadonlyMap<string, FnPatch> | undefined;
   readonly cache: Map<NodeIR, Value | typeof UNDEFINED>;
-  readonly fnCache: Map<NodeIR, Map<string, Value | typeof UNDEFINED>>;
+  readonly fnCache: Map<NodeIR, ArgMemo>;
   readonly inProgress: Set<NodeIR>;
 }
 
@@ -42,7 +43,7 @@ export function newScope(input: Value | undefined, data: Value): Scope {
 }
 
 export interface Limits {
-  /** wall-clock budget; checked every 256 steps and in builtins' long loops */
+  /** wall-clock budget; checked every few steps (see Shared.clockCheck) and in builtins' long loops */
   deadlineMs?: number;
   /** maximum number of expression evaluations */
   maxSteps?: number;
@@ -52,8 +53,16 @@ export interface Limits {
  * Per-evaluation state, also serving as the builtins' context (methods on the prototype, so an
  * evaluation allocates no closures for it).
  */
+/** Aimed-for time between two clock reads in step(), ms: bounds how far a step loop overshoots. */
+const CHECK_EVERY_MS = 0.25;
+const MAX_CHECK_INTERVAL = 1024;
+
 export class Shared implements BuiltinContext {
   steps = 0;
+  /** step count at which step() next reads the clock */
+  private nextCheck: number;
+  private checkInterval = 16;
+  private lastCheck: number;
   private readonly deadlineAt: number;
   private readonly maxSteps: number;
   private readonly deadlineMs: number;
@@ -70,7 +79,9 @@ export class Shared implements BuiltinContext {
     readonly runtime?: Value,
   ) {
     this.now = nowNs;
-    this.deadlineAt = limits.deadlineMs !== undefined ? performance.now() + limits.deadlineMs : Infinity;
+    this.lastCheck = limits.deadlineMs !== undefined ? performance.now() : 0;
+    this.deadlineAt = limits.deadlineMs !== undefined ? this.lastCheck + limits.deadlineMs : Infinity;
+    this.nextCheck = limits.deadlineMs !== undefined ? this.checkInterval : Infinity;
     this.maxSteps = limits.maxSteps ?? Infinity;
     this.deadlineMs = limits.deadlineMs ?? 0;
   }
@@ -96,12 +107,33 @@ export class Shared implements BuiltinContext {
     this.printHook?.(message);
   }
 
+  /** Steps done earlier on this evaluation's behalf (constant documents it reuses). */
+  charge(steps: number): void {
+    this.steps += steps;
+    if (this.steps > this.maxSteps) throw new RegoLimitError('steps', this.maxSteps);
+  }
+
   /** One evaluation step; throws RegoLimitError when a budget is exhausted. */
   step(): void {
     const n = ++this.steps;
     if (n > this.maxSteps) throw new RegoLimitError('steps', this.maxSteps);
-    if ((n & 255) === 0 && this.deadlineAt !== Infinity && performance.now() > this.deadlineAt) {
-      throw new RegoLimitError('deadline', this.deadlineMs);
-    }
+    if (n >= this.nextCheck) this.clockCheck(n);
+  }
+
+  /**
+   * The deadline check of step(). The clock is read every `checkInterval` steps, an interval adapted
+   * so that reads are about CHECK_EVERY_MS apart: cheap steps (the usual case) read it rarely, and
+   * expensive ones (a builtin over a large text per step) are checked at nearly every step, so a
+   * loop stops within a fraction of a millisecond of its deadline (GC pauses aside).
+   */
+  private clockCheck(n: number): void {
+    const now = performance.now();
+    if (now > this.deadlineAt) throw new RegoLimitError('deadline', this.deadlineMs);
+    const dt = now - this.lastCheck;
+    this.lastCheck = now;
+    const grown = this.checkInterval * 2;
+    const aimed = dt > 0 ? Math.floor((this.checkInterval * CHECK_EVERY_MS) / dt) : grown;
+    this.checkInterval = Math.max(1, Math.min(aimed, grown, MAX_CHECK_INTERVAL));
+    this.nextCheck = n + this.checkInterval;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { RegoEvalError } from '../errors.js';
 import { RObject, RSet, equal, type Value } from '../value.js';
+import type { ConstDocs } from './consts.js';
 import type { BodyIR, NodeIR, TermIR } from './ir.js';
 import { iterate, lookup } from './iterate.js';
 import type { Scope, Shared } from './scope.js';
@@ -18,6 +19,8 @@ export abstract class TermEvaluator {
   constructor(
     readonly root: NodeIR,
     readonly sh: Shared,
+    /** documents shared between evaluations of the same plan (see consts.ts) */
+    readonly consts?: ConstDocs,
   ) {}
 
   abstract evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
@@ -207,8 +210,11 @@ export abstract class TermEvaluator {
         if (v === undefined) throw new Error(`internal error: var ${t.n} is unbound`);
         return v;
       }
-      case 'arr':
-        return t.items.map((x) => this.plug(x, f));
+      case 'arr': {
+        const out: Value[] = new Array(t.items.length);
+        for (let i = 0; i < t.items.length; i++) out[i] = this.plug(t.items[i]!, f);
+        return out;
+      }
       case 'set':
         return RSet.from(t.items.map((x) => this.plug(x, f)));
       case 'obj':
@@ -233,6 +239,7 @@ export abstract class TermEvaluator {
     if (i === path.length) return k(v);
     const p = path[i]!;
     if (this.isPattern(p, f)) {
+      if (p.k === 'v' && i === path.length - 1) return this.navLast(v, p.s, f, k);
       if (!(Array.isArray(v) || v instanceof RObject || v instanceof RSet)) return false;
       return iterate(v, (key, child) => {
         this.sh.step();
@@ -243,6 +250,37 @@ export abstract class TermEvaluator {
       const c = lookup(v, key);
       return c === undefined ? false : this.nav(c, path, i + 1, f, sc, k);
     });
+  }
+
+  /**
+   * `v[x]` with x an unbound var, as the last step of a ref (`some x in coll` lowers to this): what
+   * nav does through iterate and match, without a closure per element.
+   */
+  protected navLast(v: Value, s: number, f: Frame, k: KV): boolean {
+    try {
+      if (Array.isArray(v)) {
+        for (let j = 0; j < v.length; j++) {
+          this.sh.step();
+          f[s] = j;
+          if (k(v[j]!)) return true;
+        }
+      } else if (v instanceof RObject) {
+        for (const [key, child] of v.entries()) {
+          this.sh.step();
+          f[s] = key;
+          if (k(child)) return true;
+        }
+      } else if (v instanceof RSet) {
+        for (const x of v.values()) {
+          this.sh.step();
+          f[s] = x;
+          if (k(x)) return true;
+        }
+      }
+      return false;
+    } finally {
+      f[s] = undefined;
+    }
   }
 
   unify(a: TermIR, b: TermIR, f: Frame, sc: Scope, k: K): boolean {
