@@ -48,13 +48,13 @@ interface Result {
   non2xx: number;
 }
 
-async function load(url: string, opts: { overallRate?: number; durationS: number }): Promise<Result> {
+async function load(url: string, opts: { overallRate?: number; durationS: number; connections?: number }): Promise<Result> {
   const r = await autocannon({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: BODY,
-    connections: CONNECTIONS,
+    connections: opts.connections ?? CONNECTIONS,
     duration: opts.durationS,
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
@@ -71,7 +71,10 @@ export async function run(): Promise<{ markdown: string }> {
       try {
         await load(server.url, { durationS: 2 }); // warm-up: JIT, connection pools
         results[mode] = await load(server.url, { durationS: DURATION_S });
-        if (mode === 'gateway') results.fixed = await load(server.url, { durationS: DURATION_S, overallRate: 1000 });
+        if (mode === 'gateway') {
+          results.fixed = await load(server.url, { durationS: DURATION_S, overallRate: 1000, connections: 10 });
+          results.fixedBurst = await load(server.url, { durationS: DURATION_S, overallRate: 1000 });
+        }
       } finally {
         server.child.kill('SIGTERM');
       }
@@ -82,6 +85,7 @@ export async function run(): Promise<{ markdown: string }> {
   const bare = results.bare!;
   const gw = results.gateway!;
   const fixed = results.fixed!;
+  const burst = results.fixedBurst!;
   const ratio = gw.rps / bare.rps;
   const db = process.env.DATABASE_URL ? 'PostgreSQL 15 (local socket over TCP)' : 'PGlite (embedded)';
   const markdown = `## Gateway pre-check vs a bare route
@@ -89,14 +93,19 @@ export async function run(): Promise<{ markdown: string }> {
 Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}. Store: ${db}.
 Method: \`npm run bench -- gateway\`. Each server in its own child process (\`bench/gateway-server.ts\`); autocannon in the
 parent, ${CONNECTIONS} connections, ${DURATION_S} s after a 2 s warm-up, the same 260-byte JSON body. The gateway runs in
-community mode with the built-in policy pack; every pre-check evaluates all enabled policies and commits a context row.
+community mode with the built-in policy pack; every pre-check evaluates all enabled policies and commits a context row
+(group commit, \`synchronous_commit=off\` for contexts only: visible to every replica at once, lost only in a database crash).
 
 | Server | Requests/s | p50 ms | p99 ms | errors | non-2xx |
 |---|---:|---:|---:|---:|---:|
 | bare fastify route (constant JSON) | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${bare.errors} | ${bare.non2xx} |
 | POST /api/policy/pre-check | ${gw.rps.toFixed(0)} | ${gw.p50} | ${gw.p99} | ${gw.errors} | ${gw.non2xx} |
-| pre-check at a fixed 1,000 req/s | ${fixed.rps.toFixed(0)} | ${fixed.p50} | ${fixed.p99} | ${fixed.errors} | ${fixed.non2xx} |
+| pre-check at a fixed 1,000 req/s, 10 connections | ${fixed.rps.toFixed(0)} | ${fixed.p50} | ${fixed.p99} | ${fixed.errors} | ${fixed.non2xx} |
+| pre-check at a fixed 1,000 req/s, ${CONNECTIONS} connections | ${burst.rps.toFixed(0)} | ${burst.p50} | ${burst.p99} | ${burst.errors} | ${burst.non2xx} |
 
-Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%). p99 at 1,000 req/s: **${fixed.p99} ms** (target ≤ 5 ms).`;
+Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%). p99 at 1,000 req/s: **${fixed.p99} ms** (target ≤ 5 ms).
+NB: autocannon's fixed rate is per connection and its connections fire on the same tick, so ${CONNECTIONS} connections at
+1,000 req/s arrive as bursts of ${CONNECTIONS} every 50 ms; the 10-connection run is the steadier arrival pattern, and both are shown.
+Latency figures are whole milliseconds (autocannon's resolution).`;
   return { markdown };
 }

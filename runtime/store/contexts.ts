@@ -48,8 +48,15 @@ const COLUMNS = ['id', 'organization_id', 'client_id', 'user_token', 'query_sha2
 export class ContextRepository {
   private readonly writer: GroupInsert;
 
-  constructor(private readonly db: Queryable) {
-    this.writer = new GroupInsert(db, { table: 'precheck_contexts', columns: COLUMNS });
+  /**
+   * @param writes where inserts go: `Db.relaxed` in production (a context lost in a database crash only makes
+   * its audit answer 404), the same connection in a caller's transaction.
+   */
+  constructor(
+    private readonly db: Queryable,
+    writes: Queryable = db,
+  ) {
+    this.writer = new GroupInsert(writes, { table: 'precheck_contexts', columns: COLUMNS });
   }
 
   /**

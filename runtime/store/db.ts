@@ -7,6 +7,12 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly backend: 'postgres' | 'pglite';
+  /**
+   * Writes that commit without waiting for the WAL flush: atomic and visible to every session at once, but the
+   * last moments of them may be lost if the database server crashes. Only for data whose loss is harmless
+   * (pre-check contexts); audit entries never go through here.
+   */
+  readonly relaxed: Queryable;
   /** Runs `fn` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs `fn` holding one dedicated session (advisory locks are per session). */

@@ -50,7 +50,7 @@ export function storeOn(db: Db): Store {
   return {
     db,
     clients: new ClientRepository(db),
-    contexts: new ContextRepository(db),
+    contexts: new ContextRepository(db, db.relaxed),
     audit: new AuditRepository(db),
     close: () => db.close(),
   };

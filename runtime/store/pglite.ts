@@ -27,6 +27,8 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     backend: 'pglite',
     query,
     exec,
+    // One embedded session: there is no separate commit mode worth having.
+    relaxed: { query, exec },
     async transaction(fn) {
       return db.transaction(async (tx) =>
         fn({

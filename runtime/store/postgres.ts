@@ -19,15 +19,21 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new Error(`invalid schema name ${JSON.stringify(options.schema)}`);
   }
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
-    ...(options.schema ? { options: `-c search_path=${options.schema},public` } : {}),
-  });
-  // NB: an idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
-  pool.on('error', () => undefined);
+  const makePool = (extra: string, max: number) => {
+    const settings = [options.schema ? `-c search_path=${options.schema},public` : '', extra].filter(Boolean).join(' ');
+    const p = new pg.Pool({
+      connectionString: options.url,
+      max,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      ...(settings ? { options: settings } : {}),
+    });
+    // NB: an idle client losing its connection emits 'error' on the pool; unhandled, it would crash the process.
+    p.on('error', () => undefined);
+    return p;
+  };
+  const pool = makePool('', options.poolSize ?? 10);
+  const relaxedPool = makePool('-c synchronous_commit=off', 2);
   if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
 
   const query: Queryable['query'] = async (sql, params) => {
@@ -43,6 +49,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
   return {
     backend: 'postgres',
     query,
+    relaxed: {
+      query: async (sql, params) => ({ rows: (await relaxedPool.query(sql, params as unknown[] | undefined)).rows }),
+      exec: async (sql) => {
+        await relaxedPool.query(sql);
+      },
+    },
     exec: async (sql) => {
       await pool.query(sql);
     },
@@ -74,7 +86,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
       return performance.now() - started;
     },
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), relaxedPool.end()]);
     },
   };
 }
