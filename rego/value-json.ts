@@ -4,6 +4,9 @@
  */
 import { RObject, normNum, type Value } from './value-core.js';
 
+/** JSON's one-character escapes (after the backslash) and what they stand for; shared by every JSON reader. */
+export const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
 export class JSONParseError extends Error {
   constructor(
     message: string,
@@ -178,27 +181,12 @@ class JSONReader {
       }
       const e = s[this.i + 1];
       this.i += 2;
+      const simple = e === undefined ? undefined : JSON_ESCAPES[e];
+      if (simple !== undefined) {
+        out += simple;
+        continue;
+      }
       switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out += e;
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
         case 'u': {
           const h = s.slice(this.i, this.i + 4);
           if (!/^[0-9a-fA-F]{4}$/.test(h)) this.fail('invalid unicode escape');

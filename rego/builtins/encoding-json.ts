@@ -6,6 +6,7 @@
 import { BuiltinError } from '../errors.js';
 import { RObject, RSet, compareStrings, quoteGo, type Value } from '../value.js';
 import { decimalToValue } from './numbers-float.js';
+import { JSON_ESCAPES } from '../value-json.js';
 
 const HEX = '0123456789abcdef';
 
@@ -270,35 +271,15 @@ class Reader {
       out += this.s.slice(start, this.i);
       this.i++;
       const e = this.s[this.i];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out += e;
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u':
-          out += this.unicodeEscape();
-          start = this.i;
-          continue;
-        default:
-          this.err('in string escape code');
+      const simple = e === undefined ? undefined : JSON_ESCAPES[e];
+      if (simple !== undefined) {
+        out += simple;
+        this.i++;
+        start = this.i;
+        continue;
       }
-      this.i++;
+      if (e !== 'u') this.err('in string escape code');
+      out += this.unicodeEscape();
       start = this.i;
     }
   }

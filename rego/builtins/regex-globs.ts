@@ -9,6 +9,7 @@
  * polynomial where the original is exponential in the number of flags.
  */
 import { BuiltinError } from '../errors.js';
+import { normalize } from './regex-charset.js';
 
 const enum Kind {
   Char,
@@ -52,19 +53,6 @@ function nextRune(input: readonly string[], index: number): RuneRead | undefined
   return { next: index + 1, r: input[index]!.codePointAt(0)!, escaped: false };
 }
 
-function normalizeRanges(pairs: number[]): number[] {
-  const list: [number, number][] = [];
-  for (let i = 0; i < pairs.length; i += 2) list.push([pairs[i]!, pairs[i + 1]!]);
-  list.sort((a, b) => a[0] - b[0]);
-  const out: number[] = [];
-  for (const [lo, hi] of list) {
-    const n = out.length;
-    if (n > 0 && lo <= out[n - 1]! + 1) out[n - 1] = Math.max(out[n - 1]!, hi);
-    else out.push(lo, hi);
-  }
-  return out;
-}
-
 function readSet(input: readonly string[], start: number): [Token, number] {
   const pairs: number[] = [];
   let prev = 0;
@@ -93,7 +81,7 @@ function readSet(input: readonly string[], start: number): [Token, number] {
       pairs.push(prev, hi.r);
       prevExists = false;
     } else if (!rd.escaped && rd.r === 0x5d /* ] */) {
-      return [{ kind: Kind.Set, rune: -1, ranges: normalizeRanges(pairs), flag: Flag.None }, index];
+      return [{ kind: Kind.Set, rune: -1, ranges: normalize(pairs), flag: Flag.None }, index];
     } else {
       pairs.push(rd.r, rd.r);
       prev = rd.r;
