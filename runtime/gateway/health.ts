@@ -4,6 +4,14 @@ import { ApiError } from '../http/errors.js';
 import { communityActive } from './auth/authenticate.js';
 import type { GatewayDeps } from './deps.js';
 
+/** Whether the store answers within 500 ms: what /health and /metrics report as healthy. */
+export function databaseHealthy(deps: Pick<GatewayDeps, 'store'>): Promise<boolean> {
+  return deps.store.db.ping(500).then(
+    () => true,
+    () => false,
+  );
+}
+
 export const COMMUNITY_WARNING = 'community mode: no License is configured, requests are not authenticated';
 
 /**
@@ -13,10 +21,7 @@ export const COMMUNITY_WARNING = 'community mode: no License is configured, requ
  */
 export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   const health = async () => {
-    const healthy = await deps.store.db.ping(500).then(
-      () => true,
-      () => false,
-    );
+    const healthy = await databaseHealthy(deps);
     const warnings: string[] = [];
     const community = communityActive(deps.auth);
     if (community) warnings.push(COMMUNITY_WARNING);

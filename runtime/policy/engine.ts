@@ -59,24 +59,26 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     const warnings: string[] = [];
     const logged: string[] = [];
     let blockReason: string | undefined;
-    for (const decision of result.decisions) {
+    const evaluated: string[] = [];
+    for (const d of result.decisions) {
       // Modules are named `<policy>.rego` so that compile errors read `<policy>.rego:3:7`.
-      const d = { ...decision, name: policyName(decision.name) };
-      if (d.error) this.options.log.error({ policy: d.name, error: d.error }, 'policy evaluation failed; failing closed');
-      for (const w of d.warn) warnings.push(`${d.name}: ${w}`);
+      const name = policyName(d.name);
+      evaluated.push(name);
+      if (d.error) this.options.log.error({ policy: name, error: d.error }, 'policy evaluation failed; failing closed');
+      for (const w of d.warn) warnings.push(`${name}: ${w}`);
       if (!d.blocked) {
-        if (d.warn.length) triggered.push(d.name);
+        if (d.warn.length) triggered.push(name);
         continue;
       }
       const messages = d.deny.length ? d.deny : [d.error ? `evaluation failed (${d.error.code})` : 'not allowed by policy'];
       if (d.action === 'block') {
-        triggered.push(d.name);
-        blockReason ??= `${d.name}: ${messages[0]}`;
+        triggered.push(name);
+        blockReason ??= `${name}: ${messages[0]}`;
       } else if (d.action === 'warn') {
-        triggered.push(d.name);
-        for (const m of messages) warnings.push(`${d.name}: ${m}`);
+        triggered.push(name);
+        for (const m of messages) warnings.push(`${name}: ${m}`);
       } else {
-        logged.push(d.name);
+        logged.push(name);
       }
     }
     return {
@@ -85,7 +87,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       blockReason,
       warnings,
       logged,
-      evaluated: result.decisions.map((d) => policyName(d.name)),
+      evaluated,
       evaluationMs: result.durationMs,
     };
   }

@@ -1,3 +1,4 @@
+import { KIND_NAMES } from '../../api/index.js';
 import type { FastifyInstance } from 'fastify';
 import { parseConfig, standaloneConfigSchema, type StandaloneConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
@@ -89,8 +90,7 @@ function address(app: FastifyInstance): string {
 }
 
 function countResources(source: FolderSource): Record<string, number> {
-  const kinds = ['AgentConfig', 'Policy', 'Connector', 'License', 'Orchestrator'] as const;
-  return Object.fromEntries(kinds.map((k) => [k, source.list(k).length]));
+  return Object.fromEntries(KIND_NAMES.map((k) => [k, source.list(k).length]));
 }
 
 /** `steward standalone`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */

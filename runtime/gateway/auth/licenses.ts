@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { verifyLicenseKey, type LicenseResource, type LicenseTier } from '../../../api/index.js';
 import type { DeclarativeSource } from '../../source/index.js';
 
@@ -90,8 +91,7 @@ export class LicenseRegistry {
 }
 
 function safeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { agentMetricsBody, PROMETHEUS_CONTENT_TYPE, renderPrometheus, requestMetricFamilies, type RequestMetrics } from '../../metrics/index.js';
 import type { GatewayDeps } from '../deps.js';
+import { databaseHealthy } from '../health.js';
 
 /**
  * `GET /metrics` (the reference's `agent_metrics` over the sliding window) and `GET /metrics/prometheus`
@@ -8,10 +9,7 @@ import type { GatewayDeps } from '../deps.js';
  */
 export const metricsRoutes: FastifyPluginAsync<GatewayDeps & { requestMetrics: RequestMetrics }> = async (app, deps) => {
   app.get('/metrics', { config: { auth: { require: 'any' } } }, async () => {
-    const healthy = await deps.store.db.ping(500).then(
-      () => true,
-      () => false,
-    );
+    const healthy = await databaseHealthy(deps);
     return {
       agent_metrics: agentMetricsBody(deps.requestMetrics.snapshot()),
       health: { status: healthy ? 'healthy' : 'degraded', healthy },
