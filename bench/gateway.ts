@@ -1,19 +1,26 @@
 /**
  * Gateway benchmark (issue 4): POST /api/policy/pre-check with the built-in policy pack against a bare
- * fastify route returning a constant JSON body. Each server runs alone in its own child process; autocannon
- * runs in this process; same connections, same duration, same body, one after the other in one run.
- * Then a fixed-rate run at 1,000 requests/s against the gateway for the latency target.
+ * fastify route returning a constant JSON body, and the same gateway with no policy enabled (what the
+ * gateway costs apart from Rego). Each server runs alone in its own child process with the same node flags;
+ * autocannon runs in this process; same connections, same body. The servers are measured in interleaved
+ * rounds and each figure is the median round, so that drift on the machine hits all three alike.
+ * Then fixed-rate runs at 1,000 requests/s against the gateway for the latency target.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { freePort } from '../testing/ports.js';
 import { machine } from './report.js';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const ROUND_S = Number(process.env.BENCH_DURATION_S ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
+/** What every Steward process runs with (package.json `start`, the Dockerfile); the bare route gets it too. */
+export const NODE_FLAGS = ['--max-semi-space-size=32'];
 const BODY = JSON.stringify({
   client_id: 'bench-app',
   user_token: 'user-1',
@@ -21,14 +28,21 @@ const BODY = JSON.stringify({
   context: { user_role: 'agent', department: 'travel' },
 });
 
-async function startServer(mode: 'bare' | 'gateway', env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+type Mode = 'bare' | 'gateway';
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+}
+
+async function startServer(mode: Mode, env: Record<string, string | undefined>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/gateway-server.ts', mode, String(port)], {
-    env: { ...process.env, ...env },
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'bench/gateway-server.ts', mode, String(port)], {
+    env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${mode} server did not start`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${mode} server did not start`)), 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       if (d.toString().includes('READY')) {
         clearTimeout(timer);
@@ -46,11 +60,24 @@ interface Result {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU time of the server process per request, µs (Linux; NaN elsewhere) */
+  cpuUs: number;
 }
 
-async function load(url: string, opts: { overallRate?: number; durationS: number; connections?: number }): Promise<Result> {
+/** User + system CPU time of a process in µs, from /proc (Linux). */
+function cpuTimeUs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+}
+
+async function load(server: Server, opts: { overallRate?: number; durationS: number; connections?: number }): Promise<Result> {
+  const cpu0 = cpuTimeUs(server.child.pid);
   const r = await autocannon({
-    url,
+    url: server.url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: BODY,
@@ -58,52 +85,87 @@ async function load(url: string, opts: { overallRate?: number; durationS: number
     duration: opts.durationS,
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+  const cpuUs = (cpuTimeUs(server.child.pid) - cpu0) / r.requests.total;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs };
+}
+
+function median(results: Result[]): Result {
+  const sorted = [...results].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** A database of its own for this run (dropped afterwards), so that earlier runs' rows do not skew it. */
+async function scratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `steward_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
 }
 
 export async function run(): Promise<{ markdown: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-'));
-  const env = { STEWARD_DATA_DIR: dataDir, ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) };
-  const results: Record<string, Result> = {};
+  const database = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined;
+  // NB: no REDIS_URL: the in-memory rate limiter, as in standalone mode (Redis adds a round trip per request).
+  const base = { ...process.env, REDIS_URL: undefined, STEWARD_DATA_DIR: dataDir, DATABASE_URL: database?.url };
+  const servers: Record<string, Server> = {};
+  const rounds: Record<string, Result[]> = { bare: [], none: [], pack: [] };
+  let fixed: Result;
+  let fixedBurst: Result;
   try {
-    for (const mode of ['bare', 'gateway'] as const) {
-      const server = await startServer(mode, env);
-      try {
-        await load(server.url, { durationS: 2 }); // warm-up: JIT, connection pools
-        results[mode] = await load(server.url, { durationS: DURATION_S });
-        if (mode === 'gateway') {
-          results.fixed = await load(server.url, { durationS: DURATION_S, overallRate: 1000, connections: 10 });
-          results.fixedBurst = await load(server.url, { durationS: DURATION_S, overallRate: 1000 });
-        }
-      } finally {
-        server.child.kill('SIGTERM');
-      }
+    servers.bare = await startServer('bare', base);
+    servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples' });
+    servers.pack = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'pack') });
+    for (const name of Object.keys(rounds)) await load(servers[name]!, { durationS: 2 }); // warm-up: JIT, pools
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const name of Object.keys(rounds)) rounds[name]!.push(await load(servers[name]!, { durationS: ROUND_S }));
     }
+    fixed = await load(servers.pack, { durationS: 10, overallRate: 1000, connections: 10 });
+    fixedBurst = await load(servers.pack, { durationS: 10, overallRate: 1000 });
   } finally {
+    for (const s of Object.values(servers)) s.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  const bare = results.bare!;
-  const gw = results.gateway!;
-  const fixed = results.fixed!;
-  const burst = results.fixedBurst!;
-  const ratio = gw.rps / bare.rps;
-  const db = process.env.DATABASE_URL ? 'PostgreSQL 15 (local socket over TCP)' : 'PGlite (embedded)';
+  const bare = median(rounds.bare!);
+  const none = median(rounds.none!);
+  const pack = median(rounds.pack!);
+  const ratio = pack.rps / bare.rps;
+  const db = database ? 'PostgreSQL 15 over TCP (a fresh database per run)' : 'PGlite (embedded)';
+  const row = (label: string, r: Result, all?: Result[]) =>
+    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${Number.isNaN(r.cpuUs) ? 'n/a' : r.cpuUs.toFixed(1)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
   const markdown = `## Gateway pre-check vs a bare route
 
-Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}. Store: ${db}.
-Method: \`npm run bench -- gateway\`. Each server in its own child process (\`bench/gateway-server.ts\`); autocannon in the
-parent, ${CONNECTIONS} connections, ${DURATION_S} s after a 2 s warm-up, the same 260-byte JSON body. The gateway runs in
-community mode with the built-in policy pack; every pre-check evaluates all enabled policies and commits a context row
-(group commit, \`synchronous_commit=off\` for contexts only: visible to every replica at once, lost only in a database crash).
+Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}. Store: ${db}; rate limiter in memory.
+Method: \`npm run bench -- gateway\`. Three servers, each in its own child process (\`bench/gateway-server.ts\`, node
+${NODE_FLAGS.join(' ')} under tsx, as \`npm start\` runs); autocannon in the parent, ${CONNECTIONS} connections, the same 260-byte JSON body.
+After a 2 s warm-up each, ${ROUNDS} interleaved rounds of ${ROUND_S} s per server; each row is the median round (requests/s of every
+round in the last column). The gateway runs in community mode; every pre-check evaluates every enabled policy and commits a
+context row (group commit, \`synchronous_commit=off\` for contexts only: visible to every replica at once, lost only in a
+database crash). "CPU µs/req" is the server process's user + system time per answered request (from /proc).
 
-| Server | Requests/s | p50 ms | p99 ms | errors | non-2xx |
-|---|---:|---:|---:|---:|---:|
-| bare fastify route (constant JSON) | ${bare.rps.toFixed(0)} | ${bare.p50} | ${bare.p99} | ${bare.errors} | ${bare.non2xx} |
-| POST /api/policy/pre-check | ${gw.rps.toFixed(0)} | ${gw.p50} | ${gw.p99} | ${gw.errors} | ${gw.non2xx} |
-| pre-check at a fixed 1,000 req/s, 10 connections | ${fixed.rps.toFixed(0)} | ${fixed.p50} | ${fixed.p99} | ${fixed.errors} | ${fixed.non2xx} |
-| pre-check at a fixed 1,000 req/s, ${CONNECTIONS} connections | ${burst.rps.toFixed(0)} | ${burst.p50} | ${burst.p99} | ${burst.errors} | ${burst.non2xx} |
+| Server | Requests/s | p50 ms | p99 ms | CPU µs/req | errors | non-2xx | every round, req/s |
+|---|---:|---:|---:|---:|---:|---:|---|
+${row('bare fastify route (constant JSON)', bare, rounds.bare)}
+${row('POST /api/policy/pre-check, no policy enabled', none, rounds.none)}
+${row('POST /api/policy/pre-check, built-in pack (5 policies)', pack, rounds.pack)}
+${row('pre-check (pack) at a fixed 1,000 req/s, 10 connections', fixed)}
+${row(`pre-check (pack) at a fixed 1,000 req/s, ${CONNECTIONS} connections`, fixedBurst)}
 
-Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%). p99 at 1,000 req/s: **${fixed.p99} ms** (target ≤ 5 ms).
+Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%); without policies **${((none.rps / bare.rps) * 100).toFixed(1)}%**.
+p99 at 1,000 req/s: **${fixed.p99} ms** (target ≤ 5 ms).
 NB: autocannon's fixed rate is per connection and its connections fire on the same tick, so ${CONNECTIONS} connections at
 1,000 req/s arrive as bursts of ${CONNECTIONS} every 50 ms; the 10-connection run is the steadier arrival pattern, and both are shown.
 Latency figures are whole milliseconds (autocannon's resolution).`;

@@ -7,6 +7,7 @@ import type { BuiltinRegistry } from './builtins/registry.js';
 import { compileModules, type ModuleSource, type Plan } from './compile/compiler.js';
 import { compileQuery, type QueryPlan } from './compile/query.js';
 import { RegoEvalError, RegoLimitError } from './errors.js';
+import { aliasIdenticalDocuments } from './eval/alias.js';
 import { ConstDocs } from './eval/consts.js';
 import { Evaluator, type Frame } from './eval/evaluator.js';
 import type { NodeIR, TermIR } from './eval/ir.js';
@@ -57,6 +58,7 @@ export class PreparedPolicy {
   ) {
     this.baseData = data === undefined ? new RObject() : toValue(data);
     this.consts = new ConstDocs(plan.root);
+    aliasIdenticalDocuments(plan.root);
   }
 
   private prepareQuery(q: string, regoVersion: 'v0' | 'v1'): QueryPlan {
@@ -111,6 +113,21 @@ export class PreparedPolicy {
     return path;
   }
 
+  /** The paths of refs; the last list asked for is remembered (a policy set asks for the same one every time). */
+  private refPaths(refs: readonly string[]): TermIR[][] {
+    const last = this.lastRefs;
+    let same = refs.length === last.length;
+    for (let i = 0; same && i < refs.length; i++) same = refs[i] === last[i];
+    if (same) return this.lastPaths;
+    const paths = refs.map((r) => this.refPath(r));
+    this.lastRefs = [...refs];
+    this.lastPaths = paths;
+    return paths;
+  }
+
+  private lastRefs: readonly string[] = [];
+  private lastPaths: TermIR[][] = [];
+
   /** The value of a ground ref such as `data.pkg.allow` (undefined when undefined). No parsing per call. */
   evalRef(ref: string, opts: EvalOptions = {}): Value | undefined {
     return this.evalRefs([ref], opts)[0];
@@ -118,7 +135,7 @@ export class PreparedPolicy {
 
   /** Several ground refs evaluated in one evaluation (shared caches, one deadline). */
   evalRefs(refs: readonly string[], opts: EvalOptions = {}): (Value | undefined)[] {
-    const paths = refs.map((r) => this.refPath(r));
+    const paths = this.refPaths(refs);
     const { ev, sc } = this.setup(opts);
     const out: (Value | undefined)[] = [];
     try {
@@ -134,7 +151,7 @@ export class PreparedPolicy {
    * which end the evaluation: the remaining refs report the same error).
    */
   evalRefsSettled(refs: readonly string[], opts: EvalOptions = {}): ({ value: Value | undefined } | { error: unknown })[] {
-    const paths = refs.map((r) => this.refPath(r));
+    const paths = this.refPaths(refs);
     const { ev, sc } = this.setup(opts);
     const out: ({ value: Value | undefined } | { error: unknown })[] = [];
     let fatal: unknown;
@@ -174,6 +191,23 @@ export class PreparedPolicy {
       if (n === undefined) return false;
     }
     return n.rules.length > 0 || n.default !== undefined;
+  }
+
+  /**
+   * Whether a ground ref can have a value at all: some rule at or above its node, or any base data. A policy
+   * set skips the decision refs a package does not define (most define `deny` only) instead of walking to them.
+   */
+  mayDefine(ref: string): boolean {
+    if (!(this.baseData instanceof RObject) || this.baseData.size > 0) return true;
+    const parts = ref.split('.');
+    if (parts[0] !== 'data') return true;
+    let n: NodeIR | undefined = this.plan.root;
+    for (const p of parts.slice(1)) {
+      if (n.rules.length > 0 || n.default !== undefined) return true;
+      n = n.children.get(p);
+      if (n === undefined) return false;
+    }
+    return n.hasRules || n.rules.length > 0 || n.default !== undefined;
   }
 
   /** Packages defined by the compiled modules, e.g. `steward.pii`. */

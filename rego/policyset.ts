@@ -38,6 +38,8 @@ export interface PolicySetResult {
   durationMs: number;
 }
 
+const NOT_DEFINED = Object.freeze({ value: undefined });
+
 interface Entry {
   name: string;
   pkg: string;
@@ -48,6 +50,10 @@ interface Entry {
 export class PolicySet {
   /** decision refs of every package, in priority order */
   private readonly refs: string[] = [];
+  /** the refs evaluated: those some rule or base data may define (the others are undefined) */
+  private readonly evaluated: string[] = [];
+  /** per ref, its index in `evaluated`, or -1 */
+  private readonly slot: number[] = [];
   private readonly pkgIndex = new Map<string, number>();
   /** whether each package defines `allow` (known at compile time) */
   private readonly allowDefined = new Map<string, boolean>();
@@ -62,6 +68,9 @@ export class PolicySet {
       const refs = decisionRefs(e.pkg);
       this.refs.push(...refs);
       this.allowDefined.set(e.pkg, prepared.defines(refs[2]));
+    }
+    for (const ref of this.refs) {
+      this.slot.push(prepared.mayDefine(ref) ? this.evaluated.push(ref) - 1 : -1);
     }
   }
 
@@ -99,11 +108,12 @@ export class PolicySet {
     const byPkg = new Map<string, Decision>();
     let settled: ReturnType<PreparedPolicy['evalRefsSettled']>;
     try {
-      settled = this.prepared.evalRefsSettled(this.refs, {
+      const values = this.prepared.evalRefsSettled(this.evaluated, {
         input,
         deadlineMs: limits.deadlineMs ?? DEFAULT_DECISION_LIMITS.deadlineMs,
         maxSteps: limits.maxSteps ?? DEFAULT_DECISION_LIMITS.maxSteps,
       });
+      settled = this.slot.map((i) => (i < 0 ? NOT_DEFINED : values[i]!));
     } catch (e) {
       settled = this.refs.map(() => ({ error: e }));
     }

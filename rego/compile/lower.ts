@@ -68,8 +68,9 @@ export class Lowerer {
       case 'ref': {
         const [h, ...rest] = t.terms;
         const path = rest.map((x) => this.term(x));
-        if (h!.type === 'var' && h!.name === 'data') return { k: 'data', path };
-        if (h!.type === 'var' && h!.name === 'input') return { k: 'input', path };
+        const g = path.every(isConst);
+        if (h!.type === 'var' && h!.name === 'data') return { k: 'data', path, g };
+        if (h!.type === 'var' && h!.name === 'input') return { k: 'input', path, g };
         return { k: 'ref', head: this.term(h!), path };
       }
       case 'array': {

@@ -4,7 +4,7 @@
  * OPA's conflict errors. Functions are evaluated per argument tuple and memoized per scope.
  */
 import { RegoEvalError, type Location } from '../errors.js';
-import { RSet, equal, type Value } from '../value.js';
+import { RObject, RSet, equal, type Value } from '../value.js';
 import { DocBuilder } from './docs.js';
 import type { NodeIR, RuleIR, TermIR } from './ir.js';
 import { lookup } from './iterate.js';
@@ -12,6 +12,16 @@ import type { ConstFrame } from './consts.js';
 import { ArgMemo } from './memo.js';
 import { UNDEFINED, type Scope } from './scope.js';
 import { TermEvaluator, type Frame, type KV } from './terms.js';
+
+/** The rule-tree node a ground data path reaches through package nodes alone, from the root: its first `depth` keys. */
+interface PathPrefix {
+  readonly root: NodeIR;
+  readonly node: NodeIR;
+  readonly depth: number;
+}
+
+/** Prefixes of the data paths of every plan, computed on first use (paths and plans are immutable). */
+const prefixes = new WeakMap<readonly TermIR[], PathPrefix>();
 
 function conflict(message: string, loc: Location): RegoEvalError {
   return new RegoEvalError('eval_conflict_error', message, loc);
@@ -125,7 +135,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
    * partial set or single-level partial object, not yet computed, without base data or children.
    */
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
-    if (base !== undefined || node.children.size > 0 || sc.cache.has(node) || sc.overridden !== undefined) return false;
+    if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined) return false;
     if (this.sharedConst(node, sc) && this.consts!.values.has(node)) return false;
     if (node.kind === 'multi') return node.rules.every((r) => r.suffix.length === 0);
     if (node.kind === 'object') return node.rules.every((r) => r.kind === 'object' && r.suffix.length === 1);
@@ -166,7 +176,9 @@ export abstract class DocumentEvaluator extends TermEvaluator {
   docOf(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {
     const shared = this.sharedConst(node, sc);
     if (shared && this.constFrame !== undefined) this.constFrame.deps.add(node);
-    const hit = sc.cache.get(node);
+    // NB: constant documents are stored per node (consts.ts); others under the node with the same plan.
+    const key = shared ? node : (node.alias ?? node);
+    const hit = sc.cache.get(key);
     if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
     if (shared && this.consts!.values.has(node)) {
       const steps = this.consts!.adopt(node, sc.cache);
@@ -175,21 +187,21 @@ export abstract class DocumentEvaluator extends TermEvaluator {
       const v = sc.cache.get(node);
       return v === UNDEFINED ? undefined : v;
     }
-    if (sc.inProgress.has(node)) {
+    if (sc.inProgress.has(key)) {
       throw new RegoEvalError('rego_recursion_error', `rule data.${node.path.join('.')} is recursive`, node.rules[0]?.loc);
     }
     const frame: ConstFrame | undefined = shared ? { start: this.sh.steps, nested: 0, deps: new Set(), parent: this.constFrame } : undefined;
     if (frame !== undefined) this.constFrame = frame;
-    sc.inProgress.add(node);
+    sc.inProgress.add(key);
     let doc: Value | undefined;
     try {
       doc = this.computeDoc(node, base, sc);
     } finally {
-      sc.inProgress.delete(node);
+      sc.inProgress.delete(key);
       if (frame !== undefined) this.constFrame = frame.parent;
     }
     const stored = doc === undefined ? UNDEFINED : doc;
-    sc.cache.set(node, stored);
+    sc.cache.set(key, stored);
     if (frame !== undefined) {
       const total = this.sh.steps - frame.start;
       if (frame.parent !== undefined) frame.parent.nested += total;
@@ -278,10 +290,40 @@ export abstract class DocumentEvaluator extends TermEvaluator {
     return out;
   }
 
+  /**
+   * Where a walk from the root starts: past the path's package prefix when there is no base data or `with`
+   * override to merge along it (the usual case: `data.pkg.rule` costs one lookup, not one per key).
+   */
+  protected walkStart(path: readonly TermIR[], sc: Scope): PathPrefix | undefined {
+    if (sc.overridden !== undefined || !(sc.data instanceof RObject) || sc.data.size !== 0) return undefined;
+    let p = prefixes.get(path);
+    if (p === undefined || p.root !== this.root) {
+      let node = this.root;
+      let depth = 0;
+      // The same steps as walkDataOne's loop with no base data, stopped where it would do anything else.
+      while (node.kind === undefined && depth < path.length) {
+        const t = path[depth]!;
+        const child = t.k === 'c' && typeof t.v === 'string' ? node.children.get(t.v) : undefined;
+        if (child === undefined) break;
+        node = child;
+        depth++;
+      }
+      p = { root: this.root, node, depth };
+      prefixes.set(path, p);
+    }
+    return p;
+  }
+
   protected walkDataOne(path: readonly TermIR[], f: Frame, sc: Scope): Value | undefined {
     let node: NodeIR | undefined = this.root;
     let base: Value | undefined = sc.data;
     let i = 0;
+    const start = this.walkStart(path, sc);
+    if (start !== undefined) {
+      node = start.node;
+      base = undefined;
+      i = start.depth;
+    }
     for (;;) {
       if (node !== undefined && sc.overridden?.has(node)) node = undefined;
       if (node === undefined) return base === undefined ? undefined : this.navOne(base, path, i, f, sc);

@@ -11,8 +11,9 @@ export type TermIR =
   | { readonly k: 'c'; readonly v: Value }
   | { readonly k: 'v'; readonly s: number; readonly n: string }
   | { readonly k: 'ref'; readonly head: TermIR; readonly path: readonly TermIR[] }
-  | { readonly k: 'data'; readonly path: readonly TermIR[] }
-  | { readonly k: 'input'; readonly path: readonly TermIR[] }
+  // g: every key of the path is a constant (the term has exactly one value or none: see `single`)
+  | { readonly k: 'data'; readonly path: readonly TermIR[]; readonly g?: boolean }
+  | { readonly k: 'input'; readonly path: readonly TermIR[]; readonly g?: boolean }
   | { readonly k: 'arr'; readonly items: readonly TermIR[] }
   | { readonly k: 'obj'; readonly items: readonly (readonly [TermIR, TermIR])[] }
   | { readonly k: 'set'; readonly items: readonly TermIR[] }
@@ -106,4 +107,6 @@ export interface NodeIR {
   hasRules: boolean;
   /** a rule with a dynamic suffix longer than one term, or a multi rule with suffix, lives here */
   deepDynamic: boolean;
+  /** a node elsewhere with the same plan: the scope caches this node's document under that one (alias.ts) */
+  alias?: NodeIR;
 }

@@ -68,7 +68,6 @@ export class Shared implements BuiltinContext {
   private readonly deadlineMs: number;
   private memo: Map<string, unknown> | undefined;
   private now: bigint | undefined;
-  readonly prints: string[] = [];
 
   constructor(
     limits: Limits,
@@ -103,7 +102,6 @@ export class Shared implements BuiltinContext {
   }
 
   print(message: string): void {
-    this.prints.push(message);
     this.printHook?.(message);
   }
 

@@ -26,6 +26,7 @@ export abstract class TermEvaluator {
   abstract evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
   protected abstract walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean;
   protected abstract walkDataOne(path: readonly TermIR[], f: Frame, sc: Scope): Value | undefined;
+  protected abstract walkStart(path: readonly TermIR[], sc: Scope): { readonly node: NodeIR; readonly depth: number } | undefined;
 
   /** True when the term has unbound vars in pattern positions (var, or inside array/object/set literals). */
   isPattern(t: TermIR, f: Frame): boolean {
@@ -51,6 +52,7 @@ export abstract class TermEvaluator {
         return f[t.s] !== undefined;
       case 'input':
       case 'data':
+        if (t.g === true) return true;
         for (const p of t.path) if (!this.single(p, f)) return false;
         return true;
       case 'ref':
@@ -137,6 +139,10 @@ export abstract class TermEvaluator {
         if (this.single(t, f)) {
           const v = this.walkDataOne(t.path, f, sc);
           return v === undefined ? false : k(v);
+        }
+        {
+          const start = this.walkStart(t.path, sc);
+          if (start !== undefined) return this.walkData(start.node, undefined, t.path, start.depth, f, sc, k);
         }
         return this.walkData(this.root, sc.data, t.path, 0, f, sc, k);
       case 'ref':

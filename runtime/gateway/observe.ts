@@ -1,7 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
-import { rateLimitHeaders, RateLimitStoreError, type RateLimiter } from '../limits/index.js';
+import { rateLimitHeaders, RateLimitStoreError, type RateLimitDecision, type RateLimiter } from '../limits/index.js';
 import type { RequestMetrics } from '../metrics/index.js';
 import type { Outcome, OutcomeRecorder } from './deps.js';
 
@@ -35,38 +35,51 @@ export const outcomeRecorder: OutcomeRecorder = {
 const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metrics }) => {
   app.decorateRequest('stewardOutcome', undefined);
 
-  app.addHook('onRequest', async (req, reply) => {
+  // NB: callback hooks; the in-memory limiter answers without a promise (the pre-check hot path).
+  app.addHook('onRequest', (req, reply, done) => {
     const path = req.routeOptions.url;
-    if (path === undefined || UNMETERED.has(path) || !req.identity) return;
-    let decision;
-    try {
-      decision = await limiter.hit(req.identity.organizationId);
-    } catch (err) {
-      if (err instanceof RateLimitStoreError) {
-        req.log.error({ err }, 'rate limiter unavailable; allowing the request');
-        return;
+    if (path === undefined || UNMETERED.has(path) || !req.identity) return done();
+    const key = req.identity.organizationId;
+    if (limiter.hitSync) {
+      let decision: RateLimitDecision;
+      try {
+        decision = limiter.hitSync(key);
+      } catch (err) {
+        return done(err as Error);
       }
-      throw err;
+      return done(admit(reply, decision));
     }
-    const headers = rateLimitHeaders(decision);
-    void reply.headers(headers);
-    if (!decision.allowed) {
-      throw new ApiError(
-        'gateway',
-        'RATE_LIMITED',
-        `rate limit of ${decision.limit} requests per ${decision.windowSec} s exceeded for this organization`,
-        { limit: decision.limit, period: `${decision.windowSec}s`, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
-        { headers },
-      );
-    }
+    limiter.hit(key).then(
+      (decision) => done(admit(reply, decision)),
+      (err: unknown) => {
+        if (!(err instanceof RateLimitStoreError)) return done(err as Error);
+        req.log.error({ err }, 'rate limiter unavailable; allowing the request');
+        done();
+      },
+    );
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const path = req.routeOptions.url;
-    if (path !== undefined && UNMETERED.has(path)) return;
-    const outcome = req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed');
-    metrics.record(reply.elapsedTime, outcome);
+    if (path === undefined || !UNMETERED.has(path)) {
+      metrics.record(reply.elapsedTime, req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed'));
+    }
+    done();
   });
 };
+
+/** Puts X-RateLimit-* on the answer; the 429 error when the hit was refused. */
+function admit(reply: FastifyReply, decision: RateLimitDecision): ApiError | undefined {
+  const headers = rateLimitHeaders(decision);
+  void reply.headers(headers);
+  if (decision.allowed) return undefined;
+  return new ApiError(
+    'gateway',
+    'RATE_LIMITED',
+    `rate limit of ${decision.limit} requests per ${decision.windowSec} s exceeded for this organization`,
+    { limit: decision.limit, period: `${decision.windowSec}s`, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
+    { headers },
+  );
+}
 
 export const gatewayObserve = fp(observe, { name: 'steward-gateway-observe', dependencies: ['steward-gateway-auth'] });

@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Surface } from '../../api/index.js';
 import type { Logger } from '../log.js';
 import { installErrorHandling, type ErrorStyle } from './error-handler.js';
+import { LazyChildLogger } from './request-logger.js';
 
 export interface HttpAppOptions {
   log: Logger;
@@ -25,15 +26,22 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     genReqId: () => randomUUID(),
     // NB: per-request info logs would dominate the hot path; completion is logged at debug below.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, opts) => new LazyChildLogger(logger as Logger, bindings, opts),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
   installErrorHandling(app, options.surface, options.errorStyle);
-  app.addHook('onSend', async (req, reply) => {
+  // NB: callback hooks, not async ones: an async hook costs a promise and a microtask on every request.
+  // The header is set first thing, so error answers (400, 413, 404) carry it too.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request completed');
+  app.addHook('onResponse', (req, reply, done) => {
+    if (options.log.isLevelEnabled('debug')) {
+      req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request completed');
+    }
+    done();
   });
   return app;
 }

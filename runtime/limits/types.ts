@@ -34,6 +34,8 @@ export interface RateLimiter {
    * @param windows overrides the limiter's windows for this call (for example a tier's limits).
    */
   hit(key: string, cost?: number, windows?: readonly RateLimitWindow[]): Promise<RateLimitDecision>;
+  /** The same as `hit` without a promise, for limiters that answer in this process (the hot path takes it). */
+  hitSync?(key: string, cost?: number, windows?: readonly RateLimitWindow[]): RateLimitDecision;
 }
 
 /** Milliseconds since the Unix epoch; injected so tests control time. */

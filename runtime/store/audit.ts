@@ -59,23 +59,23 @@ export class AuditRepository {
   async record(input: AuditInput): Promise<AuditEntry> {
     const id = newId('aud');
     const createdAt = new Date();
-    await this.writer.insert([
+    await this.writer.insert({
       id,
-      input.organizationId,
-      input.clientId,
-      input.contextId,
-      input.userToken ?? null,
-      input.provider ?? null,
-      input.model ?? null,
-      input.prompt ?? null,
-      input.response ?? null,
-      input.latencyMs ?? null,
-      input.promptTokens ?? null,
-      input.completionTokens ?? null,
-      input.totalTokens ?? null,
-      JSON.stringify(input.metadata ?? {}),
-      createdAt,
-    ]);
+      organization_id: input.organizationId,
+      client_id: input.clientId,
+      context_id: input.contextId,
+      user_token: input.userToken ?? null,
+      provider: input.provider ?? null,
+      model: input.model ?? null,
+      prompt: input.prompt ?? null,
+      response: input.response ?? null,
+      latency_ms: input.latencyMs ?? null,
+      prompt_tokens: input.promptTokens ?? null,
+      completion_tokens: input.completionTokens ?? null,
+      total_tokens: input.totalTokens ?? null,
+      metadata: input.metadata ?? {},
+      created_at: createdAt,
+    });
     return { ...input, id, createdAt };
   }
 

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
+import { isoTimestamp } from '../iso-time.js';
 import { GroupInsert } from './group-insert.js';
 
 /** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */
@@ -76,19 +77,19 @@ export class ContextRepository {
     expiresAt: Date;
   }): Promise<PrecheckContext> {
     const id = newId('ctx');
-    await this.writer.insert([
+    await this.writer.insert({
       id,
-      input.organizationId,
-      input.clientId,
-      input.userToken,
-      createHash('sha256').update(input.query).digest('hex'),
-      input.approved,
-      JSON.stringify(input.policies),
-      input.blockReason ?? null,
-      JSON.stringify(input.warnings ?? []),
-      input.createdAt,
-      input.expiresAt,
-    ]);
+      organization_id: input.organizationId,
+      client_id: input.clientId,
+      user_token: input.userToken,
+      query_sha256: hash('sha256', input.query, 'hex'),
+      approved: input.approved,
+      policies: input.policies,
+      block_reason: input.blockReason ?? null,
+      warnings: input.warnings ?? [],
+      created_at: isoTimestamp(input.createdAt),
+      expires_at: isoTimestamp(input.expiresAt),
+    });
     return {
       id,
       organizationId: input.organizationId,

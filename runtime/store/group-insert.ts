@@ -3,12 +3,13 @@ import type { Queryable } from './db.js';
 export interface GroupInsertOptions {
   table: string;
   columns: readonly string[];
-  /** Rows per statement at most (PostgreSQL allows 65,535 parameters). @default 256 */
+  /** Rows per statement at most. @default 256 */
   maxRows?: number;
 }
 
 interface Pending {
-  values: readonly unknown[];
+  /** the row as a JSON object text */
+  json: string;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -17,29 +18,42 @@ const IDENT = /^[a-z_][a-z0-9_]*$/;
 
 /**
  * Group commit for inserts: rows that arrive while a statement is in flight go out together in the next
- * multi-row INSERT. Each caller's promise resolves only once its row is committed, so "durable before the
- * answer" holds; under load the database sees one statement per batch instead of one per request, and at
- * low load a lone row goes out at once (no timer, no added latency).
+ * INSERT. Each caller's promise resolves only once its row is committed, so "durable before the answer"
+ * holds; under load the database sees one statement per batch instead of one per request, and at low load
+ * a lone row goes out at once (no timer, no added latency).
+ *
+ * A batch travels as one JSON parameter expanded by `json_populate_recordset` into rows of the table's own
+ * type, so the statement text never changes (no per-batch parse of thousands of placeholders) and each row is
+ * encoded once, when it arrives, by one JSON.stringify. Values are JSON: strings, numbers, booleans, null, Dates
+ * (sent as ISO-8601), and plain arrays or objects for json/jsonb columns.
  * NB: if a batch fails, its rows are retried one by one so that one bad row fails only its own caller.
  */
 export class GroupInsert {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly maxRows: number;
-  private readonly sqlCache = new Map<number, string>();
+  private readonly sql: string;
 
   constructor(
     private readonly db: Queryable,
     private readonly options: GroupInsertOptions,
   ) {
     if (!IDENT.test(options.table) || !options.columns.every((c) => IDENT.test(c))) throw new Error('invalid table or column name');
-    this.maxRows = Math.max(1, Math.min(options.maxRows ?? 256, Math.floor(65_535 / options.columns.length)));
+    this.maxRows = Math.max(1, options.maxRows ?? 256);
+    const cols = options.columns.join(', ');
+    this.sql = `INSERT INTO ${options.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${options.table}, $1::json)`;
   }
 
-  insert(values: readonly unknown[]): Promise<void> {
-    if (values.length !== this.options.columns.length) return Promise.reject(new Error(`expected ${this.options.columns.length} values`));
+  /**
+   * Queues one row, keyed by column name (columns it leaves out are NULL; keys that are not columns are
+   * ignored); resolves once the row is committed.
+   */
+  insert(row: Readonly<Record<string, unknown>>): Promise<void> {
+    let json = JSON.stringify(row);
+    // JSON.stringify writes a lone surrogate or NUL as an escape, which PostgreSQL's text cannot hold.
+    if (json.includes('\\u')) json = JSON.stringify(row, storable);
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ values, resolve, reject });
+      this.queue.push({ json, resolve, reject });
       if (!this.flushing) void this.drain();
     });
   }
@@ -60,7 +74,7 @@ export class GroupInsert {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await this.db.query(this.sql(batch.length), batch.flatMap((p) => p.values));
+      await this.db.query(this.sql, [rowsJson(batch)]);
       for (const p of batch) p.resolve();
     } catch (err) {
       if (batch.length === 1) {
@@ -68,19 +82,22 @@ export class GroupInsert {
         return;
       }
       for (const p of batch) {
-        await this.db.query(this.sql(1), p.values).then(p.resolve, p.reject);
+        await this.db.query(this.sql, [rowsJson([p])]).then(p.resolve, p.reject);
       }
     }
   }
+}
 
-  private sql(rows: number): string {
-    let text = this.sqlCache.get(rows);
-    if (!text) {
-      const n = this.options.columns.length;
-      const tuples = Array.from({ length: rows }, (_, r) => `(${Array.from({ length: n }, (_, c) => `$${r * n + c + 1}`).join(', ')})`);
-      text = `INSERT INTO ${this.options.table} (${this.options.columns.join(', ')}) VALUES ${tuples.join(', ')}`;
-      if (this.sqlCache.size < 512) this.sqlCache.set(rows, text);
-    }
-    return text;
-  }
+/**
+ * Strings made storable: lone surrogates (a client's broken UTF-16) become U+FFFD, as the driver's UTF-8
+ * encoding did, and so does NUL. The slow path, for rows whose JSON has an escape.
+ */
+function storable(_key: string, v: unknown): unknown {
+  return typeof v === 'string' ? v.toWellFormed().replaceAll('\0', '\uFFFD') : v;
+}
+
+function rowsJson(batch: readonly Pending[]): string {
+  let out = '[';
+  for (let i = 0; i < batch.length; i++) out += (i === 0 ? '' : ',') + batch[i]!.json;
+  return out + ']';
 }

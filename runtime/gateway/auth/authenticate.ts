@@ -47,26 +47,34 @@ export function communityActive(deps: AuthDeps): boolean {
  * The organization and tenant come from the credential; X-Tenant-ID may only narrow an organization-wide one.
  */
 export async function authenticate(headers: Headers, deps: AuthDeps): Promise<AuthResult> {
+  return resolveIdentity(headers, deps);
+}
+
+/**
+ * `authenticate` for the request hook: license keys and community mode (no database) answer synchronously
+ * and may throw; API keys and client secrets answer with a promise.
+ */
+export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | Promise<AuthResult> {
   const community = communityActive(deps);
   const licenseKey = header(headers, 'x-license-key');
   const authorization = header(headers, 'authorization');
   const legacySecret = header(headers, 'x-client-secret');
+  const tenant = header(headers, 'x-tenant-id');
 
-  let result: AuthResult;
   if (licenseKey !== undefined && !(community && !deps.licenses.configured)) {
-    result = { identity: licenseIdentity(licenseKey, deps) };
-  } else if (authorization !== undefined && /^(bearer|basic)\s/i.test(authorization)) {
-    result = { identity: await authorizationIdentity(authorization, deps, community) };
-  } else if (legacySecret !== undefined) {
-    result = await legacyIdentity(legacySecret, header(headers, 'x-client-id'), deps, community);
-  } else if (community) {
-    result = { identity: { credential: 'community', organizationId: COMMUNITY_ORGANIZATION, tier: 'COMMUNITY' } };
-  } else {
-    throw fail('UNAUTHORIZED', 'credentials required: send X-License-Key, or Authorization: Bearer <API key>');
+    return { identity: narrowTenant(licenseIdentity(licenseKey, deps), tenant) };
   }
-  result.identity = narrowTenant(result.identity, header(headers, 'x-tenant-id'));
-  return result;
+  if (authorization !== undefined && /^(bearer|basic)\s/i.test(authorization)) {
+    return authorizationIdentity(authorization, deps, community).then((identity) => ({ identity: narrowTenant(identity, tenant) }));
+  }
+  if (legacySecret !== undefined) {
+    return legacyIdentity(legacySecret, header(headers, 'x-client-id'), deps, community).then((r) => ({ ...r, identity: narrowTenant(r.identity, tenant) }));
+  }
+  if (community) return { identity: narrowTenant(COMMUNITY_IDENTITY, tenant) };
+  throw fail('UNAUTHORIZED', 'credentials required: send X-License-Key, or Authorization: Bearer <API key>');
 }
+
+const COMMUNITY_IDENTITY: Identity = Object.freeze({ credential: 'community', organizationId: COMMUNITY_ORGANIZATION, tier: 'COMMUNITY' });
 
 function licenseIdentity(key: string, deps: AuthDeps): Identity {
   const check = verifyLicenseKey(key, deps.settings.signingSecret ?? '', deps.now());

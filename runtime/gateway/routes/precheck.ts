@@ -1,15 +1,21 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { policyTestRequest, preCheckRequest } from '../../../api/http/gateway.js';
+import { policyDecision, policyTestRequest, preCheckRequest } from '../../../api/http/gateway.js';
+import { responseSchema } from '../../http/serializer.js';
 import { identityOf } from '../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { parseBody } from '../validation.js';
+import { isoTimestamp } from '../../iso-time.js';
 
 /**
  * `POST /api/policy/pre-check` evaluates every enabled policy and records a context the audit must name;
  * `POST /api/policies/test` evaluates the same way and records nothing. A block is a 200, not an error.
  */
 export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
-  app.post('/api/policy/pre-check', { config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
+  const preCheckOptions = {
+    config: { auth: { require: 'any', feature: 'pre-check' } as const },
+    schema: { response: { 200: responseSchema(policyDecision) } },
+  };
+  app.post('/api/policy/pre-check', preCheckOptions, async (req) => {
     const body = parseBody(preCheckRequest, req.body);
     const identity = identityOf(req);
     const result = deps.policies.evaluate(
@@ -32,13 +38,14 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     });
     deps.metrics?.outcome(req, result.approved ? 'success' : 'blocked');
     if (result.logged.length) req.log.info({ policies: result.logged, contextId: ctx.id }, 'policy matched (log only)');
+    // NB: the compiled serializer leaves out undefined fields (block_reason when approved, no warnings).
     return {
       context_id: ctx.id,
       approved: result.approved,
       policies: result.triggered,
-      ...(result.approved ? {} : { block_reason: result.blockReason }),
-      ...(result.warnings.length ? { warnings: result.warnings } : {}),
-      expires_at: expiresAt.toISOString(),
+      block_reason: result.approved ? undefined : result.blockReason,
+      warnings: result.warnings.length ? result.warnings : undefined,
+      expires_at: isoTimestamp(expiresAt),
     };
   });
 

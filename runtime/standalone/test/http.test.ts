@@ -70,6 +70,9 @@ describe('standalone HTTP surfaces', () => {
     expect(res.statusCode).toBe(c.status);
     expect(res.headers['content-type']).toContain('application/json');
     expect(res.json()).toMatchObject(c.check);
+    // The request id is set first thing, so error answers carry it too, equal to the body's.
+    const body = res.json() as { request_id?: string; error?: { request_id?: string } };
+    expect(res.headers['x-request-id']).toBe(body.request_id ?? body.error?.request_id);
   });
 
   it('validates an AgentConfig sent as YAML, naming spec.llm when a specialist lacks it', async () => {
