@@ -38,7 +38,7 @@ export const DEFAULT_DECISION_LIMITS: Required<DecisionLimits> = { deadlineMs: 1
 
 function messages(v: Value | undefined, pkg: string, rule: string): string[] {
   if (v === undefined || v === false || v === null) return [];
-  const items = v instanceof RSet ? v.values() : Array.isArray(v) ? v : v instanceof RObject ? v.keys() : v === true ? [`${pkg}.${rule}`] : [v];
+  const items = v instanceof RSet ? v.valuesView() : Array.isArray(v) ? v : v instanceof RObject ? v.keys() : v === true ? [`${pkg}.${rule}`] : [v];
   return items.map((m) => (typeof m === 'string' ? m : toJSONText(m)));
 }
 
@@ -58,6 +58,10 @@ export function decisionRefs(pkg: string): [string, string, string] {
 
 type Settled = { value: Value | undefined } | { error: unknown };
 
+function valueOf(x: Settled): Value | undefined {
+  return (x as { value: Value | undefined }).value;
+}
+
 /**
  * Builds a Decision from the settled values of decisionRefs(pkg), in that order, starting at `at`.
  * `allowDefined` (whether the package defines allow) may be passed when the caller knows it.
@@ -68,9 +72,9 @@ export function decisionFrom(prepared: PreparedPolicy, pkg: string, settled: rea
     const x = settled[i]!;
     if ('error' in x) return { package: name, blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(x.error), durationMs };
   }
-  const [deny, warn, allow] = [settled[at], settled[at + 1], settled[at + 2]].map((x) => (x as { value: Value | undefined }).value);
-  const denyMsgs = messages(deny, name, 'deny');
-  const warnMsgs = messages(warn, name, 'warn');
+  const denyMsgs = messages(valueOf(settled[at]!), name, 'deny');
+  const warnMsgs = messages(valueOf(settled[at + 1]!), name, 'warn');
+  const allow = valueOf(settled[at + 2]!);
   allowDefined ??= prepared.defines(`data.${name}.allow`);
   const blocked = denyMsgs.length > 0 || (allowDefined && allow !== true);
   return { package: name, blocked, deny: denyMsgs, warn: warnMsgs, allow: allow === undefined ? undefined : allow === true, durationMs };

@@ -55,6 +55,8 @@ export class PolicySet {
   /** per ref, its index in `evaluated`, or -1 */
   private readonly slot: number[] = [];
   private readonly pkgIndex = new Map<string, number>();
+  /** per entry, its package's index in `refs` */
+  private readonly entryAt: number[] = [];
   /** whether each package defines `allow` (known at compile time) */
   private readonly allowDefined = new Map<string, boolean>();
 
@@ -69,6 +71,7 @@ export class PolicySet {
       this.refs.push(...refs);
       this.allowDefined.set(e.pkg, prepared.defines(refs[2]));
     }
+    for (const e of entries) this.entryAt.push(this.pkgIndex.get(e.pkg)!);
     for (const ref of this.refs) {
       this.slot.push(prepared.mayDefine(ref) ? this.evaluated.push(ref) - 1 : -1);
     }
@@ -105,7 +108,8 @@ export class PolicySet {
     const deny: string[] = [];
     const warn: string[] = [];
     let blocked = false;
-    const byPkg = new Map<string, Decision>();
+    // the decision of each package, by its index in `refs` (entries may share a package)
+    const byPkg: (Decision | undefined)[] = new Array(this.refs.length);
     let settled: ReturnType<PreparedPolicy['evalRefsSettled']>;
     try {
       const values = this.prepared.evalRefsSettled(this.evaluated, {
@@ -113,17 +117,22 @@ export class PolicySet {
         deadlineMs: limits.deadlineMs ?? DEFAULT_DECISION_LIMITS.deadlineMs,
         maxSteps: limits.maxSteps ?? DEFAULT_DECISION_LIMITS.maxSteps,
       });
-      settled = this.slot.map((i) => (i < 0 ? NOT_DEFINED : values[i]!));
+      settled = new Array(this.slot.length);
+      for (let j = 0; j < this.slot.length; j++) {
+        const i = this.slot[j]!;
+        settled[j] = i < 0 ? NOT_DEFINED : values[i]!;
+      }
     } catch (e) {
-      settled = this.refs.map(() => ({ error: e }));
+      settled = failed(this.refs.length, e);
     }
     const elapsed = performance.now() - t0;
-    for (const e of this.entries) {
-      let d = byPkg.get(e.pkg);
+    for (let j = 0; j < this.entries.length; j++) {
+      const e = this.entries[j]!;
+      const at = this.entryAt[j]!;
+      let d = byPkg[at];
       if (d === undefined) {
-        const at = this.pkgIndex.get(e.pkg)!;
         d = decisionFrom(this.prepared, e.pkg, settled, elapsed, at, this.allowDefined.get(e.pkg));
-        byPkg.set(e.pkg, d);
+        byPkg[at] = d;
       }
       // NB: built field by field: an object spread here cost more than the whole evaluation.
       const pd: PolicyDecision = {
@@ -150,6 +159,11 @@ export class PolicySet {
     }
     return { blocked, deny, warn, decisions, durationMs: performance.now() - t0 };
   }
+}
+
+/** Every ref failed with the same error. NB: not an inline map: its closure would cost evaluate() a context per call. */
+function failed(n: number, error: unknown): { error: unknown }[] {
+  return Array.from({ length: n }, () => ({ error }));
 }
 
 function packageOf(prepared: PreparedPolicy, m: PolicyModule): string {

@@ -7,20 +7,30 @@ export type Value = null | boolean | number | bigint | string | Value[] | RObjec
 
 type Prim = null | boolean | number | bigint | string;
 
+/** Up to this many keys, primitive keys are found by a scan of the keys instead of a Map. */
+const SCAN_MAX = 8;
+
 /**
  * Shared storage for RObject and RSet: insertion-ordered slots plus a lookup map. Primitive keys are
  * looked up directly (JS Map compares numbers/bigints by value); composite keys by a canonical string
- * kept in a second map so that they can never collide with a string key.
+ * kept in a second map so that they can never collide with a string key. NB: small collections (most
+ * objects and sets, e.g. every input document) have no primitive-key Map: building one cost more than
+ * the scans it saves.
  */
 class Slots {
   readonly keys: Value[] = [];
+  /** present once there are more than SCAN_MAX keys */
   private prim: Map<Prim, number> | undefined;
   private comp: Map<string, number> | undefined;
-  private sorted: number[] | undefined;
+  /** order()'s answer; null: the insertion order is OPA's order */
+  private sorted: number[] | null | undefined;
+  /** the keys in OPA's order, when that is not the insertion order */
+  private sortedKeys: Value[] | undefined;
 
   indexOf(k: Value): number {
     if (k === null || typeof k !== 'object') {
-      const i = this.prim?.get(k);
+      if (this.prim === undefined) return scan(this.keys, k);
+      const i = this.prim.get(k);
       return i === undefined ? -1 : i;
     }
     if (this.comp === undefined) return -1;
@@ -35,18 +45,22 @@ class Slots {
     const i = this.keys.length;
     this.keys.push(k);
     if (k === null || typeof k !== 'object') {
-      (this.prim ??= new Map()).set(k, i);
+      this.prim?.set(k, i);
     } else {
       (this.comp ??= new Map()).set(keyOf(k), i);
     }
+    if (this.prim === undefined && this.keys.length > SCAN_MAX) this.prim = primIndex(this.keys);
     this.sorted = undefined;
+    this.sortedKeys = undefined;
     return i;
   }
 
-  /** Slot indices in OPA's key order (computed once, cached). */
-  order(): number[] {
+  /**
+   * Slot indices in OPA's key order, or null when that is the insertion order (the usual case: no
+   * array to allocate). Computed once, cached.
+   */
+  order(): number[] | null {
     if (this.sorted !== undefined) return this.sorted;
-    const idx = this.keys.map((_, i) => i);
     const ks = this.keys;
     let inOrder = true;
     for (let i = 1; i < ks.length; i++) {
@@ -55,10 +69,47 @@ class Slots {
         break;
       }
     }
-    if (!inOrder) idx.sort((a, b) => compare(ks[a]!, ks[b]!));
-    this.sorted = idx;
-    return idx;
+    this.sorted = inOrder ? null : sortedSlots(ks);
+    return this.sorted;
   }
+
+  /** The keys in OPA's order, not copied (cached). */
+  ordered(): readonly Value[] {
+    const o = this.order();
+    return o === null ? this.keys : (this.sortedKeys ??= reordered(this.keys, o));
+  }
+}
+
+/** Slot indices sorted by key. NB: a function of its own: its closures would cost order() a context per call. */
+function sortedSlots(ks: readonly Value[]): number[] {
+  return ks.map((_, i) => i).sort((a, b) => compare(ks[a]!, ks[b]!));
+}
+
+/** The index of primitive key k in keys, or -1: the match a Map makes (SameValueZero, so NaN finds NaN). */
+function scan(keys: readonly Value[], k: Prim): number {
+  for (let i = 0; i < keys.length; i++) {
+    const x = keys[i];
+    if (x === k || (x !== x && k !== k)) return i;
+  }
+  return -1;
+}
+
+/** The slots of the primitive keys. */
+function primIndex(keys: readonly Value[]): Map<Prim, number> {
+  const m = new Map<Prim, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const x = keys[i]!;
+    if (x === null || typeof x !== 'object') m.set(x, i);
+  }
+  return m;
+}
+
+/** `src` in the order `o` (null: as it is), as a new array. */
+function reordered<T>(src: readonly T[], o: number[] | null): T[] {
+  if (o === null) return src.slice();
+  const out = new Array<T>(o.length);
+  for (let i = 0; i < o.length; i++) out[i] = src[o[i]!]!;
+  return out;
 }
 
 /** A Rego object: keys may be any value; iteration is in OPA's sorted key order. */
@@ -93,17 +144,22 @@ export class RObject {
   }
 
   keys(): Value[] {
-    const ks = this.slots.keys;
-    return this.slots.order().map((i) => ks[i]!);
+    return this.slots.ordered().slice();
   }
 
   values(): Value[] {
-    return this.slots.order().map((i) => this.vals[i]!);
+    return reordered(this.vals, this.slots.order());
   }
 
   entries(): [Value, Value][] {
     const ks = this.slots.keys;
-    return this.slots.order().map((i) => [ks[i]!, this.vals[i]!]);
+    const o = this.slots.order();
+    const out = new Array<[Value, Value]>(ks.length);
+    for (let i = 0; i < ks.length; i++) {
+      const j = o === null ? i : o[i]!;
+      out[i] = [ks[j]!, this.vals[j]!];
+    }
+    return out;
   }
 
   /** Iterates in insertion order without sorting — for callers whose result does not depend on order. */
@@ -138,8 +194,12 @@ export class RSet {
   }
 
   values(): Value[] {
-    const ks = this.slots.keys;
-    return this.slots.order().map((i) => ks[i]!);
+    return this.slots.ordered().slice();
+  }
+
+  /** values() without the copy, for iteration: the caller must not modify it. */
+  valuesView(): readonly Value[] {
+    return this.slots.ordered();
   }
 
   forEachUnordered(fn: (v: Value) => void): void {

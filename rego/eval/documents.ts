@@ -23,6 +23,20 @@ interface PathPrefix {
 /** Prefixes of the data paths of every plan, computed on first use (paths and plans are immutable). */
 const prefixes = new WeakMap<readonly TermIR[], PathPrefix>();
 
+/** Whether no rule has a ref suffix (a loop: see evalTermK). */
+function noSuffix(rules: readonly RuleIR[]): boolean {
+  for (const r of rules) if (r.suffix.length !== 0) return false;
+  return true;
+}
+
+/** The scope's memo of a function's or keyed node's results. */
+function memoOf(sc: Scope, node: NodeIR): ArgMemo {
+  const memos = (sc.fnCache ??= new Map());
+  let memo = memos.get(node);
+  if (memo === undefined) memos.set(node, (memo = new ArgMemo()));
+  return memo;
+}
+
 function conflict(message: string, loc: Location): RegoEvalError {
   return new RegoEvalError('eval_conflict_error', message, loc);
 }
@@ -38,8 +52,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
 
   /** A user function's value for the arguments (undefined when undefined), memoized per scope. */
   functionValue(node: NodeIR, args: Value[], sc: Scope): Value | undefined {
-    let memo = sc.fnCache.get(node);
-    if (memo === undefined) sc.fnCache.set(node, (memo = new ArgMemo()));
+    const memo = memoOf(sc, node);
     let res = memo.get(args);
     if (res === undefined) {
       let result: Value | undefined;
@@ -112,7 +125,12 @@ export abstract class DocumentEvaluator extends TermEvaluator {
       const key = this.evalOne(p, f, sc);
       return key === undefined ? false : this.walkChild(node, base, key, path, i, f, sc, k);
     }
-    return this.evalTerm(p, f, sc, (key) => this.walkChild(node, base, key, path, i, f, sc, k));
+    return this.walkChildren(node, base, path, i, f, sc, k);
+  }
+
+  /** walkData below node for each value of path[i] (a method of its own: see evalTermK). */
+  protected walkChildren(node: NodeIR, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+    return this.evalTerm(path[i]!, f, sc, (key) => this.walkChild(node, base, key, path, i, f, sc, k));
   }
 
   /** walkData one level down: `key` is the value of path[i] below node. */
@@ -137,15 +155,17 @@ export abstract class DocumentEvaluator extends TermEvaluator {
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
     if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined) return false;
     if (this.sharedConst(node, sc) && this.consts!.values.has(node)) return false;
-    if (node.kind === 'multi') return node.rules.every((r) => r.suffix.length === 0);
-    if (node.kind === 'object') return node.rules.every((r) => r.kind === 'object' && r.suffix.length === 1);
+    if (node.kind === 'multi') return noSuffix(node.rules);
+    if (node.kind === 'object') {
+      for (const r of node.rules) if (r.kind !== 'object' || r.suffix.length !== 1) return false;
+      return true;
+    }
     return false;
   }
 
   /** `node[key]` for a keyable node: its rules evaluated with the key bound first (memoized per scope). */
   protected keyed(node: NodeIR, key: Value, sc: Scope): Value | undefined {
-    let memo = sc.fnCache.get(node);
-    if (memo === undefined) sc.fnCache.set(node, (memo = new ArgMemo()));
+    const memo = memoOf(sc, node);
     const hit = memo.get1(key);
     if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
     let result: Value | undefined;
@@ -187,17 +207,17 @@ export abstract class DocumentEvaluator extends TermEvaluator {
       const v = sc.cache.get(node);
       return v === UNDEFINED ? undefined : v;
     }
-    if (sc.inProgress.has(key)) {
+    if (sc.inProgress.includes(key)) {
       throw new RegoEvalError('rego_recursion_error', `rule data.${node.path.join('.')} is recursive`, node.rules[0]?.loc);
     }
     const frame: ConstFrame | undefined = shared ? { start: this.sh.steps, nested: 0, deps: new Set(), parent: this.constFrame } : undefined;
     if (frame !== undefined) this.constFrame = frame;
-    sc.inProgress.add(key);
+    sc.inProgress.push(key);
     let doc: Value | undefined;
     try {
       doc = this.computeDoc(node, base, sc);
     } finally {
-      sc.inProgress.delete(key);
+      sc.inProgress.pop();
       if (frame !== undefined) this.constFrame = frame.parent;
     }
     const stored = doc === undefined ? UNDEFINED : doc;
@@ -221,21 +241,18 @@ export abstract class DocumentEvaluator extends TermEvaluator {
         return this.evalComplete(node, sc);
       case 'function':
         // NB: a zero-argument function is also a document (OPA includes `f() := 1` in its package).
-        if (node.arity === 0) {
-          let v: Value | undefined;
-          this.callFunction(node, [], sc, (x) => {
-            v = x;
-            return true;
-          });
-          return v;
-        }
-        return undefined;
+        return node.arity === 0 ? this.functionValue(node, [], sc) : undefined;
       case 'multi':
-        if (node.rules.every((r) => r.suffix.length === 0)) return this.evalMulti(node, sc);
+        if (noSuffix(node.rules)) return this.evalMulti(node, sc);
         break;
       default:
         break;
     }
+    return this.mergeDoc(node, base, sc);
+  }
+
+  /** A document merged from base data, child documents and rule values (a method of its own: see evalTermK). */
+  protected mergeDoc(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {
     const b = new DocBuilder(base);
     // NB: data.system is OPA's system document; the root document hides it.
     if (node.path.length === 0) b.remove('system');

@@ -26,7 +26,7 @@ export class Evaluator extends DirectEvaluator {
       // Deterministic expressions (checks, calls and assignments whose operands have one value)
       // run in this loop; only enumerating ones need a continuation. See evalDirect.
       const r = e.with === undefined ? this.evalDirect(e, f, sc) : NOT_DIRECT;
-      if (r === NOT_DIRECT) return this.evalExpr(e, f, sc, () => this.evalBody(body, i + 1, f, sc, k));
+      if (r === NOT_DIRECT) return this.evalExprThen(e, body, i, f, sc, k);
       if (r === false) return false;
       if (r !== true) {
         // r is the slot to bind: the rest of the body runs with it bound, then it is unbound.
@@ -38,6 +38,14 @@ export class Evaluator extends DirectEvaluator {
       }
       i++;
     }
+  }
+
+  /**
+   * body[i] on the general path, then the rest of the body. NB: a method of its own because a closure
+   * anywhere in a method makes V8 allocate the method's context on every call, taken or not.
+   */
+  protected evalExprThen(e: ExprIR, body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean {
+    return this.evalExpr(e, f, sc, () => this.evalBody(body, i + 1, f, sc, k));
   }
 
   evalExpr(e: ExprIR, f: Frame, sc: Scope, k: K): boolean {
@@ -136,8 +144,8 @@ export class Evaluator extends DirectEvaluator {
       overridden: overridden ?? sc.overridden,
       fnPatches: fnPatches ?? sc.fnPatches,
       cache: new Map(),
-      fnCache: new Map(),
-      inProgress: new Set(),
+      fnCache: undefined,
+      inProgress: [],
     };
   }
 
@@ -180,7 +188,7 @@ export class Evaluator extends DirectEvaluator {
   }
 
   protected unmocked(sc: Scope): Scope {
-    return { ...sc, fnPatches: undefined, cache: new Map(), fnCache: new Map(), inProgress: new Set() };
+    return { ...sc, fnPatches: undefined, cache: new Map(), fnCache: undefined, inProgress: [] };
   }
 
   protected invokeTarget(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {

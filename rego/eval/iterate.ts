@@ -26,7 +26,7 @@ export function iterate(v: Value, fn: (key: Value, value: Value) => boolean): bo
     return false;
   }
   if (v instanceof RSet) {
-    for (const x of v.values()) if (fn(x, x)) return true;
+    for (const x of v.valuesView()) if (fn(x, x)) return true;
     return false;
   }
   return false;

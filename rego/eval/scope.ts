@@ -24,8 +24,13 @@ export interface Scope {
   readonly overridden: ReadonlySet<NodeIR> | undefined;
   readonly fnPatches: ReadonlyMap<string, FnPatch> | undefined;
   readonly cache: Map<NodeIR, Value | typeof UNDEFINED>;
-  readonly fnCache: Map<NodeIR, ArgMemo>;
-  readonly inProgress: Set<NodeIR>;
+  /** memos of functions and keyed lookups, created on first use (most evaluations call no function) */
+  fnCache: Map<NodeIR, ArgMemo> | undefined;
+  /**
+   * documents being computed, innermost last. NB: an array, not a Set: docOf pushes and pops in
+   * LIFO order, the stack is short, and a Set's add/delete reallocate its table.
+   */
+  readonly inProgress: NodeIR[];
 }
 
 export const UNDEFINED: unique symbol = Symbol('undefined');
@@ -37,8 +42,8 @@ export function newScope(input: Value | undefined, data: Value): Scope {
     overridden: undefined,
     fnPatches: undefined,
     cache: new Map(),
-    fnCache: new Map(),
-    inProgress: new Set(),
+    fnCache: undefined,
+    inProgress: [],
   };
 }
 

@@ -33,11 +33,14 @@ export abstract class TermEvaluator {
     switch (t.k) {
       case 'v':
         return f[t.s] === undefined;
+      // NB: loops, not some(callback): see evalTermK.
       case 'arr':
       case 'set':
-        return t.items.some((x) => this.isPattern(x, f));
+        for (const x of t.items) if (this.isPattern(x, f)) return true;
+        return false;
       case 'obj':
-        return t.items.some(([kk, v]) => this.isPattern(kk, f) || this.isPattern(v, f));
+        for (const [a, b] of t.items) if (this.isPattern(a, f) || this.isPattern(b, f)) return true;
+        return false;
       default:
         return false;
     }
@@ -50,14 +53,15 @@ export abstract class TermEvaluator {
         return true;
       case 'v':
         return f[t.s] !== undefined;
+      // constant keys (most of a path) are skipped without a call
       case 'input':
       case 'data':
         if (t.g === true) return true;
-        for (const p of t.path) if (!this.single(p, f)) return false;
+        for (const p of t.path) if (p.k !== 'c' && !this.single(p, f)) return false;
         return true;
       case 'ref':
         if (!this.single(t.head, f)) return false;
-        for (const p of t.path) if (!this.single(p, f)) return false;
+        for (const p of t.path) if (p.k !== 'c' && !this.single(p, f)) return false;
         return true;
       case 'arr':
       case 'set':
@@ -98,14 +102,8 @@ export abstract class TermEvaluator {
         }
         return out;
       }
-      default: {
-        let out: Value | undefined;
-        this.evalTerm(t, f, sc, (v) => {
-          out = v;
-          return true;
-        });
-        return out;
-      }
+      default:
+        return this.plugOpt(t, f, sc);
     }
   }
 
@@ -150,6 +148,20 @@ export abstract class TermEvaluator {
           const v = this.evalOne(t, f, sc);
           return v === undefined ? false : k(v);
         }
+        return this.evalTermK(t, f, sc, k);
+      default:
+        return this.evalTermK(t, f, sc, k);
+    }
+  }
+
+  /**
+   * evalTerm for the terms that need a continuation of their own. NB: hot methods create no closures
+   * (they call a method like this one that does): V8 allocates a method's closure context on every
+   * call, whether or not the path that creates the closure is taken.
+   */
+  protected evalTermK(t: TermIR, f: Frame, sc: Scope, k: KV): boolean {
+    switch (t.k) {
+      case 'ref':
         return this.evalTerm(t.head, f, sc, (v) => this.nav(v, t.path, 0, f, sc, k));
       case 'arr':
         return this.evalItems(t.items, 0, [], f, sc, (vs) => k(vs));
@@ -195,6 +207,9 @@ export abstract class TermEvaluator {
         });
         return k(out);
       }
+      default:
+        // evalTerm's own cases (no continuation of their own)
+        return this.evalTerm(t, f, sc, k);
     }
   }
 
@@ -244,8 +259,14 @@ export abstract class TermEvaluator {
   nav(v: Value, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
     if (i === path.length) return k(v);
     const p = path[i]!;
+    if (p.k === 'v' && i === path.length - 1 && f[p.s] === undefined) return this.navLast(v, p.s, f, k);
+    return this.navStep(v, path, i, f, sc, k);
+  }
+
+  /** nav's step through path[i] with a continuation (not a var as the last key: navLast). */
+  protected navStep(v: Value, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+    const p = path[i]!;
     if (this.isPattern(p, f)) {
-      if (p.k === 'v' && i === path.length - 1) return this.navLast(v, p.s, f, k);
       if (!(Array.isArray(v) || v instanceof RObject || v instanceof RSet)) return false;
       return iterate(v, (key, child) => {
         this.sh.step();
@@ -277,7 +298,7 @@ export abstract class TermEvaluator {
           if (k(child)) return true;
         }
       } else if (v instanceof RSet) {
-        for (const x of v.values()) {
+        for (const x of v.valuesView()) {
           this.sh.step();
           f[s] = x;
           if (k(x)) return true;
@@ -357,8 +378,13 @@ export abstract class TermEvaluator {
       }
       default:
         if (this.isPattern(p, f)) return false;
-        return this.evalTerm(p, f, sc, (pv) => (equal(pv, v) ? k() : false));
+        return this.matchTerm(p, v, f, sc, k);
     }
+  }
+
+  /** match against a term to evaluate (a method of its own: see evalTermK). */
+  protected matchTerm(p: TermIR, v: Value, f: Frame, sc: Scope, k: K): boolean {
+    return this.evalTerm(p, f, sc, (pv) => (equal(pv, v) ? k() : false));
   }
 
   protected matchItems(items: readonly TermIR[], vs: readonly Value[], i: number, f: Frame, sc: Scope, k: K): boolean {
