@@ -10,11 +10,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { createTempDatabase } from '../testing/pgdb.js';
 import { freePort } from '../testing/ports.js';
 import { machine } from './report.js';
+import { GATEWAY_QUERY } from './rego-fixtures.js';
 
 const ROUND_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -24,7 +24,7 @@ export const NODE_FLAGS = ['--max-semi-space-size=32'];
 const BODY = JSON.stringify({
   client_id: 'bench-app',
   user_token: 'user-1',
-  query: 'Find me a flight from Lisbon to Berlin next Tuesday under 200 EUR and a hotel near the Spree with breakfast included.',
+  query: GATEWAY_QUERY,
   context: { user_role: 'agent', department: 'travel' },
 });
 
@@ -94,29 +94,10 @@ function median(results: Result[]): Result {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** A database of its own for this run (dropped afterwards), so that earlier runs' rows do not skew it. */
-async function scratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `steward_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 export async function run(): Promise<{ markdown: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-'));
-  const database = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined;
+  // A database of its own for this run (dropped afterwards), so that earlier runs' rows do not skew it.
+  const database = process.env.DATABASE_URL ? await createTempDatabase(process.env.DATABASE_URL) : undefined;
   // NB: no REDIS_URL: the in-memory rate limiter, as in standalone mode (Redis adds a round trip per request).
   const base = { ...process.env, REDIS_URL: undefined, STEWARD_DATA_DIR: dataDir, DATABASE_URL: database?.url };
   const servers: Record<string, Server> = {};

@@ -72,3 +72,6 @@ export function prompt1k(): string {
 export function precheckInput(query: string): Record<string, unknown> {
   return { query, surface: 'pre-check', client_id: 'bench', user: { id: 'u1', roles: ['dev'] }, context: {} };
 }
+
+/** The query every request of the gateway benchmark sends (bench/gateway.ts). */
+export const GATEWAY_QUERY = 'Find me a flight from Lisbon to Berlin next Tuesday under 200 EUR and a hotel near the Spree with breakfast included.';
