@@ -27,14 +27,19 @@ export function buildNodes(root: TreeNode): Map<TreeNode, NodeIR> {
     else if (kinds.has('complete')) kind = 'complete';
     else if (kinds.has('multi') && all.every((r) => r.kind === 'multi' && r.suffix.length === 0)) kind = 'multi';
     else if (all.length > 0) kind = 'object';
+    // NB: every field in the same order on every node (one hidden class): the evaluator reads nodes everywhere.
     const ir: NodeIR = {
       path: n.path,
       children,
       rules: [],
-      ...(kind ? { kind } : {}),
-      ...(kind === 'function' ? { arity: all[0]!.rule.head.args?.length ?? 0 } : {}),
+      default: undefined,
+      kind,
+      arity: kind === 'function' ? (all[0]!.rule.head.args?.length ?? 0) : undefined,
       hasRules: all.length > 0 || [...children.values()].some((c) => c.hasRules),
       deepDynamic: all.some((r) => r.suffix.length > 1 || (r.kind === 'multi' && r.suffix.length > 0)),
+      alias: undefined,
+      docScope: 0,
+      doc: undefined,
     };
     map.set(n, ir);
     return ir;

@@ -10,7 +10,7 @@
  */
 import type { Value } from '../value.js';
 import type { BodyIR, ExprIR, LogicIR, NodeIR, RuleIR, TermIR } from './ir.js';
-import type { UNDEFINED } from './scope.js';
+import type { DocCache, UNDEFINED } from './scope.js';
 
 /** Builtins whose result depends on more than their arguments, beyond those declared nondeterministic. */
 const VARYING = new Set(['print', 'internal.print', 'trace', 'opa.runtime', 'time.now_ns', 'io.jwt.decode_verify', 'rego.metadata.rule', 'rego.metadata.chain']);
@@ -52,7 +52,7 @@ export class ConstDocs {
    * the steps computing them took. NB: the evaluation is charged those steps, so that a step budget
    * stops the same policies whether or not an earlier evaluation (a warm-up) computed them.
    */
-  adopt(node: NodeIR, cache: Map<NodeIR, Value | typeof UNDEFINED>): number {
+  adopt(node: NodeIR, cache: DocCache): number {
     if (cache.has(node)) return 0;
     const e = this.values.get(node);
     if (e === undefined) return 0;

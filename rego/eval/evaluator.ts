@@ -10,7 +10,7 @@ import { upsert } from './docs.js';
 import { DirectEvaluator, NOT_DIRECT } from './direct.js';
 import type { BodyIR, CallIR, ExprIR, LogicIR, NodeIR, WithIR } from './ir.js';
 import { iterate } from './iterate.js';
-import type { FnPatch, Scope } from './scope.js';
+import { DocCache, type FnPatch, type Scope } from './scope.js';
 import { callSpecial } from './special.js';
 import type { Frame, K, KV } from './terms.js';
 
@@ -143,7 +143,7 @@ export class Evaluator extends DirectEvaluator {
       data,
       overridden: overridden ?? sc.overridden,
       fnPatches: fnPatches ?? sc.fnPatches,
-      cache: new Map(),
+      cache: new DocCache(),
       fnCache: undefined,
       inProgress: [],
     };
@@ -188,7 +188,7 @@ export class Evaluator extends DirectEvaluator {
   }
 
   protected unmocked(sc: Scope): Scope {
-    return { ...sc, fnPatches: undefined, cache: new Map(), fnCache: undefined, inProgress: [] };
+    return { ...sc, fnPatches: undefined, cache: new DocCache(), fnCache: undefined, inProgress: [] };
   }
 
   protected invokeTarget(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {

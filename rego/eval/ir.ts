@@ -6,6 +6,7 @@
 import type { Builtin } from '../builtins/registry.js';
 import type { Location } from '../errors.js';
 import type { Value } from '../value.js';
+import type { UNDEFINED } from './scope.js';
 
 export type TermIR =
   | { readonly k: 'c'; readonly v: Value }
@@ -99,14 +100,17 @@ export interface NodeIR {
   readonly path: readonly string[];
   readonly children: Map<string, NodeIR>;
   rules: RuleIR[];
-  default?: RuleIR;
+  default: RuleIR | undefined;
   /** what the rules at this node define */
-  kind?: 'complete' | 'multi' | 'object' | 'function';
-  arity?: number;
+  kind: 'complete' | 'multi' | 'object' | 'function' | undefined;
+  arity: number | undefined;
   /** some rule below this node exists (else the node only holds base data) */
   hasRules: boolean;
   /** a rule with a dynamic suffix longer than one term, or a multi rule with suffix, lives here */
   deepDynamic: boolean;
   /** a node elsewhere with the same plan: the scope caches this node's document under that one (alias.ts) */
-  alias?: NodeIR;
+  alias: NodeIR | undefined;
+  /** the scope whose document `doc` is (its DocCache id; 0: none): see DocCache in scope.ts */
+  docScope: number;
+  doc: Value | typeof UNDEFINED | undefined;
 }

@@ -23,7 +23,7 @@ export interface Scope {
   /** nodes whose rules are replaced by (patched) base data */
   readonly overridden: ReadonlySet<NodeIR> | undefined;
   readonly fnPatches: ReadonlyMap<string, FnPatch> | undefined;
-  readonly cache: Map<NodeIR, Value | typeof UNDEFINED>;
+  readonly cache: DocCache;
   /** memos of functions and keyed lookups, created on first use (most evaluations call no function) */
   fnCache: Map<NodeIR, ArgMemo> | undefined;
   /**
@@ -35,13 +35,39 @@ export interface Scope {
 
 export const UNDEFINED: unique symbol = Symbol('undefined');
 
+let lastCacheId = 0;
+
+/**
+ * A scope's computed documents, kept on the rule nodes themselves: a node holds the document of the cache
+ * that stored it last (by id), so a lookup is two field reads and a scope allocates no map.
+ * NB: a nested scope (`with`) that computes a node replaces the outer scope's entry; the outer scope then
+ * computes that document again (a miss, never a wrong value). A node keeps its last document until the next
+ * evaluation of its plan replaces it.
+ */
+export class DocCache {
+  private readonly id = ++lastCacheId;
+
+  get(node: NodeIR): Value | typeof UNDEFINED | undefined {
+    return node.docScope === this.id ? node.doc : undefined;
+  }
+
+  has(node: NodeIR): boolean {
+    return node.docScope === this.id;
+  }
+
+  set(node: NodeIR, value: Value | typeof UNDEFINED): void {
+    node.docScope = this.id;
+    node.doc = value;
+  }
+}
+
 export function newScope(input: Value | undefined, data: Value): Scope {
   return {
     input,
     data,
     overridden: undefined,
     fnPatches: undefined,
-    cache: new Map(),
+    cache: new DocCache(),
     fnCache: undefined,
     inProgress: [],
   };
