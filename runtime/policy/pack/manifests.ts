@@ -3,6 +3,7 @@
  * the `yaml` package and validates each document against the api schema. Only `spec.rego` policies are
  * returned: the pack is Rego by design, and a wasm policy has no module to compile here.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +11,17 @@ import { parseAllDocuments } from 'yaml';
 import { validateManifest, type FieldIssue, type PolicyResource } from '../../../api/index.js';
 import type { PolicyModule } from '../../../rego/index.js';
 
-/** The folder that ships the built-in pack. */
-export const BUILTIN_PACK_DIR = fileURLToPath(new URL('../../../config/policies/', import.meta.url));
+/**
+ * The folder that ships the built-in pack: `config/policies` at the package root, three folders up from this
+ * module in a checkout (runtime/policy/pack) and four in a build (dist/runtime/policy/pack).
+ */
+export const BUILTIN_PACK_DIR = packDir();
+
+function packDir(): string {
+  const checkout = fileURLToPath(new URL('../../../config/policies/', import.meta.url));
+  const build = fileURLToPath(new URL('../../../../config/policies/', import.meta.url));
+  return existsSync(checkout) || !existsSync(build) ? checkout : build;
+}
 
 const MANIFEST_EXT = new Set(['.yaml', '.yml']);
 
