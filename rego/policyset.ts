@@ -54,7 +54,6 @@ export class PolicySet {
   private readonly evaluated: string[] = [];
   /** per ref, its index in `evaluated`, or -1 */
   private readonly slot: number[] = [];
-  private readonly pkgIndex = new Map<string, number>();
   /** per entry, its package's index in `refs` */
   private readonly entryAt: number[] = [];
   /** whether each package defines `allow` (known at compile time) */
@@ -64,14 +63,18 @@ export class PolicySet {
     readonly prepared: PreparedPolicy,
     private readonly entries: readonly Entry[],
   ) {
+    const pkgIndex = new Map<string, number>();
     for (const e of entries) {
-      if (this.pkgIndex.has(e.pkg)) continue;
-      this.pkgIndex.set(e.pkg, this.refs.length);
-      const refs = decisionRefs(e.pkg);
-      this.refs.push(...refs);
-      this.allowDefined.set(e.pkg, prepared.defines(refs[2]));
+      let at = pkgIndex.get(e.pkg);
+      if (at === undefined) {
+        at = this.refs.length;
+        pkgIndex.set(e.pkg, at);
+        const refs = decisionRefs(e.pkg);
+        this.refs.push(...refs);
+        this.allowDefined.set(e.pkg, prepared.defines(refs[2]));
+      }
+      this.entryAt.push(at);
     }
-    for (const e of entries) this.entryAt.push(this.pkgIndex.get(e.pkg)!);
     for (const ref of this.refs) {
       this.slot.push(prepared.mayDefine(ref) ? this.evaluated.push(ref) - 1 : -1);
     }

@@ -30,8 +30,7 @@ export function aliasIdenticalDocuments(root: NodeIR): void {
 
 function eligible(node: NodeIR): boolean {
   if (node.children.size > 0 || node.rules.length === 0) return false;
-  if (node.kind === 'complete') return true;
-  return node.kind === 'multi' && node.rules.every((r) => r.suffix.length === 0);
+  return node.kind === 'complete' || node.kind === 'multi';
 }
 
 /** The plan of a node's rules without source positions, names of rule nodes instead of the nodes. */

@@ -67,7 +67,7 @@ export class ConstDocs {
     const known = this.docs.get(node);
     if (known !== undefined) return known;
     const kind = node.kind;
-    const shaped = kind === 'complete' || (kind === 'multi' && node.rules.every((r) => r.suffix.length === 0));
+    const shaped = kind === 'complete' || kind === 'multi';
     const v = shaped && node.children.size === 0 && this.rulesConstant(node);
     this.docs.set(node, v);
     return v;

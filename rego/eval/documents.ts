@@ -23,12 +23,6 @@ interface PathPrefix {
 /** Prefixes of the data paths of every plan, computed on first use (paths and plans are immutable). */
 const prefixes = new WeakMap<readonly TermIR[], PathPrefix>();
 
-/** Whether no rule has a ref suffix (a loop: see evalTermK). */
-function noSuffix(rules: readonly RuleIR[]): boolean {
-  for (const r of rules) if (r.suffix.length !== 0) return false;
-  return true;
-}
-
 /** The scope's memo of a function's or keyed node's results. */
 function memoOf(sc: Scope, node: NodeIR): ArgMemo {
   const memos = (sc.fnCache ??= new Map());
@@ -155,7 +149,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
     if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined) return false;
     if (this.sharedConst(node, sc) && this.consts!.values.has(node)) return false;
-    if (node.kind === 'multi') return noSuffix(node.rules);
+    if (node.kind === 'multi') return true;
     if (node.kind === 'object') {
       for (const r of node.rules) if (r.kind !== 'object' || r.suffix.length !== 1) return false;
       return true;
@@ -243,8 +237,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
         // NB: a zero-argument function is also a document (OPA includes `f() := 1` in its package).
         return node.arity === 0 ? this.functionValue(node, [], sc) : undefined;
       case 'multi':
-        if (noSuffix(node.rules)) return this.evalMulti(node, sc);
-        break;
+        return this.evalMulti(node, sc);
       default:
         break;
     }

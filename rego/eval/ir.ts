@@ -101,7 +101,10 @@ export interface NodeIR {
   readonly children: Map<string, NodeIR>;
   rules: RuleIR[];
   default: RuleIR | undefined;
-  /** what the rules at this node define */
+  /**
+   * what the rules at this node define; 'multi' only when every rule is a partial set rule without a ref
+   * suffix (a partial set with a suffix makes the node 'object'): see buildNodes in compile/plan.ts
+   */
   kind: 'complete' | 'multi' | 'object' | 'function' | undefined;
   arity: number | undefined;
   /** some rule below this node exists (else the node only holds base data) */

@@ -6,7 +6,7 @@ import { issueLicenseKey } from '../../../api/index.js';
 import { ApiError } from '../../http/errors.js';
 import { FolderSource } from '../../source/index.js';
 import { openStore, type Store } from '../../store/index.js';
-import { authenticate, type AuthDeps } from './authenticate.js';
+import { resolveIdentity, type AuthDeps } from './authenticate.js';
 import { LicenseRegistry } from './licenses.js';
 import { licenseYaml } from '../../../testing/gateway.js';
 
@@ -52,7 +52,7 @@ afterAll(async () => {
 
 async function codeOf(headers: Record<string, string>, d: AuthDeps = deps): Promise<string> {
   try {
-    await authenticate(headers, d);
+    await resolveIdentity(headers, d);
     return 'OK';
   } catch (err) {
     if (err instanceof ApiError) return `${err.status} ${err.code}`;
@@ -60,25 +60,25 @@ async function codeOf(headers: Record<string, string>, d: AuthDeps = deps): Prom
   }
 }
 
-describe('authenticate in licensed mode', () => {
+describe('resolveIdentity in licensed mode', () => {
   it('maps a registered license key to its organization and tier', async () => {
-    const { identity } = await authenticate({ 'x-license-key': acmeKey }, deps);
+    const { identity } = await resolveIdentity({ 'x-license-key': acmeKey }, deps);
     expect(identity).toMatchObject({ credential: 'license-key', organizationId: 'acme', tier: 'ENT' });
   });
 
   it('maps a bearer API key to its client, organization and the organization tier', async () => {
-    const { identity } = await authenticate({ authorization: `Bearer ${acmeApiKey}` }, deps);
+    const { identity } = await resolveIdentity({ authorization: `Bearer ${acmeApiKey}` }, deps);
     expect(identity).toMatchObject({ credential: 'api-key', organizationId: 'acme', tier: 'ENT', clientId: expect.stringMatching(/^cli_/) });
   });
 
   it('accepts Basic base64(clientId:secret) as the 2.2+ SDKs send it', async () => {
     const basic = Buffer.from(`${tenantClientId}:${tenantApiKey}`).toString('base64');
-    const { identity } = await authenticate({ authorization: `Basic ${basic}`, 'x-tenant-id': 'eu' }, deps);
+    const { identity } = await resolveIdentity({ authorization: `Basic ${basic}`, 'x-tenant-id': 'eu' }, deps);
     expect(identity).toMatchObject({ credential: 'basic', organizationId: 'acme', tenantId: 'eu' });
   });
 
   it('lets X-Tenant-ID narrow an organization-wide credential', async () => {
-    const { identity } = await authenticate({ 'x-license-key': acmeKey, 'x-tenant-id': 'us' }, deps);
+    const { identity } = await resolveIdentity({ 'x-license-key': acmeKey, 'x-tenant-id': 'us' }, deps);
     expect(identity.tenantId).toBe('us');
   });
 
@@ -101,18 +101,18 @@ describe('authenticate in licensed mode', () => {
 
   it('accepts legacy credentials before the sunset with Deprecation and Sunset headers', async () => {
     const early: AuthDeps = { ...deps, now: () => new Date('2026-03-01T00:00:00Z') };
-    const result = await authenticate({ 'x-client-secret': acmeApiKey }, early);
+    const result = await resolveIdentity({ 'x-client-secret': acmeApiKey }, early);
     expect(result.identity).toMatchObject({ credential: 'legacy-client-secret', organizationId: 'acme' });
     expect(result.headers).toMatchObject({ deprecation: expect.stringMatching(/^@\d+$/), sunset: 'Tue, 30 Jun 2026 23:59:59 GMT' });
   });
 });
 
-describe('authenticate in community mode', () => {
+describe('resolveIdentity in community mode', () => {
   it('needs no credentials while no License is configured', async () => {
     const empty = new FolderSource({ dirs: [join(dir, 'none')], watch: false });
     await empty.ready();
     const community: AuthDeps = { ...deps, licenses: new LicenseRegistry({ source: empty, env: {}, signingSecret: secret, now: () => now }) };
-    expect((await authenticate({}, community)).identity).toMatchObject({ credential: 'community', tier: 'COMMUNITY' });
+    expect((await resolveIdentity({}, community)).identity).toMatchObject({ credential: 'community', tier: 'COMMUNITY' });
     await empty.close();
   });
 

@@ -45,14 +45,8 @@ export function communityActive(deps: AuthDeps): boolean {
  * Resolves the caller's identity from its credentials. Order: X-License-Key, Authorization (Bearer API key or
  * Basic clientId:secret), legacy X-Client-Secret; none → community identity in community mode, else 401.
  * The organization and tenant come from the credential; X-Tenant-ID may only narrow an organization-wide one.
- */
-export async function authenticate(headers: Headers, deps: AuthDeps): Promise<AuthResult> {
-  return resolveIdentity(headers, deps);
-}
-
-/**
- * `authenticate` for the request hook: license keys and community mode (no database) answer synchronously
- * and may throw; API keys and client secrets answer with a promise.
+ * NB: license keys and community mode (no database) answer synchronously, and may throw, so that the request
+ * hook needs no promise on the pre-check hot path; API keys and client secrets answer with a promise.
  */
 export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | Promise<AuthResult> {
   const community = communityActive(deps);
