@@ -10,7 +10,7 @@ import { RegoEvalError, RegoLimitError } from './errors.js';
 import { aliasIdenticalDocuments } from './eval/alias.js';
 import { ConstDocs } from './eval/consts.js';
 import { Evaluator, type Frame } from './eval/evaluator.js';
-import type { NodeIR, TermIR } from './eval/ir.js';
+import { termIR, type NodeIR, type TermIR } from './eval/ir.js';
 import { Shared, newScope, type Limits } from './eval/scope.js';
 import { RObject, fromJS, type Value } from './value.js';
 
@@ -106,7 +106,7 @@ export class PreparedPolicy {
     if (path === undefined) {
       const parts = ref.split('.');
       if (parts[0] !== 'data' || parts.some((p) => p === '')) throw new TypeError(`expected a ref like data.pkg.rule, got ${ref}`);
-      path = parts.slice(1).map((p) => ({ k: 'c', v: p }) as TermIR);
+      path = parts.slice(1).map((p) => termIR<TermIR>({ k: 'c', v: p }));
       if (this.refs.size >= MAX_CACHED_QUERIES) this.refs.delete(this.refs.keys().next().value!);
       this.refs.set(ref, path);
     }

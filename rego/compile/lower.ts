@@ -4,7 +4,7 @@
  */
 import type { Builtin, BuiltinRegistry } from '../builtins/registry.js';
 import type { Location } from '../errors.js';
-import type { BodyIR, CallIR, ExprIR, LogicIR, NodeIR, RuleIR, TermIR, WithIR } from '../eval/ir.js';
+import { callIR, exprIR, ruleIR, termIR, type BodyIR, type CallIR, type ExprIR, type IterIR, type LogicIR, type NodeIR, type RuleIR, type TermIR, type WithIR } from '../eval/ir.js';
 import type { Expr, LogicNode, Term } from '../syntax/ast.js';
 import { callName } from '../syntax/walk.js';
 import { RObject, RSet, type Value } from '../value.js';
@@ -60,6 +60,10 @@ export class Lowerer {
   ) {}
 
   term(t: Term): TermIR {
+    return termIR(this.termOf(t));
+  }
+
+  private termOf(t: Term): TermIR {
     switch (t.type) {
       case 'scalar':
         return { k: 'c', v: t.value };
@@ -139,6 +143,15 @@ export class Lowerer {
   }
 
   expr(e: Expr): ExprIR {
+    const x = this.exprOf(e);
+    if (x.op === 'unify' && !x.neg) {
+      const iter = iteration(x.a, x.b) ?? iteration(x.b, x.a);
+      if (iter !== undefined) return exprIR({ ...x, iter });
+    }
+    return exprIR(x);
+  }
+
+  private exprOf(e: Expr): ExprIR {
     const base = { neg: e.negated, loc: e.loc, ...(e.with.length ? { with: this.withs(e)! } : {}) };
     const t = e.terms;
     if (Array.isArray(t)) {
@@ -147,8 +160,8 @@ export class Lowerer {
       if (name === 'rego.metadata.rule' || name === 'rego.metadata.chain') {
         const v = (name === 'rego.metadata.rule' ? this.meta?.rule : this.meta?.chain) ?? (name === 'rego.metadata.rule' ? new RObject() : []);
         const out = t[1];
-        if (out === undefined) return { op: 'term', ...base, t: { k: 'c', v: true } };
-        return { op: 'unify', ...base, a: this.term(out), b: { k: 'c', v } };
+        if (out === undefined) return { op: 'term', ...base, t: termIR({ k: 'c', v: true }) };
+        return { op: 'unify', ...base, a: this.term(out), b: termIR({ k: 'c', v }) };
       }
       return { op: 'call', ...base, call: this.call(name, t.slice(1), e.loc) };
     }
@@ -162,7 +175,7 @@ export class Lowerer {
         body: this.body(t.body),
       };
     }
-    if (t.type === 'some') return { op: 'term', ...base, t: { k: 'c', v: true } };
+    if (t.type === 'some') return { op: 'term', ...base, t: termIR({ k: 'c', v: true }) };
     if (t.type === 'logic') return { op: 'logic', ...base, node: this.logic(t.node) };
     return { op: 'term', ...base, t: this.term(t as Term) };
   }
@@ -181,8 +194,18 @@ export class Lowerer {
     const fn = name.startsWith('data.') ? this.env.fnNode(name) : undefined;
     const builtin = fn ? undefined : this.env.builtin(name);
     if (!fn && !builtin && !name.startsWith('data.')) throw new LowerError(`undefined function ${name}`, loc);
-    return { name, args: inputs, ...(out ? { out } : {}), ...(fn ? { fn } : {}), ...(builtin ? { builtin } : {}) };
+    return callIR({ name, args: inputs, out, fn, builtin });
   }
+}
+
+/** `out = coll[key]` with out and key two vars: the iteration the evaluator runs as a loop (IterIR). */
+function iteration(out: TermIR, src: TermIR): IterIR | undefined {
+  if (out.k !== 'v' || (src.k !== 'data' && src.k !== 'input' && src.k !== 'ref') || src.path.length === 0) return undefined;
+  const key = src.path[src.path.length - 1]!;
+  if (key.k !== 'v' || key.s === out.s) return undefined;
+  const path = src.path.slice(0, -1);
+  const coll = src.k === 'ref' ? termIR({ k: 'ref', head: src.head, path }) : termIR({ k: src.k, path, g: path.every(isConst) });
+  return { coll, key: key.s, out: out.s };
 }
 
 function termHasVars(t: TermIR): boolean {
@@ -219,7 +242,7 @@ export function lowerRule(pr: PlacedRule, env: LowerEnv, metadata?: (pr: PlacedR
     const value = h.value ? lw.term(h.value) : undefined;
     const body = lw.body(rule.body);
     const ground = !suffix.some(termHasVars) && !(key && termHasVars(key)) && !(value && termHasVars(value));
-    return {
+    return ruleIR({
       kind: pr.kind,
       loc: rule.loc,
       nslots: slots.size,
@@ -233,7 +256,7 @@ export function lowerRule(pr: PlacedRule, env: LowerEnv, metadata?: (pr: PlacedR
       ...(md?.rule !== undefined ? { annotations: md.rule } : {}),
       ...(md?.chain !== undefined ? { chain: md.chain } : {}),
       ...(rule.else ? { else: lowerOne(rule.else) } : {}),
-    };
+    });
   };
   return lowerOne(pr.rule);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../engine.js';
-import { RegoEvalError } from '../errors.js';
-import { parseJSON, toJSONText, type Value } from '../value.js';
+import { RegoEvalError, RegoLimitError } from '../errors.js';
+import { parseJSON, RSet, toJSONText, type Value } from '../value.js';
 
 function evalRef(src: string, ref: string, input?: unknown, data?: unknown): string | undefined {
   const p = compile([{ name: 'policy.rego', source: src }], data === undefined ? {} : { data });
@@ -74,4 +74,44 @@ describe('evaluator', () => {
     const input: Value = parseJSON('{"n": 12345678901234567890}');
     expect(toJSONText(p.evalRef('data.t.p', { input })!)).toBe('12345678901234567890');
   });
+
+  describe('iterations `out = coll[key]` run as a loop (IterIR)', () => {
+    // `with` sends an expression down the general (continuation) path: the two rules differ only in the path taken.
+    const src = `package t
+loop contains [k, v] if { v := input.coll[k]; v != "skip" }
+general contains [k, v] if { v := input.coll[k] with input.unused as 1; v != "skip" }
+first := v if { some v in input.coll; v == "b" }
+nested contains [i, j, x] if { row := input.rows[i]; x := row[j] }
+`;
+    const p = compile([{ name: 'policy.rego', source: src }]);
+    const fewestSteps = (ref: string, input: unknown): number => {
+      for (let n = 1; n < 1000; n++) {
+        try {
+          p.evalRef(ref, { input, maxSteps: n });
+          return n;
+        } catch (e) {
+          if (!(e instanceof RegoLimitError)) throw e;
+        }
+      }
+      throw new Error('no step budget found');
+    };
+
+    it.each([
+      ['an array', ['a', 'skip', 'b']],
+      ['an object', { x: 'a', y: 'skip', z: 'b' }],
+      ['a set (as a Value)', RSet.from(['a', 'skip', 'b'])],
+      ['an empty collection', []],
+      ['a scalar (no solutions)', 'abc'],
+    ])('gives the general path’s solutions and step count over %s', (_n, coll) => {
+      const input = { coll };
+      expect(toJSONText(p.evalRef('data.t.loop', { input })!)).toBe(toJSONText(p.evalRef('data.t.general', { input })!));
+      expect(fewestSteps('data.t.loop', input)).toBe(fewestSteps('data.t.general', input));
+    });
+
+    it('stops at the first solution a complete rule needs and unbinds its vars', () => {
+      expect(p.evalRef('data.t.first', { input: { coll: ['a', 'b', 'c'] } })).toBe('b');
+      expect(toJSONText(p.evalRef('data.t.nested', { input: { rows: [['p'], ['q', 'r']] } })!)).toBe('[[0,0,"p"],[1,0,"q"],[1,1,"r"]]');
+    });
+  });
 });
+

@@ -8,7 +8,7 @@ import { RegoEvalError, type Location } from '../errors.js';
 import { RObject, RSet, type Value } from '../value.js';
 import { upsert } from './docs.js';
 import { DirectEvaluator, NOT_DIRECT } from './direct.js';
-import type { BodyIR, CallIR, ExprIR, LogicIR, NodeIR, WithIR } from './ir.js';
+import type { BodyIR, CallIR, ExprIR, IterIR, LogicIR, NodeIR, WithIR } from './ir.js';
 import { iterate } from './iterate.js';
 import { DocCache, type FnPatch, type Scope } from './scope.js';
 import { callSpecial } from './special.js';
@@ -26,7 +26,13 @@ export class Evaluator extends DirectEvaluator {
       // Deterministic expressions (checks, calls and assignments whose operands have one value)
       // run in this loop; only enumerating ones need a continuation. See evalDirect.
       const r = e.with === undefined ? this.evalDirect(e, f, sc) : NOT_DIRECT;
-      if (r === NOT_DIRECT) return this.evalExprThen(e, body, i, f, sc, k);
+      if (r === NOT_DIRECT) {
+        const it = e.op === 'unify' ? e.iter : undefined;
+        if (it !== undefined && e.with === undefined && f[it.out] === undefined && f[it.key] === undefined && this.single(it.coll, f)) {
+          return this.iterateThen(it, body, i, f, sc, k);
+        }
+        return this.evalExprThen(e, body, i, f, sc, k);
+      }
       if (r === false) return false;
       if (r !== true) {
         // r is the slot to bind: the rest of the body runs with it bound, then it is unbound.
@@ -37,6 +43,44 @@ export class Evaluator extends DirectEvaluator {
         }
       }
       i++;
+    }
+  }
+
+  /**
+   * body[i] = `out = coll[key]` with both vars unbound and one collection, then the rest of the body: the
+   * unification's solutions (same order, same steps as nav's last step) without a continuation per element.
+   */
+  protected iterateThen(it: IterIR, body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean {
+    const coll = this.evalOne(it.coll, f, sc);
+    const s = it.key;
+    const o = it.out;
+    try {
+      if (Array.isArray(coll)) {
+        for (let j = 0; j < coll.length; j++) {
+          this.sh.step();
+          f[s] = j;
+          f[o] = coll[j];
+          if (this.evalBody(body, i + 1, f, sc, k)) return true;
+        }
+      } else if (coll instanceof RObject) {
+        for (const [key, child] of coll.entries()) {
+          this.sh.step();
+          f[s] = key;
+          f[o] = child;
+          if (this.evalBody(body, i + 1, f, sc, k)) return true;
+        }
+      } else if (coll instanceof RSet) {
+        for (const x of coll.valuesView()) {
+          this.sh.step();
+          f[s] = x;
+          f[o] = x;
+          if (this.evalBody(body, i + 1, f, sc, k)) return true;
+        }
+      }
+      return false;
+    } finally {
+      f[s] = undefined;
+      f[o] = undefined;
     }
   }
 

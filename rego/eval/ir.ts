@@ -54,6 +54,8 @@ export type ExprIR =
       readonly loc: Location;
       readonly a: TermIR;
       readonly b: TermIR;
+      /** `out = coll[key]` with two different vars (what `some out in coll` lowers to): see IterIR */
+      readonly iter?: IterIR;
     }
   | { readonly op: 'call'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly call: CallIR }
   | {
@@ -67,6 +69,17 @@ export type ExprIR =
       readonly body: BodyIR;
     }
   | { readonly op: 'logic'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly node: LogicIR };
+
+/**
+ * An iteration `out = coll[key]` (either side), precomputed at lowering: when neither var is bound and `coll`
+ * has one value, the evaluator loops over the collection itself instead of unifying through continuations.
+ */
+export interface IterIR {
+  /** the ref without its last key */
+  readonly coll: TermIR;
+  readonly key: number;
+  readonly out: number;
+}
 
 /** Experimental `and`/`or`/`not {…}`: operands are bodies checked for success only. */
 export type LogicIR =
@@ -116,4 +129,59 @@ export interface NodeIR {
   /** the scope whose document `doc` is (its DocCache id; 0: none): see DocCache in scope.ts */
   docScope: number;
   doc: Value | typeof UNDEFINED | undefined;
+}
+
+/*
+ * NB: plan objects are built through the functions below, which give every object of a family all of the
+ * family's fields in one order (absent ones undefined). The evaluator reads `t.k`, `t.path`, `e.op`, `c.fn`, …
+ * on objects of every variant; with one hidden class per family those loads stay monomorphic instead of going
+ * through V8's megamorphic lookup (built-in pack evaluation: see docs/benchmarks.md).
+ */
+type AllOf<U> = { readonly [K in U extends unknown ? keyof U : never]?: U extends { readonly [P in K]?: infer V } ? V : never };
+
+export function termIR<T extends TermIR>(t: T): T {
+  const x = t as AllOf<TermIR>;
+  return { k: x.k, v: x.v, s: x.s, n: x.n, head: x.head, path: x.path, g: x.g, items: x.items, key: x.key, value: x.value, body: x.body } as unknown as T;
+}
+
+export function exprIR<T extends ExprIR>(e: T): T {
+  const x = e as AllOf<ExprIR>;
+  return {
+    op: x.op,
+    neg: x.neg,
+    with: x.with,
+    loc: x.loc,
+    t: x.t,
+    a: x.a,
+    b: x.b,
+    call: x.call,
+    key: x.key,
+    value: x.value,
+    domain: x.domain,
+    body: x.body,
+    node: x.node,
+    iter: x.iter,
+  } as unknown as T;
+}
+
+export function callIR(c: CallIR): CallIR {
+  return { name: c.name, builtin: c.builtin, fn: c.fn, args: c.args, out: c.out };
+}
+
+export function ruleIR(r: RuleIR): RuleIR {
+  return {
+    kind: r.kind,
+    loc: r.loc,
+    nslots: r.nslots,
+    args: r.args,
+    suffix: r.suffix,
+    key: r.key,
+    value: r.value,
+    body: r.body,
+    else: r.else,
+    ground: r.ground,
+    text: r.text,
+    annotations: r.annotations,
+    chain: r.chain,
+  };
 }
