@@ -39,6 +39,7 @@ export function buildNodes(root: TreeNode): Map<TreeNode, NodeIR> {
       deepDynamic: all.some((r) => r.suffix.length > 1 || (r.kind === 'multi' && r.suffix.length > 0)),
       alias: undefined,
       docScope: 0,
+      constant: undefined,
       doc: undefined,
     };
     map.set(n, ir);

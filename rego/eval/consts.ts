@@ -39,8 +39,6 @@ export interface ConstFrame {
 export class ConstDocs {
   /** documents computed so far, by rule node */
   readonly values = new Map<NodeIR, ConstEntry>();
-  /** isConstant's answers */
-  private readonly docs = new Map<NodeIR, boolean>();
   /** whether a node's rules are constant (also for functions) */
   private readonly rules = new Map<NodeIR, boolean>();
   private readonly pending = new Set<NodeIR>();
@@ -64,12 +62,12 @@ export class ConstDocs {
 
   /** Whether the node's document is the same in every evaluation (complete rules and partial sets). */
   isConstant(node: NodeIR): boolean {
-    const known = this.docs.get(node);
+    const known = node.constant;
     if (known !== undefined) return known;
     const kind = node.kind;
     const shaped = kind === 'complete' || kind === 'multi';
     const v = shaped && node.children.size === 0 && this.rulesConstant(node);
-    this.docs.set(node, v);
+    node.constant = v;
     return v;
   }
 

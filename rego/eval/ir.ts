@@ -128,6 +128,8 @@ export interface NodeIR {
   alias: NodeIR | undefined;
   /** the scope whose document `doc` is (its DocCache id; 0: none): see DocCache in scope.ts */
   docScope: number;
+  /** whether the document is the same in every evaluation (ConstDocs.isConstant's answer, kept here; undefined: not judged yet) */
+  constant: boolean | undefined;
   doc: Value | typeof UNDEFINED | undefined;
 }
 
