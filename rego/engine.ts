@@ -10,7 +10,7 @@ import { RegoEvalError, RegoLimitError } from './errors.js';
 import { aliasIdenticalDocuments } from './eval/alias.js';
 import { ConstDocs } from './eval/consts.js';
 import { Evaluator, type Frame } from './eval/evaluator.js';
-import { termIR, type NodeIR, type TermIR } from './eval/ir.js';
+import { termIR, type DataTermIR, type NodeIR, type TermIR } from './eval/ir.js';
 import { Shared, newScope, type Limits } from './eval/scope.js';
 import { RObject, fromJS, type Value } from './value.js';
 
@@ -48,7 +48,7 @@ function toValue(x: unknown): Value {
 
 export class PreparedPolicy {
   private readonly queries = new Map<string, QueryPlan>();
-  private readonly refs = new Map<string, TermIR[]>();
+  private readonly refs = new Map<string, DataTermIR>();
   private readonly baseData: Value;
   private readonly consts: ConstDocs;
 
@@ -101,32 +101,32 @@ export class PreparedPolicy {
     return out;
   }
 
-  private refPath(ref: string): TermIR[] {
-    let path = this.refs.get(ref);
-    if (path === undefined) {
+  private refTerm(ref: string): DataTermIR {
+    let t = this.refs.get(ref);
+    if (t === undefined) {
       const parts = ref.split('.');
       if (parts[0] !== 'data' || parts.some((p) => p === '')) throw new TypeError(`expected a ref like data.pkg.rule, got ${ref}`);
-      path = parts.slice(1).map((p) => termIR<TermIR>({ k: 'c', v: p }));
+      t = termIR<DataTermIR>({ k: 'data', path: parts.slice(1).map((p) => termIR<TermIR>({ k: 'c', v: p })), g: true });
       if (this.refs.size >= MAX_CACHED_QUERIES) this.refs.delete(this.refs.keys().next().value!);
-      this.refs.set(ref, path);
+      this.refs.set(ref, t);
     }
-    return path;
+    return t;
   }
 
-  /** The paths of refs; the last list asked for is remembered (a policy set asks for the same one every time). */
-  private refPaths(refs: readonly string[]): TermIR[][] {
+  /** The data terms of refs; the last list asked for is remembered (a policy set asks for the same one every time). */
+  private refTerms(refs: readonly string[]): DataTermIR[] {
     const last = this.lastRefs;
     let same = refs.length === last.length;
     for (let i = 0; same && i < refs.length; i++) same = refs[i] === last[i];
-    if (same) return this.lastPaths;
-    const paths = refs.map((r) => this.refPath(r));
+    if (same) return this.lastTerms;
+    const paths = refs.map((r) => this.refTerm(r));
     this.lastRefs = [...refs];
-    this.lastPaths = paths;
+    this.lastTerms = paths;
     return paths;
   }
 
   private lastRefs: readonly string[] = [];
-  private lastPaths: TermIR[][] = [];
+  private lastTerms: DataTermIR[] = [];
 
   /** The value of a ground ref such as `data.pkg.allow` (undefined when undefined). No parsing per call. */
   evalRef(ref: string, opts: EvalOptions = {}): Value | undefined {
@@ -135,7 +135,7 @@ export class PreparedPolicy {
 
   /** Several ground refs evaluated in one evaluation (shared caches, one deadline). */
   evalRefs(refs: readonly string[], opts: EvalOptions = {}): (Value | undefined)[] {
-    const paths = this.refPaths(refs);
+    const paths = this.refTerms(refs);
     const { ev, sc } = this.setup(opts);
     const out: (Value | undefined)[] = [];
     try {
@@ -151,7 +151,7 @@ export class PreparedPolicy {
    * which end the evaluation: the remaining refs report the same error).
    */
   evalRefsSettled(refs: readonly string[], opts: EvalOptions = {}): ({ value: Value | undefined } | { error: unknown })[] {
-    const paths = this.refPaths(refs);
+    const paths = this.refTerms(refs);
     const { ev, sc } = this.setup(opts);
     const out: ({ value: Value | undefined } | { error: unknown })[] = [];
     let fatal: unknown;

@@ -40,6 +40,7 @@ export function buildNodes(root: TreeNode): Map<TreeNode, NodeIR> {
       alias: undefined,
       docScope: 0,
       constant: undefined,
+      constDoc: undefined,
       doc: undefined,
     };
     map.set(n, ir);

@@ -8,9 +8,8 @@
  * can change what a rule sees), and only for non-strict evaluations (strict mode turns builtin errors
  * into errors where non-strict makes them undefined). An evaluation that throws caches nothing.
  */
-import type { Value } from '../value.js';
 import type { BodyIR, ExprIR, LogicIR, NodeIR, RuleIR, TermIR } from './ir.js';
-import type { DocCache, UNDEFINED } from './scope.js';
+import type { DocCache } from './scope.js';
 
 /** Builtins whose result depends on more than their arguments, beyond those declared nondeterministic. */
 const VARYING = new Set(['print', 'internal.print', 'trace', 'opa.runtime', 'time.now_ns', 'io.jwt.decode_verify', 'rego.metadata.rule', 'rego.metadata.chain']);
@@ -18,13 +17,6 @@ const VARYING_PREFIXES = ['crypto.x509.parse_and_verify', 'http.', 'net.lookup']
 
 function varyingBuiltin(name: string): boolean {
   return VARYING.has(name) || VARYING_PREFIXES.some((p) => name.startsWith(p));
-}
-
-/** A stored document, what evaluating it cost (without the constant documents it read) and those documents. */
-export interface ConstEntry {
-  readonly value: Value | typeof UNDEFINED;
-  readonly steps: number;
-  readonly deps: readonly NodeIR[];
 }
 
 /** Per evaluation: a constant document being computed (frames nest as documents read others). */
@@ -37,8 +29,6 @@ export interface ConstFrame {
 }
 
 export class ConstDocs {
-  /** documents computed so far, by rule node */
-  readonly values = new Map<NodeIR, ConstEntry>();
   /** whether a node's rules are constant (also for functions) */
   private readonly rules = new Map<NodeIR, boolean>();
   private readonly pending = new Set<NodeIR>();
@@ -52,7 +42,7 @@ export class ConstDocs {
    */
   adopt(node: NodeIR, cache: DocCache): number {
     if (cache.has(node)) return 0;
-    const e = this.values.get(node);
+    const e = node.constDoc;
     if (e === undefined) return 0;
     cache.set(node, e.value);
     let steps = e.steps;

@@ -6,22 +6,12 @@
 import { RegoEvalError, type Location } from '../errors.js';
 import { RObject, RSet, equal, type Value } from '../value.js';
 import { DocBuilder } from './docs.js';
-import type { NodeIR, RuleIR, TermIR } from './ir.js';
+import type { DataTermIR, NodeIR, PathPrefix, RuleIR, TermIR } from './ir.js';
 import { lookup } from './iterate.js';
 import type { ConstFrame } from './consts.js';
 import { ArgMemo } from './memo.js';
 import { UNDEFINED, type Scope } from './scope.js';
 import { TermEvaluator, type Frame, type KV } from './terms.js';
-
-/** The rule-tree node a ground data path reaches through package nodes alone, from the root: its first `depth` keys. */
-interface PathPrefix {
-  readonly root: NodeIR;
-  readonly node: NodeIR;
-  readonly depth: number;
-}
-
-/** Prefixes of the data paths of every plan, computed on first use (paths and plans are immutable). */
-const prefixes = new WeakMap<readonly TermIR[], PathPrefix>();
 
 /** The scope's memo of a function's or keyed node's results. */
 function memoOf(sc: Scope, node: NodeIR): ArgMemo {
@@ -138,8 +128,8 @@ export abstract class DocumentEvaluator extends TermEvaluator {
   }
 
   /** The value of a ground data path (no continuation allocated): the evalRef fast path. */
-  valueAt(path: readonly TermIR[], sc: Scope): Value | undefined {
-    return this.walkDataOne(path, [], sc);
+  valueAt(t: DataTermIR, sc: Scope): Value | undefined {
+    return this.walkDataOne(t, [], sc);
   }
 
   /**
@@ -148,7 +138,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
    */
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
     if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined) return false;
-    if (this.sharedConst(node, sc) && this.consts!.values.has(node)) return false;
+    if (node.constDoc !== undefined && this.sharedConst(node, sc)) return false;
     if (node.kind === 'multi') return true;
     if (node.kind === 'object') {
       for (const r of node.rules) if (r.kind !== 'object' || r.suffix.length !== 1) return false;
@@ -194,7 +184,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
     const key = shared ? node : (node.alias ?? node);
     const hit = sc.cache.get(key);
     if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
-    if (shared && this.consts!.values.has(node)) {
+    if (shared && node.constDoc !== undefined) {
       const steps = this.consts!.adopt(node, sc.cache);
       if (this.constFrame !== undefined) this.constFrame.nested += steps;
       this.sh.charge(steps);
@@ -219,7 +209,7 @@ export abstract class DocumentEvaluator extends TermEvaluator {
     if (frame !== undefined) {
       const total = this.sh.steps - frame.start;
       if (frame.parent !== undefined) frame.parent.nested += total;
-      this.consts!.values.set(node, { value: stored, steps: total - frame.nested, deps: [...frame.deps] });
+      node.constDoc = { value: stored, steps: total - frame.nested, deps: [...frame.deps] };
     }
     return doc;
   }
@@ -304,10 +294,11 @@ export abstract class DocumentEvaluator extends TermEvaluator {
    * Where a walk from the root starts: past the path's package prefix when there is no base data or `with`
    * override to merge along it (the usual case: `data.pkg.rule` costs one lookup, not one per key).
    */
-  protected walkStart(path: readonly TermIR[], sc: Scope): PathPrefix | undefined {
+  protected walkStart(ref: DataTermIR, sc: Scope): PathPrefix | undefined {
     if (sc.overridden !== undefined || !(sc.data instanceof RObject) || sc.data.size !== 0) return undefined;
-    let p = prefixes.get(path);
+    let p = ref.pre;
     if (p === undefined || p.root !== this.root) {
+      const path = ref.path;
       let node = this.root;
       let depth = 0;
       // The same steps as walkDataOne's loop with no base data, stopped where it would do anything else.
@@ -319,16 +310,18 @@ export abstract class DocumentEvaluator extends TermEvaluator {
         depth++;
       }
       p = { root: this.root, node, depth };
-      prefixes.set(path, p);
+      // NB: kept on the term (plans are immutable): a field read per walk, not a map lookup.
+      ref.pre = p;
     }
     return p;
   }
 
-  protected walkDataOne(path: readonly TermIR[], f: Frame, sc: Scope): Value | undefined {
+  protected walkDataOne(ref: DataTermIR, f: Frame, sc: Scope): Value | undefined {
+    const path = ref.path;
     let node: NodeIR | undefined = this.root;
     let base: Value | undefined = sc.data;
     let i = 0;
-    const start = this.walkStart(path, sc);
+    const start = this.walkStart(ref, sc);
     if (start !== undefined) {
       node = start.node;
       base = undefined;

@@ -13,7 +13,8 @@ export type TermIR =
   | { readonly k: 'v'; readonly s: number; readonly n: string }
   | { readonly k: 'ref'; readonly head: TermIR; readonly path: readonly TermIR[] }
   // g: every key of the path is a constant (the term has exactly one value or none: see `single`)
-  | { readonly k: 'data'; readonly path: readonly TermIR[]; readonly g?: boolean }
+  // pre: where walks of this ground-prefixed path start, filled on first use (see walkStart in documents.ts)
+  | { readonly k: 'data'; readonly path: readonly TermIR[]; readonly g?: boolean; pre?: PathPrefix }
   | { readonly k: 'input'; readonly path: readonly TermIR[]; readonly g?: boolean }
   | { readonly k: 'arr'; readonly items: readonly TermIR[] }
   | { readonly k: 'obj'; readonly items: readonly (readonly [TermIR, TermIR])[] }
@@ -21,6 +22,15 @@ export type TermIR =
   | { readonly k: 'ac'; readonly head: TermIR; readonly body: BodyIR }
   | { readonly k: 'sc'; readonly head: TermIR; readonly body: BodyIR }
   | { readonly k: 'oc'; readonly key: TermIR; readonly value: TermIR; readonly body: BodyIR };
+
+export type DataTermIR = Extract<TermIR, { k: 'data' }>;
+
+/** The rule-tree node a data path reaches through package nodes alone, from the root: its first `depth` keys. */
+export interface PathPrefix {
+  readonly root: NodeIR;
+  readonly node: NodeIR;
+  readonly depth: number;
+}
 
 export type BodyIR = readonly ExprIR[];
 
@@ -109,6 +119,13 @@ export interface RuleIR {
   readonly chain?: Value;
 }
 
+/** A constant document (consts.ts) as stored on its node: its value, what evaluating it cost (without the constant documents it read) and those documents. */
+export interface ConstEntry {
+  readonly value: Value | typeof UNDEFINED;
+  readonly steps: number;
+  readonly deps: readonly NodeIR[];
+}
+
 export interface NodeIR {
   readonly path: readonly string[];
   readonly children: Map<string, NodeIR>;
@@ -130,6 +147,8 @@ export interface NodeIR {
   docScope: number;
   /** whether the document is the same in every evaluation (ConstDocs.isConstant's answer, kept here; undefined: not judged yet) */
   constant: boolean | undefined;
+  /** the constant document once computed (see ConstDocs.adopt) */
+  constDoc: ConstEntry | undefined;
   doc: Value | typeof UNDEFINED | undefined;
 }
 
@@ -143,7 +162,7 @@ type AllOf<U> = { readonly [K in U extends unknown ? keyof U : never]?: U extend
 
 export function termIR<T extends TermIR>(t: T): T {
   const x = t as AllOf<TermIR>;
-  return { k: x.k, v: x.v, s: x.s, n: x.n, head: x.head, path: x.path, g: x.g, items: x.items, key: x.key, value: x.value, body: x.body } as unknown as T;
+  return { k: x.k, v: x.v, s: x.s, n: x.n, head: x.head, path: x.path, g: x.g, items: x.items, key: x.key, value: x.value, body: x.body, pre: undefined } as unknown as T;
 }
 
 export function exprIR<T extends ExprIR>(e: T): T {

@@ -6,7 +6,7 @@
 import { RegoEvalError } from '../errors.js';
 import { RObject, RSet, equal, type Value } from '../value.js';
 import type { ConstDocs } from './consts.js';
-import type { BodyIR, NodeIR, TermIR } from './ir.js';
+import type { BodyIR, DataTermIR, NodeIR, TermIR } from './ir.js';
 import { iterate, lookup } from './iterate.js';
 import type { Scope, Shared } from './scope.js';
 
@@ -25,8 +25,8 @@ export abstract class TermEvaluator {
 
   abstract evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
   protected abstract walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean;
-  protected abstract walkDataOne(path: readonly TermIR[], f: Frame, sc: Scope): Value | undefined;
-  protected abstract walkStart(path: readonly TermIR[], sc: Scope): { readonly node: NodeIR; readonly depth: number } | undefined;
+  protected abstract walkDataOne(ref: DataTermIR, f: Frame, sc: Scope): Value | undefined;
+  protected abstract walkStart(ref: DataTermIR, sc: Scope): { readonly node: NodeIR; readonly depth: number } | undefined;
 
   /** True when the term has unbound vars in pattern positions (var, or inside array/object/set literals). */
   isPattern(t: TermIR, f: Frame): boolean {
@@ -88,7 +88,7 @@ export abstract class TermEvaluator {
       case 'input':
         return sc.input === undefined ? undefined : this.navOne(sc.input, t.path, 0, f, sc);
       case 'data':
-        return this.walkDataOne(t.path, f, sc);
+        return this.walkDataOne(t, f, sc);
       case 'ref': {
         const h = this.evalOne(t.head, f, sc);
         return h === undefined ? undefined : this.navOne(h, t.path, 0, f, sc);
@@ -135,11 +135,11 @@ export abstract class TermEvaluator {
         return this.nav(sc.input, t.path, 0, f, sc, k);
       case 'data':
         if (this.single(t, f)) {
-          const v = this.walkDataOne(t.path, f, sc);
+          const v = this.walkDataOne(t, f, sc);
           return v === undefined ? false : k(v);
         }
         {
-          const start = this.walkStart(t.path, sc);
+          const start = this.walkStart(t, sc);
           if (start !== undefined) return this.walkData(start.node, undefined, t.path, start.depth, f, sc, k);
         }
         return this.walkData(this.root, sc.data, t.path, 0, f, sc, k);
