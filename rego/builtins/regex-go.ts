@@ -10,6 +10,7 @@
 import { RE2JS, RE2JSException, type Matcher } from 're2js';
 import { BuiltinError } from '../errors.js';
 import { compileNative, nativeInput, type NativeRegex } from './regex-native.js';
+import type { CallSite } from './registry.js';
 
 function containsAll(s: string, texts: readonly string[], from: number): boolean {
   for (let i = 0; i < texts.length; i++) if (s.indexOf(texts[i]!, from) < 0) return false;
@@ -340,6 +341,18 @@ export function compileRegexp(pattern: string): GoRegexp {
     if (pattern.length <= MAX_CACHED_PATTERN) cache.set(pattern, r);
   }
   if (r instanceof BuiltinError) throw new BuiltinError(r.message);
+  return r;
+}
+
+/**
+ * compileRegexp through a call site's memo: the pattern compiled there last, when it is this one (policies pass
+ * the same constant pattern at a site on every evaluation). Long patterns are not kept, as in the cache.
+ */
+export function compileRegexpAt(pattern: string, site: CallSite | undefined): GoRegexp {
+  const m = site?.memo;
+  if (m instanceof GoRegexp && m.pattern === pattern) return m;
+  const r = compileRegexp(pattern);
+  if (site !== undefined && pattern.length <= MAX_CACHED_PATTERN) site.memo = r;
   return r;
 }
 

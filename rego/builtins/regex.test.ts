@@ -91,6 +91,29 @@ const errors = [
   },
 ];
 
+describe('regex call-site memo', () => {
+  it('reuses the pattern compiled at a site only while the pattern is the same', () => {
+    const site = { memo: undefined as unknown };
+    const at = (pattern: string, text: string) => registry.get('regex.match')!.impl([pattern, text], ctx, site);
+    expect(at('^a', 'abc')).toBe(true);
+    const first = site.memo;
+    expect(at('^a', 'xbc')).toBe(false);
+    expect(site.memo).toBe(first);
+    expect(at('^x', 'xbc')).toBe(true);
+    expect(site.memo).not.toBe(first);
+    expect(() => at('(', 'x')).toThrow(BuiltinError);
+    expect(at('^x', 'abc')).toBe(false);
+    expect(registry.get('regex.replace')!.impl(['a-b', '-', '+'], ctx, site)).toBe('a+b');
+  });
+
+  it('keeps no long pattern at a site', () => {
+    const site = { memo: undefined as unknown };
+    const long = `a{1}${'b?'.repeat(3000)}`;
+    expect(registry.get('regex.match')!.impl([long, 'a'], ctx, site)).toBe(true);
+    expect(site.memo).toBeUndefined();
+  });
+});
+
 describe('regex builtin errors', () => {
   it.each(errors)('$name', ({ fn, args, type, message }) => {
     expect(() => call(fn, ...args)).toThrow(type);

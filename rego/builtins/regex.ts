@@ -6,7 +6,7 @@
 import { T, type Type } from '../types.js';
 import type { Value } from '../value.js';
 import { int, str } from './args.js';
-import { compileRegexp, isValidRegexp } from './regex-go.js';
+import { compileRegexpAt, isValidRegexp } from './regex-go.js';
 import { globsIntersect } from './regex-globs.js';
 import { templateMatch } from './regex-template.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
@@ -25,10 +25,10 @@ const decls: Record<string, Omit<BuiltinDecl, 'name'>> = {
   'regex.globs_match': { args: [S, S], result: T.boolean },
 };
 
-const regexMatch: BuiltinImpl = (args) => {
+const regexMatch: BuiltinImpl = (args, _ctx, site) => {
   const pattern = str(args, 0);
   const value = str(args, 1);
-  return compileRegexp(pattern).matchString(value);
+  return compileRegexpAt(pattern, site).matchString(value);
 };
 
 const impls: Record<keyof typeof decls, BuiltinImpl> = {
@@ -36,32 +36,32 @@ const impls: Record<keyof typeof decls, BuiltinImpl> = {
   re_match: regexMatch,
   // A non-string operand is simply not a valid pattern (no type error), as in OPA.
   'regex.is_valid': (args) => typeof args[0] === 'string' && isValidRegexp(args[0]),
-  'regex.split': (args) => {
+  'regex.split': (args, _ctx, site) => {
     const pattern = str(args, 0);
     const value = str(args, 1);
-    return compileRegexp(pattern).split(value, -1);
+    return compileRegexpAt(pattern, site).split(value, -1);
   },
-  'regex.find_n': (args, ctx) => {
+  'regex.find_n': (args, ctx, site) => {
     const pattern = str(args, 0);
     const value = str(args, 1);
     const n = int(args, 2);
-    const bounds = compileRegexp(pattern).findAllIndex(value, n, () => ctx.checkDeadline());
+    const bounds = compileRegexpAt(pattern, site).findAllIndex(value, n, () => ctx.checkDeadline());
     const out: Value[] = [];
     for (let i = 0; i < bounds.length; i += 2) out.push(value.slice(bounds[i], bounds[i + 1]));
     return out;
   },
-  'regex.find_all_string_submatch_n': (args, ctx) => {
+  'regex.find_all_string_submatch_n': (args, ctx, site) => {
     const pattern = str(args, 0);
     const value = str(args, 1);
     const n = int(args, 2);
     // Groups that did not take part in the match are empty strings, as in Go.
-    return compileRegexp(pattern).findAllSubmatch(value, n, () => ctx.checkDeadline());
+    return compileRegexpAt(pattern, site).findAllSubmatch(value, n, () => ctx.checkDeadline());
   },
-  'regex.replace': (args, ctx) => {
+  'regex.replace': (args, ctx, site) => {
     const s = str(args, 0);
     const pattern = str(args, 1);
     const value = str(args, 2);
-    return compileRegexp(pattern).replaceOPA(s, value, () => ctx.checkDeadline());
+    return compileRegexpAt(pattern, site).replaceOPA(s, value, () => ctx.checkDeadline());
   },
   'regex.template_match': (args) => templateMatch(str(args, 0), str(args, 1), str(args, 2), str(args, 3)),
   'regex.globs_match': (args, ctx) => globsIntersect(str(args, 0), str(args, 1), () => ctx.checkDeadline()),

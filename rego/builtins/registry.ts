@@ -23,7 +23,16 @@ export interface BuiltinDecl {
 }
 
 /** `undefined` makes the expression undefined. */
-export type BuiltinImpl = (args: readonly Value[], ctx: BuiltinContext) => Value | undefined;
+export type BuiltinImpl = (args: readonly Value[], ctx: BuiltinContext, site?: CallSite) => Value | undefined;
+
+/**
+ * The place in a policy a builtin is called from, when the evaluator knows it: `memo` lets a builtin keep what it
+ * derived from an argument that is usually the same there (a compiled pattern), checked against that argument
+ * before use. A field read instead of a cache lookup keyed by the argument.
+ */
+export interface CallSite {
+  memo: unknown;
+}
 
 export interface BuiltinContext {
   /** Strict builtin errors: errors abort evaluation instead of making the expression undefined. */

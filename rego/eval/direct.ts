@@ -4,7 +4,7 @@
  * runs those here, without allocating a continuation per expression, and hands the rest (anything
  * that enumerates or matches a pattern) to the general continuation-passing path.
  */
-import type { Builtin } from '../builtins/registry.js';
+import type { Builtin, CallSite } from '../builtins/registry.js';
 import { BuiltinError, OperandError, RegoError, RegoEvalError, type Location } from '../errors.js';
 import { equal, type Value } from '../value.js';
 import { DocumentEvaluator } from './documents.js';
@@ -45,7 +45,7 @@ export abstract class DirectEvaluator extends DocumentEvaluator {
           if (a === undefined) return e.neg;
           args[j] = a;
         }
-        v = c.fn !== undefined ? this.functionValue(c.fn, args, sc) : this.callBuiltin(c.name, c.builtin!, args, e.loc);
+        v = c.fn !== undefined ? this.functionValue(c.fn, args, sc) : this.callBuiltin(c.name, c.builtin!, args, e.loc, c);
         if (out === undefined) return e.neg === (v === undefined || v === false);
         break;
       }
@@ -82,9 +82,9 @@ export abstract class DirectEvaluator extends DocumentEvaluator {
   }
 
   /** A builtin's result; an error makes it undefined, or (strict mode) becomes a typed eval error. */
-  protected callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location): Value | undefined {
+  protected callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location, site?: CallSite): Value | undefined {
     try {
-      return builtin.impl(args, this.sh.bctx);
+      return builtin.impl(args, this.sh.bctx, site);
     } catch (e) {
       if (e instanceof RegoError) throw e;
       if (!this.sh.strict) return undefined;

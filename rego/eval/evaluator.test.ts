@@ -30,6 +30,7 @@ const cases: { name: string; src: string; ref?: string; input?: unknown; data?: 
   { name: 'merges base data with rules', src: 'package t\np := 1', ref: 'data.t', data: { t: { base: true } }, want: '{"base":true,"p":1}' },
   { name: 'builds object comprehensions', src: 'package t\np := {k: y | some k, v in input; y := v * 2}', input: { a: 1 }, want: '{"a":2}' },
   { name: 'renders template strings, undefined parts as <undefined>', src: 'package t\np := $"a={input.a} b={input.b}"', input: { a: 1 }, want: '"a=1 b=<undefined>"' },
+  { name: 'matches each pattern one call site sees', src: 'package t\np contains pat if { some pat in input.pats; regex.match(pat, "abc") }', input: { pats: ['^a', '^z', 'c$', '('] }, want: '["^a","c$"]' },
   { name: 'shadows outer variables inside comprehensions declared with :=', src: 'package t\np := [x, y] if { x := 1; y := [x | x := 2][0] }', want: '[1,2]' },
 ];
 

@@ -42,6 +42,8 @@ export interface CallIR {
   readonly args: readonly TermIR[];
   /** output argument (beyond the function's arity) */
   readonly out?: TermIR;
+  /** the builtin's memo for this call site (CallSite) */
+  memo: unknown;
 }
 
 export interface WithIR {
@@ -185,8 +187,8 @@ export function exprIR<T extends ExprIR>(e: T): T {
   } as unknown as T;
 }
 
-export function callIR(c: CallIR): CallIR {
-  return { name: c.name, builtin: c.builtin, fn: c.fn, args: c.args, out: c.out };
+export function callIR(c: Omit<CallIR, 'memo'>): CallIR {
+  return { name: c.name, builtin: c.builtin, fn: c.fn, args: c.args, out: c.out, memo: undefined };
 }
 
 export function ruleIR(r: RuleIR): RuleIR {
