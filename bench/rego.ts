@@ -28,6 +28,26 @@ function measure(iterations: number, fn: (i: number) => unknown): { median: numb
   return { median: percentile(samples, 50), p99: percentile(samples, 99) };
 }
 
+/**
+ * Like measure, with the CPU caches cold: 4 MB of memory is touched before every evaluation, as the rest of a
+ * server's request handling (HTTP parsing, the database driver, logging) does between two pre-checks.
+ */
+function measureCold(iterations: number, fn: () => unknown): { median: number; p99: number } {
+  const other = new Uint32Array(1 << 20);
+  let sink = 0;
+  for (let i = 0; i < Math.min(iterations, 5_000); i++) fn();
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    for (let j = 0; j < other.length; j += 16) sink += other[j]++; // one write per 64-byte line
+    const t0 = performance.now();
+    fn();
+    samples.push((performance.now() - t0) * 1000);
+  }
+  if (sink < 0) throw new Error('unreachable');
+  samples.sort((x, y) => x - y);
+  return { median: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
 function stopTime(fn: () => void): { ms: number; stopped: string } {
   const t0 = performance.now();
   try {
@@ -62,6 +82,7 @@ export async function run(): Promise<{ markdown: string }> {
   // The gateway benchmark's query (bench/gateway.ts): what one pre-check costs in Rego.
   const shortInput = { query: GATEWAY_QUERY, surface: 'pre-check', client_id: 'bench-app', user: { id: 'user-1' }, context: { user_role: 'agent', department: 'travel' } };
   const builtinShort = measure(10_000, () => builtin.evaluate(shortInput, { deadlineMs: 1000 }));
+  const builtinShortCold = measureCold(5_000, () => builtin.evaluate(shortInput, { deadlineMs: 1000 }));
 
   const hostileRegex = compile([{ name: 'r.rego', source: 'package r\nhit if regex.match(`(a+)+$`, input.s)\n' }]);
   const hostileInput = { s: `${'a'.repeat(50_000)}!` };
@@ -84,6 +105,7 @@ per-evaluation time over the batches. Inputs alternate between an allowed and a 
 | (b) gateway-style set: 10 modules, 40 regex/string rules, deny/warn sets, 1 KB prompt | ${pack.median.toFixed(1)} | ${pack.p99.toFixed(1)} |
 | (b) the built-in pack (config/policies, 5 modules) on the same 1 KB prompt | ${builtinPack.median.toFixed(1)} | ${builtinPack.p99.toFixed(1)} |
 | (b) the built-in pack on the gateway benchmark's ${GATEWAY_QUERY.length}-character query | ${builtinShort.median.toFixed(1)} | ${builtinShort.p99.toFixed(1)} |
+| (b) the same, CPU caches cold (4 MB touched before each evaluation, as a server's other work does) | ${builtinShortCold.median.toFixed(1)} | ${builtinShortCold.p99.toFixed(1)} |
 
 (a) ratio ours / opa-wasm: **${ratio.toFixed(2)}×** (target ≤ 1.0×). (b) target < 50 µs median for the gateway-style set.
 
