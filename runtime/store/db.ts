@@ -1,6 +1,14 @@
+export interface QueryOptions {
+  /**
+   * Run as a prepared statement (PostgreSQL: parsed and planned once per connection, named after the text). For
+   * constant statement texts on hot paths only: each distinct text keeps a statement on every connection.
+   */
+  prepare?: boolean;
+}
+
 /** What repositories need from a database: parameterised queries and transactions. */
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ rows: R[] }>;
   /** Runs a script of several statements (no parameters), e.g. a migration. */
   exec(sql: string): Promise<void>;
 }

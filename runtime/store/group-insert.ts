@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import type { Queryable, QueryOptions } from './db.js';
 
 export interface GroupInsertOptions {
   table: string;
@@ -15,6 +15,9 @@ interface Pending {
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+// NB: the statement text is constant per table (see below), so it is parsed and planned once per connection.
+const PREPARED: QueryOptions = { prepare: true };
 
 /**
  * Group commit for inserts: rows that arrive while a statement is in flight go out together in the next
@@ -74,7 +77,7 @@ export class GroupInsert {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await this.db.query(this.sql, [rowsJson(batch)]);
+      await this.db.query(this.sql, [rowsJson(batch)], PREPARED);
       for (const p of batch) p.resolve();
     } catch (err) {
       if (batch.length === 1) {
@@ -82,7 +85,7 @@ export class GroupInsert {
         return;
       }
       for (const p of batch) {
-        await this.db.query(this.sql, [rowsJson([p])]).then(p.resolve, p.reject);
+        await this.db.query(this.sql, [rowsJson([p])], PREPARED).then(p.resolve, p.reject);
       }
     }
   }

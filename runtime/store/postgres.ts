@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { withTimeout, type Db, type Queryable } from './db.js';
+import { withTimeout, type Db, type Queryable, type QueryOptions } from './db.js';
 
 export interface PostgresOptions {
   url: string;
@@ -14,6 +14,18 @@ export interface PostgresOptions {
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Prepared statement names by statement text (one name per text in the process; pg prepares per connection). */
+const statementNames = new Map<string, string>();
+
+/** pg's query config: a named (prepared) statement when asked for, else text and values. */
+function config(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
+  const values = params as unknown[] | undefined;
+  if (options?.prepare !== true) return { text: sql, values };
+  let name = statementNames.get(sql);
+  if (name === undefined) statementNames.set(sql, (name = `steward_${statementNames.size + 1}`));
+  return { name, text: sql, values };
+}
 
 export async function openPostgres(options: PostgresOptions): Promise<Db> {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
@@ -36,12 +48,12 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
   const relaxedPool = makePool('-c synchronous_commit=off', 2);
   if (options.schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
 
-  const query: Queryable['query'] = async (sql, params) => {
-    const res = await pool.query(sql, params as unknown[] | undefined);
+  const query: Queryable['query'] = async (sql, params, opts) => {
+    const res = await pool.query(config(sql, params, opts));
     return { rows: res.rows };
   };
   const forClient = (client: pg.PoolClient): Queryable => ({
-    query: async (sql, params) => ({ rows: (await client.query(sql, params as unknown[] | undefined)).rows }),
+    query: async (sql, params, opts) => ({ rows: (await client.query(config(sql, params, opts))).rows }),
     exec: async (sql) => {
       await client.query(sql);
     },
@@ -50,7 +62,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
     backend: 'postgres',
     query,
     relaxed: {
-      query: async (sql, params) => ({ rows: (await relaxedPool.query(sql, params as unknown[] | undefined)).rows }),
+      query: async (sql, params, opts) => ({ rows: (await relaxedPool.query(config(sql, params, opts))).rows }),
       exec: async (sql) => {
         await relaxedPool.query(sql);
       },
