@@ -28,6 +28,8 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly maxKeys: number;
   private readonly now: Clock;
   private readonly scratch: number[] = [];
+  /** the key set last, which is last in the Map's order as long as it is there */
+  private latest: string | undefined;
   private maxWindowMs: number;
   /** Keys dropped by the `maxKeys` cap (not by idleness): a sign the cap is too small. */
   evictions = 0;
@@ -57,8 +59,11 @@ export class MemoryRateLimiter implements RateLimiter {
     const nowMs = this.now();
     this.sweep(nowMs);
     let entry = this.entries.get(key);
-    if (entry) this.entries.delete(key); // re-inserted below: Map order is recency order
-    else entry = { lastMs: nowMs, windowSec: [], index: [], count: [] };
+    // Map order is recency order: a key is moved to the end (delete, set below) unless it is there already.
+    // NB: one organization hitting again and again (community mode) then costs no delete and re-insert.
+    const latest = entry !== undefined && key === this.latest;
+    if (entry === undefined) entry = { lastMs: nowMs, windowSec: [], index: [], count: [] };
+    else if (!latest) this.entries.delete(key);
 
     const counts = this.scratch;
     counts.length = windows.length;
@@ -88,7 +93,10 @@ export class MemoryRateLimiter implements RateLimiter {
       }
     }
     entry.lastMs = nowMs;
-    this.entries.set(key, entry);
+    if (!latest) {
+      this.entries.set(key, entry);
+      this.latest = key;
+    }
     if (this.entries.size > this.maxKeys) {
       this.entries.delete(this.entries.keys().next().value!);
       this.evictions++;

@@ -39,6 +39,19 @@ describe('MemoryRateLimiter memory bounds', () => {
     expect(limiter.hitSync('b').allowed).toBe(true); // b was evicted and starts again
   });
 
+  it('keeps recency order when the same key hits again and again', () => {
+    const limiter = new MemoryRateLimiter({ windows: [{ limit: 5, windowSec: 60 }], maxKeys: 2, now: () => 1_700_002_800_000 });
+    limiter.hitSync('a');
+    limiter.hitSync('a'); // a is the latest already: stays last
+    limiter.hitSync('b');
+    limiter.hitSync('a'); // a moves behind b
+    limiter.hitSync('a');
+    limiter.hitSync('c'); // evicts b, the least recently used
+    expect(limiter.evictions).toBe(1);
+    expect(limiter.hitSync('a', 0).remaining).toBe(1); // a kept its four hits
+    expect(limiter.hitSync('b', 0).remaining).toBe(5); // b starts again (and now evicts c)
+  });
+
   it('keeps counting in the newer window when the clock steps back', () => {
     let now = 1_700_002_860_000;
     const limiter = new MemoryRateLimiter({ windows: [{ limit: 1, windowSec: 60 }], now: () => now });
