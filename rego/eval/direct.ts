@@ -7,7 +7,7 @@
 import type { Builtin, CallSite } from '../builtins/registry.js';
 import { BuiltinError, OperandError, RegoError, RegoEvalError, type Location } from '../errors.js';
 import { equal, type Value } from '../value.js';
-import { DocumentEvaluator } from './documents.js';
+import { WalkEvaluator } from './walk.js';
 import type { ExprIR, TermIR } from './ir.js';
 import type { Scope } from './scope.js';
 import type { Frame } from './terms.js';
@@ -15,7 +15,7 @@ import type { Frame } from './terms.js';
 /** evalDirect's answer for expressions that need the general (continuation) path. */
 export const NOT_DIRECT: unique symbol = Symbol('not direct');
 
-export abstract class DirectEvaluator extends DocumentEvaluator {
+export abstract class DirectEvaluator extends WalkEvaluator {
   /**
    * Evaluates an expression that has at most one solution without a continuation: true/false for a
    * check, the slot of a var it has bound, or NOT_DIRECT when the expression needs the general path
