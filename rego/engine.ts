@@ -119,10 +119,10 @@ export class PreparedPolicy {
     let same = refs.length === last.length;
     for (let i = 0; same && i < refs.length; i++) same = refs[i] === last[i];
     if (same) return this.lastTerms;
-    const paths = refs.map((r) => this.refTerm(r));
+    const terms = refs.map((r) => this.refTerm(r));
     this.lastRefs = [...refs];
-    this.lastTerms = paths;
-    return paths;
+    this.lastTerms = terms;
+    return terms;
   }
 
   private lastRefs: readonly string[] = [];
@@ -135,11 +135,11 @@ export class PreparedPolicy {
 
   /** Several ground refs evaluated in one evaluation (shared caches, one deadline). */
   evalRefs(refs: readonly string[], opts: EvalOptions = {}): (Value | undefined)[] {
-    const paths = this.refTerms(refs);
+    const terms = this.refTerms(refs);
     const { ev, sc } = this.setup(opts);
     const out: (Value | undefined)[] = [];
     try {
-      for (const path of paths) out.push(ev.valueAt(path, sc));
+      for (const t of terms) out.push(ev.valueAt(t, sc));
     } catch (e) {
       throw translate(e);
     }
@@ -151,17 +151,17 @@ export class PreparedPolicy {
    * which end the evaluation: the remaining refs report the same error).
    */
   evalRefsSettled(refs: readonly string[], opts: EvalOptions = {}): ({ value: Value | undefined } | { error: unknown })[] {
-    const paths = this.refTerms(refs);
+    const terms = this.refTerms(refs);
     const { ev, sc } = this.setup(opts);
     const out: ({ value: Value | undefined } | { error: unknown })[] = [];
     let fatal: unknown;
-    for (const path of paths) {
+    for (const t of terms) {
       if (fatal !== undefined) {
         out.push({ error: fatal });
         continue;
       }
       try {
-        out.push({ value: ev.valueAt(path, sc) });
+        out.push({ value: ev.valueAt(t, sc) });
       } catch (e) {
         const err = translate(e);
         if (err instanceof RegoLimitError) fatal = err;

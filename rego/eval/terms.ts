@@ -6,7 +6,7 @@
 import { RegoEvalError } from '../errors.js';
 import { RObject, RSet, equal, type Value } from '../value.js';
 import type { ConstDocs } from './consts.js';
-import type { BodyIR, DataTermIR, NodeIR, TermIR } from './ir.js';
+import type { BodyIR, DataTermIR, NodeIR, PathPrefix, TermIR } from './ir.js';
 import { iterate, lookup } from './iterate.js';
 import type { Scope, Shared } from './scope.js';
 
@@ -26,7 +26,7 @@ export abstract class TermEvaluator {
   abstract evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
   protected abstract walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean;
   protected abstract walkDataOne(ref: DataTermIR, f: Frame, sc: Scope): Value | undefined;
-  protected abstract walkStart(ref: DataTermIR, sc: Scope): { readonly node: NodeIR; readonly depth: number } | undefined;
+  protected abstract walkStart(ref: DataTermIR, sc: Scope): PathPrefix | undefined;
   /** Matches a term (possibly a pattern) against a value, binding unbound vars (unify.ts). */
   abstract match(p: TermIR, v: Value, f: Frame, sc: Scope, k: K): boolean;
 
