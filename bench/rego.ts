@@ -12,7 +12,7 @@ import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { readBundle } from '../rego/wasm/index.js';
 import { loadBuiltinPack } from '../runtime/policy/pack/index.js';
 import { sharedPath } from '../testing/shared.js';
-import { machine, percentile } from './report.js';
+import { machine, NODE_FLAGS, percentile, processFlags } from './report.js';
 import { GATEWAY_QUERY, policyPack, precheckInput, prompt1k } from './rego-fixtures.js';
 
 function measure(iterations: number, fn: (i: number) => unknown): { median: number; p99: number } {
@@ -95,8 +95,9 @@ export async function run(): Promise<{ markdown: string }> {
   const markdown = `## Rego engine
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}, run through tsx (\`npm run bench -- rego\`).
-Method: per figure, a JIT warm-up, then batches of 100 evaluations timed with \`performance.now()\`; median and p99 of the
-per-evaluation time over the batches. Inputs alternate between an allowed and a denied document.
+Method: in the benchmark's own process (node ${processFlags()}; \`npm start\` runs Steward with ${NODE_FLAGS.join(' ')}), per figure a JIT warm-up,
+then batches of 100 evaluations timed with \`performance.now()\`; median and p99 of the per-evaluation time over the
+batches. Inputs alternate between an allowed and a denied document.
 
 | Workload | median µs | p99 µs |
 |---|---:|---:|

@@ -1,6 +1,15 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
+/** What every Steward process runs with (package.json `start`, the Dockerfile); `npm run bench` too. */
+export const NODE_FLAGS = ['--max-semi-space-size=32'];
+
+/** The V8/node flags this process runs with (the loader hook left out), for a benchmark's method line. */
+export function processFlags(): string {
+  const flags = process.execArgv.filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import');
+  return flags.length ? flags.join(' ') : 'no flags';
+}
+
 /** The machine line every benchmark section carries. */
 export function machine(): string {
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
