@@ -24,6 +24,8 @@ const CONNECTIONS = 50;
 const STEADY_RATE = 1000;
 const STEADY_ROUNDS = Number(process.env.BENCH_STEADY_ROUNDS ?? 3);
 const STEADY_S = 10;
+const STEADY_WARMUP_S = 5;
+const STEADY_CONNECTIONS = 10;
 const BODY = JSON.stringify({
   client_id: 'bench-app',
   user_token: 'user-1',
@@ -94,9 +96,9 @@ async function load(server: Server, opts: { overallRate?: number; durationS: num
 
 type Steady = SteadyResult & { cpuUs: number };
 
-async function steadyRun(server: Server): Promise<Steady> {
+async function steadyRun(server: Server, durationS = STEADY_S): Promise<Steady> {
   const cpu0 = cpuTimeUs(server.child.pid);
-  const r = await steadyLoad({ url: server.url, body: BODY, rate: STEADY_RATE, durationS: STEADY_S, connections: 10 });
+  const r = await steadyLoad({ url: server.url, body: BODY, rate: STEADY_RATE, durationS, connections: STEADY_CONNECTIONS });
   return { ...r, cpuUs: (cpuTimeUs(server.child.pid) - cpu0) / r.requests };
 }
 
@@ -129,12 +131,12 @@ export async function run(): Promise<{ markdown: string }> {
     }
     // NB: a warm-up at the rate first: right after the throughput rounds, V8's memory reducer compacts the heap
     // that the load grew (6–9 ms pauses, see docs/benchmarks.md), which is the load change, not the steady rate.
-    for (const name of ['pack', 'bare'] as const) await steadyLoad({ url: servers[name]!.url, body: BODY, rate: STEADY_RATE, durationS: 5 });
+    for (const name of Object.keys(steady)) await steadyRun(servers[name]!, STEADY_WARMUP_S);
     for (let i = 0; i < STEADY_ROUNDS; i++) {
-      for (const name of ['pack', 'bare'] as const) steady[name].push(await steadyRun(servers[name]!));
+      for (const name of Object.keys(steady)) steady[name as keyof typeof steady].push(await steadyRun(servers[name]!));
     }
     // autocannon's own fixed-rate mode, for comparison with earlier figures (bursts: see steady.ts).
-    burst = await load(servers.pack, { durationS: 10, overallRate: STEADY_RATE, connections: 10 });
+    burst = await load(servers.pack, { durationS: STEADY_S, overallRate: STEADY_RATE, connections: STEADY_CONNECTIONS });
   } finally {
     for (const s of Object.values(servers)) s.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
@@ -174,10 +176,10 @@ ${row('POST /api/policy/pre-check, built-in pack (5 policies)', pack, rounds.pac
 
 Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%); without policies **${((none.rps / bare.rps) * 100).toFixed(1)}%**.
 
-**Latency at ${STEADY_RATE.toLocaleString('en')} requests/s**: \`bench/steady.ts\`, an open-loop generator (undici, 10 keep-alive
+**Latency at ${STEADY_RATE.toLocaleString('en')} requests/s**: \`bench/steady.ts\`, an open-loop generator (undici, ${STEADY_CONNECTIONS} keep-alive
 connections): request i is due at i ms whatever happened to the others, and its latency runs from that due time
 to the end of its response, so a stall counts for every request due during it. ${STEADY_ROUNDS} interleaved rounds of
-${STEADY_S} s (${(STEADY_RATE * STEADY_S).toLocaleString('en')} requests) per server after a 5 s warm-up at the same rate; each row is the round with
+${STEADY_S} s (${(STEADY_RATE * STEADY_S).toLocaleString('en')} requests) per server after a ${STEADY_WARMUP_S} s warm-up at the same rate; each row is the round with
 the median p99.
 "send lag" is how late the generator's own timers sent requests (1 ms resolution): it is inside every latency.
 
@@ -188,10 +190,10 @@ ${steadyRow('bare fastify route (control)', steadyBare, steady.bare)}
 
 p99 at ${STEADY_RATE.toLocaleString('en')} req/s: **${ms(steadyPack.p99)} ms** (target ≤ 5 ms); the bare route at the same rate: ${ms(steadyBare.p99)} ms.
 
-For comparison with earlier runs, autocannon's own fixed-rate mode (\`overallRate: ${STEADY_RATE}\`, 10 connections) on the
+For comparison with earlier runs, autocannon's own fixed-rate mode (\`overallRate: ${STEADY_RATE}\`, ${STEADY_CONNECTIONS} connections) on the
 pack: p50 ${burst.p50} ms, p99 ${burst.p99} ms (whole ms), ${cpu(burst.cpuUs)} µs CPU/req. That mode is not a steady rate: each connection
-sends its 100 requests of the second back to back and then waits for the next one-second tick, so it measures
-10 connections at full speed for ~100 ms of every second; and its coordinated-omission correction adds synthetic
+sends its ${STEADY_RATE / STEADY_CONNECTIONS} requests of the second back to back and then waits for the next one-second tick, so it measures
+${STEADY_CONNECTIONS} connections at full speed for ~100 ms of every second; and its coordinated-omission correction adds synthetic
 samples at 1 ms steps below every response slower than 1 ms.`;
   return { markdown };
 }
