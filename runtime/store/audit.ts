@@ -1,6 +1,6 @@
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
-import { GroupInsert } from './group-insert.js';
+import { column, GroupInsert } from './group-insert.js';
 
 export interface AuditInput {
   organizationId: string;
@@ -43,10 +43,23 @@ interface Row {
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 
-const COLUMNS = [
-  'id', 'organization_id', 'client_id', 'context_id', 'user_token', 'provider', 'model', 'prompt', 'response',
-  'latency_ms', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'metadata', 'created_at',
-];
+const COLUMNS = {
+  id: column.text,
+  organization_id: column.text,
+  client_id: column.text,
+  context_id: column.textOrNull,
+  user_token: column.textOrNull,
+  provider: column.textOrNull,
+  model: column.textOrNull,
+  prompt: column.textOrNull,
+  response: column.textOrNull,
+  latency_ms: column.numberOrNull,
+  prompt_tokens: column.numberOrNull,
+  completion_tokens: column.numberOrNull,
+  total_tokens: column.numberOrNull,
+  metadata: column.json,
+  created_at: column.timestamp,
+};
 
 export class AuditRepository {
   private readonly writer: GroupInsert;

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
 import { isoTimestamp } from '../iso-time.js';
-import { GroupInsert } from './group-insert.js';
+import { column, GroupInsert } from './group-insert.js';
 
 /** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */
 export interface PrecheckContext {
@@ -44,7 +44,19 @@ const toContext = (r: Row): PrecheckContext => ({
   expiresAt: new Date(r.expires_at),
 });
 
-const COLUMNS = ['id', 'organization_id', 'client_id', 'user_token', 'query_sha256', 'approved', 'policies', 'block_reason', 'warnings', 'created_at', 'expires_at'];
+const COLUMNS = {
+  id: column.text,
+  organization_id: column.text,
+  client_id: column.text,
+  user_token: column.text,
+  query_sha256: column.text,
+  approved: column.boolean,
+  policies: column.textList,
+  block_reason: column.textOrNull,
+  warnings: column.textList,
+  created_at: column.timestamp,
+  expires_at: column.timestamp,
+};
 
 export class ContextRepository {
   private readonly writer: GroupInsert;

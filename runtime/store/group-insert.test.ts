@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBackends } from '../../testing/db.js';
 import type { Db, Queryable } from './db.js';
-import { GroupInsert } from './group-insert.js';
+import { column, GroupInsert } from './group-insert.js';
+
+const GI = { id: column.numberOrNull, v: column.textOrNull };
 
 for (const backend of testBackends()) {
   (backend.skip ? describe.skip : describe)(`GroupInsert on ${backend.name}`, () => {
@@ -26,7 +28,7 @@ for (const backend of testBackends()) {
 
     it('writes rows that arrive together in fewer statements, each committed when its promise resolves', async () => {
       statements.length = 0;
-      const gi = new GroupInsert(counting, { table: 'gi', columns: ['id', 'v'] });
+      const gi = new GroupInsert(counting, { table: 'gi', columns: GI });
       await Promise.all(Array.from({ length: 100 }, (_, i) => gi.insert({ id: i, v: `row ${i}` })));
       expect(statements.length).toBeLessThan(10);
       const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM gi');
@@ -38,7 +40,7 @@ for (const backend of testBackends()) {
       it('runs its statement prepared: parsed and planned once per connection', async () => {
         await db.exec('CREATE TABLE gi_prepared (id integer PRIMARY KEY, v text NOT NULL)');
         const prepared = await db.session(async (s) => {
-          const gi = new GroupInsert(s, { table: 'gi_prepared', columns: ['id', 'v'] });
+          const gi = new GroupInsert(s, { table: 'gi_prepared', columns: GI });
           await gi.insert({ id: 1, v: 'first' });
           await gi.insert({ id: 2, v: 'second' });
           return (await s.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows;
@@ -48,7 +50,7 @@ for (const backend of testBackends()) {
     }
 
     it('fails only the bad row of a batch', async () => {
-      const gi = new GroupInsert(db, { table: 'gi', columns: ['id', 'v'] });
+      const gi = new GroupInsert(db, { table: 'gi', columns: GI });
       const results = await Promise.allSettled([gi.insert({ id: 1000, v: 'ok' }), gi.insert({ id: 1001, v: null }), gi.insert({ id: 1002, v: 'ok' })]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       const { rows } = await db.query<{ id: number }>('SELECT id FROM gi WHERE id >= 1000 ORDER BY id');
@@ -57,7 +59,7 @@ for (const backend of testBackends()) {
 
     it('stores JSON values by column type: jsonb documents, timestamps from Dates, booleans, numbers, null', async () => {
       await db.exec('CREATE TABLE gi_types (id text PRIMARY KEY, doc jsonb NOT NULL, at timestamptz NOT NULL, ok boolean, n double precision, t text)');
-      const gi = new GroupInsert(db, { table: 'gi_types', columns: ['id', 'doc', 'at', 'ok', 'n', 't'] });
+      const gi = new GroupInsert(db, { table: 'gi_types', columns: { id: column.text, doc: column.json, at: column.timestamp, ok: column.boolean, n: column.numberOrNull, t: column.textOrNull } });
       const at = new Date('2026-11-21T07:00:00.123Z');
       await gi.insert({ id: 'a', doc: { tags: ['x', 'y'], nested: { k: 1 } }, at, ok: true, n: 1.5, t: null });
       await gi.insert({ id: 'b', doc: ['p1', 'p2'], at, ok: false, n: -3, t: 'quote " backslash \\ newline \n tab \t' });
@@ -71,7 +73,7 @@ for (const backend of testBackends()) {
     });
 
     it('stores a lone surrogate and NUL as U+FFFD instead of failing the row', async () => {
-      const gi = new GroupInsert(db, { table: 'gi', columns: ['id', 'v'] });
+      const gi = new GroupInsert(db, { table: 'gi', columns: GI });
       await Promise.all([
         gi.insert({ id: 2000, v: 'broken \ud800 pair' }),
         gi.insert({ id: 2001, v: 'nul \u0000 byte' }),
@@ -82,7 +84,7 @@ for (const backend of testBackends()) {
     });
 
     it('leaves out keys that are not columns and stores a missing key as NULL', async () => {
-      const gi = new GroupInsert(db, { table: 'gi', columns: ['id', 'v'] });
+      const gi = new GroupInsert(db, { table: 'gi', columns: GI });
       await gi.insert({ id: 3000, v: 'kept', extra: 'dropped' });
       await expect(gi.insert({ id: 3001 })).rejects.toThrow(/null value in column "v"/);
       const { rows } = await db.query<{ v: string }>('SELECT v FROM gi WHERE id >= 3000 ORDER BY id');
