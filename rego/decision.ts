@@ -25,8 +25,8 @@ export interface Decision {
   package: string;
   blocked: boolean;
   /** deny messages in OPA's sorted order (non-string messages as JSON text) */
-  deny: string[];
-  warn: string[];
+  deny: readonly string[];
+  warn: readonly string[];
   /** the value of `allow`: undefined when the module does not define it or it was undefined */
   allow: boolean | undefined;
   /** set when evaluation failed (the decision is then blocked: fail closed) */
@@ -36,8 +36,11 @@ export interface Decision {
 
 export const DEFAULT_DECISION_LIMITS: Required<DecisionLimits> = { deadlineMs: 100, maxSteps: 1_000_000 };
 
-function messages(v: Value | undefined, pkg: string, rule: string): string[] {
-  if (v === undefined || v === false || v === null) return [];
+/** No messages: shared by every decision without any (most of them), never written to. */
+const NO_MESSAGES: readonly string[] = Object.freeze([]);
+
+function messages(v: Value | undefined, pkg: string, rule: string): readonly string[] {
+  if (v === undefined || v === false || v === null) return NO_MESSAGES;
   const items = v instanceof RSet ? v.valuesView() : Array.isArray(v) ? v : v instanceof RObject ? v.keys() : v === true ? [`${pkg}.${rule}`] : [v];
   return items.map((m) => (typeof m === 'string' ? m : toJSONText(m)));
 }
@@ -70,7 +73,7 @@ export function decisionFrom(prepared: PreparedPolicy, pkg: string, settled: rea
   const name = normalizePackage(pkg);
   for (let i = at; i < at + 3; i++) {
     const x = settled[i]!;
-    if ('error' in x) return { package: name, blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(x.error), durationMs };
+    if ('error' in x) return { package: name, blocked: true, deny: NO_MESSAGES, warn: NO_MESSAGES, allow: undefined, error: toDecisionError(x.error), durationMs };
   }
   const denyMsgs = messages(valueOf(settled[at]!), name, 'deny');
   const warnMsgs = messages(valueOf(settled[at + 1]!), name, 'warn');
@@ -96,6 +99,6 @@ export function decide(prepared: PreparedPolicy, pkg: string, input: unknown, li
     return decisionFrom(prepared, pkg, settled, performance.now() - t0);
   } catch (e) {
     // NB: input conversion errors land here; fail closed like any evaluation error.
-    return { package: normalizePackage(pkg), blocked: true, deny: [], warn: [], allow: undefined, error: toDecisionError(e), durationMs: performance.now() - t0 };
+    return { package: normalizePackage(pkg), blocked: true, deny: NO_MESSAGES, warn: NO_MESSAGES, allow: undefined, error: toDecisionError(e), durationMs: performance.now() - t0 };
   }
 }

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * produce zod's error, or zod's output when zod would change the body: an unknown key that a non-passthrough
  * object strips). The zod schema in api/http stays the one source of the shape: the check is compiled by ajv
  * from its JSON Schema, and only for schemas whose every part JSON Schema states exactly (see `exact`).
- * Measured: 0.1 µs against zod's 0.8 for the pre-check body, 0.4 against 3.2 with the CPU caches cold
+ * Measured on the pre-check body: 0.05 µs against zod's 0.75, 0.4 against 3.2 with the CPU caches cold
  * (docs/benchmarks.md).
  */
 export type BodyCheck = (body: unknown) => boolean;
