@@ -27,11 +27,17 @@ export function bodyCheck(schema: z.ZodType): BodyCheck | undefined {
   return check ?? undefined;
 }
 
-function compile(schema: z.ZodType): BodyCheck {
-  // io 'output': a non-passthrough object gets `additionalProperties: false`, so a body with a key zod would
-  // strip goes to zod.
-  const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>;
-  const validate: ValidateFunction = ajv.compile(json);
+/** The check, or null when JSON Schema cannot state the schema after all (zod then checks every body). */
+function compile(schema: z.ZodType): BodyCheck | null {
+  let validate: ValidateFunction;
+  try {
+    // io 'output': a non-passthrough object gets `additionalProperties: false`, so a body with a key zod would
+    // strip goes to zod.
+    const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>;
+    validate = ajv.compile(json);
+  } catch {
+    return null;
+  }
   return (body) => validate(body) as boolean;
 }
 
