@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { outputJsonSchema } from './serializer.js';
 
 /**
  * A compiled check of request bodies that zod would return unchanged: a body it accepts is valid, and zod's
@@ -12,8 +13,8 @@ import { z } from 'zod';
  */
 export type BodyCheck = (body: unknown) => boolean;
 
-// NB: strict mode off: zod's JSON Schema carries keywords ajv's strict mode rejects (`$schema` draft 2020-12
-// aside, which is removed below). No coercion, no defaults, no removal: ajv only answers yes or no.
+// NB: strict mode off: zod's JSON Schema carries keywords ajv's strict mode rejects. No coercion, no defaults,
+// no removal: ajv only answers yes or no.
 const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
 const compiled = new WeakMap<z.ZodType, BodyCheck | null>();
 
@@ -31,10 +32,8 @@ export function bodyCheck(schema: z.ZodType): BodyCheck | undefined {
 function compile(schema: z.ZodType): BodyCheck | null {
   let validate: ValidateFunction;
   try {
-    // io 'output': a non-passthrough object gets `additionalProperties: false`, so a body with a key zod would
-    // strip goes to zod.
-    const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>;
-    validate = ajv.compile(json);
+    // NB: output, not input: a body with a key that a non-passthrough object strips fails the check (goes to zod).
+    validate = ajv.compile(outputJsonSchema(schema, 'throw'));
   } catch {
     return null;
   }
@@ -62,7 +61,7 @@ interface Def {
  * refinements or formats (JSON Schema drops them or states them differently).
  */
 function exact(schema: z.ZodType): boolean {
-  const def = (schema as unknown as { _zod: { def: Def } })._zod.def;
+  const def = defOf(schema);
   const checks = def.checks ?? [];
   switch (def.type) {
     case 'string':
@@ -84,7 +83,7 @@ function exact(schema: z.ZodType): boolean {
     case 'record':
       return exact(def.keyType!) && exact(def.valueType!);
     case 'object':
-      return checks.length === 0 && Object.values(def.shape!).every(exact) && (def.catchall === undefined || exact(def.catchall) || isNever(def.catchall));
+      return checks.length === 0 && Object.values(def.shape!).every(exact) && (def.catchall === undefined || exact(def.catchall) || defOf(def.catchall).type === 'never');
     case 'union':
       return checks.length === 0 && def.options!.every(exact);
     default:
@@ -92,6 +91,7 @@ function exact(schema: z.ZodType): boolean {
   }
 }
 
-function isNever(schema: z.ZodType): boolean {
-  return (schema as unknown as { _zod: { def: Def } })._zod.def.type === 'never';
+/** A schema's definition (zod 4's internals: the kind, its checks and its parts). */
+function defOf(schema: z.ZodType): Def {
+  return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
