@@ -9,11 +9,10 @@ import { BuiltinError, OperandError, RegoError, RegoEvalError, type Location } f
 import { equal, type Value } from '../value.js';
 import { WalkEvaluator } from './walk.js';
 import type { ExprIR, TermIR } from './ir.js';
-import type { Scope } from './scope.js';
+import { NOT_DIRECT, type Scope } from './scope.js';
 import type { Frame } from './terms.js';
 
-/** evalDirect's answer for expressions that need the general (continuation) path. */
-export const NOT_DIRECT: unique symbol = Symbol('not direct');
+export { NOT_DIRECT } from './scope.js';
 
 export abstract class DirectEvaluator extends WalkEvaluator {
   /**

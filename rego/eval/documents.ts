@@ -6,12 +6,12 @@
 import { RegoEvalError, type Location } from '../errors.js';
 import { RSet, equal, type Value } from '../value.js';
 import { DocBuilder } from './docs.js';
-import type { NodeIR, RuleIR } from './ir.js';
+import type { BodyIR, ExprIR, NodeIR, RuleIR, TermIR } from './ir.js';
 import { lookup } from './iterate.js';
 import type { ConstFrame } from './consts.js';
 import { ArgMemo } from './memo.js';
-import { UNDEFINED, type Scope } from './scope.js';
-import type { Frame, KV } from './terms.js';
+import { NOT_DIRECT, UNDEFINED, type Scope } from './scope.js';
+import type { Frame, K, KV } from './terms.js';
 import { UnifyEvaluator } from './unify.js';
 
 /** The scope's memo of a function's or keyed node's results. */
@@ -20,6 +20,33 @@ function memoOf(sc: Scope, node: NodeIR): ArgMemo {
   let memo = memos.get(node);
   if (memo === undefined) memos.set(node, (memo = new ArgMemo()));
   return memo;
+}
+
+/** runRule's answer: bits of whether the rule had a solution and whether onSolution asked to stop. */
+const FOUND = 1;
+const STOP = 2;
+
+/**
+ * A function's arguments bound into its frame when every parameter is a var or a constant (what match does for
+ * those, without continuations): true when bound, false when an argument does not match, undefined when some
+ * parameter is a pattern (the frame is then untouched; see ruleMatched).
+ */
+function bindArgs(params: readonly TermIR[], args: readonly Value[], f: Frame): boolean | undefined {
+  for (let j = 0; j < params.length; j++) {
+    const p = params[j]!;
+    if (p.k !== 'v' && p.k !== 'c') return undefined;
+  }
+  for (let j = 0; j < params.length; j++) {
+    const p = params[j]!;
+    if (p.k === 'c') {
+      if (!equal(p.v, args[j]!)) return false;
+    } else if (p.k === 'v') {
+      const cur = f[p.s];
+      if (cur === undefined) f[p.s] = args[j];
+      else if (!equal(cur, args[j]!)) return false;
+    }
+  }
+  return true;
 }
 
 function conflict(message: string, loc: Location): RegoEvalError {
@@ -61,6 +88,11 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
     return res === UNDEFINED ? undefined : res;
   }
 
+  /** An expression without a continuation (direct.ts): true/false, the slot it bound, or NOT_DIRECT. */
+  protected abstract evalDirect(e: ExprIR, f: Frame, sc: Scope): boolean | number | typeof NOT_DIRECT;
+  /** body[i] on the general path, then the rest of the body (evaluator.ts); body[i]'s step is already taken. */
+  abstract evalGeneralThen(e: ExprIR, body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
+
   /**
    * Evaluates a rule's body (binding function args first); if it has no solution, its else
    * chain. `onSolution` gets the frame of each solution and returns true to stop.
@@ -73,20 +105,57 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
     /** keyed lookup into a partial rule: the key term is matched before the body runs */
     key?: Value,
   ): boolean {
-    const f: Frame = new Array(rule.nslots);
+    let res: number;
+    if (args !== undefined && rule.args !== undefined) {
+      if (args.length !== rule.args.length) return false;
+      const f: Frame = new Array(rule.nslots);
+      const bound = bindArgs(rule.args, args, f);
+      res = bound === true ? this.runRule(rule, f, sc, onSolution) : bound === false ? 0 : this.ruleMatched(rule, args, undefined, sc, onSolution);
+    } else if (key !== undefined) {
+      res = this.ruleMatched(rule, undefined, key, sc, onSolution);
+    } else res = this.runRule(rule, new Array(rule.nslots), sc, onSolution);
+    if ((res & FOUND) === 0 && rule.else !== undefined) return this.evalRuleChain(rule.else, args, sc, onSolution);
+    return (res & STOP) !== 0;
+  }
+
+  /**
+   * A rule's body in a loop while its expressions are deterministic (most rule bodies are, to the end), the
+   * general path from the first one that is not: evalBody's steps and results, without a continuation per
+   * rule. NB: the slots the loop binds are not unbound: the frame is the rule's own and dies with the call.
+   */
+  protected runRule(rule: RuleIR, f: Frame, sc: Scope, onSolution: (f: Frame, r: RuleIR) => boolean): number {
+    const body = rule.body;
+    for (let i = 0; ; i++) {
+      this.sh.step();
+      if (i === body.length) return onSolution(f, rule) ? FOUND | STOP : FOUND;
+      const e = body[i]!;
+      const r = e.with === undefined ? this.evalDirect(e, f, sc) : NOT_DIRECT;
+      if (r === NOT_DIRECT) return this.ruleRest(rule, i, f, sc, onSolution);
+      if (r === false) return 0;
+    }
+  }
+
+  /** runRule from body[i] on, with a continuation (a method of its own: see evalTermK). */
+  protected ruleRest(rule: RuleIR, i: number, f: Frame, sc: Scope, onSolution: (f: Frame, r: RuleIR) => boolean): number {
     let found = false;
     // NB: continuations are inline arrows, never named consts: tsx (esbuild keepNames) wraps every
     // named closure in a defineProperty call, which showed up in the gateway's profile.
+    const stop = this.evalGeneralThen(rule.body[i]!, rule.body, i, f, sc, () => ((found = true), onSolution(f, rule)));
+    return (found ? FOUND : 0) | (stop ? STOP : 0);
+  }
+
+  /** A rule whose arguments or key are patterns to match (general path, a frame of its own). */
+  protected ruleMatched(rule: RuleIR, args: readonly Value[] | undefined, key: Value | undefined, sc: Scope, onSolution: (f: Frame, r: RuleIR) => boolean): number {
+    const f: Frame = new Array(rule.nslots);
+    let found = false;
     let stop: boolean;
-    if (args !== undefined && rule.args !== undefined) {
-      if (args.length !== rule.args.length) return false;
-      stop = this.matchItems(rule.args, args, 0, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
-    } else if (key !== undefined) {
+    if (args !== undefined) {
+      stop = this.matchItems(rule.args!, args, 0, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
+    } else {
       const kt = rule.kind === 'multi' ? rule.key : rule.suffix[0];
-      stop = kt === undefined ? false : this.match(kt, key, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
-    } else stop = this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule)));
-    if (!found && rule.else !== undefined) return this.evalRuleChain(rule.else, args, sc, onSolution);
-    return stop;
+      stop = kt === undefined ? false : this.match(kt, key!, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
+    }
+    return (found ? FOUND : 0) | (stop ? STOP : 0);
   }
 
   /**

@@ -32,6 +32,12 @@ const cases: { name: string; src: string; ref?: string; input?: unknown; data?: 
   { name: 'renders template strings, undefined parts as <undefined>', src: 'package t\np := $"a={input.a} b={input.b}"', input: { a: 1 }, want: '"a=1 b=<undefined>"' },
   { name: 'matches each pattern one call site sees', src: 'package t\np contains pat if { some pat in input.pats; regex.match(pat, "abc") }', input: { pats: ['^a', '^z', 'c$', '('] }, want: '["^a","c$"]' },
   { name: 'shadows outer variables inside comprehensions declared with :=', src: 'package t\np := [x, y] if { x := 1; y := [x | x := 2][0] }', want: '[1,2]' },
+  // runRule: a body runs without continuations up to its first enumerating expression, then on the general path
+  { name: 'enumerates after a deterministic prefix of a rule body', src: 'package t\np contains x if { y := 2; some x in [1, 2, 3]; x >= y }', want: '[2,3]' },
+  { name: 'stops at a failing deterministic expression before the enumeration', src: 'package t\np contains x if { input.on; some x in [1, 2] }', input: { on: false }, want: '[]' },
+  { name: 'binds a parameter named twice once and compares the second', src: 'package t\nf(x, x) := "same"\nf(x, y) := "different" if x != y\np := [f(1, 1), f(1, 2)]', want: '["same","different"]' },
+  { name: 'matches constant and pattern parameters', src: 'package t\ng(1, y) := y\nh([a, b]) := a + b\np := [g(1, "one"), h([2, 3])]\nq := g(2, "two")', ref: 'data.t', want: '{"p":["one",5]}' },
+  { name: 'takes a function\'s else branch when its deterministic body fails', src: 'package t\nf(x) := "big" if x > 10 else := "small"\np := [f(11), f(1)]', want: '["big","small"]' },
 ];
 
 describe('evaluator', () => {

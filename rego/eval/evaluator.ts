@@ -26,13 +26,7 @@ export class Evaluator extends DirectEvaluator {
       // Deterministic expressions (checks, calls and assignments whose operands have one value)
       // run in this loop; only enumerating ones need a continuation. See evalDirect.
       const r = e.with === undefined ? this.evalDirect(e, f, sc) : NOT_DIRECT;
-      if (r === NOT_DIRECT) {
-        const it = e.op === 'unify' ? e.iter : undefined;
-        if (it !== undefined && e.with === undefined && f[it.out] === undefined && f[it.key] === undefined && this.single(it.coll, f)) {
-          return this.iterateThen(it, body, i, f, sc, k);
-        }
-        return this.evalExprThen(e, body, i, f, sc, k);
-      }
+      if (r === NOT_DIRECT) return this.evalGeneralThen(e, body, i, f, sc, k);
       if (r === false) return false;
       if (r !== true) {
         // r is the slot to bind: the rest of the body runs with it bound, then it is unbound.
@@ -44,6 +38,15 @@ export class Evaluator extends DirectEvaluator {
       }
       i++;
     }
+  }
+
+  /** body[i] (an expression evalDirect cannot run), then the rest of the body; body[i]'s step is taken. */
+  evalGeneralThen(e: ExprIR, body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean {
+    const it = e.op === 'unify' ? e.iter : undefined;
+    if (it !== undefined && e.with === undefined && f[it.out] === undefined && f[it.key] === undefined && this.single(it.coll, f)) {
+      return this.iterateThen(it, body, i, f, sc, k);
+    }
+    return this.evalExprThen(e, body, i, f, sc, k);
   }
 
   /**

@@ -35,6 +35,9 @@ export interface Scope {
 
 export const UNDEFINED: unique symbol = Symbol('undefined');
 
+/** evalDirect's answer for expressions that need the general (continuation) path (direct.ts). */
+export const NOT_DIRECT: unique symbol = Symbol('not direct');
+
 let lastCacheId = 0;
 
 /**
