@@ -108,6 +108,32 @@ for (const backend of testBackends()) {
       expect(await store.contexts.purgeExpired(new Date())).toBeGreaterThanOrEqual(1);
       expect(await store.contexts.get('org-p', ctx.id)).toBeUndefined();
     });
+
+    it('compares context and audit ids bytewise and indexes context expiry by block range (migration 2)', async () => {
+      const { rows: cols } = await db.query<{ table_name: string; column_name: string; collation_name: string | null }>(
+        `SELECT table_name, column_name, collation_name FROM information_schema.columns
+          WHERE table_schema = current_schema() AND table_name IN ('precheck_contexts', 'audit_entries')
+            AND column_name IN ('id', 'context_id') ORDER BY 1, 2`,
+      );
+      expect(cols.map((c) => `${c.table_name}.${c.column_name}:${c.collation_name}`)).toEqual([
+        'audit_entries.context_id:C',
+        'audit_entries.id:C',
+        'precheck_contexts.id:C',
+      ]);
+      const { rows: idx } = await db.query<{ indexname: string; indexdef: string }>(
+        `SELECT indexname, indexdef FROM pg_indexes
+          WHERE schemaname = current_schema() AND tablename = 'precheck_contexts' AND indexdef LIKE '%expires_at%'`,
+      );
+      expect(idx).toHaveLength(1);
+      expect(idx[0]!.indexdef).toContain('USING brin (expires_at)');
+      // The audit's reference to its context still holds under the new collation.
+      const ctx = await store.contexts.record({
+        organizationId: 'org-m', clientId: 'c', userToken: 'u', query: 'q', approved: true, policies: [],
+        createdAt: new Date(), expiresAt: new Date(Date.now() + 60_000),
+      });
+      await store.audit.record({ organizationId: 'org-m', clientId: 'c', contextId: ctx.id });
+      await expect(store.audit.record({ organizationId: 'org-m', clientId: 'c', contextId: `${ctx.id}x` })).rejects.toThrow(/foreign key/);
+    });
   });
 }
 
