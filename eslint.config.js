@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'charts/**', 'crds/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'dist-bench/**', 'coverage/**', '.data/**', 'charts/**', 'crds/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.mjs', '**/*.js'],

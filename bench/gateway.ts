@@ -1,13 +1,14 @@
 /**
  * Gateway benchmark (issue 4): POST /api/policy/pre-check with the built-in policy pack against a bare
  * fastify route returning a constant JSON body, and the same gateway with no policy enabled (what the
- * gateway costs apart from Rego). Each server runs alone in its own child process with the same node flags;
+ * gateway costs apart from Rego). Each server runs alone in its own child process with the same node flags,
+ * compiled by tsc as the container image runs it;
  * autocannon runs in this process; same connections, same body. The servers are measured in interleaved
  * rounds and each figure is the median round, so that drift on the machine hits all three alike.
  * Then the latency target: a steady 1,000 requests/s (steady.ts, an open-loop generator: autocannon's own rate
  * mode sends each second's requests in one burst) against the gateway and, as the control, the bare route.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,9 +41,23 @@ interface Server {
   url: string;
 }
 
+/** Where tsconfig.bench.json compiles the server (and the runtime it imports) to. */
+const SERVER_JS = 'dist-bench/bench/gateway-server.js';
+
+/**
+ * Compiles the servers with tsc, as the container image runs Steward (`npm run build`, dist/). NB: not under
+ * tsx: its loader thread keeps the heap of every module it transformed (~35 MB), and V8's memory reducer
+ * compacts that heap some 30 s after start (pauses of 6–30 ms on that thread, seen with --trace-gc), CPU that the
+ * image's process never spends, taken from two cores in the middle of a round (docs/benchmarks.md).
+ */
+function buildServers(): void {
+  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { stdio: 'inherit', timeout: 300_000 });
+  if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.bench.json failed (${tsc.error?.message ?? `exit ${tsc.status}`})`);
+}
+
 async function startServer(mode: Mode, env: Record<string, string | undefined>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'bench/gateway-server.ts', mode, String(port)], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, SERVER_JS, mode, String(port)], {
     env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -122,6 +137,7 @@ export async function run(): Promise<{ markdown: string }> {
   const steady: Record<'pack' | 'bare', Steady[]> = { pack: [], bare: [] };
   let burst: Result;
   try {
+    buildServers();
     servers.bare = await startServer('bare', base);
     servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples' });
     servers.pack = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'pack') });
@@ -159,8 +175,9 @@ export async function run(): Promise<{ markdown: string }> {
   const markdown = `## Gateway pre-check vs a bare route
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}. Store: ${db}; rate limiter in memory.
-Method: \`npm run bench -- gateway\`. Three servers, each in its own child process (\`bench/gateway-server.ts\`, node
-${NODE_FLAGS.join(' ')} under tsx, as \`npm start\` runs); the load generators run in the parent. The gateway runs in
+Method: \`npm run bench -- gateway\`. Three servers, each in its own child process (\`bench/gateway-server.ts\` compiled
+by tsc with \`tsconfig.bench.json\`, run by node ${NODE_FLAGS.join(' ')} as the container image runs Steward); the load
+generators run in the parent. The gateway runs in
 community mode; every pre-check evaluates every enabled policy and commits a context row (group commit,
 \`synchronous_commit=off\` for contexts only: visible to every replica at once, lost only in a database crash).
 "CPU µs/req" is the server process's user + system time per answered request (from /proc).
