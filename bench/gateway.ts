@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { createTempDatabase } from '../testing/pgdb.js';
 import { freePort } from '../testing/ports.js';
 import { machine, NODE_FLAGS } from './report.js';
@@ -82,6 +83,8 @@ interface Result {
   non2xx: number;
   /** CPU time of the server process per request, µs (Linux; NaN elsewhere) */
   cpuUs: number;
+  /** CPU time of the PostgreSQL backends serving the run's database per request, µs (a local server; else NaN) */
+  dbUs: number;
 }
 
 /** User + system CPU time of a process in µs, from /proc (Linux). */
@@ -94,7 +97,63 @@ function cpuTimeUs(pid: number | undefined): number {
   }
 }
 
+/**
+ * CPU time of the PostgreSQL backends that serve one database, read from /proc: what the pre-check's context rows
+ * cost the database on the machine the servers share. Only for a server on this machine (else `open` gives
+ * undefined); a process that is not a postgres one makes the reading NaN rather than a wrong figure.
+ */
+class DatabaseCpu {
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly name: string,
+  ) {}
+
+  static async open(url: string): Promise<DatabaseCpu | undefined> {
+    const u = new URL(url);
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return undefined;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return new DatabaseCpu(client, decodeURIComponent(u.pathname.slice(1)));
+  }
+
+  /** CPU time so far of each backend, µs by pid (undefined: not a postgres process, so not measurable). */
+  async sample(): Promise<Map<number, number> | undefined> {
+    const { rows } = await this.client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.name]);
+    const out = new Map<number, number>();
+    for (const { pid } of rows) {
+      let comm: string;
+      try {
+        comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        continue; // exited since the query
+      }
+      if (comm !== 'postgres') return undefined;
+      const us = cpuTimeUs(pid);
+      if (!Number.isNaN(us)) out.set(pid, us);
+    }
+    return out;
+  }
+
+  /**
+   * CPU time spent between two samples by the backends alive at the second. NB: per backend, not totals: the
+   * pools close idle connections, and a backend that exits in the window must not subtract its whole life.
+   */
+  static spent(before: Map<number, number> | undefined, after: Map<number, number> | undefined): number {
+    if (before === undefined || after === undefined) return NaN;
+    let total = 0;
+    for (const [pid, us] of after) total += us - (before.get(pid) ?? 0);
+    return total;
+  }
+
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}
+
+let dbCpu: DatabaseCpu | undefined;
+
 async function load(server: Server, opts: { overallRate?: number; durationS: number; connections?: number }): Promise<Result> {
+  const db0 = await dbCpu?.sample();
   const cpu0 = cpuTimeUs(server.child.pid);
   const r = await autocannon({
     url: server.url,
@@ -106,7 +165,8 @@ async function load(server: Server, opts: { overallRate?: number; durationS: num
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
   const cpuUs = (cpuTimeUs(server.child.pid) - cpu0) / r.requests.total;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs };
+  const dbUs = DatabaseCpu.spent(db0, await dbCpu?.sample()) / r.requests.total;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs, dbUs };
 }
 
 type Steady = SteadyResult & { cpuUs: number };
@@ -137,6 +197,7 @@ export async function run(): Promise<{ markdown: string }> {
   const steady: Record<'pack' | 'bare', Steady[]> = { pack: [], bare: [] };
   let burst: Result;
   try {
+    if (database) dbCpu = await DatabaseCpu.open(database.url);
     buildServers();
     servers.bare = await startServer('bare', base);
     servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples' });
@@ -155,6 +216,8 @@ export async function run(): Promise<{ markdown: string }> {
     burst = await load(servers.pack, { durationS: STEADY_S, overallRate: STEADY_RATE, connections: STEADY_CONNECTIONS });
   } finally {
     for (const s of Object.values(servers)) s.child.kill('SIGTERM');
+    await dbCpu?.close();
+    dbCpu = undefined;
     await new Promise((r) => setTimeout(r, 500));
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -168,7 +231,7 @@ export async function run(): Promise<{ markdown: string }> {
   const db = database ? 'PostgreSQL 15 over TCP (a fresh database per run)' : 'PGlite (embedded)';
   const cpu = (us: number) => (Number.isNaN(us) ? 'n/a' : us.toFixed(1));
   const row = (label: string, r: Result, all?: Result[]) =>
-    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${cpu(r.cpuUs)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
+    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${cpu(r.cpuUs)} | ${cpu(r.dbUs)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
   const ms = (v: number) => v.toFixed(2);
   const steadyRow = (label: string, r: Steady, all: Steady[]) =>
     `| ${label} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${ms(r.sendLagP99)} | ${cpu(r.cpuUs)} | ${r.errors} | ${r.non2xx} | ${all.map((x) => ms(x.p99)).join(', ')} |`;
@@ -180,13 +243,15 @@ by tsc with \`tsconfig.bench.json\`, run by node ${NODE_FLAGS.join(' ')} as the 
 generators run in the parent. The gateway runs in
 community mode; every pre-check evaluates every enabled policy and commits a context row (group commit,
 \`synchronous_commit=off\` for contexts only: visible to every replica at once, lost only in a database crash).
-"CPU µs/req" is the server process's user + system time per answered request (from /proc).
+"CPU µs/req" is the server process's user + system time per answered request (from /proc); "PostgreSQL CPU µs/req" the
+same for the database backends serving the run's database (a local server shares the two cores with the servers
+and the load generator).
 
 **Throughput**: autocannon, ${CONNECTIONS} connections, the same 260-byte JSON body. After a 2 s warm-up each, ${ROUNDS}
 interleaved rounds of ${ROUND_S} s per server; each row is the median round (requests/s of every round in the last column).
 
-| Server | Requests/s | p50 ms | p99 ms | CPU µs/req | errors | non-2xx | every round, req/s |
-|---|---:|---:|---:|---:|---:|---:|---|
+| Server | Requests/s | p50 ms | p99 ms | CPU µs/req | PostgreSQL CPU µs/req | errors | non-2xx | every round, req/s |
+|---|---:|---:|---:|---:|---:|---:|---:|---|
 ${row('bare fastify route (constant JSON)', bare, rounds.bare)}
 ${row('POST /api/policy/pre-check, no policy enabled', none, rounds.none)}
 ${row('POST /api/policy/pre-check, built-in pack (5 policies)', pack, rounds.pack)}
