@@ -150,10 +150,12 @@ class DatabaseCpu {
   }
 }
 
-let dbCpu: DatabaseCpu | undefined;
-
-async function load(server: Server, opts: { overallRate?: number; durationS: number; connections?: number }): Promise<Result> {
-  const db0 = await dbCpu?.sample();
+async function load(
+  server: Server,
+  db: DatabaseCpu | undefined,
+  opts: { overallRate?: number; durationS: number; connections?: number },
+): Promise<Result> {
+  const db0 = await db?.sample();
   const cpu0 = cpuTimeUs(server.child.pid);
   const r = await autocannon({
     url: server.url,
@@ -165,7 +167,7 @@ async function load(server: Server, opts: { overallRate?: number; durationS: num
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
   const cpuUs = (cpuTimeUs(server.child.pid) - cpu0) / r.requests.total;
-  const dbUs = DatabaseCpu.spent(db0, await dbCpu?.sample()) / r.requests.total;
+  const dbUs = DatabaseCpu.spent(db0, await db?.sample()) / r.requests.total;
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs, dbUs };
 }
 
@@ -196,28 +198,29 @@ export async function run(): Promise<{ markdown: string }> {
   const rounds: Record<string, Result[]> = { bare: [], none: [], pack: [] };
   const steady: Record<'pack' | 'bare', Steady[]> = { pack: [], bare: [] };
   let burst: Result;
+  let dbCpu: DatabaseCpu | undefined;
   try {
     if (database) dbCpu = await DatabaseCpu.open(database.url);
     buildServers();
     servers.bare = await startServer('bare', base);
     servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples' });
     servers.pack = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'pack') });
-    for (const name of Object.keys(rounds)) await load(servers[name]!, { durationS: 2 }); // warm-up: JIT, pools
+    for (const name of Object.keys(rounds)) await load(servers[name]!, dbCpu, { durationS: 2 }); // warm-up: JIT, pools
     for (let i = 0; i < ROUNDS; i++) {
-      for (const name of Object.keys(rounds)) rounds[name]!.push(await load(servers[name]!, { durationS: ROUND_S }));
+      for (const name of Object.keys(rounds)) rounds[name]!.push(await load(servers[name]!, dbCpu, { durationS: ROUND_S }));
     }
-    // NB: a warm-up at the rate first: right after the throughput rounds, V8's memory reducer compacts the heap
-    // that the load grew (6–9 ms pauses, see docs/benchmarks.md), which is the load change, not the steady rate.
+    // NB: a warm-up at the rate first, so that the first round measures the steady rate and not the change of load
+    // (the fourth session's 6–9 ms pauses after the load drop were most likely the tsx loader thread's, which the
+    // compiled servers no longer have: see docs/benchmarks.md).
     for (const name of Object.keys(steady)) await steadyRun(servers[name]!, STEADY_WARMUP_S);
     for (let i = 0; i < STEADY_ROUNDS; i++) {
       for (const name of Object.keys(steady)) steady[name as keyof typeof steady].push(await steadyRun(servers[name]!));
     }
     // autocannon's own fixed-rate mode, for comparison with earlier figures (bursts: see steady.ts).
-    burst = await load(servers.pack, { durationS: STEADY_S, overallRate: STEADY_RATE, connections: STEADY_CONNECTIONS });
+    burst = await load(servers.pack, dbCpu, { durationS: STEADY_S, overallRate: STEADY_RATE, connections: STEADY_CONNECTIONS });
   } finally {
     for (const s of Object.values(servers)) s.child.kill('SIGTERM');
     await dbCpu?.close();
-    dbCpu = undefined;
     await new Promise((r) => setTimeout(r, 500));
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });

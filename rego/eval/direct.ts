@@ -12,8 +12,6 @@ import type { ExprIR, TermIR } from './ir.js';
 import { NOT_DIRECT, type Scope } from './scope.js';
 import type { Frame } from './terms.js';
 
-export { NOT_DIRECT } from './scope.js';
-
 export abstract class DirectEvaluator extends WalkEvaluator {
   /**
    * Evaluates an expression that has at most one solution without a continuation: true/false for a

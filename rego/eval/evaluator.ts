@@ -7,10 +7,10 @@
 import { RegoEvalError, type Location } from '../errors.js';
 import { RObject, RSet, type Value } from '../value.js';
 import { upsert } from './docs.js';
-import { DirectEvaluator, NOT_DIRECT } from './direct.js';
+import { DirectEvaluator } from './direct.js';
 import type { BodyIR, CallIR, ExprIR, IterIR, LogicIR, NodeIR, WithIR } from './ir.js';
 import { iterate } from './iterate.js';
-import { DocCache, type FnPatch, type Scope } from './scope.js';
+import { DocCache, NOT_DIRECT, type FnPatch, type Scope } from './scope.js';
 import { callSpecial } from './special.js';
 import type { Frame, K, KV } from './terms.js';
 
