@@ -85,6 +85,10 @@ interface Result {
   cpuUs: number;
   /** CPU time of the PostgreSQL backends serving the run's database per request, µs (a local server; else NaN) */
   dbUs: number;
+  /** CPU time of this process (autocannon, the load generator) per request, µs */
+  loadUs: number;
+  /** share of the machine's CPU time that no process used during the round, % (Linux; NaN elsewhere) */
+  idlePct: number;
 }
 
 /** User + system CPU time of a process in µs, from /proc (Linux). */
@@ -94,6 +98,17 @@ function cpuTimeUs(pid: number | undefined): number {
     return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
   } catch {
     return NaN;
+  }
+}
+
+/** The machine's idle and total CPU time so far, in clock ticks (the first line of /proc/stat). */
+function machineTicks(): { idle: number; total: number } {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is inside user already)
+    return { idle: ticks[3]! + ticks[4]!, total: ticks.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return { idle: NaN, total: NaN };
   }
 }
 
@@ -157,6 +172,8 @@ async function load(
 ): Promise<Result> {
   const db0 = await db?.sample();
   const cpu0 = cpuTimeUs(server.child.pid);
+  const machine0 = machineTicks();
+  const own0 = process.cpuUsage();
   const r = await autocannon({
     url: server.url,
     method: 'POST',
@@ -166,9 +183,13 @@ async function load(
     duration: opts.durationS,
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
+  const own = process.cpuUsage(own0);
+  const machine1 = machineTicks();
   const cpuUs = (cpuTimeUs(server.child.pid) - cpu0) / r.requests.total;
   const dbUs = DatabaseCpu.spent(db0, await db?.sample()) / r.requests.total;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs, dbUs };
+  const loadUs = (own.user + own.system) / r.requests.total;
+  const idlePct = (100 * (machine1.idle - machine0.idle)) / (machine1.total - machine0.total);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs, dbUs, loadUs, idlePct };
 }
 
 type Steady = SteadyResult & { cpuUs: number };
@@ -234,7 +255,7 @@ export async function run(): Promise<{ markdown: string }> {
   const db = database ? 'PostgreSQL 15 over TCP (a fresh database per run)' : 'PGlite (embedded)';
   const cpu = (us: number) => (Number.isNaN(us) ? 'n/a' : us.toFixed(1));
   const row = (label: string, r: Result, all?: Result[]) =>
-    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${cpu(r.cpuUs)} | ${cpu(r.dbUs)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
+    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${cpu(r.cpuUs)} | ${cpu(r.dbUs)} | ${cpu(r.loadUs)} | ${cpu(r.idlePct)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
   const ms = (v: number) => v.toFixed(2);
   const steadyRow = (label: string, r: Steady, all: Steady[]) =>
     `| ${label} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${ms(r.sendLagP99)} | ${cpu(r.cpuUs)} | ${r.errors} | ${r.non2xx} | ${all.map((x) => ms(x.p99)).join(', ')} |`;
@@ -248,13 +269,15 @@ community mode; every pre-check evaluates every enabled policy and commits a con
 \`synchronous_commit=off\` for contexts only: visible to every replica at once, lost only in a database crash).
 "CPU µs/req" is the server process's user + system time per answered request (from /proc); "PostgreSQL CPU µs/req" the
 same for the database backends serving the run's database (a local server shares the two cores with the servers
-and the load generator).
+and the load generator), "load generator" the same for autocannon's process; "idle %" is the share of the machine's
+CPU time that no process used during the round (/proc/stat): the servers answer from one thread, so a round can
+leave CPU unused and still be limited by that thread.
 
 **Throughput**: autocannon, ${CONNECTIONS} connections, the same 260-byte JSON body. After a 2 s warm-up each, ${ROUNDS}
 interleaved rounds of ${ROUND_S} s per server; each row is the median round (requests/s of every round in the last column).
 
-| Server | Requests/s | p50 ms | p99 ms | CPU µs/req | PostgreSQL CPU µs/req | errors | non-2xx | every round, req/s |
-|---|---:|---:|---:|---:|---:|---:|---:|---|
+| Server | Requests/s | p50 ms | p99 ms | CPU µs/req | PostgreSQL CPU µs/req | load generator CPU µs/req | idle % | errors | non-2xx | every round, req/s |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 ${row('bare fastify route (constant JSON)', bare, rounds.bare)}
 ${row('POST /api/policy/pre-check, no policy enabled', none, rounds.none)}
 ${row('POST /api/policy/pre-check, built-in pack (5 policies)', pack, rounds.pack)}
