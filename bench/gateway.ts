@@ -253,12 +253,12 @@ export async function run(): Promise<{ markdown: string }> {
   const steadyPack = medianBy(steady.pack, (r) => r.p99);
   const steadyBare = medianBy(steady.bare, (r) => r.p99);
   const db = database ? 'PostgreSQL 15 over TCP (a fresh database per run)' : 'PGlite (embedded)';
-  const cpu = (us: number) => (Number.isNaN(us) ? 'n/a' : us.toFixed(1));
+  const oneDecimal = (v: number) => (Number.isNaN(v) ? 'n/a' : v.toFixed(1));
   const row = (label: string, r: Result, all?: Result[]) =>
-    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${cpu(r.cpuUs)} | ${cpu(r.dbUs)} | ${cpu(r.loadUs)} | ${cpu(r.idlePct)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
+    `| ${label} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${oneDecimal(r.cpuUs)} | ${oneDecimal(r.dbUs)} | ${oneDecimal(r.loadUs)} | ${oneDecimal(r.idlePct)} | ${r.errors} | ${r.non2xx} | ${all ? all.map((x) => x.rps.toFixed(0)).join(', ') : '—'} |`;
   const ms = (v: number) => v.toFixed(2);
   const steadyRow = (label: string, r: Steady, all: Steady[]) =>
-    `| ${label} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${ms(r.sendLagP99)} | ${cpu(r.cpuUs)} | ${r.errors} | ${r.non2xx} | ${all.map((x) => ms(x.p99)).join(', ')} |`;
+    `| ${label} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.p999)} | ${ms(r.max)} | ${ms(r.sendLagP99)} | ${oneDecimal(r.cpuUs)} | ${r.errors} | ${r.non2xx} | ${all.map((x) => ms(x.p99)).join(', ')} |`;
   const markdown = `## Gateway pre-check vs a bare route
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}. Store: ${db}; rate limiter in memory.
@@ -299,7 +299,7 @@ ${steadyRow('bare fastify route (control)', steadyBare, steady.bare)}
 p99 at ${STEADY_RATE.toLocaleString('en')} req/s: **${ms(steadyPack.p99)} ms** (target ≤ 5 ms); the bare route at the same rate: ${ms(steadyBare.p99)} ms.
 
 For comparison with earlier runs, autocannon's own fixed-rate mode (\`overallRate: ${STEADY_RATE}\`, ${STEADY_CONNECTIONS} connections) on the
-pack: p50 ${burst.p50} ms, p99 ${burst.p99} ms (whole ms), ${cpu(burst.cpuUs)} µs CPU/req. That mode is not a steady rate: each connection
+pack: p50 ${burst.p50} ms, p99 ${burst.p99} ms (whole ms), ${oneDecimal(burst.cpuUs)} µs CPU/req. That mode is not a steady rate: each connection
 sends its ${STEADY_RATE / STEADY_CONNECTIONS} requests of the second back to back and then waits for the next one-second tick, so it measures
 ${STEADY_CONNECTIONS} connections at full speed for ~100 ms of every second; and its coordinated-omission correction adds synthetic
 samples at 1 ms steps below every response slower than 1 ms.`;
