@@ -1,11 +1,14 @@
 /**
- * Child process of the gateway benchmark: serves either the real gateway (standalone wiring, built-in policy
- * pack) or a bare fastify route with a constant JSON body, on the port given, and prints READY.
+ * Child process of the gateway benchmark: serves the real gateway (standalone wiring, built-in policy pack), the
+ * same gateway with the pack's evaluation reduced to its builtin calls (`floor`: policy-floor.ts), or a bare
+ * fastify route with a constant JSON body, on the port given, and prints READY.
  */
 import Fastify from 'fastify';
 import { parseConfig, standaloneConfigSchema } from '../runtime/config.js';
 import { createLogger } from '../runtime/log.js';
 import { startStandalone } from '../runtime/standalone/main.js';
+import { installFloor, recordPack } from './policy-floor.js';
+import { GATEWAY_QUERY } from './rego-fixtures.js';
 
 const [mode, port] = [process.argv[2], Number(process.argv[3])];
 if (mode === 'bare') {
@@ -13,6 +16,7 @@ if (mode === 'bare') {
   app.post('/api/policy/pre-check', async () => ({ context_id: 'ctx_constant', approved: true, policies: [], expires_at: '2030-01-01T00:00:00.000Z' }));
   await app.listen({ host: '127.0.0.1', port });
 } else {
+  if (mode === 'floor') installFloor(await recordPack(GATEWAY_QUERY), GATEWAY_QUERY);
   const config = parseConfig(standaloneConfigSchema, {
     ...process.env,
     LOG_LEVEL: 'warn',

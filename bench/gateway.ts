@@ -1,10 +1,11 @@
 /**
  * Gateway benchmark (issue 4): POST /api/policy/pre-check with the built-in policy pack against a bare
- * fastify route returning a constant JSON body, and the same gateway with no policy enabled (what the
- * gateway costs apart from Rego). Each server runs alone in its own child process with the same node flags,
+ * fastify route returning a constant JSON body, the same gateway with no policy enabled (what the
+ * gateway costs apart from Rego) and with the pack reduced to its builtin calls (policy-floor.ts: the least any
+ * evaluator of the pack could cost). Each server runs alone in its own child process with the same node flags,
  * compiled by tsc as the container image runs it;
  * autocannon runs in this process; same connections, same body. The servers are measured in interleaved
- * rounds and each figure is the median round, so that drift on the machine hits all three alike.
+ * rounds and each figure is the median round, so that drift on the machine hits all four alike.
  * Then the latency target: a steady 1,000 requests/s (steady.ts, an open-loop generator: autocannon's own rate
  * mode sends each second's requests in one burst) against the gateway and, as the control, the bare route.
  */
@@ -35,7 +36,7 @@ const BODY = JSON.stringify({
   context: { user_role: 'agent', department: 'travel' },
 });
 
-type Mode = 'bare' | 'gateway';
+type Mode = 'bare' | 'gateway' | 'floor';
 
 interface Server {
   child: ChildProcess;
@@ -216,7 +217,7 @@ export async function run(): Promise<{ markdown: string }> {
   // NB: no REDIS_URL: the in-memory rate limiter, as in standalone mode (Redis adds a round trip per request).
   const base = { ...process.env, REDIS_URL: undefined, STEWARD_DATA_DIR: dataDir, DATABASE_URL: database?.url };
   const servers: Record<string, Server> = {};
-  const rounds: Record<string, Result[]> = { bare: [], none: [], pack: [] };
+  const rounds: Record<string, Result[]> = { bare: [], none: [], floor: [], pack: [] };
   const steady: Record<'pack' | 'bare', Steady[]> = { pack: [], bare: [] };
   let burst: Result;
   let dbCpu: DatabaseCpu | undefined;
@@ -225,6 +226,7 @@ export async function run(): Promise<{ markdown: string }> {
     buildServers();
     servers.bare = await startServer('bare', base);
     servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples' });
+    servers.floor = await startServer('floor', { ...base, STEWARD_DATA_DIR: join(dataDir, 'floor') });
     servers.pack = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'pack') });
     for (const name of Object.keys(rounds)) await load(servers[name]!, dbCpu, { durationS: 2 }); // warm-up: JIT, pools
     for (let i = 0; i < ROUNDS; i++) {
@@ -248,6 +250,7 @@ export async function run(): Promise<{ markdown: string }> {
   }
   const bare = median(rounds.bare!);
   const none = median(rounds.none!);
+  const floor = median(rounds.floor!);
   const pack = median(rounds.pack!);
   const ratio = pack.rps / bare.rps;
   const steadyPack = medianBy(steady.pack, (r) => r.p99);
@@ -262,7 +265,7 @@ export async function run(): Promise<{ markdown: string }> {
   const markdown = `## Gateway pre-check vs a bare route
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}. Store: ${db}; rate limiter in memory.
-Method: \`npm run bench -- gateway\`. Three servers, each in its own child process (\`bench/gateway-server.ts\` compiled
+Method: \`npm run bench -- gateway\`. Four servers, each in its own child process (\`bench/gateway-server.ts\` compiled
 by tsc with \`tsconfig.bench.json\`, run by node ${NODE_FLAGS.join(' ')} as the container image runs Steward); the load
 generators run in the parent. The gateway runs in
 community mode; every pre-check evaluates every enabled policy and commits a context row (group commit,
@@ -280,9 +283,13 @@ interleaved rounds of ${ROUND_S} s per server; each row is the median round (req
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 ${row('bare fastify route (constant JSON)', bare, rounds.bare)}
 ${row('POST /api/policy/pre-check, no policy enabled', none, rounds.none)}
+${row("POST /api/policy/pre-check, floor: only the pack's builtin calls", floor, rounds.floor)}
 ${row('POST /api/policy/pre-check, built-in pack (5 policies)', pack, rounds.pack)}
 
-Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%); without policies **${((none.rps / bare.rps) * 100).toFixed(1)}%**.
+Throughput ratio pre-check / bare: **${(ratio * 100).toFixed(1)}%** (target ≥ 50%); without policies **${((none.rps / bare.rps) * 100).toFixed(1)}%**;
+floor **${((floor.rps / bare.rps) * 100).toFixed(1)}%**. The floor server (\`bench/policy-floor.ts\`) is the gateway with the pack's evaluation
+reduced to the builtin calls it makes on this query (\`lower\`, \`regex.match\`, …, recorded once at start and replayed on
+each request's text, the engine's answer kept): what any evaluator of these policies would cost at the least.
 
 **Latency at ${STEADY_RATE.toLocaleString('en')} requests/s**: \`bench/steady.ts\`, an open-loop generator (undici, ${STEADY_CONNECTIONS} keep-alive
 connections): request i is due at i ms whatever happened to the others, and its latency runs from that due time

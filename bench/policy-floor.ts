@@ -1,0 +1,111 @@
+/**
+ * The gateway benchmark's "floor" server (bench/gateway-server.ts, mode `floor`): what a pre-check would cost if
+ * evaluating the built-in pack cost nothing beyond the builtin calls it makes. The pack is evaluated once, at
+ * start, on the benchmark's query with every builtin recorded (name, arguments, result, call site); each
+ * request then makes the same calls with the request's own text in place of that query, in the same order,
+ * and answers what the engine answered, with no Rego evaluation around them. A call whose result differs from
+ * the recording (another query) sends the request to the engine, so answers are always the engine's.
+ *
+ * A measurement device, not a product path: it tells how far the engine is from the work its policies do, and
+ * whether the throughput target is within reach of any evaluator on the machine (docs/benchmarks.md).
+ */
+import { BuiltinRegistry, defaultRegistry, equal, PolicySet, type BuiltinContext, type BuiltinImpl, type Value } from '../rego/index.js';
+import type { CallSite } from '../rego/builtins/registry.js';
+import { loadPolicyManifests, toModules } from '../runtime/policy/pack/index.js';
+import { RegoPolicyEngine } from '../runtime/policy/engine.js';
+import type { PolicyEvaluation, PolicyInput, PolicyScope } from '../runtime/policy/types.js';
+
+interface Call {
+  readonly impl: BuiltinImpl;
+  readonly args: readonly Value[];
+  readonly result: Value | undefined;
+  readonly site: CallSite;
+}
+
+/** The builtin context of a replay: what the pack's builtins read (none of them reads time, memo or print). */
+const CONTEXT: BuiltinContext = {
+  strict: false,
+  nowNs: () => BigInt(Date.now()) * 1_000_000n,
+  cache: new Map(),
+  checkDeadline: () => undefined,
+};
+
+/** Every builtin of the default registry, wrapped to append its calls to `calls`. */
+function recordingRegistry(calls: Call[]): BuiltinRegistry {
+  const base = defaultRegistry();
+  const r = new BuiltinRegistry();
+  for (const name of base.names()) {
+    const { decl, impl } = base.get(name)!;
+    r.add(decl, (args, ctx, site) => {
+      const result = impl(args, ctx, site);
+      // NB: a site of its own per call, as the evaluator keeps one per call in the plan.
+      calls.push({ impl, args: [...args], result, site: { memo: undefined } });
+      return result;
+    });
+  }
+  for (const name of base.unsupportedNames()) {
+    const u = base.getUnsupported(name)!;
+    r.addUnsupported(u.name, u.reason, u.arity);
+  }
+  return r;
+}
+
+/**
+ * The pack's builtin calls on `query` once warm: the second evaluation's (the first also computes the documents
+ * that are the same for every input, which later evaluations reuse). The pack must approve the query without a message.
+ */
+export async function recordPack(query: string): Promise<Call[]> {
+  const calls: Call[] = [];
+  const set = PolicySet.compile(toModules(await loadPolicyManifests()), { registry: recordingRegistry(calls) });
+  for (let i = 0; i < 2; i++) {
+    calls.length = 0;
+    const result = set.evaluate({ query, surface: 'pre-check' }, { deadlineMs: 60_000 });
+    if (result.blocked || result.deny.length > 0 || result.warn.length > 0) throw new Error('the floor server needs a query the pack approves without a message');
+  }
+  return calls;
+}
+
+/**
+ * Replays the calls on `text`: the recorded query is replaced by it, and a string derived from it (`lower`) by
+ * the replayed one. True when every other result is the recorded one (the gates' `false`, `is_string`'s `true`).
+ */
+export function replay(calls: readonly Call[], recorded: string, text: string): boolean {
+  const subst = new Map<Value, Value>([[recorded, text]]);
+  for (const c of calls) {
+    let derived = false;
+    const args: Value[] = new Array(c.args.length);
+    for (let i = 0; i < args.length; i++) {
+      const a = c.args[i]!;
+      const s = subst.get(a);
+      if (s !== undefined) derived = true;
+      args[i] = s ?? a;
+    }
+    const r = c.impl(args, CONTEXT, c.site);
+    if (derived && typeof c.result === 'string' && typeof r === 'string') subst.set(c.result, r);
+    else if (r === undefined || c.result === undefined ? r !== c.result : !equal(r, c.result)) return false;
+  }
+  return true;
+}
+
+/**
+ * Makes every RegoPolicyEngine of this process answer the recorded query's shape by replay (first request through
+ * the engine, for the list of policies evaluated) until the function returned is called. Only for the benchmark's
+ * server process.
+ */
+export function installFloor(calls: readonly Call[], recorded: string): () => void {
+  const evaluate = RegoPolicyEngine.prototype.evaluate;
+  let evaluated: readonly string[] | undefined;
+  RegoPolicyEngine.prototype.evaluate = function (this: RegoPolicyEngine, input: PolicyInput, scope: PolicyScope): PolicyEvaluation {
+    const t0 = performance.now();
+    const plain = input.mcp === undefined && input.llm === undefined;
+    if (evaluated !== undefined && plain && replay(calls, recorded, input.query)) {
+      return { approved: true, triggered: [], warnings: [], logged: [], evaluated: [...evaluated], evaluationMs: performance.now() - t0 };
+    }
+    const result = evaluate.call(this, input, scope);
+    if (result.approved && result.warnings.length === 0) evaluated ??= result.evaluated;
+    return result;
+  };
+  return () => {
+    RegoPolicyEngine.prototype.evaluate = evaluate;
+  };
+}
