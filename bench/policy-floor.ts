@@ -1,10 +1,12 @@
 /**
  * The gateway benchmark's "floor" server (bench/gateway-server.ts, mode `floor`): what a pre-check would cost if
  * evaluating the built-in pack cost nothing beyond the builtin calls it makes. The pack is evaluated once, at
- * start, on the benchmark's query with every builtin recorded (name, arguments, result, call site); each
+ * start, on the benchmark's query with every builtin call recorded (implementation, arguments, result, site); each
  * request then makes the same calls with the request's own text in place of that query, in the same order,
  * and answers what the engine answered, with no Rego evaluation around them. A call whose result differs from
- * the recording (another query) sends the request to the engine, so answers are always the engine's.
+ * the recording (another query) sends the request to the engine, so answers are always the engine's. NB: for the
+ * pre-check route's input, recorded and replayed with surface `pre-check` (of that input the pack reads only the
+ * query and the surface); any other surface, or an input with `mcp` or `llm`, goes to the engine.
  *
  * A measurement device, not a product path: it tells how far the engine is from the work its policies do, and
  * whether the throughput target is within reach of any evaluator on the machine (docs/benchmarks.md).
@@ -97,7 +99,7 @@ export function installFloor(calls: readonly Call[], recorded: string): () => vo
   let evaluated: readonly string[] | undefined;
   RegoPolicyEngine.prototype.evaluate = function (this: RegoPolicyEngine, input: PolicyInput, scope: PolicyScope): PolicyEvaluation {
     const t0 = performance.now();
-    const plain = input.mcp === undefined && input.llm === undefined;
+    const plain = input.surface === 'pre-check' && input.mcp === undefined && input.llm === undefined;
     if (evaluated !== undefined && plain && replay(calls, recorded, input.query)) {
       return { approved: true, triggered: [], warnings: [], logged: [], evaluated: [...evaluated], evaluationMs: performance.now() - t0 };
     }
