@@ -16,7 +16,7 @@ if (mode === 'bare') {
   app.post('/api/policy/pre-check', async () => ({ context_id: 'ctx_constant', approved: true, policies: [], expires_at: '2030-01-01T00:00:00.000Z' }));
   await app.listen({ host: '127.0.0.1', port });
 } else {
-  if (mode === 'floor') installFloor(await recordPack(GATEWAY_QUERY), GATEWAY_QUERY);
+  if (mode === 'floor') installFloor(await recordPack(GATEWAY_QUERY));
   const config = parseConfig(standaloneConfigSchema, {
     ...process.env,
     LOG_LEVEL: 'warn',

@@ -24,6 +24,20 @@ interface Call {
   readonly site: CallSite;
 }
 
+/**
+ * A recorded call as replayed: per argument, the slot of the text it was derived from (0: the query; i + 1: the
+ * result of step i), or -1 for a value used as recorded; `derives` when its result is such a text (`lower`).
+ */
+interface Step extends Call {
+  readonly from: readonly number[];
+  readonly derives: boolean;
+}
+
+/** The pack's builtin calls on a query, ready to replay on another text (see replay). */
+export interface Recording {
+  readonly steps: readonly Step[];
+}
+
 /** The builtin context of a replay: what the pack's builtins read (none of them reads time, memo or print). */
 const CONTEXT: BuiltinContext = {
   strict: false,
@@ -56,7 +70,7 @@ function recordingRegistry(calls: Call[]): BuiltinRegistry {
  * The pack's builtin calls on `query` once warm: the second evaluation's (the first also computes the documents
  * that are the same for every input, which later evaluations reuse). The pack must approve the query without a message.
  */
-export async function recordPack(query: string): Promise<Call[]> {
+export async function recordPack(query: string): Promise<Recording> {
   const calls: Call[] = [];
   const set = PolicySet.compile(toModules(await loadPolicyManifests()), { registry: recordingRegistry(calls) });
   for (let i = 0; i < 2; i++) {
@@ -64,26 +78,34 @@ export async function recordPack(query: string): Promise<Call[]> {
     const result = set.evaluate({ query, surface: 'pre-check' }, { deadlineMs: 60_000 });
     if (result.blocked || result.deny.length > 0 || result.warn.length > 0) throw new Error('the floor server needs a query the pack approves without a message');
   }
-  return calls;
+  // Which arguments are the query or a text derived from it, worked out once here rather than on every request.
+  const slotOf = new Map<Value, number>([[query, 0]]);
+  const steps = calls.map((c, i): Step => {
+    const from = c.args.map((a) => slotOf.get(a) ?? -1);
+    const derives = typeof c.result === 'string' && from.some((x) => x >= 0);
+    if (derives) slotOf.set(c.result!, i + 1);
+    return { ...c, from, derives };
+  });
+  return { steps };
 }
 
 /**
- * Replays the calls on `text`: the recorded query is replaced by it, and a string derived from it (`lower`) by
- * the replayed one. True when every other result is the recorded one (the gates' `false`, `is_string`'s `true`).
+ * Replays a recording on `text`: the query's place takes the text, a text derived from it (`lower`) the replayed
+ * one. True when every other result is the recorded one (the gates' `false`, `is_string`'s `true`).
  */
-export function replay(calls: readonly Call[], recorded: string, text: string): boolean {
-  const subst = new Map<Value, Value>([[recorded, text]]);
-  for (const c of calls) {
-    let derived = false;
+export function replay(rec: Recording, text: string): boolean {
+  const steps = rec.steps;
+  const slots: Value[] = new Array(steps.length + 1);
+  slots[0] = text;
+  for (let i = 0; i < steps.length; i++) {
+    const c = steps[i]!;
     const args: Value[] = new Array(c.args.length);
-    for (let i = 0; i < args.length; i++) {
-      const a = c.args[i]!;
-      const s = subst.get(a);
-      if (s !== undefined) derived = true;
-      args[i] = s ?? a;
+    for (let j = 0; j < args.length; j++) {
+      const from = c.from[j]!;
+      args[j] = from < 0 ? c.args[j]! : slots[from]!;
     }
     const r = c.impl(args, CONTEXT, c.site);
-    if (derived && typeof c.result === 'string' && typeof r === 'string') subst.set(c.result, r);
+    if (c.derives && typeof r === 'string') slots[i + 1] = r;
     else if (r === undefined || c.result === undefined ? r !== c.result : !equal(r, c.result)) return false;
   }
   return true;
@@ -94,13 +116,13 @@ export function replay(calls: readonly Call[], recorded: string, text: string): 
  * the engine, for the list of policies evaluated) until the function returned is called. Only for the benchmark's
  * server process.
  */
-export function installFloor(calls: readonly Call[], recorded: string): () => void {
+export function installFloor(rec: Recording): () => void {
   const evaluate = RegoPolicyEngine.prototype.evaluate;
   let evaluated: readonly string[] | undefined;
   RegoPolicyEngine.prototype.evaluate = function (this: RegoPolicyEngine, input: PolicyInput, scope: PolicyScope): PolicyEvaluation {
     const t0 = performance.now();
     const plain = input.surface === 'pre-check' && input.mcp === undefined && input.llm === undefined;
-    if (evaluated !== undefined && plain && replay(calls, recorded, input.query)) {
+    if (evaluated !== undefined && plain && replay(rec, input.query)) {
       return { approved: true, triggered: [], warnings: [], logged: [], evaluated: [...evaluated], evaluationMs: performance.now() - t0 };
     }
     const result = evaluate.call(this, input, scope);
