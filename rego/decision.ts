@@ -4,7 +4,7 @@
  * it is not true for this input. Any evaluation error fails closed (blocked, with the error).
  */
 import type { EvalOptions, PreparedPolicy } from './engine.js';
-import { RegoError } from './errors.js';
+import { RegoError, RegoLimitError, type LimitKind } from './errors.js';
 import { RObject, RSet, toJSONText, type Value } from './value.js';
 
 export interface DecisionLimits {
@@ -18,6 +18,8 @@ export interface DecisionError {
   /** OPA/Steward error code, e.g. eval_conflict_error, eval_cancel_error */
   code: string;
   message: string;
+  /** which limit stopped the evaluation, when a limit did (code eval_cancel_error) */
+  kind?: LimitKind;
 }
 
 export interface Decision {
@@ -50,6 +52,7 @@ function normalizePackage(pkg: string): string {
 }
 
 function toDecisionError(e: unknown): DecisionError {
+  if (e instanceof RegoLimitError) return { code: e.code, message: e.message, kind: e.kind };
   return e instanceof RegoError ? { code: e.code, message: e.message } : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
 }
 

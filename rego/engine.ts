@@ -72,17 +72,17 @@ export class PreparedPolicy {
     return qp;
   }
 
-  private setup(opts: EvalOptions): { ev: Evaluator; sc: ReturnType<typeof newScope> } {
+  private setup(opts: EvalOptions): { ev: Evaluator; sc: ReturnType<typeof newScope>; sh: Shared } {
     const sh = new Shared(opts, opts.strict === true, opts.nowNs, opts.print, opts.runtime === undefined ? undefined : toValue(opts.runtime));
     const input = opts.input === undefined ? undefined : toValue(opts.input);
     const data = opts.data === undefined ? this.baseData : toValue(opts.data);
-    return { ev: new Evaluator(this.plan.root, sh, this.consts), sc: newScope(input, data) };
+    return { ev: new Evaluator(this.plan.root, sh, this.consts), sc: newScope(input, data), sh };
   }
 
   /** All solutions of a query, as bindings of its variables. */
   query(q: string, opts: EvalOptions & { regoVersion?: 'v0' | 'v1' } = {}): Bindings[] {
     const qp = this.prepareQuery(q, opts.regoVersion ?? 'v1');
-    const { ev, sc } = this.setup(opts);
+    const { ev, sc, sh } = this.setup(opts);
     const f: Frame = new Array(qp.nslots);
     const out: Bindings[] = [];
     try {
@@ -95,6 +95,7 @@ export class PreparedPolicy {
         out.push(b);
         return false;
       });
+      sh.checkFinished();
     } catch (e) {
       throw translate(e);
     }
@@ -136,10 +137,11 @@ export class PreparedPolicy {
   /** Several ground refs evaluated in one evaluation (shared caches, one deadline). */
   evalRefs(refs: readonly string[], opts: EvalOptions = {}): (Value | undefined)[] {
     const terms = this.refTerms(refs);
-    const { ev, sc } = this.setup(opts);
+    const { ev, sc, sh } = this.setup(opts);
     const out: (Value | undefined)[] = [];
     try {
       for (const t of terms) out.push(ev.valueAt(t, sc));
+      sh.checkFinished();
     } catch (e) {
       throw translate(e);
     }
@@ -148,11 +150,12 @@ export class PreparedPolicy {
 
   /**
    * Like evalRefs, but an error in one ref does not prevent the others (except limit errors,
-   * which end the evaluation: the remaining refs report the same error).
+   * which end the evaluation: the remaining refs report the same error). An evaluation that ends
+   * past its deadline reports the deadline error for every ref, values included.
    */
   evalRefsSettled(refs: readonly string[], opts: EvalOptions = {}): ({ value: Value | undefined } | { error: unknown })[] {
     const terms = this.refTerms(refs);
-    const { ev, sc } = this.setup(opts);
+    const { ev, sc, sh } = this.setup(opts);
     const out: ({ value: Value | undefined } | { error: unknown })[] = [];
     let fatal: unknown;
     for (const t of terms) {
@@ -166,6 +169,13 @@ export class PreparedPolicy {
         const err = translate(e);
         if (err instanceof RegoLimitError) fatal = err;
         out.push({ error: err });
+      }
+    }
+    if (fatal === undefined) {
+      try {
+        sh.checkFinished();
+      } catch (late) {
+        for (let i = 0; i < out.length; i++) out[i] = { error: late };
       }
     }
     return out;

@@ -113,16 +113,25 @@ export class RegoEvalError extends RegoError {
   }
 }
 
-export type LimitKind = 'deadline' | 'steps';
+/** deadline (ms), step budget, or the size of one builtin's result (elements or characters, see builtins/limits.ts). */
+export type LimitKind = 'deadline' | 'steps' | 'size';
 
-/** Evaluation stopped by its deadline or step budget. */
+function limitMessage(kind: LimitKind, limit: number, unit: string): string {
+  if (kind === 'deadline') return `evaluation exceeded its deadline of ${limit} ms`;
+  if (kind === 'steps') return `evaluation exceeded ${limit} steps`;
+  return `builtin result exceeded the limit of ${limit} ${unit}`;
+}
+
+/** Evaluation stopped by its deadline, its step budget, or a builtin result past the size limits. */
 export class RegoLimitError extends RegoError {
   readonly code = 'eval_cancel_error' as const;
   constructor(
     readonly kind: LimitKind,
     readonly limit: number,
+    /** what `limit` counts when kind is 'size': 'elements' or 'characters' */
+    readonly unit = kind === 'deadline' ? 'ms' : kind === 'steps' ? 'steps' : 'elements',
   ) {
-    super(kind === 'deadline' ? `evaluation exceeded its deadline of ${limit} ms` : `evaluation exceeded ${limit} steps`);
+    super(limitMessage(kind, limit, unit));
     this.name = 'RegoLimitError';
   }
 }

@@ -104,8 +104,9 @@ export class PolicySet {
   /**
    * Evaluates every policy in priority order, in one evaluation (shared caches); the limits bound
    * the whole set. A policy whose evaluation fails is blocked (fail closed) without stopping the others.
+   * With `strict`, a builtin error fails the policy instead of making its expression undefined.
    */
-  evaluate(input: unknown, limits: DecisionLimits = {}): PolicySetResult {
+  evaluate(input: unknown, limits: DecisionLimits = {}, options: { strict?: boolean } = {}): PolicySetResult {
     const t0 = performance.now();
     const decisions: PolicyDecision[] = [];
     const deny: string[] = [];
@@ -119,6 +120,7 @@ export class PolicySet {
         input,
         deadlineMs: limits.deadlineMs ?? DEFAULT_DECISION_LIMITS.deadlineMs,
         maxSteps: limits.maxSteps ?? DEFAULT_DECISION_LIMITS.maxSteps,
+        strict: options.strict === true,
       });
       settled = new Array(this.slot.length);
       for (let j = 0; j < this.slot.length; j++) {

@@ -10,7 +10,7 @@ register(registry);
 
 // 2030-01-01, inside the fixtures' validity (2026-11-21 .. 2126-10-28).
 const NOW = 1_893_456_000_000_000_000n;
-const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {} };
+const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function call(name: string, ...args: Value[]): any {

@@ -12,6 +12,7 @@ import * as A from './args.js';
 import { emitYAML } from './encoding-yaml-emit.js';
 import { goString } from './encoding-utf8.js';
 import { decimalToValue } from './numbers-float.js';
+import { chargeDeep } from './limits.js';
 import type { BuiltinRegistry } from './registry.js';
 
 /** Aliases expanded per document, against "billion laughs" inputs (go-yaml has a similar guard). */
@@ -149,7 +150,10 @@ export function parseYAML(text: string): Value {
 }
 
 export function register(r: BuiltinRegistry): void {
-  r.add({ name: 'yaml.marshal', args: [T.any], result: T.string }, (args) => emitYAML(A.any(args, 0)));
+  r.add({ name: 'yaml.marshal', args: [T.any], result: T.string }, (args, ctx) => {
+    chargeDeep(ctx, A.any(args, 0));
+    return emitYAML(A.any(args, 0));
+  });
   r.add({ name: 'yaml.unmarshal', args: [T.string], result: T.any }, (args) => parseYAML(A.str(args, 0)));
   r.add({ name: 'yaml.is_valid', args: [T.string], result: T.boolean }, (args) => {
     const v = A.any(args, 0);

@@ -10,6 +10,7 @@ import * as A from './args.js';
 import { marshalJSON, marshalJSONIndent, unmarshalJSON, validJSON } from './encoding-json.js';
 import * as yaml from './encoding-yaml.js';
 import type { BuiltinImpl, BuiltinRegistry } from './registry.js';
+import { chargeDeep } from './limits.js';
 import { goString } from './encoding-utf8.js';
 
 
@@ -316,11 +317,22 @@ const impls: Record<string, { args: Type[]; result: Type; impl: BuiltinImpl }> =
     impl: encodeObject,
   },
   'urlquery.decode_object': { args: [S], result: T.object(S, T.array(S)), impl: (a) => parseQuery(A.str(a, 0)) },
-  'json.marshal': { args: [T.any], result: S, impl: (a) => marshalJSON(A.any(a, 0)) },
+  // Encoders measure (and charge) the whole value before writing it.
+  'json.marshal': {
+    args: [T.any],
+    result: S,
+    impl: (a, ctx) => {
+      chargeDeep(ctx, A.any(a, 0));
+      return marshalJSON(A.any(a, 0));
+    },
+  },
   'json.marshal_with_options': {
     args: [T.any, T.record({ pretty: T.boolean, indent: S, prefix: S }, { key: S, value: T.any })],
     result: S,
-    impl: marshalWithOptions,
+    impl: (a, ctx) => {
+      chargeDeep(ctx, A.any(a, 0));
+      return marshalWithOptions(a);
+    },
   },
   'json.unmarshal': { args: [S], result: T.any, impl: (a) => unmarshalJSON(A.str(a, 0)) },
   'json.is_valid': {

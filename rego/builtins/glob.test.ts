@@ -7,7 +7,7 @@ import { BuiltinRegistry, type BuiltinContext } from './registry.js';
 
 const registry = new BuiltinRegistry();
 register(registry);
-const ctx: BuiltinContext = { strict: false, nowNs: () => 0n, cache: new Map(), checkDeadline() {} };
+const ctx: BuiltinContext = { strict: false, nowNs: () => 0n, cache: new Map(), checkDeadline() {}, charge() {} };
 
 function match(pattern: string, delimiters: Value, value: string): Value | undefined {
   return registry.get('glob.match')!.impl([pattern, delimiters, value], ctx);

@@ -6,7 +6,7 @@ import { BuiltinRegistry, type BuiltinContext } from './registry.js';
 
 const registry = new BuiltinRegistry();
 register(registry);
-const ctx: BuiltinContext = { strict: false, nowNs: () => 0n, cache: new Map(), checkDeadline() {} };
+const ctx: BuiltinContext = { strict: false, nowNs: () => 0n, cache: new Map(), checkDeadline() {}, charge() {} };
 
 function call(name: string, ...args: Value[]): Value | undefined {
   return registry.get(name)!.impl(args, ctx);

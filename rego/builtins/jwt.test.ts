@@ -10,7 +10,7 @@ const registry = new BuiltinRegistry();
 register(registry);
 
 const NOW = 1_893_456_000_000_000_000n; // 2030-01-01
-const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {} };
+const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function call(name: string, ...args: Value[]): any {

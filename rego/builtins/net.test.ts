@@ -15,6 +15,7 @@ const ctx: BuiltinContext = {
   checkDeadline: () => {
     deadlineChecks++;
   },
+  charge: () => {},
 };
 
 function call(name: string, ...args: Value[]): unknown {

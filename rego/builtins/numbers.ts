@@ -10,6 +10,7 @@ import { RSet, normNum, type Value } from '../value.js';
 import * as A from './args.js';
 import * as F from './numbers-float.js';
 import { toNumberImpl } from './numbers-parse.js';
+import { MAX_RESULT_ELEMENTS, chargeElements } from './limits.js';
 import type { BuiltinContext, BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 
 export type Num = number | bigint;
@@ -32,9 +33,6 @@ const decls: Record<string, Omit<BuiltinDecl, 'name'>> = {
   'rand.intn': { args: [T.string, N], result: N, nondeterministic: true },
   to_number: { args: [T.anyOf(N, T.string, T.boolean, T.null)], result: N },
 };
-
-/** Longest array numbers.range builds; OPA only stops at cancellation, we also bound memory. */
-export const MAX_RANGE_LENGTH = 10_000_000;
 
 // ---------------------------------------------------------------------------------------------
 // Exact integer arithmetic with a float fallback, as opPlus/opMinus/opMultiply do.
@@ -199,13 +197,14 @@ export function setDiff(a: RSet, b: RSet): RSet {
   return out;
 }
 
-/** Inclusive range from x to y (descending when x > y) in steps of `step`. */
-export function range(ctx: BuiltinContext, name: string, x: bigint, y: bigint, step: bigint): Value[] {
+/**
+ * Inclusive range from x to y (descending when x > y) in steps of `step`. Its size is checked and
+ * charged before it is built (OPA stops only at cancellation).
+ */
+export function range(ctx: BuiltinContext, x: bigint, y: bigint, step: bigint): Value[] {
   const len = (x <= y ? y - x : x - y) / step + 1n;
-  if (len > BigInt(MAX_RANGE_LENGTH)) {
-    throw new BuiltinError(`${name}: range of ${len} numbers exceeds the limit of ${MAX_RANGE_LENGTH}`);
-  }
-  const n = Number(len);
+  const n = len > BigInt(MAX_RESULT_ELEMENTS) ? Infinity : Number(len);
+  chargeElements(ctx, n);
   const out: Value[] = new Array<Value>(n);
   const d = x <= y ? step : -step;
   if (Number.isSafeInteger(Number(x)) && Number.isSafeInteger(Number(y)) && Number.isSafeInteger(Number(step))) {
@@ -227,7 +226,7 @@ export function range(ctx: BuiltinContext, name: string, x: bigint, y: bigint, s
 }
 
 function rangeImpl(args: readonly Value[], ctx: BuiltinContext): Value {
-  return range(ctx, 'numbers.range', A.bigint(args, 0), A.bigint(args, 1), 1n);
+  return range(ctx, A.bigint(args, 0), A.bigint(args, 1), 1n);
 }
 
 function rangeStepImpl(args: readonly Value[], ctx: BuiltinContext): Value {
@@ -235,7 +234,7 @@ function rangeStepImpl(args: readonly Value[], ctx: BuiltinContext): Value {
   const y = A.bigint(args, 1);
   const step = A.bigint(args, 2);
   if (step <= 0n) throw new BuiltinError('numbers.range_step: step must be a positive integer');
-  return range(ctx, 'numbers.range_step', x, y, step);
+  return range(ctx, x, y, step);
 }
 
 /** Uniform integer in [0, n): node's randomInt covers n < 2^48, larger bounds use rejection sampling. */

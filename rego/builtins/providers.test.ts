@@ -6,7 +6,7 @@ import { BuiltinRegistry, type BuiltinContext } from './registry.js';
 
 const registry = new BuiltinRegistry();
 register(registry);
-const ctx: BuiltinContext = { strict: true, nowNs: () => 0n, cache: new Map(), checkDeadline: () => {} };
+const ctx: BuiltinContext = { strict: true, nowNs: () => 0n, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
 
 // 2015-12-28T14:08:25Z, the instant of AWS's own SigV4 examples.
 const TIME = 1451311705000000000n;

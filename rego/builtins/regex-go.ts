@@ -9,7 +9,7 @@
  */
 import { RE2JS, RE2JSException, type Matcher } from 're2js';
 import { BuiltinError } from '../errors.js';
-import { compileNative, nativeInput, type NativeRegex } from './regex-native.js';
+import { compileNative, nativeAffordable, nativeInput, type NativeRegex } from './regex-native.js';
 import type { CallSite } from './registry.js';
 
 function containsAll(s: string, texts: readonly string[], from: number): boolean {
@@ -90,11 +90,19 @@ export class GoRegexp {
     return this.native(s, needGroups) !== undefined;
   }
 
-  /** The native regexp to use on text s, if any; translated on first use, not at compile. */
-  private native(s: string, needGroups: boolean): NativeRegex | undefined {
+  /** The translation, if any; made on first use, not at compile. */
+  private translation(): NativeRegex | null {
     if (this.nat === undefined) this.nat = compileNative(this.pattern) ?? null;
-    const n = this.nat;
-    if (n === null || (needGroups && !n.groupsExact) || !nativeInput(s)) return undefined;
+    return this.nat;
+  }
+
+  /**
+   * The native regexp to use on text s, if any: only when the translation exists, the text is
+   * well-formed, and the worst case of a native run on it is bounded (nativeAffordable).
+   */
+  private native(s: string, needGroups: boolean): NativeRegex | undefined {
+    const n = this.translation();
+    if (n === null || (needGroups && !n.groupsExact) || !nativeAffordable(n, s.length) || !nativeInput(s)) return undefined;
     return n;
   }
 
@@ -104,9 +112,11 @@ export class GoRegexp {
   }
 
   matchString(s: string): boolean {
+    // The required texts hold whichever engine runs (they come from the pattern).
+    const t = this.translation();
+    if (t !== null && !containsAll(s, t.required, 0)) return false;
     const n = this.native(s, false);
     if (n === undefined) return this.re.test(s);
-    if (!containsAll(s, n.required, 0)) return false;
     n.re.lastIndex = 0;
     return n.re.test(s);
   }

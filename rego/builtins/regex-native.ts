@@ -9,9 +9,13 @@
  * regexp it cannot take never falls back. So every translation is first compiled with the `l`
  * (linear) flag, which V8 rejects exactly when its linear engine cannot run the regexp; only those
  * it accepts are used natively. Everything else stays on re2js.
- * The linear engine is slow (~1 µs per character, like re2js's own slow path), so a hostile
- * pattern costs tens of milliseconds on 50 KB; required-literal checks (regex-translate.ts) skip
- * most texts before any engine runs.
+ * That engine is slow, though: ~0.005–0.01 µs per character per character of the translated
+ * pattern (measured on the built-in pack: 37 ms for one 183-character alternation on 40,000
+ * newlines, ~1 s for the pack's 180 patterns, where re2js takes ~220 ms). So a native run is
+ * allowed only when its worst case — the fallback engine over the whole text — is small:
+ * text length × pattern weight ≤ NATIVE_MAX_WORK (nativeAffordable). Larger texts run on re2js,
+ * which is linear with a small constant. Required-literal checks (regex-translate.ts) skip most
+ * texts before any engine runs.
  */
 import v8 from 'node:v8';
 import { translate, Untranslatable } from './regex-translate.js';
@@ -53,9 +57,19 @@ function selfCheck(): boolean {
 /** Whether native matching is in use in this process (else every pattern runs on re2js). */
 export const nativeEnabled: boolean = selfCheck();
 
+/**
+ * Most text length × pattern weight (translated source length) one native run may take: at
+ * ~0.01 µs per unit in V8's fallback engine, a worst case of ~10 ms for one call; the evaluation's
+ * deadline is checked between calls. At 75 characters every pack pattern runs natively; at 49 KB
+ * only patterns up to 20 characters do.
+ */
+export const NATIVE_MAX_WORK = 1_000_000;
+
 export interface NativeRegex {
   /** Compiled with flags `g` only; set lastIndex before every use. */
   readonly re: RegExp;
+  /** Cost per character of V8's fallback engine, in units of NATIVE_MAX_WORK (the source's length). */
+  readonly weight: number;
   /** false: submatch values may differ from RE2's, use re2js when they are needed. */
   readonly groupsExact: boolean;
   /** Texts every match contains: no match starts where one of them no longer occurs. */
@@ -98,7 +112,12 @@ export function nativePlan(pattern: string): NativePlan {
 export function compileNative(pattern: string): NativeRegex | undefined {
   const plan = nativePlan(pattern);
   if (!plan.native) return undefined;
-  return { re: new RegExp(plan.source, 'g'), groupsExact: plan.groupsExact, required: plan.required };
+  return { re: new RegExp(plan.source, 'g'), weight: plan.source.length, groupsExact: plan.groupsExact, required: plan.required };
+}
+
+/** Whether a native run over a text of this length is cheap enough even in the worst case. */
+export function nativeAffordable(n: NativeRegex, textLength: number): boolean {
+  return textLength * n.weight <= NATIVE_MAX_WORK;
 }
 
 // NB: holds on to the last text checked (one string) until the next call.

@@ -4,6 +4,7 @@
  */
 import type { Type } from '../types.js';
 import type { Value } from '../value.js';
+import { LINEAR_COST } from './limits.js';
 
 export interface BuiltinDecl {
   /** Dotted name as written in Rego, e.g. `strings.replace_n`. */
@@ -43,6 +44,12 @@ export interface BuiltinContext {
   readonly cache: Map<string, unknown>;
   /** Call inside long loops; throws RegoLimitError when the deadline or step budget is exhausted. */
   checkDeadline(): void;
+  /**
+   * Charges `units` steps of work to the evaluation's step budget, before doing the work (see
+   * builtins/limits.ts for what a unit is); throws RegoLimitError when the step budget is exhausted,
+   * and checks the deadline when the charge is large.
+   */
+  charge(units: number): void;
   /** Messages from `print` go here (the evaluator's print hook). */
   print?(message: string): void;
   /** What opa.runtime() returns (version, config …); `{}` when the host provides nothing. */
@@ -52,6 +59,8 @@ export interface BuiltinContext {
 export interface Builtin {
   readonly decl: BuiltinDecl;
   readonly impl: BuiltinImpl;
+  /** Work grows with the arguments' size: the evaluator charges arguments and result (limits.ts). */
+  readonly linear?: boolean;
 }
 
 /** Builtins the engine deliberately leaves out (http.send …): the compiler rejects them by name. */
@@ -68,7 +77,7 @@ export class BuiltinRegistry {
 
   add(decl: BuiltinDecl, impl: BuiltinImpl): void {
     if (this.byName.has(decl.name)) throw new Error(`builtin ${decl.name} registered twice`);
-    this.byName.set(decl.name, { decl, impl });
+    this.byName.set(decl.name, { decl, impl, linear: LINEAR_COST.has(decl.name) });
   }
 
   /** Declares a builtin Steward does not support, so calls fail to compile with a clear message. */

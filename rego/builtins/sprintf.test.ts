@@ -76,7 +76,7 @@ describe('sprintf (Go fmt semantics)', () => {
   it('rejects a non-array second operand with a type error', () => {
     const r = new BuiltinRegistry();
     register(r);
-    const ctx = { strict: false, nowNs: () => 0n, cache: new Map(), checkDeadline() {} };
+    const ctx = { strict: false, nowNs: () => 0n, cache: new Map(), checkDeadline() {}, charge() {} };
     expect(() => r.get('sprintf')!.impl(['%s', 'x'], ctx)).toThrow(OperandError);
     expect(() => r.get('sprintf')!.impl(['%s', 'x'], ctx)).toThrow('operand 2 must be array but got string');
   });

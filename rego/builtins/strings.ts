@@ -7,6 +7,7 @@ import { T, type Type } from '../types.js';
 import { RObject, RSet, type Value } from '../value.js';
 import { int, num, obj, str } from './args.js';
 import type { BuiltinContext, BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
+import { MAX_RESULT_CHARS, chargeChars, textUnits } from './limits.js';
 import { renderTemplate } from './strings-template.js';
 import {
   GoReplacer,
@@ -69,12 +70,17 @@ function codePoints(s: string): string[] {
   return Array.from(s);
 }
 
-const concat: BuiltinImpl = (args) => {
+const concat: BuiltinImpl = (args, ctx) => {
   const sep = str(args, 0);
   const coll = args[1]!;
   if (!Array.isArray(coll) && !(coll instanceof RSet)) throw operandError(2, ['set', 'array'], coll);
   const items = Array.isArray(coll) ? coll : coll.values();
-  for (const x of items) if (typeof x !== 'string') throw operandElementError(2, coll, x, 'string');
+  let chars = 0;
+  for (const x of items) {
+    if (typeof x !== 'string') throw operandElementError(2, coll, x, 'string');
+    chars += x.length + sep.length;
+  }
+  chargeChars(ctx, chars - sep.length);
   return (items as string[]).join(sep);
 };
 
@@ -144,10 +150,13 @@ const replace: BuiltinImpl = (args, ctx) => {
   const rep = str(args, 2);
   if (old === '') {
     if (s === '') return rep;
-    ctx.checkDeadline();
-    return rep + codePoints(s).join(rep) + rep;
+    const cps = codePoints(s);
+    chargeChars(ctx, s.length + (cps.length + 1) * rep.length);
+    return rep + cps.join(rep) + rep;
   }
-  return s.split(old).join(rep);
+  const parts = s.split(old);
+  chargeChars(ctx, s.length + (parts.length - 1) * (rep.length - old.length));
+  return parts.join(rep);
 };
 
 const replaceN: BuiltinImpl = (args, ctx) => {
@@ -159,8 +168,26 @@ const replaceN: BuiltinImpl = (args, ctx) => {
     if (typeof v !== 'string') throw operandErrorText(1, 'non-string value found in pattern object');
     pairs.push([k, v]);
   }
+  // NB: a bound past the limit is not refused (few keys may occur); the result is checked instead.
+  const bound = replacedBound(pairs, s.length);
+  if (bound <= MAX_RESULT_CHARS) ctx.charge(textUnits(bound));
   return new GoReplacer(pairs).replace(s, () => ctx.checkDeadline());
 };
+
+/**
+ * The longest result strings.replace_n can build from a text of n characters: every position
+ * (an empty key matches between all of them) or every shortest key replaced by the longest value.
+ */
+function replacedBound(pairs: readonly [string, string][], n: number): number {
+  let minKey = Infinity;
+  let maxValue = 0;
+  for (const [k, v] of pairs) {
+    minKey = Math.min(minKey, k.length);
+    maxValue = Math.max(maxValue, v.length);
+  }
+  if (pairs.length === 0 || maxValue <= minKey) return n;
+  return n + (Math.floor(n / Math.max(1, minKey)) + 1) * maxValue;
+}
 
 function anyMatch(args: readonly Value[], suffix: boolean): boolean {
   const strs = stringList(args, 0);

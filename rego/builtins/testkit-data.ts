@@ -25,7 +25,7 @@ for (const f of [numbers, aggregates, arrays, sets, objects, types, bits, graph,
 }
 
 export function context(cache = new Map<string, unknown>()): BuiltinContext {
-  return { strict: true, nowNs: () => 0n, cache, checkDeadline: () => {} };
+  return { strict: true, nowNs: () => 0n, cache, checkDeadline: () => {}, charge: () => {} };
 }
 
 /** `type:`/`builtin:` prefixed error text, `undefined`, or the result as JSON text. */

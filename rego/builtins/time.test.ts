@@ -8,7 +8,7 @@ const registry = new BuiltinRegistry();
 register(registry);
 
 const NOW = 1_700_000_000_123_456_789n;
-const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {} };
+const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
 
 function call(name: string, ...args: Value[]): Value | undefined {
   const b = registry.get(name);

@@ -72,6 +72,20 @@ describe('constant documents', () => {
     computed.mockRestore();
   });
 
+  it('shares constant documents between evaluations of the same strictness only', () => {
+    const computed = vi.spyOn(DocumentEvaluator.prototype as unknown as { computeDoc(n: NodeIR): unknown }, 'computeDoc');
+    // non-strict, `bad` is undefined (a builtin error); strict, it is an error: one value must never serve the other
+    const q = compile([{ name: 'q.rego', source: 'package t\nwords := {w | some w in ["a", "b"]}\nbad := to_number("x")\nn := count(words)\n' }]);
+    const wordsComputed = () => computed.mock.calls.filter(([n]) => n.path.join('.') === 't.words').length;
+    expect(q.evalRef('data.t.n', { strict: true })).toBe(2);
+    expect(q.evalRef('data.t.n', { strict: true })).toBe(2);
+    expect(wordsComputed()).toBe(1);
+    expect(q.evalRef('data.t.bad')).toBeUndefined();
+    expect(() => q.evalRef('data.t.bad', { strict: true })).toThrow(/eval_builtin_error/);
+    expect(q.evalRef('data.t.bad')).toBeUndefined();
+    computed.mockRestore();
+  });
+
   it('caches nothing when the evaluation fails', () => {
     const q = compile([{ name: 'q.rego', source: 'package t\nbig := count([x | some x in numbers.range(1, 500)])\n' }]);
     expect(() => q.evalRef('data.t.big', { maxSteps: 50 })).toThrow(RegoLimitError);

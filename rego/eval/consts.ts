@@ -5,8 +5,8 @@
  * keeps them once computed and later evaluations read them instead of re-running the rules.
  *
  * NB: a value is only shared between scopes without `with data…` overrides or function mocks (those
- * can change what a rule sees), and only for non-strict evaluations (strict mode turns builtin errors
- * into errors where non-strict makes them undefined). An evaluation that throws caches nothing.
+ * can change what a rule sees), and only between evaluations of the same strictness (strict mode turns
+ * builtin errors into errors where non-strict makes them undefined). An evaluation that throws caches nothing.
  */
 import type { BodyIR, ExprIR, LogicIR, NodeIR, RuleIR, TermIR } from './ir.js';
 import type { DocCache } from './scope.js';
@@ -40,13 +40,14 @@ export class ConstDocs {
    * the steps computing them took. NB: the evaluation is charged those steps, so that a step budget
    * stops the same policies whether or not an earlier evaluation (a warm-up) computed them.
    */
-  adopt(node: NodeIR, cache: DocCache): number {
+  adopt(node: NodeIR, cache: DocCache, strict: boolean): number {
     if (cache.has(node)) return 0;
     const e = node.constDoc;
-    if (e === undefined) return 0;
+    // NB: a dependency recomputed since by an evaluation of the other strictness is left out (computed again if read).
+    if (e === undefined || e.strict !== strict) return 0;
     cache.set(node, e.value);
     let steps = e.steps;
-    for (const d of e.deps) steps += this.adopt(d, cache);
+    for (const d of e.deps) steps += this.adopt(d, cache, strict);
     return steps;
   }
 

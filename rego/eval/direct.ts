@@ -5,11 +5,12 @@
  * that enumerates or matches a pattern) to the general continuation-passing path.
  */
 import type { Builtin, CallSite } from '../builtins/registry.js';
+import { checkResult, shallowUnits } from '../builtins/limits.js';
 import { BuiltinError, OperandError, RegoError, RegoEvalError, type Location } from '../errors.js';
 import { equal, type Value } from '../value.js';
 import { WalkEvaluator } from './walk.js';
 import type { ExprIR, TermIR } from './ir.js';
-import { NOT_DIRECT, type Scope } from './scope.js';
+import { LARGE_CHARGE, NOT_DIRECT, type Scope } from './scope.js';
 import type { Frame } from './terms.js';
 
 export abstract class DirectEvaluator extends WalkEvaluator {
@@ -78,15 +79,30 @@ export abstract class DirectEvaluator extends WalkEvaluator {
     return s;
   }
 
-  /** A builtin's result; an error makes it undefined, or (strict mode) becomes a typed eval error. */
+  /**
+   * A builtin's result; an error makes it undefined, or (strict mode) becomes a typed eval error.
+   * Builtins of linear cost are charged their arguments' size before the call and their result's
+   * after it; every result is checked against the size limits (builtins/limits.ts); a call that
+   * charged a lot is followed by a deadline check, so a long call never ends in a late success.
+   */
   protected callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location, site?: CallSite): Value | undefined {
+    const sh = this.sh;
+    const before = sh.steps;
+    let r: Value | undefined;
     try {
-      return builtin.impl(args, this.sh.bctx, site);
+      if (builtin.linear === true) for (let i = 0; i < args.length; i++) sh.charge(shallowUnits(args[i]!));
+      r = builtin.impl(args, sh.bctx, site);
     } catch (e) {
       if (e instanceof RegoError) throw e;
-      if (!this.sh.strict) return undefined;
+      if (!sh.strict) return undefined;
       if (e instanceof OperandError) throw new RegoEvalError('eval_type_error', `${name}: ${e.message}`, loc, { cause: e });
       const msg = e instanceof BuiltinError ? e.message : e instanceof Error ? e.message : String(e);
       throw new RegoEvalError('eval_builtin_error', `${name}: ${msg}`, loc, { cause: e });
     }
+    if (r !== undefined) {
+      checkResult(r);
+      if (builtin.linear === true) sh.charge(shallowUnits(r));
+    }
+    if (sh.steps - before >= LARGE_CHARGE) sh.checkDeadline();
+    return r;
   }}

@@ -164,7 +164,7 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
    */
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
     if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined) return false;
-    if (node.constDoc !== undefined && this.sharedConst(node, sc)) return false;
+    if (node.constDoc?.strict === this.sh.strict && this.sharedConst(node, sc)) return false;
     if (node.kind === 'multi') return true;
     if (node.kind === 'object') {
       for (const r of node.rules) if (r.kind !== 'object' || r.suffix.length !== 1) return false;
@@ -210,8 +210,8 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
     const key = shared ? node : (node.alias ?? node);
     const hit = sc.cache.get(key);
     if (hit !== undefined) return hit === UNDEFINED ? undefined : hit;
-    if (shared && node.constDoc !== undefined) {
-      const steps = this.consts!.adopt(node, sc.cache);
+    if (shared && node.constDoc?.strict === this.sh.strict) {
+      const steps = this.consts!.adopt(node, sc.cache, this.sh.strict);
       if (this.constFrame !== undefined) this.constFrame.nested += steps;
       this.sh.charge(steps);
       const v = sc.cache.get(node);
@@ -235,14 +235,14 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
     if (frame !== undefined) {
       const total = this.sh.steps - frame.start;
       if (frame.parent !== undefined) frame.parent.nested += total;
-      node.constDoc = { value: stored, steps: total - frame.nested, deps: [...frame.deps] };
+      node.constDoc = { value: stored, steps: total - frame.nested, deps: [...frame.deps], strict: this.sh.strict };
     }
     return doc;
   }
 
   /** Whether the node's document may come from (and go to) the plan's constant documents in this scope. */
   protected sharedConst(node: NodeIR, sc: Scope): boolean {
-    return this.consts !== undefined && sc.overridden === undefined && sc.fnPatches === undefined && !this.sh.strict && this.consts.isConstant(node);
+    return this.consts !== undefined && sc.overridden === undefined && sc.fnPatches === undefined && this.consts.isConstant(node);
   }
 
   protected computeDoc(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {

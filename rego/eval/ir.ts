@@ -126,6 +126,8 @@ export interface ConstEntry {
   readonly value: Value | typeof UNDEFINED;
   readonly steps: number;
   readonly deps: readonly NodeIR[];
+  /** computed in a strict evaluation: reused only by evaluations of the same strictness (consts.ts) */
+  readonly strict: boolean;
 }
 
 export interface NodeIR {

@@ -90,6 +90,8 @@ export interface Limits {
 /** Aimed-for time between two clock reads in step(), ms: bounds how far a step loop overshoots. */
 const CHECK_EVERY_MS = 0.25;
 const MAX_CHECK_INTERVAL = 1024;
+/** A charge at least this large reads the clock at once (and callBuiltin reads it again after the call). */
+export const LARGE_CHARGE = 1024;
 
 export class Shared implements BuiltinContext {
   steps = 0;
@@ -139,10 +141,23 @@ export class Shared implements BuiltinContext {
     this.printHook?.(message);
   }
 
-  /** Steps done earlier on this evaluation's behalf (constant documents it reuses). */
+  /**
+   * Steps of work charged in bulk: done earlier on this evaluation's behalf (constant documents it
+   * reuses), or about to be done by a builtin. The clock is read at once when the charge is large
+   * (the work it stands for may take a while), else on step()'s schedule.
+   */
   charge(steps: number): void {
-    this.steps += steps;
-    if (this.steps > this.maxSteps) throw new RegoLimitError('steps', this.maxSteps);
+    const n = (this.steps += steps);
+    if (n > this.maxSteps) throw new RegoLimitError('steps', this.maxSteps);
+    if (n >= this.nextCheck || (steps >= LARGE_CHARGE && this.deadlineAt !== Infinity)) this.clockCheck(n);
+  }
+
+  /**
+   * The last deadline check, when an evaluation has its result. NB: a single long builtin call (or a
+   * GC pause) can end past the deadline with no check seeing it; that result must not be reported.
+   */
+  checkFinished(): void {
+    if (this.deadlineAt !== Infinity) this.checkDeadline();
   }
 
   /** One evaluation step; throws RegoLimitError when a budget is exhausted. */
