@@ -20,6 +20,12 @@ export const policySpec = z
     action: z.enum(['block', 'warn', 'log']).default('block').describe('what a deny result does'),
     rego: z.string().max(1_048_576).optional().describe('Rego module source'),
     regoVersion: z.enum(['v0', 'v1']).default('v1'),
+    strictBuiltinErrors: z
+      .boolean()
+      .default(true)
+      .describe(
+        'a builtin error (e.g. to_number("x"), a division by zero) fails the evaluation, which blocks the request; false keeps OPA\'s non-strict semantics, where the expression is undefined',
+      ),
     wasm: z
       .object({
         bundleBase64: z.string().optional().describe('OPA bundle (.tar.gz) or .wasm, base64'),

@@ -23,6 +23,24 @@ const base = {
   STEWARD_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** Time allowed to drain on SIGTERM before the process exits anyway. @default 10s */
   STEWARD_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Time a client has to send the request line and headers; then 408 REQUEST_TIMEOUT and the socket closes. @default 10s */
+  STEWARD_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /**
+   * Time a client has to send the whole request (headers and body). Waiting for the answer is not counted: a plan
+   * may take 120 s after its body arrived. @default 30s
+   */
+  STEWARD_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * An idle keep-alive connection is closed after this. Above the usual 60 s idle timeout of load balancers and
+   * ingress controllers, so that they never reuse a connection we are closing (a 502). @default 72s
+   */
+  STEWARD_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
+  /** A socket with no traffic either way is closed after this, answer pending or not; longer than a plan. @default 130s */
+  STEWARD_SOCKET_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(130_000),
+  /** Requests served on one keep-alive connection before it is closed (0: unlimited). @default 10000 */
+  STEWARD_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).default(10_000),
+  /** Concurrent connections per listening port; more are dropped as they arrive. @default 4096 */
+  STEWARD_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
   /** Folders of YAML manifests (AgentConfig, Policy, Connector, License, Orchestrator). */
   STEWARD_MANIFESTS: list.default(['config/samples', 'config/policies']),
   /** Where API writes (e.g. POST /api/v1/policies) are stored in folder mode; default: the first manifest folder. */
@@ -39,6 +57,13 @@ const gateway = {
   STEWARD_LEGACY_CREDENTIALS_SUNSET: z.coerce.date().default(new Date('2026-06-30T23:59:59Z')),
   /** Lifetime of a pre-check context. @default 5 min */
   STEWARD_CONTEXT_TTL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /**
+   * Largest text a policy evaluation accepts: the query plus every other string of the policy input (context,
+   * user, MCP and LLM fields), in UTF-8 bytes; more is answered 413 POLICY_INPUT_TOO_LARGE. @default 256 KiB
+   */
+  STEWARD_POLICY_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+  /** Policy inputs with more text than this are evaluated on an isolation worker thread. @default 8 KiB */
+  STEWARD_POLICY_INLINE_MAX_BYTES: z.coerce.number().int().min(0).max(64 * 1024 * 1024).default(8 * 1024),
   /** Tag in minted API keys: client-{name}-{env}-…  @default prod */
   STEWARD_ENVIRONMENT: z.string().regex(/^[a-z0-9]{1,16}$/).default('prod'),
   /** Agent endpoints: requests per organization per minute and per hour. */

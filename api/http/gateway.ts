@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from './common.js';
+import { int32, jsonObject, jsonValue, safeText } from './safe.js';
 
 export const licenseStatusBody = z.object({
   valid: z.boolean(),
@@ -22,13 +23,13 @@ export const gatewayHealth = z.object({
 
 export const preCheckRequest = z
   .object({
-    client_id: z.string().min(1),
-    user_token: z.string().min(1),
-    query: z.string(),
-    context: z.record(z.string(), z.unknown()).optional(),
-    data_sources: z.array(z.unknown()).optional(),
+    client_id: safeText().min(1),
+    user_token: safeText().min(1),
+    query: safeText(),
+    context: jsonObject().optional(),
+    data_sources: z.array(jsonValue).optional(),
   })
-  .passthrough();
+  .catchall(jsonValue);
 
 export const policyDecision = z.object({
   context_id: z.string(),
@@ -42,23 +43,20 @@ export const policyDecision = z.object({
 /** The reference's and the SDKs' audit fields; both spellings are accepted. */
 export const auditRequest = z
   .object({
-    client_id: z.string().optional(),
-    user_token: z.string().optional(),
-    context_id: z.string().min(1),
-    prompt: z.string().optional(),
-    response: z.string().optional(),
-    response_summary: z.string().optional(),
-    provider: z.string().optional(),
-    model: z.string().optional(),
-    latency_ms: z.number().min(0).optional(),
-    tokens: z.object({ prompt: z.number().int().min(0), completion: z.number().int().min(0) }).partial().optional(),
-    token_usage: z
-      .object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0), total_tokens: z.number().int().min(0) })
-      .partial()
-      .optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    client_id: safeText().optional(),
+    user_token: safeText().optional(),
+    context_id: safeText().min(1),
+    prompt: safeText().optional(),
+    response: safeText().optional(),
+    response_summary: safeText().optional(),
+    provider: safeText().optional(),
+    model: safeText().optional(),
+    latency_ms: z.number().min(0).max(86_400_000).optional(),
+    tokens: z.object({ prompt: int32(), completion: int32() }).partial().optional(),
+    token_usage: z.object({ prompt_tokens: int32(), completion_tokens: int32(), total_tokens: int32() }).partial().optional(),
+    metadata: jsonObject().optional(),
   })
-  .passthrough();
+  .catchall(jsonValue);
 
 export const auditResponse = z.object({
   success: z.literal(true),
@@ -67,7 +65,7 @@ export const auditResponse = z.object({
   timestamp,
 });
 
-export const policyTestRequest = z.object({ query: z.string(), context: z.record(z.string(), z.unknown()).optional() });
+export const policyTestRequest = z.object({ query: safeText(), context: jsonObject().optional() });
 export const policyTestResponse = z.object({
   approved: z.boolean(),
   triggered_policies: z.array(z.string()),
@@ -82,7 +80,7 @@ export const client = z.object({
   description: z.string().optional(),
   created_at: timestamp,
 });
-export const createClientRequest = z.object({ name: z.string().min(1).max(128), description: z.string().max(1024).optional() });
+export const createClientRequest = z.object({ name: safeText().min(1).max(128), description: safeText().max(1024).optional() });
 export const createClientResponse = client.extend({ api_key: z.string() });
 
 export const gatewayMetrics = z.object({
@@ -103,12 +101,12 @@ export const gatewayMetrics = z.object({
   timestamp,
 });
 
-export const executeRequest = z.object({ prompt: z.string().min(1), mode: z.string().default('chat') }).passthrough();
+export const executeRequest = z.object({ prompt: safeText().min(1), mode: safeText().default('chat') }).catchall(jsonValue);
 
 export const gatewayRequest = z
   .object({
-    query: z.string(),
-    request_type: z.string().default('chat'),
-    context: z.record(z.string(), z.unknown()).optional(),
+    query: safeText(),
+    request_type: safeText().default('chat'),
+    context: jsonObject().optional(),
   })
-  .passthrough();
+  .catchall(jsonValue);

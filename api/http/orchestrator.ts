@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from './common.js';
+import { jsonObject, safeText } from './safe.js';
 
 export const orchestratorHealth = z.object({
   status: z.enum(['healthy', 'unhealthy']),
@@ -33,11 +34,11 @@ export const registryAgent = z.object({
 export const agentList = z.object({ agents: z.array(registryAgent), total: z.number().int() });
 
 export const planRequest = z.object({
-  query: z.string().min(1),
-  domain: z.string().optional(),
+  query: safeText().min(1),
+  domain: safeText().optional(),
   execution_mode: z.enum(['sequential', 'parallel', 'auto']).optional(),
-  context: z.record(z.string(), z.unknown()).optional(),
-  user: z.record(z.string(), z.unknown()).optional(),
+  context: jsonObject().optional(),
+  user: jsonObject().optional(),
 });
 
 export const planStep = z.object({
@@ -63,8 +64,8 @@ export const planResponse = z.object({
 });
 
 export const dynamicPolicy = z.object({
-  name: z.string().min(1),
-  type: z.string().min(1),
+  name: safeText().min(1),
+  type: safeText().min(1),
   priority: z.number().int(),
   enabled: z.boolean(),
 });
@@ -72,7 +73,7 @@ export const dynamicPolicy = z.object({
 export const webhookRegistration = z.object({
   url: z.string().url(),
   events: z.array(z.enum(['plan.completed', 'plan.failed', 'step.completed'])).min(1),
-  secret: z.string().optional(),
+  secret: safeText().optional(),
   active: z.boolean().optional(),
 });
 
@@ -86,20 +87,20 @@ export const webhook = z.object({
 });
 
 export const parallelQuery = z.object({
-  query: z.string().min(1),
-  policy: z.string().min(1),
+  query: safeText().min(1),
+  policy: safeText().min(1),
   mcp: z
-    .object({ connector: z.string(), operation: z.string(), parameters: z.record(z.string(), z.unknown()).optional() })
+    .object({ connector: safeText(), operation: safeText(), parameters: jsonObject().optional() })
     .optional(),
   llm: z
     .object({
       provider: z.enum(['aws-bedrock', 'openai', 'anthropic']),
-      model: z.string(),
+      model: safeText(),
       temperature: z.number().min(0).max(1).default(0.7),
       max_tokens: z.number().int().min(1).default(500),
     })
     .optional(),
-  context: z.record(z.string(), z.unknown()).optional(),
+  context: jsonObject().optional(),
 });
 
 export const parallelRequest = z.object({

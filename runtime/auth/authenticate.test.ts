@@ -2,13 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueLicenseKey } from '../../../api/index.js';
-import { ApiError } from '../../http/errors.js';
-import { FolderSource } from '../../source/index.js';
-import { openStore, type Store } from '../../store/index.js';
+import { issueLicenseKey } from '../../api/index.js';
+import { ApiError } from '../http/errors.js';
+import { FolderSource } from '../source/index.js';
+import { openStore, type Store } from '../store/index.js';
 import { resolveIdentity, type AuthDeps } from './authenticate.js';
 import { LicenseRegistry } from './licenses.js';
-import { licenseYaml } from '../../../testing/gateway.js';
+import { licenseYaml } from '../../testing/gateway.js';
 
 const secret = 'signing-secret-for-tests-0001';
 const now = new Date('2026-11-21T12:00:00Z');

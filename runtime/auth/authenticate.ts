@@ -1,6 +1,6 @@
-import { verifyLicenseKey } from '../../../api/index.js';
-import { ApiError } from '../../http/errors.js';
-import type { ClientRecord, ClientRepository } from '../../store/index.js';
+import { verifyLicenseKey } from '../../api/index.js';
+import { ApiError, echo } from '../http/errors.js';
+import type { ClientRecord, ClientRepository } from '../store/index.js';
 import { COMMUNITY_ORGANIZATION, type Identity, type Tier } from './identity.js';
 import type { LicenseRegistry, LicenseState } from './licenses.js';
 
@@ -145,7 +145,7 @@ function organizationTier(organizationId: string, deps: AuthDeps, community: boo
 function narrowTenant(identity: Identity, requested: string | undefined): Identity {
   if (requested === undefined || requested === '') return identity;
   if (identity.tenantId !== undefined && identity.tenantId !== requested) {
-    throw fail('FORBIDDEN', `the credentials do not grant tenant ${requested}`);
+    throw fail('FORBIDDEN', `the credentials do not grant tenant ${echo(requested)}`);
   }
   return { ...identity, tenantId: requested };
 }

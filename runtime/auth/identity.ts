@@ -1,4 +1,4 @@
-import type { LicenseTier } from '../../../api/index.js';
+import type { LicenseTier } from '../../api/index.js';
 
 /** Tiers as the gateway gates features and limits; COMMUNITY is unlicensed standalone use. */
 export type Tier = LicenseTier | 'COMMUNITY';

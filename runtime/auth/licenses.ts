@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { verifyLicenseKey, type LicenseResource, type LicenseTier } from '../../../api/index.js';
-import type { DeclarativeSource } from '../../source/index.js';
+import { verifyLicenseKey, type LicenseResource, type LicenseTier } from '../../api/index.js';
+import type { DeclarativeSource } from '../source/index.js';
 
 /** What the gateway knows about one License document. */
 export interface LicenseState {
@@ -59,6 +59,15 @@ export class LicenseRegistry {
     return hit ? this.judge(hit) : undefined;
   }
 
+  /**
+   * Licenses whose key cannot be used at all (unset, unreadable, malformed, signed with another secret), as
+   * opposed to an expired key: every call with them fails, so /health reports them.
+   */
+  unusable(): LicenseState[] {
+    const now = this.options.now().getTime();
+    return this.list().filter((l) => !l.valid && !(l.expiresAt !== undefined && l.expiresAt.getTime() <= now));
+  }
+
   close(): void {
     this.unsubscribe();
   }
@@ -71,11 +80,12 @@ export class LicenseRegistry {
     const base = { name: doc.metadata.name, namespace: doc.metadata.namespace ?? 'default', organizationId: doc.spec.organizationId, valid: false };
     let key: string | undefined;
     if (doc.spec.keyFromEnv) {
-      key = this.options.env[doc.spec.keyFromEnv];
+      // NB: a key pasted into an environment file or a Secret often ends in a newline; keys contain no spaces.
+      key = this.options.env[doc.spec.keyFromEnv]?.trim();
       if (!key) return { ...base, reason: `environment variable ${doc.spec.keyFromEnv} is not set` };
     } else if (doc.spec.keySecretRef) {
       const ref = doc.spec.keySecretRef;
-      key = this.options.resolveSecret?.(base.namespace, ref.name, ref.key);
+      key = this.options.resolveSecret?.(base.namespace, ref.name, ref.key)?.trim();
       if (!key) return { ...base, reason: `Secret ${ref.name} key ${ref.key} could not be read (Secret references resolve in a cluster; use keyFromEnv standalone)` };
     }
     return { ...base, key };

@@ -1,58 +1,39 @@
-import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../http/errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Surface } from '../../api/index.js';
+import { ApiError } from '../http/errors.js';
+import { routeAuth, type CredentialCheck, type RouteAuth } from '../http/route-auth.js';
 import { resolveIdentity, type AuthDeps, type AuthResult } from './authenticate.js';
 import { TIER_FEATURES, type Identity } from './identity.js';
 
-/** What a route asks of its caller, in `config.auth` of the route options. */
-export interface RouteAuth {
-  /** 'none': public; 'any': any valid credential (or community); 'license-key': an X-License-Key (admin). */
-  require: 'none' | 'any' | 'license-key';
-  /** A tier-gated feature; 403 "Feature not available in tier" when the tier lacks it. */
-  feature?: string;
-}
+export type { RouteAuth } from '../http/route-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     identity: Identity | undefined;
   }
-  interface FastifyContextConfig {
-    auth?: RouteAuth;
-  }
 }
 
-/** Authenticates every request whose route declares `config.auth`; routes without it are refused (fail closed). */
-const authPlugin: FastifyPluginAsync<AuthDeps> = async (app, deps) => {
+/**
+ * Authentication of one surface (gateway or orchestrator): every route must state its rule, and every rule but
+ * 'none' runs the credential check; refusals use the surface's catalogue.
+ */
+export function registerAuth(app: FastifyInstance, surface: Surface, deps: AuthDeps): void {
   app.decorateRequest('identity', undefined);
-  // NB: a callback hook: license keys and community mode resolve without a promise (the pre-check hot path).
-  app.addHook('onRequest', (req, reply, done) => {
-    const auth = req.routeOptions.config?.auth;
-    if (req.routeOptions.url === undefined) return done(); // 404s carry no credentials requirement
-    let result: AuthResult | Promise<AuthResult>;
-    try {
-      if (!auth) throw new ApiError('gateway', 'INTERNAL_ERROR', `route ${req.routeOptions.url} declares no auth requirement`);
-      if (auth.require === 'none') return done();
-      result = resolveIdentity(req.headers, deps);
-      if (!(result instanceof Promise)) {
-        admit(req, reply, auth, result);
-        return done();
-      }
-    } catch (err) {
-      return done(err as Error);
-    }
-    result.then(
-      (r) => {
-        try {
-          admit(req, reply, auth, r);
-        } catch (err) {
-          return done(err as Error);
-        }
-        done();
-      },
-      (err: Error) => done(err),
-    );
-  });
-};
+  void app.register(routeAuth, { surface, check: credentialCheck(deps) });
+}
+
+/**
+ * The credential check of Steward's surfaces (`routeAuth` in runtime/http/route-auth.ts runs it for every route
+ * whose rule is not 'none'): license key, API key or legacy secret, or community mode (ADR 0003). The request
+ * must be decorated with `identity` (`registerAuth` does both).
+ */
+export function credentialCheck(deps: AuthDeps): CredentialCheck {
+  return (req, reply, auth) => {
+    const result = resolveIdentity(req.headers, deps);
+    if (!(result instanceof Promise)) return admit(req, reply, auth, result);
+    return result.then((r) => admit(req, reply, auth, r));
+  };
+}
 
 /** Checks what the route asks of the authenticated caller and records the identity on the request. */
 function admit(req: FastifyRequest, reply: FastifyReply, auth: RouteAuth, result: AuthResult): void {
@@ -66,8 +47,6 @@ function admit(req: FastifyRequest, reply: FastifyReply, auth: RouteAuth, result
   }
   req.identity = identity;
 }
-
-export const gatewayAuth = fp(authPlugin, { name: 'steward-gateway-auth' });
 
 /** The identity of an authenticated request; throws if a route forgot to require one. */
 export function identityOf(req: FastifyRequest): Identity {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createHttpApp } from '../http/app.js';
-import { gatewayAuth } from './auth/plugin.js';
+import { registerAuth } from '../auth/plugin.js';
 import type { GatewayDeps } from './deps.js';
 import { healthRoutes } from './health.js';
 import { gatewayObserve } from './observe.js';
@@ -14,8 +14,8 @@ export type { GatewayDeps } from './deps.js';
 
 /** The Agent gateway: registers its route plugins and returns the app; `main` listens. */
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
-  const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent' });
-  void app.register(gatewayAuth, deps.auth);
+  const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent', connections: deps.connections });
+  registerAuth(app, 'gateway', deps.auth);
   void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics });
   void app.register(healthRoutes, deps);
   void app.register(metricsRoutes, deps);

@@ -3,16 +3,17 @@ import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import type { GatewayConfig, StandaloneConfig } from '../config.js';
-import { LicenseRegistry } from './auth/licenses.js';
-import { communityActive } from './auth/authenticate.js';
+import { LicenseRegistry } from '../auth/licenses.js';
+import { communityActive } from '../auth/authenticate.js';
 import type { GatewayDeps } from './deps.js';
 import { COMMUNITY_WARNING } from './health.js';
 import { Redis } from 'ioredis';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
-import { RequestMetrics } from '../metrics/index.js';
+import { OrganizationMetrics } from './org-metrics.js';
 import { createLlmRouter, describeProviderConfig, providerConfigSchema } from '../llm/index.js';
 import { providersFromConfig } from './llm-config.js';
 import { outcomeRecorder } from './observe.js';
+import { connectionSettings } from '../http/app.js';
 
 /** The reference: legacy credentials were deprecated in October 2025. */
 const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
@@ -29,7 +30,13 @@ export function assembleGateway(
 ): GatewayParts {
   const now = parts.now ?? (() => new Date());
   const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now });
-  const policies = new RegoPolicyEngine({ source: parts.source, log: parts.log.child({ component: 'policies' }), limits: { deadlineMs: 200, maxSteps: 1_000_000 } });
+  const policies = new RegoPolicyEngine({
+    source: parts.source,
+    log: parts.log.child({ component: 'policies' }),
+    limits: { deadlineMs: 200, maxSteps: 1_000_000 },
+    inputMaxBytes: config.STEWARD_POLICY_INPUT_MAX_BYTES,
+    inlineMaxBytes: config.STEWARD_POLICY_INLINE_MAX_BYTES,
+  });
   const auth = {
     settings: {
       communityMode: config.STEWARD_COMMUNITY_MODE,
@@ -67,6 +74,7 @@ export function assembleGateway(
     source: parts.source,
     version: parts.version,
     bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+    connections: connectionSettings(config),
     now,
     auth,
     policies,
@@ -74,7 +82,7 @@ export function assembleGateway(
     environmentName: config.STEWARD_ENVIRONMENT,
     metrics: outcomeRecorder,
     limiter,
-    requestMetrics: new RequestMetrics({ windowSec: 60 }),
+    requestMetrics: new OrganizationMetrics({ windowSec: 60 }),
     llm,
   };
   return {

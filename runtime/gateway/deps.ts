@@ -3,10 +3,11 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { PolicyEvaluator } from '../policy/types.js';
-import type { AuthDeps } from './auth/authenticate.js';
+import type { AuthDeps } from '../auth/authenticate.js';
 import type { RateLimiter } from '../limits/index.js';
-import type { RequestMetrics } from '../metrics/index.js';
+import type { OrganizationMetrics } from './org-metrics.js';
 import type { LlmRouter } from '../llm/index.js';
+import type { ConnectionSettings } from '../http/app.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -23,6 +24,8 @@ export interface GatewayDeps {
   source: DeclarativeSource;
   version: string;
   bodyLimitBytes: number;
+  /** Header, request and idle timeouts and the connection cap. @default DEFAULT_CONNECTION_SETTINGS */
+  connections?: ConnectionSettings;
   now: () => Date;
   auth: AuthDeps;
   policies: PolicyEvaluator;
@@ -33,7 +36,8 @@ export interface GatewayDeps {
   metrics?: OutcomeRecorder;
   /** Per-organization limits on Agent endpoints. */
   limiter: RateLimiter;
-  requestMetrics: RequestMetrics;
+  /** Request metrics per organization (the caller's organization is all /metrics shows). */
+  requestMetrics: OrganizationMetrics;
   /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
   llm?: LlmRouter;
 }

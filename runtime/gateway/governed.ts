@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError, echo } from '../http/errors.js';
 import {
   LlmAbortedError,
   LlmNotConfiguredError,
@@ -8,8 +8,9 @@ import {
   type LlmResponse,
 } from '../llm/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
-import type { Identity } from './auth/identity.js';
+import type { Identity } from '../auth/identity.js';
 import type { GatewayDeps } from './deps.js';
+import { evaluatePolicies } from './policy-call.js';
 
 export interface GovernedCall {
   prompt: string;
@@ -37,11 +38,12 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
       'gateway',
       'PROVIDER_NOT_CONFIGURED',
       call.provider
-        ? `no LLM provider named ${call.provider} is configured`
+        ? `no LLM provider named ${echo(call.provider)} is configured`
         : 'no LLM provider is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST',
     );
   }
-  const evaluation = deps.policies.evaluate(
+  const evaluation = await evaluatePolicies(
+    deps.policies,
     { query: call.prompt, surface: 'llm', client_id: call.clientId, user: { id: call.userToken }, context: call.context ?? {}, llm: { provider: call.provider, model: call.model } },
     { surface: 'llm', tenantId: identity.tenantId },
   );

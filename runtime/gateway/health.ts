@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { verifyLicenseKey } from '../../api/index.js';
 import { ApiError } from '../http/errors.js';
-import { communityActive } from './auth/authenticate.js';
+import { communityActive } from '../auth/authenticate.js';
 import type { GatewayDeps } from './deps.js';
 
 /** Whether the store answers within 500 ms: what /health and /metrics report as healthy. */
@@ -29,11 +29,17 @@ export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
     if (issues) warnings.push(`${issues} manifest document(s) were skipped; see the log`);
     const problems = deps.policies.problems().length;
     if (problems) warnings.push(`${problems} polic(ies) failed to compile; see the log`);
+    // A policy that keeps failing blocks its requests (fail closed): degraded, but still serving, so still 200.
+    const failing = deps.policies.failing();
+    for (const f of failing) warnings.push(`policy ${f.policy} keeps failing (${f.failures} failures in the last 60 s: ${f.classes.join(', ')}); its requests are blocked`);
+    // A License whose key cannot be used makes every call with it fail: degraded, with the reason.
+    const unusable = deps.auth.licenses.unusable();
+    for (const l of unusable) warnings.push(`License ${l.name} (organization ${l.organizationId}) cannot be used: ${l.reason ?? 'its key is not valid'}`);
     return {
       code: healthy ? 200 : 503,
       body: {
         service: 'steward-gateway',
-        status: healthy ? 'healthy' : 'degraded',
+        status: healthy && failing.length === 0 && unusable.length === 0 ? 'healthy' : 'degraded',
         timestamp: deps.now().toISOString(),
         version: deps.version,
         mode: community ? 'community' : 'licensed',

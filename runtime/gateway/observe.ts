@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
 import { rateLimitHeaders, RateLimitStoreError, type RateLimitDecision, type RateLimiter } from '../limits/index.js';
-import type { RequestMetrics } from '../metrics/index.js';
+import type { OrganizationMetrics } from './org-metrics.js';
 import type { Outcome, OutcomeRecorder } from './deps.js';
 
 declare module 'fastify' {
@@ -16,10 +16,10 @@ const UNMETERED = new Set(['/health', '/metrics', '/metrics/prometheus']);
 
 export interface ObserveOptions {
   limiter: RateLimiter;
-  metrics: RequestMetrics;
+  metrics: OrganizationMetrics;
 }
 
-/** Records outcomes and latency of every metered request; pre-check marks blocks explicitly. */
+/** Records outcomes and latency of every metered request, per organization; pre-check marks blocks explicitly. */
 export const outcomeRecorder: OutcomeRecorder = {
   outcome(req: FastifyRequest, outcome: Outcome) {
     req.stewardOutcome = outcome;
@@ -61,8 +61,8 @@ const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metri
 
   app.addHook('onResponse', (req, reply, done) => {
     const path = req.routeOptions.url;
-    if (path === undefined || !UNMETERED.has(path)) {
-      metrics.record(reply.elapsedTime, req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed'));
+    if (req.identity && (path === undefined || !UNMETERED.has(path))) {
+      metrics.of(req.identity.organizationId).record(reply.elapsedTime, req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed'));
     }
     done();
   });
@@ -82,4 +82,4 @@ function admit(reply: FastifyReply, decision: RateLimitDecision): ApiError | und
   );
 }
 
-export const gatewayObserve = fp(observe, { name: 'steward-gateway-observe', dependencies: ['steward-gateway-auth'] });
+export const gatewayObserve = fp(observe, { name: 'steward-gateway-observe', dependencies: ['steward-route-auth'] });

@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { bodyCheck } from '../http/body-validator.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, echo } from '../http/errors.js';
+
+/** The most field problems one answer lists. */
+const MAX_FIELDS = 20;
 
 /**
  * Validates a JSON body against a zod schema: 400 INVALID_REQUEST naming every bad field, so that
@@ -14,8 +17,10 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
   if (bodyCheck(schema)?.(body)) return body as z.infer<S>;
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const fields = result.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message }));
-  const missing = result.error.issues.filter((i) => i.code === 'invalid_type' && i.input === undefined).map((i) => i.path.join('.'));
+  // NB: a path names the caller's own keys (a metadata key): each part is bounded like every echo of input.
+  const pathOf = (path: PropertyKey[]) => path.map((p) => echo(String(p))).join('.');
+  const fields = result.error.issues.slice(0, MAX_FIELDS).map((i) => ({ field: pathOf(i.path) || '(body)', message: i.message }));
+  const missing = result.error.issues.filter((i) => i.code === 'invalid_type' && i.input === undefined).slice(0, MAX_FIELDS).map((i) => pathOf(i.path));
   const message = missing.length
     ? `missing required field(s): ${missing.join(', ')}`
     : `invalid field(s): ${fields.map((f) => `${f.field} (${f.message})`).join('; ')}`;

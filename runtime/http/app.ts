@@ -1,27 +1,73 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Surface } from '../../api/index.js';
+import type { BaseConfig } from '../config.js';
 import type { Logger } from '../log.js';
+import { installClientErrorAnswers, frameworkErrorAnswer } from './client-errors.js';
 import { installErrorHandling, type ErrorStyle } from './error-handler.js';
+import { installJsonParser } from './json-parser.js';
 import { LazyChildLogger } from './request-logger.js';
+
+/** How long slow or idle clients may hold a connection, and how many may. Units in the names. */
+export interface ConnectionSettings {
+  /** Request line and headers must arrive within this. @default 10s */
+  headersTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this; the answer may take longer. @default 30s */
+  requestTimeoutMs: number;
+  /** Idle keep-alive connections close after this. @default 5s */
+  keepAliveTimeoutMs: number;
+  /** A socket silent both ways closes after this, answer pending or not (plans take up to 120 s). @default 130s */
+  socketTimeoutMs: number;
+  /** Requests per keep-alive connection; 0: unlimited. @default 10000 */
+  maxRequestsPerSocket: number;
+  /** Concurrent connections; more are dropped on arrival. @default 4096 */
+  maxConnections: number;
+}
+
+export const DEFAULT_CONNECTION_SETTINGS: Readonly<ConnectionSettings> = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  socketTimeoutMs: 130_000,
+  maxRequestsPerSocket: 10_000,
+  maxConnections: 4096,
+});
+
+/** The connection settings of the parsed configuration. */
+export function connectionSettings(config: BaseConfig): ConnectionSettings {
+  return {
+    headersTimeoutMs: config.STEWARD_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.STEWARD_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.STEWARD_KEEPALIVE_TIMEOUT_MS,
+    socketTimeoutMs: config.STEWARD_SOCKET_TIMEOUT_MS,
+    maxRequestsPerSocket: config.STEWARD_MAX_REQUESTS_PER_SOCKET,
+    maxConnections: config.STEWARD_MAX_CONNECTIONS,
+  };
+}
 
 export interface HttpAppOptions {
   log: Logger;
   bodyLimitBytes: number;
   surface: Surface;
   errorStyle: ErrorStyle;
-  /** Per-request socket timeout. @default 120s (plans may take that long; clients give up at 120 s) */
-  requestTimeoutMs?: number;
+  /** @default DEFAULT_CONNECTION_SETTINGS */
+  connections?: ConnectionSettings;
 }
 
 /** A fastify instance with the settings every Steward HTTP surface shares. Built, not started. */
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const c = options.connections ?? DEFAULT_CONNECTION_SETTINGS;
+  // NB: node checks the header and request deadlines every connectionsCheckingInterval (30 s by default), so a
+  // slow client outlived its deadline by up to that; a check every second keeps the close within seconds.
+  const checkEveryMs = Math.max(100, Math.min(1000, Math.floor(Math.min(c.headersTimeoutMs, c.requestTimeoutMs) / 2)));
   const app = Fastify({
     loggerInstance: options.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
-    requestTimeout: options.requestTimeoutMs ?? 120_000,
-    connectionTimeout: 0,
-    keepAliveTimeout: 72_000,
+    http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: checkEveryMs },
+    requestTimeout: c.requestTimeoutMs,
+    connectionTimeout: c.socketTimeoutMs,
+    keepAliveTimeout: c.keepAliveTimeoutMs,
+    maxRequestsPerSocket: c.maxRequestsPerSocket,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // NB: per-request info logs would dominate the hot path; completion is logged at debug below.
@@ -29,7 +75,13 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     childLoggerFactory: (logger, bindings, opts) => new LazyChildLogger(logger as Logger, bindings, opts),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors node's HTTP parser finds (malformed request, 431, 408) and fastify's routing errors (bad URL)
+    // answer in the surface's JSON shape with a code and a request id, like every other error.
+    clientErrorHandler: installClientErrorAnswers(options.surface, options.errorStyle, options.log),
+    frameworkErrors: frameworkErrorAnswer(options.errorStyle),
   });
+  app.server.maxConnections = c.maxConnections;
+  installJsonParser(app, options.surface);
   installErrorHandling(app, options.surface, options.errorStyle);
   // NB: callback hooks, not async ones: an async hook costs a promise and a microtask on every request.
   // The header is set first thing, so error answers (400, 413, 404) carry it too.

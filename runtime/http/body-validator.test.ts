@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { auditRequest, createClientRequest, executeRequest, gatewayRequest, policyTestRequest, preCheckRequest } from '../../api/http/gateway.js';
+import { jsonObject, safeText } from '../../api/http/safe.js';
 import { bodyCheck } from './body-validator.js';
 
 const LONG = 'x'.repeat(200);
@@ -40,6 +41,18 @@ const bodies: unknown[] = [
   { prompt: 'hello', mode: 'chat' },
   { prompt: 'hello' },
   { prompt: '' },
+  // strings PostgreSQL cannot store, numbers past an integer column, nested metadata (api/http/safe.ts)
+  { client_id: 'app\u0000', user_token: 'u', query: 'q' },
+  { client_id: 'app', user_token: 'u', query: 'q', context: { ['k\ud800']: 1 } },
+  { client_id: 'app', user_token: 'u', query: 'q', context: { k: [{ deep: ['x\udc00'] }] } },
+  { client_id: 'app', user_token: 'u', query: 'q', extra: 'x\u0000' },
+  { context_id: 'ctx_1', tokens: { prompt: 2147483647 } },
+  { context_id: 'ctx_1', tokens: { prompt: 2147483648 } },
+  { context_id: 'ctx_1', metadata: { a: { b: [1, 'two', null, { c: true }] }, [ASTRAL]: ASTRAL } },
+  { context_id: 'ctx_1', metadata: { a: { b: [1, 'tw\u0000o'] } } },
+  { context_id: 'ctx_1', latency_ms: 86_400_001 },
+  { name: 'x\u0000' },
+  { name: 'app', description: '\ud83d' },
 ];
 
 const schemas: Record<string, z.ZodType> = { preCheckRequest, auditRequest, policyTestRequest, createClientRequest, executeRequest, gatewayRequest };
@@ -75,6 +88,14 @@ describe('bodyCheck', () => {
       expect(parsed.data, JSON.stringify(body)).toStrictEqual(body);
     }
     if (check !== undefined) expect(accepted).toBeGreaterThan(0);
+  });
+
+  it('is compiled for a u-flagged pattern and a recursive JSON value, and agrees with zod on them', () => {
+    const schema = z.object({ a: safeText(), m: jsonObject().optional() });
+    const check = bodyCheck(schema)!;
+    expect(check).toBeTypeOf('function');
+    const cases = [{ a: ASTRAL }, { a: 'x\u0000' }, { a: '\ud800' }, { a: 'ok', m: { k: [[{ v: ASTRAL }]] } }, { a: 'ok', m: { k: [[{ v: '\udfff' }]] } }, { a: 'ok', m: { ['\u0000']: 1 } }];
+    for (const body of cases) expect(check(body), JSON.stringify(body)).toBe(schema.safeParse(body).success);
   });
 
   it('leaves to zod a body with a key zod would strip', () => {

@@ -15,7 +15,7 @@ export type BodyCheck = (body: unknown) => boolean;
 
 // NB: strict mode off: zod's JSON Schema carries keywords ajv's strict mode rejects. No coercion, no defaults,
 // no removal: ajv only answers yes or no.
-const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
+const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false, unicodeRegExp: true });
 const compiled = new WeakMap<z.ZodType, BodyCheck | null>();
 
 /** The compiled check of a schema, or undefined when zod must check every body (see `exact`). */
@@ -46,7 +46,7 @@ const NUMBER_CHECKS = new Set(['greater_than', 'less_than', 'number_format']);
 
 interface Def {
   type: string;
-  checks?: { _zod: { def: { check: string } } }[];
+  checks?: { _zod: { def: { check: string; format?: string; pattern?: RegExp } } }[];
   innerType?: z.ZodType;
   element?: z.ZodType;
   keyType?: z.ZodType;
@@ -54,18 +54,24 @@ interface Def {
   shape?: Record<string, z.ZodType>;
   catchall?: z.ZodType;
   options?: z.ZodType[];
+  getter?: () => z.ZodType;
 }
 
 /**
  * Whether zod's parse of any body the JSON Schema accepts is that same body: no transforms, defaults,
  * refinements or formats (JSON Schema drops them or states them differently).
  */
-function exact(schema: z.ZodType): boolean {
+function exact(schema: z.ZodType, seen = new Set<z.ZodType>()): boolean {
+  // NB: a recursive schema (api/http/safe.ts jsonValue) is exact when its parts are; a part met again is
+  // being judged further up.
+  if (seen.has(schema)) return true;
+  seen.add(schema);
   const def = defOf(schema);
   const checks = def.checks ?? [];
+  const sub = (s: z.ZodType) => exact(s, seen);
   switch (def.type) {
     case 'string':
-      return checks.every((c) => LENGTH_CHECKS.has(c._zod.def.check));
+      return checks.every((c) => LENGTH_CHECKS.has(c._zod.def.check) || unicodePattern(c));
     case 'number':
       return checks.every((c) => NUMBER_CHECKS.has(c._zod.def.check));
     case 'boolean':
@@ -77,18 +83,29 @@ function exact(schema: z.ZodType): boolean {
       return checks.length === 0;
     case 'optional':
     case 'nullable':
-      return exact(def.innerType!);
+      return sub(def.innerType!);
+    case 'lazy':
+      return sub(def.getter!());
     case 'array':
-      return checks.every((c) => LENGTH_CHECKS.has(c._zod.def.check)) && exact(def.element!);
+      return checks.every((c) => LENGTH_CHECKS.has(c._zod.def.check)) && sub(def.element!);
     case 'record':
-      return exact(def.keyType!) && exact(def.valueType!);
+      return sub(def.keyType!) && sub(def.valueType!);
     case 'object':
-      return checks.length === 0 && Object.values(def.shape!).every(exact) && (def.catchall === undefined || exact(def.catchall) || defOf(def.catchall).type === 'never');
+      return checks.length === 0 && Object.values(def.shape!).every(sub) && (def.catchall === undefined || sub(def.catchall) || defOf(def.catchall).type === 'never');
     case 'union':
-      return checks.length === 0 && def.options!.every(exact);
+      return checks.length === 0 && def.options!.every(sub);
     default:
       return false;
   }
+}
+
+/**
+ * A regex check that JSON Schema's `pattern` states exactly: ajv compiles patterns with the `u` flag
+ * (`unicodeRegExp`, its default), so only a `u`-flagged regex without other flags means the same to both.
+ */
+function unicodePattern(c: { _zod: { def: { check: string; format?: string; pattern?: RegExp } } }): boolean {
+  const d = c._zod.def;
+  return d.check === 'string_format' && d.format === 'regex' && d.pattern?.flags === 'u';
 }
 
 /** A schema's definition (zod 4's internals: the kind, its checks and its parts). */

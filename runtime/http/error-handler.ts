@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../api/index.js';
-import { ApiError, fastifyErrorCode } from './errors.js';
+import { ApiError, echo, fastifyErrorCode } from './errors.js';
+
+/** The longest message an error body carries; longer ones (a message that repeats input) are cut. */
+const MAX_MESSAGE_CHARS = 1024;
 
 /**
  * Body shapes of the reference: the Agent answers `{success: false, error: "<message>"}` (we add `code`);
@@ -15,7 +18,8 @@ export interface ErrorBodyInput {
   requestId: string;
 }
 
-export function errorBody(style: ErrorStyle, e: ErrorBodyInput): Record<string, unknown> {
+export function errorBody(style: ErrorStyle, input: ErrorBodyInput): Record<string, unknown> {
+  const e = input.message.length > MAX_MESSAGE_CHARS ? { ...input, message: echo(input.message, MAX_MESSAGE_CHARS) } : input;
   if (style === 'agent') return { success: false, error: e.message, code: e.code, request_id: e.requestId, ...(e.details ? { details: e.details } : {}) };
   return {
     success: false,
@@ -51,7 +55,8 @@ export function installErrorHandling(app: FastifyInstance, surface: Surface, sty
     const mapped = fastifyErrorCode(err as FastifyError);
     if (mapped) {
       const code = mapped.code === 'INVALID_REQUEST' && /JSON|body/i.test(err.message) ? invalidJson : mapped.code;
-      return reply.code(mapped.status).send(errorBody(style, { code, message: err.message, requestId: req.id }));
+      // NB: fastify's messages repeat input (the Content-Type, a JSON fragment): bounded like every echo.
+      return reply.code(mapped.status).send(errorBody(style, { code, message: echo(err.message, 200), requestId: req.id }));
     }
     req.log.error({ err }, 'unhandled error');
     return reply
@@ -62,6 +67,6 @@ export function installErrorHandling(app: FastifyInstance, surface: Surface, sty
   app.setNotFoundHandler((req, reply) => {
     void reply
       .code(404)
-      .send(errorBody(style, { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}`, requestId: req.id }));
+      .send(errorBody(style, { code: 'NOT_FOUND', message: `no route ${req.method} ${echo(req.url.split('?')[0]!)}`, requestId: req.id }));
   });
 }

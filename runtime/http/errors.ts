@@ -23,6 +23,18 @@ export class ApiError extends Error {
   readonly headers: Record<string, string> | undefined;
 }
 
+/** How much of a caller's input an error message repeats. */
+export const ECHO_MAX_CHARS = 64;
+
+/**
+ * A piece of the caller's input, as an error message may repeat it: at most `ECHO_MAX_CHARS` characters (the
+ * rest is counted, not sent), so that an error never amplifies what it was sent.
+ */
+export function echo(input: string, max = ECHO_MAX_CHARS): string {
+  if (input.length <= max) return input;
+  return `${input.slice(0, max)}… (${input.length - max} more characters)`;
+}
+
 /** Fastify's own error codes, mapped to catalogue codes present in every surface. */
 export function fastifyErrorCode(err: { code?: string; statusCode?: number }): { code: string; status: number } | undefined {
   switch (err.code) {

@@ -27,4 +27,5 @@ export {
   type MetricFamily,
 } from './prometheus.js';
 export { requestMetricFamilies, type RequestFamiliesOptions } from './families.js';
+export { POLICY_FAILURES_METRIC, policyFailureFamily } from './policy-failures.js';
 export { agentMetricsBody, orchestratorRequestMetrics } from './reference.js';

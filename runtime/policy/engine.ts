@@ -1,9 +1,14 @@
 import { policySurface, type PolicyResource } from '../../api/index.js';
-import { compile, PolicySet, PolicySetCache, type PolicyModule } from '../../rego/index.js';
+import { compile, PolicySetCache, type PolicyModule } from '../../rego/index.js';
 import type { Logger } from '../log.js';
 import type { DeclarativeSource } from '../source/index.js';
+import { describeFailure } from './failure.js';
+import { PolicyFailureLog, type FailingPolicy, type FailureCount, type FailureLogOptions } from './failures.js';
+import { PolicyInputTooLargeError, textBytes, textUnits } from './input-size.js';
+import { IsolatePool, type IsolationOptions } from './isolate/pool.js';
 import { warmUpPack } from './pack/index.js';
-import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyScope } from './types.js';
+import { failedPlan, planKey, ScopePlan, type PlanEntry, type PlanResult } from './plan.js';
+import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from './types.js';
 
 export interface EvalLimits {
   /** Wall-clock budget of one evaluation of the whole set. */
@@ -16,27 +21,48 @@ export interface PolicyEngineOptions {
   log: Logger;
   /** Limits of one evaluation; exceeding them blocks (fail closed). */
   limits: EvalLimits;
+  /** Largest input text (query plus the other strings of the input) evaluated at all. @default 262_144 */
+  inputMaxBytes?: number;
+  /** Inputs with more text than this are evaluated on an isolation worker. @default 8_192 */
+  inlineMaxBytes?: number;
+  /** The worker pool for large inputs; `false` evaluates every input inline. @default 2 workers */
+  isolation?: IsolationOptions | false;
+  /** The "keeps failing" rule of /health. @default 5 failures within 60 s */
+  failures?: FailureLogOptions;
 }
 
 interface Loaded {
   doc: PolicyResource;
-  module: PolicyModule;
+  entry: PlanEntry;
 }
 
 /**
- * Every enabled Policy document of the source, compiled into one plan per scope (rego PolicySet, cached by
- * content) and evaluated in priority order. A policy whose new version does not compile keeps its last good
- * version and is reported by `problems()`; the others are unaffected.
+ * Every enabled Policy document of the source, compiled into one plan per scope (surface × tenant named by some
+ * policy, and the untenanted scope) before any request, and evaluated in priority order. A policy whose new
+ * version does not compile keeps its last good version and is reported by `problems()`; the others are
+ * unaffected. A policy whose evaluation fails blocks the request and is counted (`failing()`, `failureCounts()`).
  */
 export class RegoPolicyEngine implements PolicyEvaluator {
   private loaded: Loaded[] = [];
-  private failures: { policy: string; message: string }[] = [];
+  private compileProblems: { policy: string; message: string }[] = [];
   private lastGood = new Map<string, Loaded>();
-  private readonly sets = new PolicySetCache(64);
-  private readonly byScope = new Map<string, PolicySet>();
+  private readonly sets = new PolicySetCache(256);
+  /** plans by scope key (`surface \0 tenant`); tenants no policy names share the untenanted plan */
+  private byScope = new Map<string, ScopePlan>();
+  private namedTenants = new Set<string>();
+  private readonly failureLog: PolicyFailureLog;
+  private readonly pool: IsolatePool | undefined;
+  private readonly limits: Required<EvalLimits>;
+  private readonly inputMaxBytes: number;
+  private readonly inlineMaxBytes: number;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: PolicyEngineOptions) {
+    this.limits = { deadlineMs: options.limits.deadlineMs, maxSteps: options.limits.maxSteps };
+    this.inputMaxBytes = options.inputMaxBytes ?? 262_144;
+    this.inlineMaxBytes = options.inlineMaxBytes ?? 8_192;
+    this.failureLog = new PolicyFailureLog(options.failures);
+    this.pool = options.isolation === false ? undefined : new IsolatePool(options.log, options.isolation);
     this.rebuild();
     this.unsubscribe = options.source.subscribe((events) => {
       if (events.some((e) => e.resource.kind === 'Policy')) this.rebuild();
@@ -44,7 +70,15 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   }
 
   problems(): readonly { policy: string; message: string }[] {
-    return this.failures;
+    return this.compileProblems;
+  }
+
+  failing(): FailingPolicy[] {
+    return this.failureLog.failing();
+  }
+
+  failureCounts(): FailureCount[] {
+    return this.failureLog.counts();
   }
 
   /** Names of the policies in force. */
@@ -52,25 +86,72 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     return this.loaded.map((l) => l.doc.metadata.name);
   }
 
-  evaluate(input: PolicyInput, scope: PolicyScope): PolicyEvaluation {
-    const set = this.setFor(scope);
-    const result = set.evaluate(input, this.options.limits);
+  /** Resolves once the isolation workers hold the current policies. */
+  ready(): Promise<void> {
+    return this.pool?.ready() ?? Promise.resolve();
+  }
+
+  /**
+   * Synchronous for inputs up to the inline threshold (the common case); a promise for larger inputs, which
+   * run on a worker. Throws PolicyInputTooLargeError above the input maximum. Never rejects: a failure of any
+   * kind is a blocked evaluation.
+   */
+  evaluate(input: PolicyInput, scope: PolicyScope): PolicyOutcome {
+    const plan = this.planFor(scope);
+    // NB: 3 UTF-8 bytes at most per UTF-16 unit: the exact count is needed only for large inputs.
+    if (textUnits(input) * 3 > this.inlineMaxBytes) {
+      const bytes = textBytes(input);
+      if (bytes > this.inputMaxBytes) throw new PolicyInputTooLargeError(bytes, this.inputMaxBytes);
+      if (bytes > this.inlineMaxBytes && this.pool) return this.isolated(plan, input);
+    }
+    let result: PlanResult;
+    const t0 = performance.now();
+    try {
+      result = plan.evaluate(input, this.limits);
+    } catch (err) {
+      this.options.log.error({ err }, 'policy engine threw; failing closed');
+      result = failedPlan(plan, { class: 'engine_exception', message: err instanceof Error ? err.message : String(err) }, performance.now() - t0);
+    }
+    return this.conclude(result);
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.pool?.close();
+  }
+
+  private async isolated(plan: ScopePlan, input: PolicyInput): Promise<PolicyEvaluation> {
+    const t0 = performance.now();
+    const outcome = await this.pool!.evaluate(plan.key, input, this.limits);
+    if ('result' in outcome) return this.conclude(outcome.result);
+    return this.conclude(failedPlan(plan, { class: outcome.failure, message: outcome.message }, performance.now() - t0));
+  }
+
+  private conclude(result: PlanResult): PolicyEvaluation {
     const triggered: string[] = [];
     const warnings: string[] = [];
     const logged: string[] = [];
     let blockReason: string | undefined;
     const evaluated: string[] = [];
+    let failed: { policy: string; class: string; error: string }[] | undefined;
     for (const d of result.decisions) {
       // Modules are named `<policy>.rego` so that compile errors read `<policy>.rego:3:7`.
       const name = policyName(d.name);
       evaluated.push(name);
-      if (d.error) this.options.log.error({ policy: name, error: d.error }, 'policy evaluation failed; failing closed');
+      if (d.failure) {
+        // A failure blocks whatever the action: the action says what a deny does, and this is no deny.
+        this.failureLog.record(name, d.failure.class);
+        (failed ??= []).push({ policy: name, class: d.failure.class, error: d.failure.message });
+        triggered.push(name);
+        blockReason ??= `${name}: evaluation failed (${describeFailure(d.failure.class)})`;
+        continue;
+      }
       for (const w of d.warn) warnings.push(`${name}: ${w}`);
       if (!d.blocked) {
         if (d.warn.length) triggered.push(name);
         continue;
       }
-      const messages = d.deny.length ? d.deny : [d.error ? `evaluation failed (${d.error.code})` : 'not allowed by policy'];
+      const messages = d.deny.length ? d.deny : ['not allowed by policy'];
       if (d.action === 'block') {
         triggered.push(name);
         blockReason ??= `${name}: ${messages[0]}`;
@@ -81,9 +162,10 @@ export class RegoPolicyEngine implements PolicyEvaluator {
         logged.push(name);
       }
     }
+    if (failed) this.options.log.error({ failures: failed }, 'policy evaluation failed; failing closed');
     return {
       approved: blockReason === undefined,
-      triggered: [...new Set(triggered)],
+      triggered: triggered.length > 1 ? [...new Set(triggered)] : triggered,
       blockReason,
       warnings,
       logged,
@@ -92,31 +174,20 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     };
   }
 
-  close(): void {
-    this.unsubscribe();
-  }
-
-  private setFor(scope: PolicyScope): PolicySet {
-    const key = `${scope.surface}\u0000${scope.tenantId ?? ''}`;
-    let set = this.byScope.get(key);
-    if (!set) {
-      const modules = this.loaded.filter((l) => inScope(l.doc, scope)).map((l) => l.module);
-      set = this.sets.get(modules);
-      // NB: per-tenant sets are bounded by the cache; the scope map only remembers the last 1,000 scopes.
-      if (this.byScope.size >= 1000) this.byScope.clear();
-      this.byScope.set(key, set);
-    }
-    return set;
+  private planFor(scope: PolicyScope): ScopePlan {
+    const tenant = scope.tenantId !== undefined && this.namedTenants.has(scope.tenantId) ? scope.tenantId : '';
+    // NB: every surface × named tenant is compiled by rebuild(), so this never compiles on a request.
+    return this.byScope.get(`${scope.surface}\u0000${tenant}`)!;
   }
 
   private rebuild(): void {
     const next: Loaded[] = [];
-    const failures: { policy: string; message: string }[] = [];
+    const problems: { policy: string; message: string }[] = [];
     for (const doc of this.options.source.list('Policy')) {
       if (!doc.spec.enabled) continue;
       const name = doc.metadata.name;
       if (doc.spec.rego === undefined) {
-        failures.push({ policy: name, message: 'wasm bundles are not evaluated by the gateway yet' });
+        problems.push({ policy: name, message: 'wasm bundles are not evaluated by the gateway yet' });
         continue;
       }
       const module: PolicyModule = {
@@ -129,24 +200,51 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       const key = `${doc.metadata.namespace}/${name}`;
       try {
         compile([module]); // per-policy diagnostics: one broken policy must not take the others down
-        const entry = { doc, module };
-        this.lastGood.set(key, entry);
-        next.push(entry);
+        const loaded = { doc, entry: { module, strict: doc.spec.strictBuiltinErrors !== false } };
+        this.lastGood.set(key, loaded);
+        next.push(loaded);
       } catch (err) {
         const message = (err as { rendered?: string }).rendered ?? (err as Error).message;
-        failures.push({ policy: name, message });
+        problems.push({ policy: name, message });
         this.options.log.error({ policy: name, error: message }, 'policy does not compile');
         const old = this.lastGood.get(key);
         if (old) next.push(old);
       }
     }
     this.loaded = next;
-    this.failures = failures;
-    this.byScope.clear();
-    // Compile every surface's set now, not on a request; the warm-up fills the shared regex cache.
-    for (const surface of policySurface.options) this.setFor({ surface });
-    warmUpPack(this.setFor({ surface: 'pre-check' }));
-    this.options.log.info({ policies: next.length, failed: failures.length }, 'policies compiled');
+    this.compileProblems = problems;
+    this.compileScopes();
+    this.failureLog.retain(next.map((l) => l.doc.metadata.name));
+    // The warm-up fills the shared regex cache.
+    warmUpPack(this.planFor({ surface: 'pre-check' }));
+    this.options.log.info({ policies: next.length, failed: problems.length, scopes: this.byScope.size }, 'policies compiled');
+  }
+
+  /** Compiles the plan of every surface × (each tenant some policy names, and no tenant), sharing equal plans. */
+  private compileScopes(): void {
+    const tenants = new Set<string>();
+    for (const l of this.loaded) for (const t of l.doc.spec.scope?.tenants ?? []) tenants.add(t);
+    const previous = new Map([...this.byScope.values()].map((p) => [p.key, p]));
+    const plans = new Map<string, ScopePlan>();
+    const byScope = new Map<string, ScopePlan>();
+    const entriesOf = new Map<string, PlanEntry[]>();
+    for (const surface of policySurface.options) {
+      for (const tenant of ['', ...tenants]) {
+        const scope = { surface, tenantId: tenant || undefined };
+        const entries = this.loaded.filter((l) => inScope(l.doc, scope)).map((l) => l.entry);
+        const key = planKey(entries);
+        let plan = plans.get(key);
+        if (!plan) {
+          plan = previous.get(key) ?? new ScopePlan(key, entries, (modules) => this.sets.get(modules));
+          plans.set(key, plan);
+          entriesOf.set(key, entries);
+        }
+        byScope.set(`${surface}\u0000${tenant}`, plan);
+      }
+    }
+    this.byScope = byScope;
+    this.namedTenants = tenants;
+    this.pool?.load([...entriesOf]);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { PolicySurface } from '../../api/index.js';
+import type { FailingPolicy, FailureCount } from './failures.js';
 
 /** The input document every policy sees (DESIGN.md, Decision contract). */
 export interface PolicyInput {
@@ -31,9 +32,20 @@ export interface PolicyScope {
   tenantId?: string;
 }
 
+/** An evaluation: at once for ordinary inputs, a promise for inputs evaluated on an isolation worker. */
+export type PolicyOutcome = PolicyEvaluation | Promise<PolicyEvaluation>;
+
 /** What the gateway, orchestrator and agents call; implemented over the Rego engine in engine.ts. */
 export interface PolicyEvaluator {
-  evaluate(input: PolicyInput, scope: PolicyScope): PolicyEvaluation;
+  /**
+   * Never rejects and never throws for a policy's failure (that is a blocked evaluation); throws
+   * PolicyInputTooLargeError when the input's text exceeds the maximum.
+   */
+  evaluate(input: PolicyInput, scope: PolicyScope): PolicyOutcome;
   /** Names and compile errors of policies that could not be loaded. */
   problems(): readonly { policy: string; message: string }[];
+  /** Policies that keep failing (the /health rule). */
+  failing(): readonly FailingPolicy[];
+  /** Failures since start per policy and class (the Prometheus counter). */
+  failureCounts(): readonly FailureCount[];
 }

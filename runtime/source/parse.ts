@@ -1,6 +1,6 @@
-import { parseAllDocuments } from 'yaml';
 import { validateManifest, type AnyResource } from '../../api/index.js';
 import { DEFAULT_NAMESPACE, type LoadIssue } from './types.js';
+import { documentValue, parseYamlDocuments, YamlLimitError, type ParsedYaml } from './yaml.js';
 
 export interface ParsedFile {
   resources: { resource: AnyResource; documentIndex: number; warnings: LoadIssue[] }[];
@@ -13,15 +13,15 @@ export interface ParsedFile {
  */
 export function parseManifestFile(file: string, text: string): ParsedFile {
   const out: ParsedFile = { resources: [], issues: [] };
-  let docs;
+  let parsed: ParsedYaml;
   try {
-    docs = parseAllDocuments(text, { prettyErrors: true });
+    // NB: limits (size, nodes, nesting, aliases) and a linear duplicate-key check: see yaml.ts.
+    parsed = parseYamlDocuments(text);
   } catch (err) {
     out.issues.push({ file, documentIndex: 0, field: '(file)', message: (err as Error).message });
     return out;
   }
-  const list = Array.isArray(docs) ? docs : [docs];
-  list.forEach((doc, documentIndex) => {
+  parsed.documents.forEach((doc, documentIndex) => {
     if (doc.errors.length) {
       const e = doc.errors[0]!;
       const pos = e.linePos?.[0];
@@ -33,7 +33,14 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
       });
       return;
     }
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    let value: unknown;
+    try {
+      value = documentValue(doc, parsed.lineOf);
+    } catch (err) {
+      if (!(err instanceof YamlLimitError) && !(err instanceof ReferenceError)) throw err;
+      out.issues.push({ file, documentIndex, field: '(yaml)', message: err.message });
+      return;
+    }
     if (value === null || value === undefined) return; // an empty document between separators
     // NB: Secrets and other Kubernetes kinds may share a folder with ours; they are not our documents.
     if (isForeign(value)) return;

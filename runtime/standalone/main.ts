@@ -8,6 +8,7 @@ import { buildGateway } from '../gateway/app.js';
 import { assembleGateway } from '../gateway/assemble.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
 import { VERSION } from '../version.js';
+import { connectionSettings } from '../http/app.js';
 
 export interface Standalone {
   gateway: FastifyInstance;
@@ -45,6 +46,8 @@ export async function startStandalone(
     source,
     version: VERSION,
     bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+    auth: gatewayParts.deps.auth,
+    connections: connectionSettings(config),
     log: log.child({ component: 'orchestrator' }),
   });
   try {

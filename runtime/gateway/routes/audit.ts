@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { auditRequest } from '../../../api/http/gateway.js';
-import { ApiError } from '../../http/errors.js';
-import { identityOf } from '../auth/plugin.js';
+import { INT32_MAX } from '../../../api/http/safe.js';
+import { ApiError, echo } from '../../http/errors.js';
+import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { parseBody } from '../validation.js';
 
@@ -14,7 +15,7 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
     const body = parseBody(auditRequest, req.body);
     const identity = identityOf(req);
     const ctx = await deps.store.contexts.get(identity.organizationId, body.context_id);
-    if (!ctx) throw new ApiError('gateway', 'CONTEXT_NOT_FOUND', `no pre-check context ${body.context_id} for this client`);
+    if (!ctx) throw new ApiError('gateway', 'CONTEXT_NOT_FOUND', `no pre-check context ${echo(body.context_id)} for this client`);
     const callerClient = identity.clientId ?? body.client_id;
     if (callerClient !== undefined && callerClient !== ctx.clientId) {
       throw new ApiError('gateway', 'FORBIDDEN', 'the pre-check context belongs to another client');
@@ -25,6 +26,12 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
     const usage = body.token_usage;
     const promptTokens = body.tokens?.prompt ?? usage?.prompt_tokens;
     const completionTokens = body.tokens?.completion ?? usage?.completion_tokens;
+    const totalTokens = usage?.total_tokens ?? (promptTokens !== undefined && completionTokens !== undefined ? promptTokens + completionTokens : undefined);
+    if (totalTokens !== undefined && totalTokens > INT32_MAX) {
+      throw new ApiError('gateway', 'INVALID_REQUEST', `invalid field(s): tokens (the total exceeds ${INT32_MAX})`, { fields: [{ field: 'tokens', message: `the total exceeds ${INT32_MAX}` }] });
+    }
+    // NB: the organization and tenant come from the credential only: the body's copies are dropped.
+    const { tenant_id: _tenant, organization_id: _organization, ...metadata } = body.metadata ?? {};
     const entry = await deps.store.audit.record({
       organizationId: identity.organizationId,
       clientId: ctx.clientId,
@@ -37,8 +44,8 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
       latencyMs: body.latency_ms,
       promptTokens,
       completionTokens,
-      totalTokens: usage?.total_tokens ?? (promptTokens !== undefined && completionTokens !== undefined ? promptTokens + completionTokens : undefined),
-      metadata: { ...(body.metadata ?? {}), context_approved: ctx.approved, ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}) },
+      totalTokens,
+      metadata: { ...metadata, context_approved: ctx.approved, ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}) },
     });
     return { success: true, audit_id: entry.id, recorded: true, timestamp: entry.createdAt.toISOString() };
   });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { createClientRequest } from '../../../api/http/gateway.js';
-import { identityOf } from '../auth/plugin.js';
+import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { parseBody } from '../validation.js';
 

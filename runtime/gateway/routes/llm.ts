@@ -1,23 +1,24 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { gatewayRequest } from '../../../api/http/gateway.js';
+import { jsonValue, safeText } from '../../../api/http/safe.js';
 import { ApiError } from '../../http/errors.js';
-import { identityOf } from '../auth/plugin.js';
+import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { governedLlmCall, policyInfo, type GovernedCall } from '../governed.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../../auth/identity.js';
 import type { LlmResponse } from '../../llm/index.js';
 import { parseBody } from '../validation.js';
 
 const llmOptions = {
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).max(256).optional(),
+  provider: safeText().min(1).max(64).optional(),
+  model: safeText().min(1).max(256).optional(),
   temperature: z.number().min(0).max(1).optional(),
   max_tokens: z.number().int().min(1).max(1_000_000).optional(),
-  user_token: z.string().min(1).optional(),
-  client_id: z.string().min(1).optional(),
+  user_token: safeText().min(1).optional(),
+  client_id: safeText().min(1).optional(),
 };
-const executeBody = z.object({ prompt: z.string().min(1), mode: z.enum(['chat']).default('chat'), ...llmOptions }).passthrough();
+const executeBody = z.object({ prompt: safeText().min(1), mode: z.enum(['chat']).default('chat'), ...llmOptions }).catchall(jsonValue);
 
 /**
  * Cancels the provider call when the client disconnects.

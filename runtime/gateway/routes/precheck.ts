@@ -1,8 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { policyDecision, policyTestRequest, preCheckRequest } from '../../../api/http/gateway.js';
 import { responseSchema } from '../../http/serializer.js';
-import { identityOf } from '../auth/plugin.js';
+import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
+import { evaluatePolicies } from '../policy-call.js';
 import { parseBody } from '../validation.js';
 import { isoTimestamp } from '../../iso-time.js';
 
@@ -18,7 +19,8 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
   app.post('/api/policy/pre-check', preCheckOptions, async (req) => {
     const body = parseBody(preCheckRequest, req.body);
     const identity = identityOf(req);
-    const result = deps.policies.evaluate(
+    const result = await evaluatePolicies(
+      deps.policies,
       { query: body.query, surface: 'pre-check', client_id: body.client_id, user: { id: body.user_token }, context: body.context ?? {} },
       { surface: 'pre-check', tenantId: identity.tenantId },
     );
@@ -52,7 +54,8 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
   app.post('/api/policies/test', { config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
     const body = parseBody(policyTestRequest, req.body);
     const identity = identityOf(req);
-    const result = deps.policies.evaluate(
+    const result = await evaluatePolicies(
+      deps.policies,
       { query: body.query, surface: 'pre-check', context: body.context ?? {} },
       { surface: 'pre-check', tenantId: identity.tenantId },
     );

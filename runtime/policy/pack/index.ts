@@ -49,8 +49,8 @@ const WARM_UP_INPUTS: readonly unknown[] = [
 ];
 
 /** Evaluates the warm-up inputs once; call after compiling a set that contains the pack. */
-export function warmUpPack(set: PolicySet): void {
-  for (const input of WARM_UP_INPUTS) set.evaluate(input, { deadlineMs: 60_000 });
+export function warmUpPack(set: { evaluate(input: unknown, limits: { deadlineMs: number; maxSteps: number }): unknown }): void {
+  for (const input of WARM_UP_INPUTS) set.evaluate(input, { deadlineMs: 60_000, maxSteps: 1_000_000 });
 }
 
 export interface LoadPackOptions {

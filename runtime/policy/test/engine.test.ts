@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../log.js';
 import { FolderSource } from '../../source/index.js';
 import { RegoPolicyEngine } from '../engine.js';
+import type { PolicyEvaluation } from '../types.js';
 
 const policy = (name: string, spec: Record<string, unknown>, rego: string) =>
   `apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata: {name: ${name}}\nspec: ${JSON.stringify({ type: 'custom', ...spec, rego })}\n---\n`;
@@ -26,12 +27,16 @@ async function setup(yaml: string, limits = { deadlineMs: 1000, maxSteps: 1_000_
   await writeFile(join(dir, 'p.yaml'), yaml);
   source = new FolderSource({ dirs: [dir], watch: false });
   await source.ready();
-  engine = new RegoPolicyEngine({ source, log: createLogger({ level: 'silent' }), limits });
+  engine = new RegoPolicyEngine({ source, log: createLogger({ level: 'silent' }), limits, isolation: false });
   return engine;
 }
 
-const ask = (e: RegoPolicyEngine, query: string, surface: 'pre-check' | 'llm' = 'pre-check', tenantId?: string) =>
-  e.evaluate({ query, surface, context: {} }, { surface, tenantId });
+/** Evaluates a short query, which must stay on the inline (synchronous) path. */
+function ask(e: RegoPolicyEngine, query: string, surface: 'pre-check' | 'llm' = 'pre-check', tenantId?: string): PolicyEvaluation {
+  const outcome = e.evaluate({ query, surface, context: {} }, { surface, tenantId });
+  if (outcome instanceof Promise) throw new Error('a short query was not evaluated inline');
+  return outcome;
+}
 
 describe('RegoPolicyEngine', () => {
   it('blocks with the reason of the highest-priority blocking policy and names every triggered policy', async () => {

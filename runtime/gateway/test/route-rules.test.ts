@@ -1,0 +1,148 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUES } from '../../../api/index.js';
+import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
+import { buildGateway } from '../app.js';
+import { buildOrchestrator } from '../../orchestrator/app.js';
+import { createHttpApp } from '../../http/app.js';
+import { registerAuth } from '../../auth/plugin.js';
+import { createLogger } from '../../log.js';
+
+/**
+ * Every route of both surfaces states a credential rule, and outside community mode every route but the
+ * public ones refuses missing and bad credentials. The route tables are read from fastify's onRoute hook, so
+ * a route added later is covered without editing this test.
+ */
+let gw: TestGateway;
+let community: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000' } });
+  community = await startTestGateway({ licensed: false });
+});
+afterAll(async () => {
+  await gw?.close();
+  await community?.close();
+});
+
+interface Route {
+  method: string;
+  url: string;
+  rule: string | undefined;
+}
+
+/** Builds an app and records its route table as fastify registers it. */
+async function routesOf(build: () => FastifyInstance): Promise<{ app: FastifyInstance; routes: Route[] }> {
+  const app = build();
+  const routes: Route[] = [];
+  app.addHook('onRoute', (r: RouteOptions) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, rule: r.config?.auth?.require });
+  });
+  await app.ready();
+  return { app, routes };
+}
+
+const surfaces = [
+  { name: 'gateway', build: (t: TestGateway) => buildGateway(t.parts.deps), shape: 'agent' as const, surface: 'gateway' as const },
+  {
+    name: 'orchestrator',
+    build: (t: TestGateway) => buildOrchestrator({ log: t.parts.deps.log, store: t.store, source: t.source, version: 'test', bodyLimitBytes: 1 << 20, auth: t.parts.deps.auth }),
+    shape: 'envelope' as const,
+    surface: 'plan' as const,
+  },
+];
+
+const BAD_CREDENTIALS: { name: string; headers: (t: TestGateway) => Record<string, string> }[] = [
+  { name: 'no credentials', headers: () => ({}) },
+  { name: 'a malformed license key', headers: () => ({ 'x-license-key': 'STW-ENT-xx' }) },
+  { name: 'a well-formed key of no License', headers: (t) => ({ 'x-license-key': t.keys.unregistered }) },
+  { name: 'an expired license key', headers: (t) => ({ 'x-license-key': t.keys.expired }) },
+  { name: 'an unknown API key', headers: () => ({ authorization: 'Bearer client-nobody-prod-0000' }) },
+  { name: 'bad Basic credentials', headers: () => ({ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }) },
+  { name: 'an unknown legacy client secret', headers: () => ({ 'x-client-id': 'x', 'x-client-secret': 'nope' }) },
+];
+
+const PUBLIC = new Set(['GET /health', 'HEAD /health']);
+
+describe.each(surfaces)('$name route table', ({ build, shape, surface }) => {
+  it('states a credential rule on every route, and only health is public', async () => {
+    const { app, routes } = await routesOf(() => build(gw));
+    try {
+      expect(routes.length).toBeGreaterThan(1);
+      for (const r of routes) {
+        expect({ route: `${r.method} ${r.url}`, rule: r.rule }).toEqual({ route: `${r.method} ${r.url}`, rule: expect.stringMatching(/^(none|any|license-key)$/) });
+        if (r.rule === 'none') expect(PUBLIC.has(`${r.method} ${r.url}`) || r.url === '/health').toBe(true);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses missing and bad credentials on every non-public route in licensed mode', async () => {
+    const { app, routes } = await routesOf(() => build(gw));
+    try {
+      const guarded = routes.filter((r) => r.rule !== 'none' && r.method !== 'HEAD');
+      expect(guarded.length).toBeGreaterThan(0);
+      for (const r of guarded) {
+        for (const cred of BAD_CREDENTIALS) {
+          const res = await app.inject({ method: r.method as 'GET', url: r.url, headers: { ...cred.headers(gw), 'content-type': 'application/json' }, payload: r.method === 'GET' ? undefined : '{}' });
+          const body = res.json();
+          const code = shape === 'agent' ? body.code : body.error.code;
+          expect({ route: `${r.method} ${r.url}`, cred: cred.name, status: res.statusCode }).toEqual({ route: `${r.method} ${r.url}`, cred: cred.name, status: 401 });
+          expect((ERROR_CATALOGUES[surface] as Record<string, { status: number }>)[code]?.status).toBe(401);
+        }
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers health without credentials', async () => {
+    const app = build(gw);
+    try {
+      expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBeLessThan(500);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('orchestrator credentials', () => {
+  const validate = (app: FastifyInstance, headers: Record<string, string>) =>
+    app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'application/json', ...headers }, payload: { kind: 'AgentConfig' } });
+  const orchestrator = (t: TestGateway) => buildOrchestrator({ log: t.parts.deps.log, store: t.store, source: t.source, version: 'test', bodyLimitBytes: 1 << 20, auth: t.parts.deps.auth });
+
+  it('refuses validate without credentials in licensed mode, in the envelope shape', async () => {
+    const app = orchestrator(gw);
+    try {
+      const res = await validate(app, {});
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED', request_id: expect.any(String), timestamp: expect.any(String) } });
+      const bad = await validate(app, { 'x-license-key': gw.keys.unregistered });
+      expect(bad.json().error).toMatchObject({ code: 'UNAUTHORIZED', details: { reason_code: 'LICENSE_VALIDATION_FAILED' } });
+      expect((await validate(app, { 'x-license-key': gw.keys.acme })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('needs no credentials in community mode', async () => {
+    const app = orchestrator(community);
+    try {
+      expect((await validate(app, {})).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('a route without a rule', () => {
+  it('cannot be registered', async () => {
+    const app = createHttpApp({ log: createLogger({ level: 'silent' }), bodyLimitBytes: 1024, surface: 'gateway', errorStyle: 'agent' });
+    registerAuth(app, 'gateway', gw.parts.deps.auth);
+    void app.register(async (a) => {
+      a.get('/forgotten', async () => ({ ok: true }));
+    });
+    await expect(app.ready()).rejects.toThrow(/GET \/forgotten declares no credential rule/);
+  });
+});

@@ -1,0 +1,72 @@
+import fp from 'fastify-plugin';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CATALOGUES, type Surface } from '../../api/index.js';
+import { ApiError } from './errors.js';
+
+/** What a route asks of its caller, in `config.auth` of the route options. Every route states one. */
+export interface RouteAuth {
+  /** 'none': public; 'any': any valid credential (or community); 'license-key': an X-License-Key (admin). */
+  require: 'none' | 'any' | 'license-key';
+  /** A tier-gated feature; 403 "Feature not available in tier" when the tier lacks it. */
+  feature?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+}
+
+/**
+ * Admits or refuses one request for a route's rule: returns nothing (admitted, synchronously), a promise of
+ * nothing, or throws an ApiError. Called only for rules other than 'none'.
+ */
+export type CredentialCheck = (req: FastifyRequest, reply: FastifyReply, auth: RouteAuth) => void | Promise<void>;
+
+export interface RouteAuthOptions {
+  surface: Surface;
+  check: CredentialCheck;
+}
+
+/**
+ * Every route of the app must declare `config.auth`: registering one without it fails when the app is built,
+ * and a request to one (registered before this plugin) is refused with 500 (fail closed). Errors of the check
+ * leave in the surface's catalogue: a code the surface does not list becomes the surface's code of its status.
+ */
+const routeAuthPlugin: FastifyPluginAsync<RouteAuthOptions> = async (app, { surface, check }) => {
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.auth) throw new Error(`route ${route.method} ${route.url} declares no credential rule (config.auth)`);
+  });
+  // NB: a callback hook: checks that answer synchronously (license keys, community mode) need no promise on
+  // the pre-check hot path.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.routeOptions.url === undefined) return done(); // 404s carry no credentials requirement
+    const auth = req.routeOptions.config?.auth;
+    let pending: void | Promise<void>;
+    try {
+      if (!auth) throw new ApiError(surface, 'INTERNAL_ERROR', `route ${req.routeOptions.url} declares no credential rule`);
+      if (auth.require === 'none') return done();
+      pending = check(req, reply, auth);
+    } catch (err) {
+      return done(inSurface(err, surface));
+    }
+    if (!pending) return done();
+    pending.then(
+      () => done(),
+      (err: unknown) => done(inSurface(err, surface)),
+    );
+  });
+};
+
+/** The same refusal in a surface's catalogue (the gateway's LICENSE_VALIDATION_FAILED is the plan surface's UNAUTHORIZED). */
+export function inSurface(err: unknown, surface: Surface): Error {
+  if (!(err instanceof ApiError) || err.surface === surface) return err as Error;
+  const catalogue = ERROR_CATALOGUES[surface] as Record<string, { status: number }>;
+  const code = catalogue[err.code]
+    ? err.code
+    : (Object.keys(catalogue).find((c) => catalogue[c]!.status === err.status) ?? (err.status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR'));
+  const details = err.code === code ? err.details : { ...err.details, reason_code: err.code };
+  return new ApiError(surface, code, err.message, details, { cause: err, headers: err.headers });
+}
+
+export const routeAuth = fp(routeAuthPlugin, { name: 'steward-route-auth' });
