@@ -9,6 +9,7 @@ import { writeSection } from './report.js';
 const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   rego: async () => (await import('./rego.js')).run(),
   gateway: async () => (await import('./gateway.js')).run(),
+  hostile: async () => (await import('./hostile.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -13,7 +13,10 @@ import { percentile } from './report.js';
 
 export interface SteadyOptions {
   url: string;
-  body: string;
+  /** @default 'POST' */
+  method?: 'GET' | 'POST';
+  /** a JSON body (POST) */
+  body?: string;
   /** requests per second */
   rate: number;
   durationS: number;
@@ -48,8 +51,8 @@ export async function steadyLoad(opts: SteadyOptions): Promise<SteadyResult> {
     try {
       const res = await pool.request({
         path: url.pathname,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        method: opts.method ?? 'POST',
+        headers: opts.body === undefined ? {} : { 'content-type': 'application/json' },
         body: opts.body,
         headersTimeout: 10_000,
         bodyTimeout: 10_000,

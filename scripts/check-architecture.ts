@@ -20,7 +20,7 @@ const IO_MODULES = new Set([
   'fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'dns', 'tls', 'worker_threads',
   'pg', '@electric-sql/pglite', 'ioredis', 'undici', 'fastify', '@kubernetes/client-node',
 ]);
-const LAYERS = ['api', 'rego', 'runtime', 'operator', 'testing', 'bench', 'scripts', 'bin'];
+const LAYERS = ['api', 'rego', 'runtime', 'operator', 'testing', 'test', 'bench', 'scripts', 'bin'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 const isTest = (rel: string) => /\.test\.ts$/.test(rel) || /(^|\/)test\//.test(rel);

@@ -74,6 +74,7 @@ export function assembleGateway(
     source: parts.source,
     version: parts.version,
     bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+    policyBodyLimitBytes: policyBodyLimit(config.STEWARD_BODY_LIMIT_BYTES, config.STEWARD_POLICY_INPUT_MAX_BYTES),
     connections: connectionSettings(config),
     now,
     auth,
@@ -94,4 +95,12 @@ export function assembleGateway(
       redis?.disconnect();
     },
   };
+}
+
+/**
+ * The body limit of routes that evaluate their body: twice the policy input limit (JSON escapes make a text up to
+ * twice as long in a body: `\n`, `\"`) plus room for the other fields, within the global body limit.
+ */
+export function policyBodyLimit(bodyLimitBytes: number, policyInputMaxBytes: number): number {
+  return Math.min(bodyLimitBytes, 2 * policyInputMaxBytes + 64 * 1024);
 }

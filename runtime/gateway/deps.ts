@@ -24,6 +24,11 @@ export interface GatewayDeps {
   source: DeclarativeSource;
   version: string;
   bodyLimitBytes: number;
+  /**
+   * Body limit of the routes whose body is a policy input (pre-check, policy test, governed LLM calls): a body
+   * far larger than the policy input limit is refused while it arrives, before the event loop parses it.
+   */
+  policyBodyLimitBytes: number;
   /** Header, request and idle timeouts and the connection cap. @default DEFAULT_CONNECTION_SETTINGS */
   connections?: ConnectionSettings;
   now: () => Date;

@@ -8,12 +8,19 @@ export interface PgliteOptions {
 }
 
 /**
+ * PostgreSQL settings of the embedded server. Its WebAssembly memory only grows, so the buffers are sized for one
+ * session and a small working set rather than PostgreSQL's server defaults (128 MB shared buffers, 64 MB for
+ * maintenance); see docs/reliability.md, "Memory".
+ */
+export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers = 16MB', 'maintenance_work_mem = 16MB', 'temp_buffers = 4MB', 'wal_buffers = 1MB', 'work_mem = 2MB'];
+
+/**
  * Embedded PostgreSQL (WebAssembly) — the same SQL as the server backend, one session per process.
  * PGlite queues statements itself; transactions hold that single session.
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
+  const db = new PGlite({ dataDir: options.dataDir, postgresqlconf: [...PGLITE_SETTINGS] });
   await db.waitReady;
 
   const query: Queryable['query'] = async <R>(sql: string, params?: readonly unknown[]) => {

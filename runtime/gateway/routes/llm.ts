@@ -60,7 +60,7 @@ function usageBody(r: LlmResponse) {
  * which is what the SDKs read there.
  */
 export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
-  app.post('/v1/execute', { config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
+  app.post('/v1/execute', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
     const body = parseBody(executeBody, req.body);
     const identity = identityOf(req);
     const started = performance.now();
@@ -95,7 +95,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
     };
   });
 
-  app.post('/api/request', { config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
+  app.post('/api/request', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
     const body = parseBody(gatewayRequest.extend(llmOptions), req.body);
     const identity = identityOf(req);
     if (body.request_type === 'multi-agent-plan') {

@@ -13,6 +13,7 @@ import { isoTimestamp } from '../../iso-time.js';
  */
 export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   const preCheckOptions = {
+    bodyLimit: deps.policyBodyLimitBytes,
     config: { auth: { require: 'any', feature: 'pre-check' } as const },
     schema: { response: { 200: responseSchema(policyDecision) } },
   };
@@ -51,7 +52,7 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     };
   });
 
-  app.post('/api/policies/test', { config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
+  app.post('/api/policies/test', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
     const body = parseBody(policyTestRequest, req.body);
     const identity = identityOf(req);
     const result = await evaluatePolicies(

@@ -82,11 +82,17 @@ describe('media types and echoes', () => {
     expect(res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', request_id: expect.any(String) });
   });
 
-  it('does not echo a 1 MB provider name', async () => {
-    const provider = 'p'.repeat(1024 * 1024 - 100);
+  it('does not echo a 500 KB provider name', async () => {
+    const provider = 'p'.repeat(500 * 1024);
     const res = await gw.app.inject({ method: 'POST', url: '/v1/execute', headers: ACME(), payload: { prompt: 'hello', provider } });
     expect(res.statusCode).toBe(400);
     expect(res.body.length).toBeLessThan(2048);
+  });
+
+  it('refuses a policy-evaluated body past twice the policy input limit while it arrives (413), before parsing it', async () => {
+    const res = await gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers: ACME(), payload: { client_id: 'c', user_token: 'u', query: '\n'.repeat(400_000) } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', request_id: expect.any(String) });
   });
 
   it('repeats at most 64 characters of an unknown provider name', async () => {

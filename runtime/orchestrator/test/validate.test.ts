@@ -27,7 +27,7 @@ const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: v`).join
 
 describe('YAML bodies', () => {
   it.each([
-    { name: 'refuses 30,000 keys (289 KB) by the node limit', body: () => HEAD + keys(30_000), message: /more than 20000 nodes/ },
+    { name: 'refuses 2,000 short keys (24 KB) by the node limit', body: () => HEAD + Array.from({ length: 2_000 }, (_, i) => `${i}: v`).join('\n'), message: /more than 2000 nodes/ },
     { name: 'refuses a repeated key', body: () => `${HEAD}spec: {}\nspec: {}\n`, message: /key "spec" appears twice/ },
     { name: 'refuses nesting deeper than 64 levels', body: () => `${HEAD}spec: ${'['.repeat(100)}${']'.repeat(100)}`, message: /deeper than 64/ },
     { name: 'refuses block nesting deeper than 64 levels', body: () => `${HEAD}spec:\n  ${'- '.repeat(500)}x\n`, message: /deeper than 64/ },
@@ -41,8 +41,14 @@ describe('YAML bodies', () => {
     expect(res.json().error.message).toMatch(message);
   });
 
-  it('validates 9,000 keys (within the limits) as a document, not as an error', async () => {
-    const res = await yaml(HEAD + keys(9_000));
+  it('refuses 30,000 keys (289 KB) by the body limit, before any parsing', async () => {
+    const res = await yaml(HEAD + keys(30_000));
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', request_id: res.headers['x-request-id'] });
+  });
+
+  it('validates 900 keys (within the limits) as a document, not as an error', async () => {
+    const res = await yaml(HEAD + keys(900));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ valid: false });
   });

@@ -1,41 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../log.js';
-import { FolderSource } from '../../source/index.js';
-import { RegoPolicyEngine, type PolicyEngineOptions } from '../engine.js';
 import { PolicyFailureLog } from '../failures.js';
 import { PolicyInputTooLargeError } from '../input-size.js';
-import type { PolicyEvaluation } from '../types.js';
+import { ask, closeEngine, policy, startEngine } from './harness.js';
 
-const policy = (name: string, spec: Record<string, unknown>, rego: string) =>
-  `apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata: {name: ${name}}\nspec: ${JSON.stringify({ type: 'custom', ...spec, rego })}\n---\n`;
-
-let dir: string;
-let source: FolderSource | undefined;
-let engine: RegoPolicyEngine | undefined;
-
-afterEach(async () => {
-  engine?.close();
-  await source?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function setup(yaml: string, options: Partial<PolicyEngineOptions> = {}) {
-  dir = await mkdtemp(join(tmpdir(), 'steward-failures-'));
-  await writeFile(join(dir, 'p.yaml'), yaml);
-  source = new FolderSource({ dirs: [dir], watch: false });
-  await source.ready();
-  engine = new RegoPolicyEngine({ source, log: createLogger({ level: 'silent' }), limits: { deadlineMs: 1000, maxSteps: 1_000_000 }, isolation: false, ...options });
-  return engine;
-}
-
-function ask(e: RegoPolicyEngine, query: string, tenantId?: string): PolicyEvaluation {
-  const outcome = e.evaluate({ query, surface: 'pre-check', context: {} }, { surface: 'pre-check', tenantId });
-  if (outcome instanceof Promise) throw new Error('a short query was not evaluated inline');
-  return outcome;
-}
+afterEach(closeEngine);
 
 const builtinErrors = [
   { name: 'an arithmetic operand of the wrong type', body: 'input.query + 1 > 0' },
@@ -46,19 +14,19 @@ const builtinErrors = [
 
 describe('policy failures', () => {
   it.each(builtinErrors)('blocks and names the policy and class when a deny rule hits $name', async ({ body }) => {
-    const e = await setup(policy('fragile', {}, `package p.fragile\ndeny contains "never" if ${body}\n`));
+    const e = await startEngine(policy('fragile', {}, `package p.fragile\ndeny contains "never" if ${body}\n`));
     expect(ask(e, 'garbage')).toMatchObject({ approved: false, blockReason: 'fragile: evaluation failed (builtin error)', triggered: ['fragile'] });
     expect(e.failureCounts()).toEqual([{ policy: 'fragile', class: 'builtin_error', value: 1 }]);
   });
 
   it.each(builtinErrors)('keeps OPA non-strict semantics (undefined, approved) for $name when the policy opts out', async ({ body }) => {
-    const e = await setup(policy('lenient', { strictBuiltinErrors: false }, `package p.lenient\ndeny contains "never" if ${body}\n`));
+    const e = await startEngine(policy('lenient', { strictBuiltinErrors: false }, `package p.lenient\ndeny contains "never" if ${body}\n`));
     expect(ask(e, 'garbage')).toMatchObject({ approved: true, triggered: [] });
     expect(e.failureCounts()).toEqual([]);
   });
 
   it('evaluates strict and opted-out policies together in priority order', async () => {
-    const e = await setup(
+    const e = await startEngine(
       policy('lenient', { strictBuiltinErrors: false, priority: 300 }, 'package p.lenient\ndeny contains "never" if to_number(input.query) > 0\ndeny contains "lenient found x" if contains(input.query, "x")\n') +
         policy('strict', { priority: 200 }, 'package p.strict\ndeny contains "strict found x" if contains(input.query, "x")\n') +
         policy('last', { priority: 100, strictBuiltinErrors: false }, 'package p.last\ndeny contains "last found x" if contains(input.query, "x")\n'),
@@ -67,7 +35,7 @@ describe('policy failures', () => {
   });
 
   it('blocks on a failure even when the policy only warns or logs', async () => {
-    const e = await setup(
+    const e = await startEngine(
       policy('soft', { action: 'warn' }, 'package p.soft\nwarn contains "w" if to_number(input.query) > 0\n') +
         policy('quiet', { action: 'log' }, 'package p.quiet\ndeny contains "d" if to_number(input.query) > 0\n'),
     );
@@ -78,26 +46,26 @@ describe('policy failures', () => {
   });
 
   it('names the step budget when an evaluation exceeds it', async () => {
-    const e = await setup(policy('busy', {}, 'package p.busy\ndeny contains "n" if { some i in numbers.range(1, 100000); i < 0 }\n'), { limits: { deadlineMs: 10_000, maxSteps: 1000 } });
+    const e = await startEngine(policy('busy', {}, 'package p.busy\ndeny contains "n" if { some i in numbers.range(1, 100000); i < 0 }\n'), { limits: { deadlineMs: 10_000, maxSteps: 1000 } });
     expect(ask(e, 'q')).toMatchObject({ approved: false, blockReason: 'busy: evaluation failed (step budget exceeded)' });
     expect(e.failureCounts()).toEqual([{ policy: 'busy', class: 'step_budget', value: 1 }]);
   });
 
   it('answers PolicyInputTooLargeError above the input maximum, counting the context text too', async () => {
-    const e = await setup(policy('any', {}, 'package p.any\ndeny contains "x" if contains(input.query, "x")\n'), { inputMaxBytes: 4096, inlineMaxBytes: 1024 });
+    const e = await startEngine(policy('any', {}, 'package p.any\ndeny contains "x" if contains(input.query, "x")\n'), { inputMaxBytes: 4096, inlineMaxBytes: 1024 });
     expect(() => e.evaluate({ query: 'é'.repeat(2100), surface: 'pre-check' }, { surface: 'pre-check' })).toThrow(PolicyInputTooLargeError);
     expect(() => e.evaluate({ query: 'q', surface: 'pre-check', context: { notes: ['a'.repeat(5000)] } }, { surface: 'pre-check' })).toThrow(PolicyInputTooLargeError);
     expect(ask(e, 'a'.repeat(300))).toMatchObject({ approved: true });
   });
 
   it('compiles the set of every named tenant before the first request', async () => {
-    const e = await setup(policy('eu-only', { scope: { tenants: ['eu'] } }, 'package p.eu\ndeny contains "eu" if contains(input.query, "y")\n'));
+    const e = await startEngine(policy('eu-only', { scope: { tenants: ['eu'] } }, 'package p.eu\ndeny contains "eu" if contains(input.query, "y")\n'));
     // the plans exist: a tenant no policy names shares the untenanted plan, a named one has its own
     const plans = (e as unknown as { byScope: Map<string, { key: string }> }).byScope;
     expect(plans.get('pre-check\u0000eu')?.key).toBeDefined();
     expect(plans.get('pre-check\u0000eu')?.key).not.toBe(plans.get('pre-check\u0000')?.key);
-    expect(ask(e, 'y', 'eu').approved).toBe(false);
-    expect(ask(e, 'y', 'elsewhere').approved).toBe(true);
+    expect(ask(e, 'y', { surface: 'pre-check', tenantId: 'eu' }).approved).toBe(false);
+    expect(ask(e, 'y', { surface: 'pre-check', tenantId: 'elsewhere' }).approved).toBe(true);
   });
 });
 

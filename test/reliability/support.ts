@@ -1,0 +1,103 @@
+/**
+ * Shared pieces of the reliability suites (issue 15, item 9): the route table read from the apps themselves,
+ * the two error-body shapes, the seed, and the orchestrator built on a test gateway's store and source.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { buildOrchestrator } from '../../runtime/orchestrator/app.js';
+import { createLogger } from '../../runtime/log.js';
+import type { TestGateway } from '../../testing/gateway.js';
+
+/** The seed every generated body derives from; `RELIABILITY_SEED=n` replays a run. */
+export const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_126);
+
+/** Which error body a surface answers with (docs/errors.md). */
+export type Style = 'agent' | 'envelope';
+
+export interface Surface {
+  name: 'gateway' | 'orchestrator';
+  app: FastifyInstance;
+  style: Style;
+}
+
+export interface Route {
+  method: string;
+  url: string;
+}
+
+/**
+ * Every method and path the app serves, parsed from fastify's `printRoutes` tree, so that a route added later is
+ * covered without editing these suites. Parametric segments (`:id`) are filled with `probe`.
+ * NB: the tree nests a path under its longest registered prefix (`/metrics` → `/prometheus`); the indentation
+ * (four characters per level) says which.
+ */
+export function routeTable(app: FastifyInstance): Route[] {
+  const out: Route[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^((?:[│ ] {3})*)[├└]── (\S+)(?: \(([^)]*)\))?/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    const url = stack.join('').replace(/:[^/]+/g, 'probe').replace(/\*$/, 'probe');
+    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) out.push({ method, url });
+  }
+  if (!out.length) throw new Error(`no routes parsed from printRoutes:\n${app.printRoutes({ commonPrefix: false })}`);
+  return out;
+}
+
+/** The orchestrator app on the test gateway's store and manifests (what `steward standalone` runs beside it). */
+export async function startOrchestrator(gw: TestGateway): Promise<FastifyInstance> {
+  const app = buildOrchestrator({
+    store: gw.store,
+    source: gw.source,
+    version: 'test',
+    bodyLimitBytes: 1024 * 1024,
+    // NB: the orchestrator shares the gateway's credentials (License and API keys), as `steward standalone` wires it.
+    auth: gw.parts.deps.auth,
+    log: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  } as Parameters<typeof buildOrchestrator>[0]);
+  await app.ready();
+  return app;
+}
+
+/** The code and message of an error answer in the surface's shape, or a description of what is wrong with it. */
+export function errorOf(style: Style, res: { statusCode: number; body: string; headers: Record<string, unknown> }): { code: string; message: string; requestId: string } | string {
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    return `status ${res.statusCode} with a body that is not JSON (${String(res.headers['content-type'])}): ${res.body.slice(0, 120)}`;
+  }
+  const b = body as Record<string, unknown>;
+  if (style === 'agent') {
+    if (b.success !== false || typeof b.error !== 'string' || typeof b.code !== 'string' || typeof b.request_id !== 'string') {
+      return `status ${res.statusCode} without {success:false, error, code, request_id}: ${res.body.slice(0, 200)}`;
+    }
+    return { code: b.code, message: b.error, requestId: b.request_id };
+  }
+  const e = b.error as Record<string, unknown> | undefined;
+  if (b.success !== false || typeof e !== 'object' || e === null || typeof e.code !== 'string' || typeof e.message !== 'string' || typeof e.request_id !== 'string' || typeof e.timestamp !== 'string') {
+    return `status ${res.statusCode} without {success:false, error:{code,message,request_id,timestamp}}: ${res.body.slice(0, 200)}`;
+  }
+  return { code: e.code, message: e.message, requestId: e.request_id };
+}
+
+/** Asserts an error answer has the surface's body with a code; returns the code. */
+export function expectErrorBody(style: Style, res: LightMyRequestResponse | { statusCode: number; body: string; headers: Record<string, unknown> }, label = ''): string {
+  const e = errorOf(style, res);
+  if (typeof e === 'string') expect.fail(`${label}: ${e}`);
+  return e.code;
+}
+
+/** Waits for `cond` with a deadline (no timing assertion: the deadline only bounds the wait). */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, deadlineMs: number, everyMs = 100): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (let i = 0; Date.now() < end && i < 10_000; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`${what} did not happen within ${deadlineMs} ms`);
+}
