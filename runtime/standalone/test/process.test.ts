@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('steward standalone as a process', () => {
-  it('serves /health on both ports and exits 0 within 10 s of SIGTERM', async () => {
+  it('serves /health on both ports and exits 0 within 10 s of SIGTERM', { timeout: 120_000 }, async () => {
     const [gw, orch] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [BIN, 'standalone'], {
       cwd: ROOT,
@@ -28,7 +28,8 @@ describe('steward standalone as a process', () => {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     try {
-      const res = await waitForHttp(`http://127.0.0.1:${gw}/health`, 20_000);
+      // NB: a deadline, not a speed target: a fresh data folder runs initdb, slow on a busy 2-core machine.
+      const res = await waitForHttp(`http://127.0.0.1:${gw}/health`, 90_000);
       expect(await res.json()).toMatchObject({ status: 'healthy', service: 'steward-gateway' });
       await waitForHttp(`http://127.0.0.1:${orch}/health`, 5_000);
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
