@@ -32,18 +32,27 @@ export function durationToMs(text: string): number {
 
 export const labelSelector = z
   .object({
-    matchLabels: z.record(z.string(), z.string()).optional(),
+    matchLabels: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('labels an object must carry, all of them, with these values'),
     matchExpressions: z
       .array(
         z
           .object({
-            key: z.string(),
-            operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
-            values: z.array(z.string()).optional(),
+            key: z.string().describe('label key the requirement applies to'),
+            operator: z
+              .enum(['In', 'NotIn', 'Exists', 'DoesNotExist'])
+              .describe("how the label's value relates to values"),
+            values: z
+              .array(z.string())
+              .optional()
+              .describe('label values; non-empty for In and NotIn, empty for Exists and DoesNotExist'),
           })
           .strict(),
       )
-      .optional(),
+      .optional()
+      .describe('label requirements, all of which must hold'),
   })
   .strict();
 

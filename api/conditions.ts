@@ -2,14 +2,24 @@ import { z } from 'zod';
 
 export const conditionSchema = z
   .object({
-    type: z.string().min(1),
-    status: z.enum(['True', 'False', 'Unknown']),
-    reason: z.string().min(1).regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
-    message: z.string().max(32768).default(''),
-    lastTransitionTime: z.string(),
-    observedGeneration: z.number().int().min(0).optional(),
+    type: z.string().min(1).describe('condition type: Ready, Degraded or Compiled'),
+    status: z.enum(['True', 'False', 'Unknown']).describe('whether the condition holds'),
+    reason: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+      .describe('machine-readable CamelCase reason for the status, e.g. CompileFailed or LicenseInvalid'),
+    message: z.string().max(32768).default('').describe('human-readable details, e.g. a Rego compile error with file:line:column'),
+    lastTransitionTime: z.string().describe('when status last changed (RFC 3339)'),
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('metadata.generation the condition was computed from'),
   })
-  .strict();
+  .strict()
+  .describe('one observation of the resource\'s state');
 export type Condition = z.infer<typeof conditionSchema>;
 
 /** Condition types used across kinds. */
@@ -97,3 +107,16 @@ export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly
     );
   });
 }
+
+/** `status.conditions` of every kind. */
+export const conditionsField = z
+  .array(conditionSchema)
+  .optional()
+  .describe('latest observations of the resource\'s state; Ready summarizes them');
+
+/** `status.observedGeneration` of every kind. */
+export const observedGenerationField = z
+  .number()
+  .int()
+  .optional()
+  .describe('metadata.generation the status was computed from; older than metadata.generation while a change is being reconciled');

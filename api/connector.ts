@@ -1,15 +1,17 @@
 import { z } from 'zod';
-import { conditionSchema } from './conditions.js';
+import { conditionsField, observedGenerationField } from './conditions.js';
 import { secretKeyRef } from './common.js';
 import { commonColumns, defineKind } from './kind.js';
 
-export const connectorType = z.enum(['postgres', 'mysql', 'redis', 'http', 'mcp']);
+export const connectorType = z
+  .enum(['postgres', 'mysql', 'redis', 'http', 'mcp'])
+  .describe('what the connector talks to: postgres, mysql, redis, http or mcp (a remote MCP server)');
 export type ConnectorType = z.infer<typeof connectorType>;
 
 export const connectorSpec = z
   .object({
     type: connectorType,
-    description: z.string().max(4096).optional(),
+    description: z.string().max(4096).optional().describe('what the connector gives access to, in words'),
     connection: z
       .object({
         secretRef: secretKeyRef.optional().describe('Secret key holding the connection URL (cluster)'),
@@ -28,39 +30,48 @@ export const connectorSpec = z
       .describe('operations callers may run (query, execute, or tool names)'),
     healthCheck: z
       .object({
-        intervalSeconds: z.number().int().min(5).max(3600).default(30),
-        timeoutMs: z.number().int().min(100).max(60_000).default(2000),
+        intervalSeconds: z.number().int().min(5).max(3600).default(30).describe('seconds between health checks'),
+        timeoutMs: z.number().int().min(100).max(60_000).default(2000).describe('a check slower than this fails'),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('how the gateway checks the connection; absent: every 30s with a 2000ms timeout'),
   })
-  .strict();
+  .strict()
+  .describe('desired state: what to connect to, with which credentials, and what callers may do');
 export type ConnectorSpec = z.infer<typeof connectorSpec>;
 
 export const connectorStatus = z
   .object({
-    status: z.enum(['healthy', 'unhealthy', 'unknown']).optional(),
-    lastHealthCheck: z.string().optional(),
-    latencyMs: z.number().min(0).optional(),
-    message: z.string().optional(),
-    conditions: z.array(conditionSchema).optional(),
-    observedGeneration: z.number().int().optional(),
+    status: z
+      .enum(['healthy', 'unhealthy', 'unknown'])
+      .optional()
+      .describe('result of the last health check'),
+    lastHealthCheck: z.string().optional().describe('when the last health check ran (RFC 3339)'),
+    latencyMs: z.number().min(0).optional().describe('round-trip time of the last health check, in milliseconds'),
+    message: z.string().optional().describe('error of the last failed health check'),
+    conditions: conditionsField,
+    observedGeneration: observedGenerationField,
   })
-  .strict();
+  .strict()
+  .describe('observed state, reported by the gateway');
 
 export const Connector = defineKind({
   kind: 'Connector',
   plural: 'connectors',
   singular: 'connector',
-  shortNames: ['conn'],
+  shortNames: ['stwconn'],
   description: 'An MCP connector to a database, cache, HTTP API or MCP server.',
   spec: connectorSpec,
   status: connectorStatus,
   printerColumns: [
     { name: 'Type', type: 'string', jsonPath: '.spec.type' },
     { name: 'Status', type: 'string', jsonPath: '.status.status' },
+    commonColumns.ready,
+    commonColumns.reason,
+    commonColumns.age,
     { name: 'Latency-ms', type: 'number', jsonPath: '.status.latencyMs', priority: 1 },
     { name: 'Checked', type: 'date', jsonPath: '.status.lastHealthCheck', priority: 1 },
-    commonColumns.age,
+    commonColumns.message,
   ],
 });

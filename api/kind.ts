@@ -48,11 +48,18 @@ function resourceSchema<Spec extends z.ZodTypeAny, Status extends z.ZodTypeAny, 
     .strict();
 }
 
-const ageColumn: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
-const readyColumn: PrinterColumn = {
-  name: 'Ready',
-  type: 'string',
-  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-};
+const READY = '.status.conditions[?(@.type=="Ready")]';
 
-export const commonColumns = { age: ageColumn, ready: readyColumn };
+/** Columns every kind shows: the Ready condition's status and reason, Age, and (with -o wide) its message. */
+export const commonColumns = {
+  ready: { name: 'Ready', type: 'string', jsonPath: `${READY}.status`, description: 'status of the Ready condition' },
+  reason: { name: 'Reason', type: 'string', jsonPath: `${READY}.reason`, description: 'why the resource is (not) Ready' },
+  message: {
+    name: 'Message',
+    type: 'string',
+    jsonPath: `${READY}.message`,
+    description: 'details of the Ready condition',
+    priority: 1,
+  },
+  age: { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+} satisfies Record<string, PrinterColumn>;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { conditionSchema } from './conditions.js';
+import { conditionsField, observedGenerationField } from './conditions.js';
 import { secretKeyRef } from './common.js';
 import { commonColumns, defineKind } from './kind.js';
 
-export const licenseTier = z.enum(['PRO', 'ENT', 'PLUS']);
+export const licenseTier = z.enum(['PRO', 'ENT', 'PLUS']).describe('license tier: PRO, ENT or PLUS');
 export type LicenseTier = z.infer<typeof licenseTier>;
 
 export const licenseSpec = z
@@ -21,26 +21,28 @@ export const licenseSpec = z
       .optional()
       .describe('environment variable holding the license key (standalone)'),
   })
-  .strict();
+  .strict()
+  .describe('desired state: whose license it is and where its key is kept (set exactly one of keySecretRef and keyFromEnv)');
 export type LicenseSpec = z.infer<typeof licenseSpec>;
 
 export const licenseStatus = z
   .object({
-    valid: z.boolean().optional(),
-    tier: z.string().optional(),
-    maxNodes: z.number().int().min(0).optional(),
-    expiresAt: z.string().optional(),
-    reason: z.string().optional(),
-    conditions: z.array(conditionSchema).optional(),
-    observedGeneration: z.number().int().optional(),
+    valid: z.boolean().optional().describe('whether the key is well-formed, correctly signed and not expired'),
+    tier: z.string().optional().describe('tier encoded in the key: PRO, ENT or PLUS'),
+    maxNodes: z.number().int().min(0).optional().describe('most Steward pods the tier allows in total'),
+    expiresAt: z.string().optional().describe('when the key expires (RFC 3339)'),
+    reason: z.string().optional().describe('why the key is not valid, when it is not'),
+    conditions: conditionsField,
+    observedGeneration: observedGenerationField,
   })
-  .strict();
+  .strict()
+  .describe('observed state: what the key says, checked by the operator');
 
 export const License = defineKind({
   kind: 'License',
   plural: 'licenses',
   singular: 'license',
-  shortNames: ['lic'],
+  shortNames: ['stwlic'],
   description: 'The organization license key: tier, node limit and expiry.',
   spec: licenseSpec,
   status: licenseStatus,
@@ -50,6 +52,9 @@ export const License = defineKind({
     { name: 'Tier', type: 'string', jsonPath: '.status.tier' },
     { name: 'Max-Nodes', type: 'integer', jsonPath: '.status.maxNodes' },
     { name: 'Expires', type: 'string', jsonPath: '.status.expiresAt' },
+    commonColumns.ready,
+    commonColumns.reason,
     commonColumns.age,
+    commonColumns.message,
   ],
 });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { conditionSchema } from './conditions.js';
+import { conditionsField, observedGenerationField } from './conditions.js';
 import { commonColumns, defineKind } from './kind.js';
 
 /** Surfaces a policy can apply to. */
-export const policySurface = z.enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel']);
+export const policySurface = z
+  .enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel'])
+  .describe('a surface policies apply to: pre-check, llm, mcp, plan or parallel');
 export type PolicySurface = z.infer<typeof policySurface>;
 
 export const policySpec = z
@@ -14,12 +16,22 @@ export const policySpec = z
       .max(63)
       .regex(/^[a-z][a-z0-9_-]*$/)
       .describe('category, e.g. pii, sql_injection, dangerous_sql, prompt_injection, secrets, content, custom'),
-    description: z.string().max(4096).optional(),
+    description: z.string().max(4096).optional().describe('what the policy guards against, in words'),
     priority: z.number().int().min(0).max(10000).default(100).describe('higher priorities are evaluated first'),
-    enabled: z.boolean().default(true),
-    action: z.enum(['block', 'warn', 'log']).default('block').describe('what a deny result does'),
-    rego: z.string().max(1_048_576).optional().describe('Rego module source'),
-    regoVersion: z.enum(['v0', 'v1']).default('v1'),
+    enabled: z.boolean().default(true).describe('false keeps the policy in place without evaluating it'),
+    action: z
+      .enum(['block', 'warn', 'log'])
+      .default('block')
+      .describe('what a deny result does: block the request, add a warning to the answer, or only log it'),
+    rego: z
+      .string()
+      .max(1_048_576)
+      .optional()
+      .describe('Rego module source with deny (set of messages), warn (set of messages) and/or allow (boolean) rules'),
+    regoVersion: z
+      .enum(['v0', 'v1'])
+      .default('v1')
+      .describe('Rego syntax of spec.rego: v1 (OPA 1.x, the default) or v0 (OPA 0.x, without if/contains keywords)'),
     strictBuiltinErrors: z
       .boolean()
       .default(true)
@@ -30,37 +42,45 @@ export const policySpec = z
       .object({
         bundleBase64: z.string().optional().describe('OPA bundle (.tar.gz) or .wasm, base64'),
         configMapRef: z
-          .object({ name: z.string().min(1), key: z.string().min(1) })
+          .object({
+            name: z.string().min(1).describe('ConfigMap name, same namespace'),
+            key: z.string().min(1).describe('key inside the ConfigMap (binaryData or data)'),
+          })
           .strict()
-          .optional(),
-        entrypoint: z.string().min(1).describe('e.g. steward/pii/deny'),
+          .optional()
+          .describe('ConfigMap key holding the bundle, as an alternative to bundleBase64'),
+        entrypoint: z.string().min(1).describe('rule the bundle was built for, e.g. steward/pii/deny'),
       })
       .strict()
       .optional()
       .describe('precompiled OPA wasm policy, as an alternative to rego'),
     scope: z
       .object({
-        surfaces: z.array(policySurface).optional().describe('empty or absent: every surface'),
-        tenants: z.array(z.string().min(1)).optional().describe('empty or absent: every tenant'),
+        surfaces: z.array(policySurface).optional().describe('surfaces the policy applies to; empty or absent: every surface'),
+        tenants: z.array(z.string().min(1)).optional().describe('tenants (client organizations) the policy applies to; empty or absent: every tenant'),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('where the policy applies; absent: every surface and tenant'),
   })
-  .strict();
+  .strict()
+  .describe('desired state: the policy source and how its result is used');
 export type PolicySpec = z.infer<typeof policySpec>;
 
 export const policyStatus = z
   .object({
-    conditions: z.array(conditionSchema).optional(),
-    observedGeneration: z.number().int().optional(),
+    conditions: conditionsField,
+    observedGeneration: observedGenerationField,
   })
-  .strict();
+  .strict()
+  .describe('observed state: whether the source compiled (Compiled condition, with the error and its position)');
 
 export const Policy = defineKind({
   kind: 'Policy',
   plural: 'policies',
   singular: 'policy',
-  shortNames: ['pol', 'spol'],
+  // NB: not `pol`: Kyverno's Policy owns it (and the plural `policies`; `kubectl get policies.steward.dev` is exact).
+  shortNames: ['stwpol'],
   description: 'A Rego (or precompiled OPA wasm) policy evaluated by the runtimes.',
   spec: policySpec,
   status: policyStatus,
@@ -70,6 +90,9 @@ export const Policy = defineKind({
     { name: 'Priority', type: 'integer', jsonPath: '.spec.priority' },
     { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled' },
     { name: 'Compiled', type: 'string', jsonPath: '.status.conditions[?(@.type=="Compiled")].status' },
+    commonColumns.ready,
+    commonColumns.reason,
     commonColumns.age,
+    commonColumns.message,
   ],
 });

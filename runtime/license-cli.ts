@@ -11,13 +11,19 @@ export function signingSecret(env: Record<string, string | undefined>, secretFil
   return env.STEWARD_LICENSE_SIGNING_SECRET || undefined;
 }
 
-export function issueCommand(opts: { tier: string; expires: string }, secret: string | undefined): string {
+/** Mints a key; refuses an expiry that is not after `now` (such a key would be refused by every runtime). */
+export function issueCommand(opts: { tier: string; expires: string }, secret: string | undefined, now: Date): string {
   const tier = licenseTier.safeParse(opts.tier.toUpperCase());
   if (!tier.success) throw new LicenseCliError(`--tier must be one of ${licenseTier.options.join(', ')}`);
   if (!/^\d{4}-\d{2}-\d{2}(T.*)?$/.test(opts.expires)) throw new LicenseCliError('--expires must be a date such as 2027-06-30');
   // A bare date means the end of that day, UTC.
   const expiresAt = new Date(opts.expires.length === 10 ? `${opts.expires}T23:59:59Z` : opts.expires);
   if (Number.isNaN(expiresAt.getTime())) throw new LicenseCliError(`--expires ${opts.expires} is not a valid date`);
+  if (expiresAt <= now) {
+    throw new LicenseCliError(
+      `--expires ${opts.expires} is in the past (${expiresAt.toISOString()}); a key that has already expired would be refused everywhere, so choose a later date`,
+    );
+  }
   if (!secret) throw new LicenseCliError('no signing secret: set STEWARD_LICENSE_SIGNING_SECRET or pass --secret-file');
   return issueLicenseKey({ tier: tier.data, expiresAt, secret });
 }

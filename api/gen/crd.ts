@@ -1,12 +1,36 @@
 import { z } from 'zod';
-import { GROUP, VERSION, LABELS } from '../constants.js';
+import { API_VERSION, GROUP, VERSION, LABELS } from '../constants.js';
 import type { KindDefinition } from '../kind.js';
-import { toStructural } from './structural.js';
+import { toStructural, undescribedFields } from './structural.js';
+
+/** Kubernetes' own words for the fields every object has (what `kubectl explain` shows for built-in kinds). */
+const OBJECT_FIELDS = {
+  apiVersion: {
+    type: 'string',
+    description: `APIVersion defines the versioned schema of this representation of an object: ${API_VERSION}.`,
+  },
+  kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+  metadata: {
+    type: 'object',
+    description: "Standard object's metadata: name, namespace, labels, annotations. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+  },
+};
+
+/** Thrown when a field of a kind has no `.describe()`: `kubectl explain` would show nothing for it. */
+export class UndescribedFieldsError extends Error {
+  override name = 'UndescribedFieldsError';
+  constructor(readonly kind: string, readonly fields: readonly string[]) {
+    super(`${kind}: every field needs a .describe() in api/ (kubectl explain shows it); missing: ${fields.join(', ')}`);
+  }
+}
 
 /** Builds the apiextensions.k8s.io/v1 CustomResourceDefinition of one kind. Pure; no I/O. */
 export function buildCrd(def: KindDefinition): Record<string, unknown> {
   const spec = toStructural(z.toJSONSchema(def.spec, { target: 'openapi-3.0', io: 'input' }));
   const status = toStructural(z.toJSONSchema(def.status, { target: 'openapi-3.0', io: 'input' }));
+  const properties = { ...OBJECT_FIELDS, spec, status };
+  const missing = undescribedFields({ properties }, def.kind);
+  if (missing.length) throw new UndescribedFieldsError(def.kind, missing);
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -34,13 +58,7 @@ export function buildCrd(def: KindDefinition): Record<string, unknown> {
             openAPIV3Schema: {
               type: 'object',
               description: def.description,
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec,
-                status,
-              },
+              properties,
               required: ['spec'],
             },
           },

@@ -34,3 +34,21 @@ export function toStructural(input: unknown): Schema {
   if (s.type === undefined && !s.properties && !s.anyOf && !s.allOf) s['x-kubernetes-preserve-unknown-fields'] = true;
   return s;
 }
+
+/**
+ * Paths of the fields that carry no description, so that `kubectl explain` would print `<empty>` for them.
+ * Array items and map values are described by their field.
+ */
+export function undescribedFields(schema: Schema, path: string): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    const at = `${path}.${key}`;
+    if (typeof value.description !== 'string' || value.description === '') out.push(at);
+    out.push(...undescribedFields(value, at));
+  }
+  const items = schema.items as Schema | undefined;
+  if (items) out.push(...undescribedFields(items, `${path}[]`));
+  const values = schema.additionalProperties;
+  if (values && typeof values === 'object') out.push(...undescribedFields(values as Schema, `${path}{}`));
+  return out;
+}
