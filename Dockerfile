@@ -1,6 +1,5 @@
-# syntax=docker/dockerfile:1.7
 # One image for every subcommand: steward standalone | validate (gateway, orchestrator, agent, operator as they land).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,8 +9,12 @@ COPY rego ./rego
 COPY runtime ./runtime
 COPY operator ./operator
 RUN npm run build && npm prune --omit=dev
+# The embedded database's first data folder, made once here (runtime/store/pglite-template.ts): a pod without a
+# volume copies it instead of running PGlite's initdb on every start.
+RUN node --input-type=module -e "const m = await import('./dist/runtime/store/pglite-template.js'); if (!(await m.ensureTemplate({ cacheDirs: m.defaultCacheDirs().slice(0, 1) }))) process.exit(1);" \
+ && chmod -R a+rX node_modules/.cache/steward
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     STEWARD_HOST=0.0.0.0 \
     STEWARD_DATA_DIR=/var/lib/steward

@@ -225,7 +225,7 @@ export async function run(): Promise<{ markdown: string }> {
     if (database) dbCpu = await DatabaseCpu.open(database.url);
     buildServers();
     servers.bare = await startServer('bare', base);
-    servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples' });
+    servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples', STEWARD_BUILTIN_POLICY_PACK: 'disabled' });
     servers.floor = await startServer('floor', { ...base, STEWARD_DATA_DIR: join(dataDir, 'floor') });
     servers.pack = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'pack') });
     for (const name of Object.keys(rounds)) await load(servers[name]!, dbCpu, { durationS: 2 }); // warm-up: JIT, pools

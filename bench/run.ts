@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   rego: async () => (await import('./rego.js')).run(),
   gateway: async () => (await import('./gateway.js')).run(),
   hostile: async () => (await import('./hostile.js')).run(),
+  startup: async () => (await import('./startup.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

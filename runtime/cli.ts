@@ -1,6 +1,9 @@
+// NB: only light modules at the top: a configuration error must end the process before the gateway's modules
+// (fastify, the Rego engine, PGlite, the LLM SDKs) load, which takes seconds under tsx. They are imported after parsing.
 import { Command } from 'commander';
 import { VERSION } from './version.js';
-import { ConfigError } from './config.js';
+import { ConfigError, parseConfig, standaloneConfigSchema } from './config.js';
+import { StartupError } from './startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
 export function buildCli(env: Record<string, string | undefined>): Command {
@@ -10,21 +13,26 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .command('standalone')
     .description('gateway, orchestrator and agent pool in one process on embedded PGlite (no cluster)')
     .action(async () => {
+      const config = parseConfig(standaloneConfigSchema, env);
+      // Checked before the heavy imports too, so that a mistyped folder is reported in well under a second.
+      const { checkManifestFolders } = await import('./source/folders.js');
+      await checkManifestFolders(config.STEWARD_MANIFESTS);
       const { runStandalone } = await import('./standalone/main.js');
-      await runStandalone(env);
+      await runStandalone(env, config);
     });
 
   program
     .command('validate')
-    .description('validate Steward manifests (files or folders); exit 1 on any error')
-    .argument('<paths...>', 'YAML or JSON files, or folders of them')
+    .description('check manifests as start-up reads them (schemas, duplicates, Policy Rego); exit 1 on any error')
+    .argument('<paths...>', 'YAML or JSON files, or folders of them (walked recursively)')
     .option('-q, --quiet', 'print errors only')
-    .action(async (paths: string[], opts: { quiet?: boolean }) => {
-      const { validateFiles } = await import('./validate-cli.js');
-      const report = await validateFiles(paths);
+    .option('--strict', 'documents of other APIs (Secrets, ...) are errors instead of being skipped')
+    .action(async (paths: string[], opts: { quiet?: boolean; strict?: boolean }) => {
+      const { summary, validateFiles } = await import('./validate-cli.js');
+      const report = await validateFiles(paths, { strict: opts.strict === true });
       for (const e of report.errors) console.error(`error: ${e}`);
       if (!opts.quiet) for (const w of report.warnings) console.error(`warning: ${w}`);
-      if (!opts.quiet) console.log(`${report.documents} document(s), ${report.errors.length} error(s), ${report.warnings.length} warning(s)`);
+      if (!opts.quiet) console.log(summary(report, { strict: opts.strict === true }));
       process.exitCode = report.errors.length ? 1 : 0;
     });
 
@@ -37,7 +45,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .option('--secret-file <file>', 'file holding the signing secret')
     .action(async (opts: { tier: string; expires: string; secretFile?: string }) => {
       const { issueCommand, signingSecret } = await import('./license-cli.js');
-      console.log(issueCommand(opts, signingSecret(env, opts.secretFile)));
+      console.log(issueCommand(opts, signingSecret(env, opts.secretFile), new Date()));
     });
   license
     .command('inspect')
@@ -58,11 +66,20 @@ export async function main(argv: string[], env: Record<string, string | undefine
   try {
     await buildCli(env).parseAsync(argv);
   } catch (err) {
-    if (err instanceof ConfigError || (err instanceof Error && err.name === 'LicenseCliError')) {
-      console.error((err as Error).message);
+    // Something a person fixes by changing a setting: one line naming it, exit 2; the stack only when debugging.
+    if (err instanceof ConfigError || err instanceof StartupError || (err instanceof Error && err.name === 'LicenseCliError')) {
+      console.error(`steward: ${oneLine((err as Error).message)}`);
+      if (DEBUG_LEVELS.has(env.LOG_LEVEL ?? '')) console.error((err as Error).cause ?? err);
       process.exit(2);
     }
     console.error(err);
     process.exit(1);
   }
+}
+
+const DEBUG_LEVELS = new Set(['debug', 'trace']);
+
+/** A message from a server or a library may hold newlines; the error line stays one line. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ');
 }

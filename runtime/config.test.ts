@@ -11,8 +11,10 @@ describe('parseConfig', () => {
       STEWARD_DATA_DIR: '.data',
       STEWARD_BODY_LIMIT_BYTES: 1048576,
       STEWARD_SHUTDOWN_TIMEOUT_MS: 10000,
-      STEWARD_MANIFESTS: ['config/samples', 'config/policies'],
+      STEWARD_MANIFESTS: ['config/samples'],
+      STEWARD_BUILTIN_POLICY_PACK: 'enabled',
     });
+    expect(c.LOG_FORMAT).toBeUndefined();
     expect(c.DATABASE_URL).toBeUndefined();
   });
 
@@ -28,6 +30,10 @@ describe('parseConfig', () => {
     expect(parseConfig(standaloneConfigSchema, { DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 
+  it('lets both ports be 0 (each listener picks a free port)', () => {
+    expect(parseConfig(standaloneConfigSchema, { STEWARD_GATEWAY_PORT: '0', STEWARD_ORCHESTRATOR_PORT: '0' }).STEWARD_ORCHESTRATOR_PORT).toBe(0);
+  });
+
   it('splits manifest folders on commas', () => {
     expect(parseConfig(standaloneConfigSchema, { STEWARD_MANIFESTS: 'a, b,,c' }).STEWARD_MANIFESTS).toEqual(['a', 'b', 'c']);
   });
@@ -37,6 +43,9 @@ describe('parseConfig', () => {
     { name: 'a non-URL database', env: { DATABASE_URL: 'not a url' }, variable: 'DATABASE_URL' },
     { name: 'an unknown log level', env: { LOG_LEVEL: 'loud' }, variable: 'LOG_LEVEL' },
     { name: 'a tiny body limit', env: { STEWARD_BODY_LIMIT_BYTES: '10' }, variable: 'STEWARD_BODY_LIMIT_BYTES' },
+    { name: 'an unknown log format', env: { LOG_FORMAT: 'xml' }, variable: 'LOG_FORMAT' },
+    { name: 'a pack setting that is neither enabled nor disabled', env: { STEWARD_BUILTIN_POLICY_PACK: 'off' }, variable: 'STEWARD_BUILTIN_POLICY_PACK' },
+    { name: 'the same port for the gateway and the orchestrator', env: { STEWARD_GATEWAY_PORT: '9000', STEWARD_ORCHESTRATOR_PORT: '9000' }, variable: 'STEWARD_ORCHESTRATOR_PORT' },
   ])('rejects $name naming the variable', ({ env, variable }) => {
     try {
       parseConfig(standaloneConfigSchema, env);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_GATEWAY_PORT, DEFAULT_ORCHESTRATOR_PORT } from '../api/index.js';
+// NB: the constants module only: the CLI parses the configuration before loading anything heavy.
+import { DEFAULT_GATEWAY_PORT, DEFAULT_ORCHESTRATOR_PORT } from '../api/constants.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -13,6 +14,8 @@ const list = z
 const base = {
   /** @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** 'pretty': coloured one-line logs for people; 'json': one JSON object a line. @default pretty on a terminal, else json */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** PostgreSQL URL; absent: embedded PGlite in STEWARD_DATA_DIR. */
   DATABASE_URL: z.string().url().optional(),
   /** @default ./.data */
@@ -41,12 +44,29 @@ const base = {
   STEWARD_MAX_REQUESTS_PER_SOCKET: z.coerce.number().int().min(0).default(10_000),
   /** Concurrent connections per listening port; more are dropped as they arrive. @default 4096 */
   STEWARD_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(4096),
-  /** Folders of YAML manifests (AgentConfig, Policy, Connector, License, Orchestrator). */
-  STEWARD_MANIFESTS: list.default(['config/samples', 'config/policies']),
+  /**
+   * The user's folders of YAML manifests (AgentConfig, Policy, Connector, License, Orchestrator); each must exist.
+   * The built-in policy pack is added by the runtime (STEWARD_BUILTIN_POLICY_PACK), not listed here.
+   */
+  STEWARD_MANIFESTS: list.default(['config/samples']),
+  /** The built-in policy pack (config/policies) is loaded unless this says 'disabled'. @default enabled */
+  STEWARD_BUILTIN_POLICY_PACK: z.enum(['enabled', 'disabled']).default('enabled'),
   /** Where API writes (e.g. POST /api/v1/policies) are stored in folder mode; default: the first manifest folder. */
   STEWARD_MANIFESTS_WRITE_DIR: z.string().optional(),
   /** Watch the manifest folders for changes. @default true */
   STEWARD_WATCH_MANIFESTS: bool.default(true),
+  /** Serve the OpenAPI document at GET /openapi.json and the API reference page at GET /docs. @default true */
+  STEWARD_API_DOCS: bool.default(true),
+  /**
+   * A separate listener (on STEWARD_HOST) serving only GET /metrics/prometheus, for scrapers: unauthenticated
+   * unless STEWARD_METRICS_TOKEN is set. Absent: no metrics listener.
+   */
+  STEWARD_METRICS_PORT: port.optional(),
+  /**
+   * The operator's bearer token for GET /metrics/prometheus (process-wide figures, every organization's). Absent:
+   * on the gateway and orchestrator ports only community mode serves it; the metrics port needs no token.
+   */
+  STEWARD_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
 };
 
 /** Gateway settings (standalone and the gateway process). */
@@ -104,6 +124,15 @@ export const standaloneConfigSchema = z.object({
   STEWARD_HOST: z.string().default('127.0.0.1'),
   STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
   STEWARD_ORCHESTRATOR_PORT: port.default(DEFAULT_ORCHESTRATOR_PORT),
+}).superRefine((c, ctx) => {
+  // Port 0 picks a free port for each listener, so only equal fixed ports collide.
+  if (c.STEWARD_GATEWAY_PORT !== 0 && c.STEWARD_GATEWAY_PORT === c.STEWARD_ORCHESTRATOR_PORT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['STEWARD_ORCHESTRATOR_PORT'],
+      message: `equals STEWARD_GATEWAY_PORT (${c.STEWARD_GATEWAY_PORT}); give the gateway and the orchestrator different ports`,
+    });
+  }
 });
 
 export const gatewayConfigSchema = z.object({

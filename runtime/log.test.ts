@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from './log.js';
+import { createLogger, logFormat } from './log.js';
+import { repeatedKeys } from '../testing/log-lines.js';
 
-function capture() {
+function capture(format?: 'json' | 'pretty') {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -10,7 +11,7 @@ function capture() {
       done();
     },
   });
-  return { lines, log: createLogger({ level: 'info' }, stream) };
+  return { lines, log: createLogger({ level: 'info', format }, stream) };
 }
 
 describe('logger redaction', () => {
@@ -25,5 +26,41 @@ describe('logger redaction', () => {
     log.info(obj, 'event');
     expect(lines.join('')).not.toContain('SECRET');
     expect(lines.join('')).toContain('[redacted]');
+  });
+});
+
+describe('log format', () => {
+  it.each([
+    { name: 'pretty on a terminal', setting: undefined, tty: true, want: 'pretty' },
+    { name: 'JSON into a pipe or a file', setting: undefined, tty: false, want: 'json' },
+    { name: 'JSON on a terminal when LOG_FORMAT=json', setting: 'json' as const, tty: true, want: 'json' },
+    { name: 'pretty into a pipe when LOG_FORMAT=pretty', setting: 'pretty' as const, tty: false, want: 'pretty' },
+  ])('is $name', ({ setting, tty, want }) => {
+    expect(logFormat(setting, tty)).toBe(want);
+  });
+
+  it('pretty prints one line per entry, led by the component, with the command to try unescaped', () => {
+    const { lines, log } = capture('pretty');
+    const curl = `curl -d '{"query":"x"}'`;
+    log.child({ component: 'gateway' }).child({ module: 'policies' }).info({ policies: 5 }, 'policies compiled');
+    log.info({ try: curl }, 'ready');
+    const text = lines.join('');
+    expect(text.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(text).toMatch(/INFO.*\[gateway\/policies\] policies compiled \{"policies":5\}/);
+    expect(text).toContain(`ready | try: ${curl}`);
+  });
+
+  it('redacts in pretty format too', () => {
+    const { lines, log } = capture('pretty');
+    log.info({ provider: { apiKey: 'SECRET' } }, 'event');
+    expect(lines.join('')).not.toContain('SECRET');
+  });
+
+  it('writes JSON with no repeated key from a child of a child', () => {
+    const { lines, log } = capture('json');
+    log.child({ component: 'gateway' }).child({ module: 'policies' }).info({ policies: 5 }, 'policies compiled');
+    expect(lines).toHaveLength(1);
+    expect(repeatedKeys(lines[0]!)).toEqual([]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ component: 'gateway', module: 'policies' });
   });
 });

@@ -197,11 +197,29 @@ export interface Emitted {
 }
 
 /**
+ * Emitted sources by set: most patterns repeat a few sets (`.`, `\S`, negated classes), and a set reaching past
+ * the BMP costs one surrogate class per 1,024 code points to emit (tens of ms of start-up, warming the pack up).
+ */
+const EMITTED = new Map<string, Emitted>();
+const EMITTED_MAX = 512;
+
+/**
  * JS source (no `u` flag) matching exactly one code point of the set in a well-formed UTF-16
  * string. Surrogate code points are dropped: well-formed input has none on their own, and the
  * pair alternatives only ever match a whole pair, so no match starts or ends inside one.
  */
 export function emitSet(set: CharSet): Emitted {
+  const key = set.join(',');
+  let emitted = EMITTED.get(key);
+  if (!emitted) {
+    emitted = emitUncached(set);
+    if (EMITTED.size >= EMITTED_MAX) EMITTED.clear();
+    EMITTED.set(key, emitted);
+  }
+  return emitted;
+}
+
+function emitUncached(set: CharSet): Emitted {
   const bmp = intersect(set, [0, SURROGATE_LO - 1, SURROGATE_HI + 1, 0xffff]);
   const astral = intersect(set, [0x10000, MAX_CP]);
   const parts: string[] = [];

@@ -12,6 +12,8 @@ export interface AuthSettings {
   legacySunset: Date;
   /** When legacy credentials were deprecated (the reference: October 2025). */
   legacyDeprecatedAt: Date;
+  /** The operator's bearer token (STEWARD_METRICS_TOKEN) for process-wide endpoints; absent: only community mode admits. */
+  operatorToken?: string;
 }
 
 export interface AuthDeps {

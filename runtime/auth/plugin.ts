@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../api/index.js';
 import { ApiError } from '../http/errors.js';
 import { routeAuth, type CredentialCheck, type RouteAuth } from '../http/route-auth.js';
-import { resolveIdentity, type AuthDeps, type AuthResult } from './authenticate.js';
+import { bearerTokenMatcher } from '../http/metrics-server.js';
+import { communityActive, resolveIdentity, type AuthDeps, type AuthResult } from './authenticate.js';
 import { TIER_FEATURES, type Identity } from './identity.js';
 
 export type { RouteAuth } from '../http/route-auth.js';
@@ -28,10 +29,28 @@ export function registerAuth(app: FastifyInstance, surface: Surface, deps: AuthD
  * must be decorated with `identity` (`registerAuth` does both).
  */
 export function credentialCheck(deps: AuthDeps): CredentialCheck {
+  const operator = operatorCheck(deps);
   return (req, reply, auth) => {
+    if (auth.require === 'operator') return operator(req);
     const result = resolveIdentity(req.headers, deps);
     if (!(result instanceof Promise)) return admit(req, reply, auth, result);
     return result.then((r) => admit(req, reply, auth, r));
+  };
+}
+
+/**
+ * The operator rule: `Authorization: Bearer <operator token>` (`settings.operatorToken`, STEWARD_METRICS_TOKEN),
+ * compared in constant time; in community mode (one organization, no tenants) no credential is needed.
+ * Tenant credentials are not enough: the figures are the installation's, every organization's traffic at once.
+ */
+export function operatorCheck(deps: AuthDeps): (req: FastifyRequest) => void {
+  const matches = bearerTokenMatcher(deps.settings.operatorToken);
+  return (req) => {
+    if (matches(req.headers.authorization) || communityActive(deps)) return;
+    if (!deps.settings.operatorToken) {
+      throw new ApiError('gateway', 'FORBIDDEN', 'this endpoint needs the operator token: set STEWARD_METRICS_TOKEN, or scrape the metrics port (STEWARD_METRICS_PORT)');
+    }
+    throw new ApiError('gateway', 'UNAUTHORIZED', 'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>; tenant credentials do not grant this endpoint');
   };
 }
 

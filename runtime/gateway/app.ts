@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createHttpApp } from '../http/app.js';
+import { apiDocs } from '../http/api-docs.js';
+import { httpMetrics } from '../http/metrics.js';
+import { gatewayOpenApi } from '../../api/gen/openapi.js';
 import { registerAuth } from '../auth/plugin.js';
 import type { GatewayDeps } from './deps.js';
 import { healthRoutes } from './health.js';
@@ -15,13 +18,15 @@ export type { GatewayDeps } from './deps.js';
 /** The Agent gateway: registers its route plugins and returns the app; `main` listens. */
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent', connections: deps.connections });
+  void app.register(httpMetrics, { telemetry: deps.telemetry, server: 'gateway' });
   registerAuth(app, 'gateway', deps.auth);
-  void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics });
+  void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics, telemetry: deps.telemetry });
   void app.register(healthRoutes, deps);
   void app.register(metricsRoutes, deps);
   void app.register(precheckRoutes, deps);
   void app.register(auditRoutes, deps);
   void app.register(clientRoutes, deps);
   void app.register(llmRoutes, deps);
+  if (deps.apiDocs !== false) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
   return app;
 }

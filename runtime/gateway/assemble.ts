@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
+import { policyObserver } from '../policy/observer.js';
 import type { GatewayConfig, StandaloneConfig } from '../config.js';
 import { LicenseRegistry } from '../auth/licenses.js';
 import { communityActive } from '../auth/authenticate.js';
@@ -14,35 +15,61 @@ import { createLlmRouter, describeProviderConfig, providerConfigSchema } from '.
 import { providersFromConfig } from './llm-config.js';
 import { outcomeRecorder } from './observe.js';
 import { connectionSettings } from '../http/app.js';
+import { StewardTelemetry } from '../metrics/index.js';
+import { redisFailure, StartupError } from '../startup-error.js';
 
 /** The reference: legacy credentials were deprecated in October 2025. */
 const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
 
 export interface GatewayParts {
   deps: GatewayDeps;
+  /**
+   * Resolves once the external services answer (Redis, when REDIS_URL is set); rejects with a StartupError
+   * naming the setting otherwise. Call before listening.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How long Redis has to answer a PING at start. */
+const REDIS_STARTUP_TIMEOUT_MS = 3000;
 
 /** Builds the gateway's collaborators from the parsed config; shared by standalone and the gateway process. */
 export function assembleGateway(
   config: GatewayConfig | StandaloneConfig,
-  parts: { store: Store; source: DeclarativeSource; log: Logger; env: Readonly<Record<string, string | undefined>>; version: string; now?: () => Date },
+  parts: {
+    store: Store;
+    source: DeclarativeSource;
+    log: Logger;
+    env: Readonly<Record<string, string | undefined>>;
+    version: string;
+    now?: () => Date;
+    /** The process's Prometheus metrics. @default a registry of its own */
+    telemetry?: StewardTelemetry;
+  },
 ): GatewayParts {
   const now = parts.now ?? (() => new Date());
+  const telemetry = parts.telemetry ?? new StewardTelemetry({ version: parts.version });
   const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now });
   const policies = new RegoPolicyEngine({
     source: parts.source,
-    log: parts.log.child({ component: 'policies' }),
+    // NB: `module`, not `component`: the gateway's logger already binds `component`, and pino would repeat the key.
+    log: parts.log.child({ module: 'policies' }),
     limits: { deadlineMs: 200, maxSteps: 1_000_000 },
     inputMaxBytes: config.STEWARD_POLICY_INPUT_MAX_BYTES,
     inlineMaxBytes: config.STEWARD_POLICY_INLINE_MAX_BYTES,
+    observer: policyObserver(telemetry),
   });
+  telemetry.watchPolicyFailures(() => policies.failureCounts());
+  parts.store.contexts.observeWrites(telemetry.storeWrite);
+  parts.store.audit.observeWrites(telemetry.storeWrite);
   const auth = {
     settings: {
       communityMode: config.STEWARD_COMMUNITY_MODE,
       signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
       legacySunset: config.STEWARD_LEGACY_CREDENTIALS_SUNSET,
       legacyDeprecatedAt: LEGACY_DEPRECATED_AT,
+      operatorToken: config.STEWARD_METRICS_TOKEN,
     },
     licenses,
     clients: parts.store.clients,
@@ -58,7 +85,13 @@ export function assembleGateway(
   ];
   // NB: one Redis client per process, shared by every limiter; commands fail fast instead of queueing forever.
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false }) : undefined;
-  redis?.on('error', (err) => parts.log.warn({ err: err.message }, 'redis connection error'));
+  // NB: a listener is needed (else ioredis prints to stderr); while ready() checks, the error is ready()'s to report.
+  let lastRedisError: Error | undefined;
+  let checkingRedis = false;
+  redis?.on('error', (err: Error) => {
+    lastRedisError = err;
+    if (!checkingRedis) parts.log.warn({ err: err.message }, 'redis connection error');
+  });
   const limiter: RateLimiter = redis
     ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' })
     : new MemoryRateLimiter({ windows });
@@ -85,9 +118,28 @@ export function assembleGateway(
     limiter,
     requestMetrics: new OrganizationMetrics({ windowSec: 60 }),
     llm,
+    telemetry,
+    apiDocs: config.STEWARD_API_DOCS,
   };
   return {
     deps,
+    async ready() {
+      if (!redis || !config.REDIS_URL) return;
+      const url = config.REDIS_URL;
+      checkingRedis = true;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(redisFailure(lastRedisError, url, REDIS_STARTUP_TIMEOUT_MS)), REDIS_STARTUP_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([redis.ping(), timeout]);
+      } catch (err) {
+        throw err instanceof StartupError ? err : redisFailure(lastRedisError ?? err, url, REDIS_STARTUP_TIMEOUT_MS);
+      } finally {
+        clearTimeout(timer);
+        checkingRedis = false;
+      }
+    },
     async close() {
       licenses.close();
       policies.close();

@@ -8,6 +8,7 @@ import type { RateLimiter } from '../limits/index.js';
 import type { OrganizationMetrics } from './org-metrics.js';
 import type { LlmRouter } from '../llm/index.js';
 import type { ConnectionSettings } from '../http/app.js';
+import type { StewardTelemetry } from '../metrics/index.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -45,4 +46,8 @@ export interface GatewayDeps {
   requestMetrics: OrganizationMetrics;
   /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
   llm?: LlmRouter;
+  /** The process's Prometheus metrics (shared with the orchestrator in standalone mode). */
+  telemetry: StewardTelemetry;
+  /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */
+  apiDocs?: boolean;
 }

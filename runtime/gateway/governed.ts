@@ -63,6 +63,7 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
   if (!evaluation.approved) return { blocked: true, evaluation, contextId: ctx.id };
 
   let response: LlmResponse;
+  const t0 = performance.now();
   try {
     response = await deps.llm.complete({
       provider: call.provider,
@@ -73,8 +74,11 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
       signal: call.signal,
     });
   } catch (err) {
+    const provider = err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : (call.provider ?? 'default');
+    deps.telemetry.llmCall(provider, call.model ?? 'default', (performance.now() - t0) / 1000);
     throw toApiError(err);
   }
+  deps.telemetry.llmCall(response.provider, response.model, response.latencyMs / 1000, response.usage);
   const entry = await deps.store.audit.record({
     organizationId: identity.organizationId,
     clientId: call.clientId,

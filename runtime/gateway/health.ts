@@ -3,6 +3,7 @@ import { verifyLicenseKey } from '../../api/index.js';
 import { ApiError } from '../http/errors.js';
 import { communityActive } from '../auth/authenticate.js';
 import type { GatewayDeps } from './deps.js';
+import { NO_POLICY_WARNING } from '../policy/engine.js';
 
 /** Whether the store answers within 500 ms: what /health and /metrics report as healthy. */
 export function databaseHealthy(deps: Pick<GatewayDeps, 'store'>): Promise<boolean> {
@@ -16,7 +17,8 @@ export const COMMUNITY_WARNING = 'community mode: no License is configured, requ
 
 /**
  * `GET /health`: cheap and unauthenticated (SDKs call it with a 1 s budget when a client is built).
- * `status` is exactly "healthy" when the gateway can serve; the database is checked with a short timeout.
+ * `status` is exactly "healthy" when the gateway can serve and some policy is in force; the database is checked
+ * with a short timeout.
  * `POST /health` with X-License-Key adds the license object: valid or not, and why.
  */
 export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
@@ -27,6 +29,9 @@ export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
     if (community) warnings.push(COMMUNITY_WARNING);
     const issues = deps.source.issues().length;
     if (issues) warnings.push(`${issues} manifest document(s) were skipped; see the log`);
+    // No policy in force approves everything: still serving (200), but never "healthy".
+    const unguarded = deps.policies.active().length === 0;
+    if (unguarded) warnings.push(NO_POLICY_WARNING);
     const problems = deps.policies.problems().length;
     if (problems) warnings.push(`${problems} polic(ies) failed to compile; see the log`);
     // A policy that keeps failing blocks its requests (fail closed): degraded, but still serving, so still 200.
@@ -39,7 +44,7 @@ export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
       code: healthy ? 200 : 503,
       body: {
         service: 'steward-gateway',
-        status: healthy && failing.length === 0 && unusable.length === 0 ? 'healthy' : 'degraded',
+        status: healthy && !unguarded && failing.length === 0 && unusable.length === 0 ? 'healthy' : 'degraded',
         timestamp: deps.now().toISOString(),
         version: deps.version,
         mode: community ? 'community' : 'licensed',

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { ApiError } from '../http/errors.js';
 import { rateLimitHeaders, RateLimitStoreError, type RateLimitDecision, type RateLimiter } from '../limits/index.js';
 import type { OrganizationMetrics } from './org-metrics.js';
+import type { StewardTelemetry } from '../metrics/index.js';
 import type { Outcome, OutcomeRecorder } from './deps.js';
 
 declare module 'fastify' {
@@ -17,6 +18,8 @@ const UNMETERED = new Set(['/health', '/metrics', '/metrics/prometheus']);
 export interface ObserveOptions {
   limiter: RateLimiter;
   metrics: OrganizationMetrics;
+  /** Counts refusals (`steward_rate_limit_rejections_total`). */
+  telemetry: StewardTelemetry;
 }
 
 /** Records outcomes and latency of every metered request, per organization; pre-check marks blocks explicitly. */
@@ -32,7 +35,11 @@ export const outcomeRecorder: OutcomeRecorder = {
  * NB: when Redis fails the limiter fails open — availability of governance beats a counter — and says so in
  * the log; the in-memory limiter cannot fail.
  */
-const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metrics }) => {
+const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metrics, telemetry }) => {
+  const admit = (reply: FastifyReply, decision: RateLimitDecision): ApiError | undefined => {
+    if (!decision.allowed) telemetry.rateLimitRejections.inc({ window: `${decision.windowSec}s` });
+    return limitAnswer(reply, decision);
+  };
   app.decorateRequest('stewardOutcome', undefined);
 
   // NB: callback hooks; the in-memory limiter answers without a promise (the pre-check hot path).
@@ -69,7 +76,7 @@ const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metri
 };
 
 /** Puts X-RateLimit-* on the answer; the 429 error when the hit was refused. */
-function admit(reply: FastifyReply, decision: RateLimitDecision): ApiError | undefined {
+function limitAnswer(reply: FastifyReply, decision: RateLimitDecision): ApiError | undefined {
   const headers = rateLimitHeaders(decision);
   void reply.headers(headers);
   if (decision.allowed) return undefined;

@@ -1,12 +1,16 @@
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ERROR_CATALOGUES, type Surface } from '../../api/index.js';
 import { ApiError } from './errors.js';
 
 /** What a route asks of its caller, in `config.auth` of the route options. Every route states one. */
 export interface RouteAuth {
-  /** 'none': public; 'any': any valid credential (or community); 'license-key': an X-License-Key (admin). */
-  require: 'none' | 'any' | 'license-key';
+  /**
+   * 'none': public; 'any': any valid credential (or community); 'license-key': an X-License-Key (admin);
+   * 'operator': the installation's operator token (`Authorization: Bearer $STEWARD_METRICS_TOKEN`), or nothing in
+   * community mode: process-wide figures such as the Prometheus scrape, which no tenant may read.
+   */
+  require: 'none' | 'any' | 'license-key' | 'operator';
   /** A tier-gated feature; 403 "Feature not available in tier" when the tier lacks it. */
   feature?: string;
 }
@@ -34,8 +38,11 @@ export interface RouteAuthOptions {
  * leave in the surface's catalogue: a code the surface does not list becomes the surface's code of its status.
  */
 const routeAuthPlugin: FastifyPluginAsync<RouteAuthOptions> = async (app, { surface, check }) => {
-  app.addHook('onRoute', (route) => {
-    if (!route.config?.auth) throw new Error(`route ${route.method} ${route.url} declares no credential rule (config.auth)`);
+  app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
+    if (route.config?.auth) return;
+    // NB: `this` is the instance the route is registered on; a public scope's children inherit the mark.
+    if ((this as PublicScope)[kPublicScope]) route.config = { ...route.config, auth: { require: 'none' } };
+    else throw new Error(`route ${route.method} ${route.url} declares no credential rule (config.auth)`);
   });
   // NB: a callback hook: checks that answer synchronously (license keys, community mode) need no promise on
   // the pre-check hot path.
@@ -57,6 +64,18 @@ const routeAuthPlugin: FastifyPluginAsync<RouteAuthOptions> = async (app, { surf
     );
   });
 };
+
+const kPublicScope = Symbol('steward.publicScope');
+type PublicScope = FastifyInstance & { [kPublicScope]?: true };
+
+/**
+ * Makes the routes registered in this plugin scope (and its children) public when they state no rule: for
+ * third-party plugins that cannot state one (the API reference page's assets). Call it on an encapsulated scope
+ * only, never on the root.
+ */
+export function markPublicScope(scope: FastifyInstance): void {
+  (scope as PublicScope)[kPublicScope] = true;
+}
 
 /** The same refusal in a surface's catalogue (the gateway's LICENSE_VALIDATION_FAILED is the plan surface's UNAUTHORIZED). */
 export function inSurface(err: unknown, surface: Surface): Error {

@@ -1,10 +1,6 @@
-import { createAnthropicProvider } from './anthropic.js';
-import { createBedrockProvider } from './bedrock.js';
 import { providerConfigSchema, type ProviderConfig, type ProviderConfigInput } from './config.js';
 import { createEchoProvider } from './echo.js';
 import { LlmNotConfiguredError, LlmValidationError } from './errors.js';
-import { createOllamaProvider } from './ollama.js';
-import { createOpenAiProvider } from './openai.js';
 import type { LlmProvider, LlmProviderType, LlmRequest, LlmResponse } from './types.js';
 
 /** A provider configuration the router cannot use; `issues` name the config entry and field. */
@@ -15,18 +11,39 @@ export class LlmConfigError extends Error {
   }
 }
 
-const FACTORIES: Record<LlmProviderType, (c: ProviderConfig) => LlmProvider> = {
-  openai: createOpenAiProvider,
-  anthropic: createAnthropicProvider,
-  'aws-bedrock': createBedrockProvider,
-  ollama: createOllamaProvider,
-  echo: createEchoProvider,
+type Factory = (c: ProviderConfig) => LlmProvider;
+
+/**
+ * The SDKs (openai, @anthropic-ai/sdk, the AWS SDK, ollama) load with their provider's first call, not with this
+ * module: together they are a few hundred ms of every start, which a gateway without that provider never needs.
+ */
+const FACTORIES: Record<Exclude<LlmProviderType, 'echo'>, () => Promise<Factory>> = {
+  openai: async () => (await import('./openai.js')).createOpenAiProvider,
+  anthropic: async () => (await import('./anthropic.js')).createAnthropicProvider,
+  'aws-bedrock': async () => (await import('./bedrock.js')).createBedrockProvider,
+  ollama: async () => (await import('./ollama.js')).createOllamaProvider,
 };
 
 /** Builds one provider from a config entry (validated here). */
 export function createProvider(input: ProviderConfigInput): LlmProvider {
-  const config = parseProviderConfig(input, 'provider');
-  return FACTORIES[config.type](config);
+  return build(parseProviderConfig(input, 'provider'));
+}
+
+/** The provider of a validated entry; its SDK client is made at the first call (`FACTORIES`). */
+function build(config: ProviderConfig): LlmProvider {
+  if (config.type === 'echo') return createEchoProvider(config);
+  const factory = FACTORIES[config.type];
+  let loaded: Promise<LlmProvider> | undefined;
+  const load = () => (loaded ??= factory().then((create) => create(config)));
+  return {
+    name: config.name ?? config.type,
+    type: config.type,
+    defaultModel: config.model,
+    complete: async (request) => (await load()).complete(request),
+    async close() {
+      if (loaded) await (await loaded).close();
+    },
+  };
 }
 
 function parseProviderConfig(input: ProviderConfigInput, path: string): ProviderConfig {
@@ -69,7 +86,7 @@ export function createLlmRouter(configs: readonly ProviderConfigInput[], options
   if (options.defaultProvider !== undefined && !seen.has(options.defaultProvider)) {
     throw new LlmConfigError([{ path: 'defaultProvider', message: `"${options.defaultProvider}" is not a configured provider name` }]);
   }
-  const providers = parsed.map((c) => FACTORIES[c.type](c));
+  const providers = parsed.map(build);
   const byName = new Map(providers.map((p) => [p.name, p]));
   const defaultProvider = options.defaultProvider !== undefined ? byName.get(options.defaultProvider) : providers[0];
   const names = providers.map((p) => p.name);

@@ -1,6 +1,6 @@
 /**
- * Request metrics over a sliding window (counts, latency percentiles, rps, success rate, uptime) and a
- * Prometheus text renderer. Time comes from an injected clock.
+ * Request metrics over a sliding window (counts, latency percentiles, rps, success rate, uptime; the JSON
+ * `/metrics`), and the process's Prometheus metrics through prom-client (`StewardTelemetry`).
  */
 export {
   MetricsInputError,
@@ -14,18 +14,6 @@ export {
   type RequestMetricsOptions,
 } from './request-metrics.js';
 export { DEFAULT_LATENCY_BOUNDS_MS, LatencyHistogram } from './histogram.js';
-export {
-  PROMETHEUS_CONTENT_TYPE,
-  PrometheusFormatError,
-  escapeLabelValue,
-  formatValue,
-  renderPrometheus,
-  type CounterFamily,
-  type GaugeFamily,
-  type HistogramFamily,
-  type Labels,
-  type MetricFamily,
-} from './prometheus.js';
-export { requestMetricFamilies, type RequestFamiliesOptions } from './families.js';
-export { POLICY_FAILURES_METRIC, policyFailureFamily } from './policy-failures.js';
+export { POLICY_FAILURES_METRIC } from './policy-failures.js';
+export { BoundedLabel, StewardTelemetry, type PolicyDecisionOutcome, type TelemetryOptions } from './telemetry.js';
 export { agentMetricsBody, orchestratorRequestMetrics } from './reference.js';

@@ -6,6 +6,10 @@ import { createHttpApp, type ConnectionSettings } from '../http/app.js';
 import type { AuthDeps } from '../auth/authenticate.js';
 import { registerAuth } from '../auth/plugin.js';
 import { validateRoutes } from './validate.js';
+import { apiDocs } from '../http/api-docs.js';
+import { httpMetrics, prometheusRoute } from '../http/metrics.js';
+import { StewardTelemetry } from '../metrics/index.js';
+import { orchestratorOpenApi } from '../../api/gen/openapi.js';
 
 export interface OrchestratorDeps {
   log: Logger;
@@ -18,6 +22,10 @@ export interface OrchestratorDeps {
   /** @default DEFAULT_CONNECTION_SETTINGS */
   connections?: ConnectionSettings;
   now?: () => Date;
+  /** The process's Prometheus metrics (standalone shares the gateway's). @default a registry of its own */
+  telemetry?: StewardTelemetry;
+  /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */
+  apiDocs?: boolean;
 }
 
 /** `GET /health`: public, like the gateway's. */
@@ -39,8 +47,12 @@ const healthRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => 
 /** The Orchestrator (plan and parallel surfaces). Built, not started. Every route states its credential rule. */
 export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'plan', errorStyle: 'envelope', connections: deps.connections });
+  const telemetry = deps.telemetry ?? new StewardTelemetry({ version: deps.version });
+  void app.register(httpMetrics, { telemetry, server: 'orchestrator' });
   registerAuth(app, 'plan', deps.auth);
   void app.register(healthRoutes, deps);
   void app.register(validateRoutes, deps);
+  void app.register(async (scope) => prometheusRoute(scope, telemetry));
+  if (deps.apiDocs !== false) void app.register(apiDocs, { document: orchestratorOpenApi(deps.version) });
   return app;
 }

@@ -9,6 +9,11 @@ import { IsolatePool, type IsolationOptions } from './isolate/pool.js';
 import { warmUpPack } from './pack/index.js';
 import { failedPlan, planKey, ScopePlan, type PlanEntry, type PlanResult } from './plan.js';
 import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from './types.js';
+import type { PolicyObserver } from './observer.js';
+
+/** Said at start, on every reload that leaves no policy, and on /health (degraded) while it lasts. */
+export const NO_POLICY_WARNING =
+  'no policy is enabled: every request is approved; enable a Policy, or the built-in pack (STEWARD_BUILTIN_POLICY_PACK=enabled)';
 
 export interface EvalLimits {
   /** Wall-clock budget of one evaluation of the whole set. */
@@ -29,6 +34,8 @@ export interface PolicyEngineOptions {
   isolation?: IsolationOptions | false;
   /** The "keeps failing" rule of /health. @default 5 failures within 60 s */
   failures?: FailureLogOptions;
+  /** Told of every concluded evaluation (metrics). */
+  observer?: PolicyObserver;
 }
 
 interface Loaded {
@@ -163,7 +170,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       }
     }
     if (failed) this.options.log.error({ failures: failed }, 'policy evaluation failed; failing closed');
-    return {
+    const evaluation: PolicyEvaluation = {
       approved: blockReason === undefined,
       triggered: triggered.length > 1 ? [...new Set(triggered)] : triggered,
       blockReason,
@@ -172,6 +179,8 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       evaluated,
       evaluationMs: result.durationMs,
     };
+    this.options.observer?.concluded(result, evaluation);
+    return evaluation;
   }
 
   private planFor(scope: PolicyScope): ScopePlan {
@@ -218,6 +227,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     // The warm-up fills the shared regex cache.
     warmUpPack(this.planFor({ surface: 'pre-check' }));
     this.options.log.info({ policies: next.length, failed: problems.length, scopes: this.byScope.size }, 'policies compiled');
+    if (next.length === 0) this.options.log.warn({ policies: 0 }, NO_POLICY_WARNING);
   }
 
   /** Compiles the plan of every surface × (each tenant some policy names, and no tenant), sharing equal plans. */

@@ -42,6 +42,8 @@ export interface PolicyEvaluator {
    * PolicyInputTooLargeError when the input's text exceeds the maximum.
    */
   evaluate(input: PolicyInput, scope: PolicyScope): PolicyOutcome;
+  /** Names of the policies in force; none means every request is approved (/health says degraded). */
+  active(): readonly string[];
   /** Names and compile errors of policies that could not be loaded. */
   problems(): readonly { policy: string; message: string }[];
   /** Policies that keep failing (the /health rule). */

@@ -1,3 +1,4 @@
 export * from './types.js';
 export { FolderSource, SourceWriteError, type FolderSourceOptions } from './folder.js';
-export { parseManifestFile, type ParsedFile } from './parse.js';
+export { parseManifestFile, type ForeignDocument, type ParsedFile } from './parse.js';
+export { builtinPackDir, checkManifestFolders, manifestFolders, missingManifestFolders } from './folders.js';

@@ -5,6 +5,15 @@ import { documentValue, parseYamlDocuments, YamlLimitError, type ParsedYaml } fr
 export interface ParsedFile {
   resources: { resource: AnyResource; documentIndex: number; warnings: LoadIssue[] }[];
   issues: LoadIssue[];
+  /** Documents of other APIs (Secrets, ConfigMaps, ...) that were left alone. */
+  foreign: ForeignDocument[];
+}
+
+/** A document whose apiVersion is not Steward's (nor the reference product's). */
+export interface ForeignDocument {
+  documentIndex: number;
+  apiVersion: string;
+  kind?: string;
 }
 
 /**
@@ -12,7 +21,7 @@ export interface ParsedFile {
  * file, document index and field; valid ones come back normalized, with their namespace defaulted.
  */
 export function parseManifestFile(file: string, text: string): ParsedFile {
-  const out: ParsedFile = { resources: [], issues: [] };
+  const out: ParsedFile = { resources: [], issues: [], foreign: [] };
   let parsed: ParsedYaml;
   try {
     // NB: limits (size, nodes, nesting, aliases) and a linear duplicate-key check: see yaml.ts.
@@ -43,7 +52,11 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
     }
     if (value === null || value === undefined) return; // an empty document between separators
     // NB: Secrets and other Kubernetes kinds may share a folder with ours; they are not our documents.
-    if (isForeign(value)) return;
+    const foreign = foreignDocument(value);
+    if (foreign) {
+      out.foreign.push({ documentIndex, ...foreign });
+      return;
+    }
     const result = validateManifest(value);
     const warnings = result.warnings.map((w) => ({ file, documentIndex, ...w }));
     if (!result.valid || !result.resource) {
@@ -59,8 +72,9 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
 
 const OURS = /^(steward\.dev|axonflow\.io)\//;
 
-function isForeign(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const apiVersion = (value as { apiVersion?: unknown }).apiVersion;
-  return typeof apiVersion === 'string' && !OURS.test(apiVersion);
+function foreignDocument(value: unknown): { apiVersion: string; kind?: string } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { apiVersion, kind } = value as { apiVersion?: unknown; kind?: unknown };
+  if (typeof apiVersion !== 'string' || OURS.test(apiVersion)) return undefined;
+  return typeof kind === 'string' ? { apiVersion, kind } : { apiVersion };
 }

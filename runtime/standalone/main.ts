@@ -1,18 +1,22 @@
 import { KIND_NAMES } from '../../api/index.js';
 import type { FastifyInstance } from 'fastify';
 import { parseConfig, standaloneConfigSchema, type StandaloneConfig } from '../config.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, logFormat, type Logger } from '../log.js';
 import { openStore, type Store } from '../store/index.js';
-import { FolderSource } from '../source/index.js';
+import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
 import { buildGateway } from '../gateway/app.js';
 import { assembleGateway } from '../gateway/assemble.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
 import { VERSION } from '../version.js';
 import { connectionSettings } from '../http/app.js';
+import { buildMetricsServer } from '../http/metrics-server.js';
+import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../startup-error.js';
 
 export interface Standalone {
   gateway: FastifyInstance;
   orchestrator: FastifyInstance;
+  /** The metrics listener, when STEWARD_METRICS_PORT is set. */
+  metrics: FastifyInstance | undefined;
   store: Store;
   source: FolderSource;
   /** Stops accepting, drains in-flight requests, closes the stores; bounded by the shutdown timeout. */
@@ -29,16 +33,17 @@ export async function startStandalone(
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<Standalone> {
   const started = performance.now();
+  const folders = await checkedManifestFolders(config);
   const source = new FolderSource({
-    dirs: config.STEWARD_MANIFESTS,
+    dirs: folders,
     writeDir: config.STEWARD_MANIFESTS_WRITE_DIR,
     watch: config.STEWARD_WATCH_MANIFESTS,
     log: log.child({ component: 'source' }),
   });
-  const [store] = await Promise.all([
-    openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.STEWARD_DATA_DIR }),
-    source.ready(),
-  ]);
+  const [store] = await Promise.all([openConfiguredStore(config, log.child({ component: 'store' })), source.ready()]).catch(async (err: unknown) => {
+    await source.close();
+    throw err;
+  });
   const gatewayParts = assembleGateway(config, { store, source, env, version: VERSION, log: log.child({ component: 'gateway' }) });
   const gateway = buildGateway(gatewayParts.deps);
   const orchestrator = buildOrchestrator({
@@ -49,23 +54,41 @@ export async function startStandalone(
     auth: gatewayParts.deps.auth,
     connections: connectionSettings(config),
     log: log.child({ component: 'orchestrator' }),
+    telemetry: gatewayParts.deps.telemetry,
+    apiDocs: config.STEWARD_API_DOCS,
   });
+  // The optional metrics listener: the same registry, for scrapers (docs/gateway.md, Metrics).
+  const metrics =
+    config.STEWARD_METRICS_PORT === undefined
+      ? undefined
+      : buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry: gatewayParts.deps.telemetry, token: config.STEWARD_METRICS_TOKEN });
   try {
-    await gateway.listen({ host: config.STEWARD_HOST, port: config.STEWARD_GATEWAY_PORT });
-    await orchestrator.listen({ host: config.STEWARD_HOST, port: config.STEWARD_ORCHESTRATOR_PORT });
+    await gatewayParts.ready();
+    await gateway.listen({ host: config.STEWARD_HOST, port: config.STEWARD_GATEWAY_PORT }).catch((err: unknown) => {
+      throw listenFailure(err, 'STEWARD_GATEWAY_PORT', config.STEWARD_HOST, config.STEWARD_GATEWAY_PORT);
+    });
+    await orchestrator.listen({ host: config.STEWARD_HOST, port: config.STEWARD_ORCHESTRATOR_PORT }).catch((err: unknown) => {
+      throw listenFailure(err, 'STEWARD_ORCHESTRATOR_PORT', config.STEWARD_HOST, config.STEWARD_ORCHESTRATOR_PORT);
+    });
+    await metrics?.listen({ host: config.STEWARD_HOST, port: config.STEWARD_METRICS_PORT }).catch((err: unknown) => {
+      throw listenFailure(err, 'STEWARD_METRICS_PORT', config.STEWARD_HOST, config.STEWARD_METRICS_PORT!);
+    });
   } catch (err) {
-    await Promise.allSettled([gateway.close(), orchestrator.close(), store.close(), source.close(), gatewayParts.close()]);
+    await Promise.allSettled([gateway.close(), orchestrator.close(), metrics?.close(), store.close(), source.close(), gatewayParts.close()]);
     throw err;
   }
   log.info(
     {
       gateway: address(gateway),
       orchestrator: address(orchestrator),
+      ...(metrics ? { metrics: address(metrics) } : {}),
       database: store.db.backend,
-      manifests: config.STEWARD_MANIFESTS,
+      manifests: folders,
+      policyPack: config.STEWARD_BUILTIN_POLICY_PACK,
       resources: countResources(source),
       skipped: source.issues().length,
       startupMs: Math.round(performance.now() - started),
+      ...nextSteps(gateway, config.STEWARD_API_DOCS),
     },
     'steward standalone ready',
   );
@@ -74,11 +97,12 @@ export async function startStandalone(
   return {
     gateway,
     orchestrator,
+    metrics,
     store,
     source,
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([gateway.close(), orchestrator.close()]);
+        await Promise.allSettled([gateway.close(), orchestrator.close(), metrics?.close()]);
         await gatewayParts.close();
         await Promise.allSettled([store.close(), source.close()]);
       })();
@@ -92,14 +116,41 @@ function address(app: FastifyInstance): string {
   return typeof a === 'object' && a ? `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` : String(a);
 }
 
+/** What to try next, in the ready line: the API docs and a pre-check a person can paste. */
+function nextSteps(gateway: FastifyInstance, apiDocs: boolean): { docs?: string; try: string } {
+  const a = gateway.server.address();
+  const port = typeof a === 'object' && a ? a.port : 0;
+  // NB: a wildcard bind is reachable on loopback; the hint must be a URL one can paste.
+  const host = typeof a === 'object' && a && !['0.0.0.0', '::'].includes(a.address) ? (a.address.includes(':') ? `[${a.address}]` : a.address) : 'localhost';
+  const base = `http://${host}:${port}`;
+  const body = JSON.stringify({ client_id: 'demo', user_token: 'me', query: 'My SSN is 123-45-6789' });
+  return { ...(apiDocs ? { docs: `${base}/docs` } : {}), try: `curl -s ${base}/api/policy/pre-check -H 'content-type: application/json' -d '${body}'` };
+}
+
+/** The user's manifest folders (each must exist: a typo must not start a gateway without its manifests) and the pack. */
+async function checkedManifestFolders(config: StandaloneConfig): Promise<string[]> {
+  await checkManifestFolders(config.STEWARD_MANIFESTS);
+  return manifestFolders(config.STEWARD_MANIFESTS, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled' });
+}
+
+async function openConfiguredStore(config: StandaloneConfig, log: Logger): Promise<Store> {
+  try {
+    return await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.STEWARD_DATA_DIR, log });
+  } catch (err) {
+    throw config.DATABASE_URL ? databaseFailure(err, config.DATABASE_URL) : embeddedDatabaseFailure(err, config.STEWARD_DATA_DIR);
+  }
+}
+
 function countResources(source: FolderSource): Record<string, number> {
   return Object.fromEntries(KIND_NAMES.map((k) => [k, source.list(k).length]));
 }
 
 /** `steward standalone`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */
-export async function runStandalone(env: Record<string, string | undefined>): Promise<void> {
-  const config = parseConfig(standaloneConfigSchema, env);
-  const log = createLogger({ level: config.LOG_LEVEL });
+export async function runStandalone(
+  env: Record<string, string | undefined>,
+  config: StandaloneConfig = parseConfig(standaloneConfigSchema, env),
+): Promise<void> {
+  const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
   const app = await startStandalone(config, log, env);
   installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => app.close());
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
-import { column, GroupInsert } from './group-insert.js';
+import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 
 export interface AuditInput {
   organizationId: string;
@@ -66,6 +66,11 @@ export class AuditRepository {
 
   constructor(private readonly db: Queryable) {
     this.writer = new GroupInsert(db, { table: 'audit_entries', columns: COLUMNS });
+  }
+
+  /** Times every committed INSERT (the `steward_store_write_duration_seconds` histogram). */
+  observeWrites(observer: WriteObserver): void {
+    this.writer.onWrite = observer;
   }
 
   /** Inserts one entry; when the promise resolves the row is committed (group commit under load). */

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
 import { isoTimestamp } from '../iso-time.js';
-import { column, GroupInsert } from './group-insert.js';
+import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 
 /** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */
 export interface PrecheckContext {
@@ -70,6 +70,11 @@ export class ContextRepository {
     writes: Queryable = db,
   ) {
     this.writer = new GroupInsert(writes, { table: 'precheck_contexts', columns: COLUMNS });
+  }
+
+  /** Times every committed INSERT (the `steward_store_write_duration_seconds` histogram). */
+  observeWrites(observer: WriteObserver): void {
+    this.writer.onWrite = observer;
   }
 
   /**

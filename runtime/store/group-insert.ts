@@ -47,6 +47,9 @@ const PREPARED: QueryOptions = { prepare: true };
  * numbers, booleans, null, Dates (sent as ISO-8601), and plain arrays or objects for json/jsonb columns.
  * NB: if a batch fails, its rows are retried one by one so that one bad row fails only its own caller.
  */
+/** Told of a committed INSERT statement of `table` that took `ms`. */
+export type WriteObserver = (table: string, ms: number) => void;
+
 export class GroupInsert {
   private queue: Pending[] = [];
   private flushing = false;
@@ -95,9 +98,14 @@ export class GroupInsert {
     }
   }
 
+  /** Told of every committed INSERT: the table and the statement's time in ms (metrics). */
+  onWrite: WriteObserver | undefined;
+
   private async write(batch: Pending[]): Promise<void> {
     try {
+      const t0 = performance.now();
       await this.db.query(this.sql, [rowsJson(batch)], PREPARED);
+      this.onWrite?.(this.options.table, performance.now() - t0);
       for (const p of batch) p.resolve();
     } catch (err) {
       if (batch.length === 1) {

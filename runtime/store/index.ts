@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Logger } from '../log.js';
 import type { Db } from './db.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
@@ -11,6 +12,7 @@ export type { Db, Queryable } from './db.js';
 export { StoreError, withTimeout } from './db.js';
 export { migrate, MIGRATIONS, type Migration } from './migrations.js';
 export { openPglite } from './pglite.js';
+export { ensureTemplate, findTemplate } from './pglite-template.js';
 export { openPostgres } from './postgres.js';
 export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
@@ -31,12 +33,14 @@ export interface StoreOptions {
   databaseUrl?: string;
   dataDir?: string;
   schema?: string;
+  /** Progress of slow steps (creating the embedded database). */
+  log?: Pick<Logger, 'info' | 'warn'>;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const db = options.databaseUrl
     ? await openPostgres({ url: options.databaseUrl, schema: options.schema })
-    : await openPglite({ dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined });
+    : await openPglite({ dataDir: options.dataDir ? join(options.dataDir, 'pglite') : undefined, log: options.log });
   try {
     await migrate(db);
   } catch (err) {

@@ -1,10 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import type { Logger } from '../log.js';
 import { withTimeout, type Db, type Queryable } from './db.js';
+import { seedDataDir, type TemplateOptions } from './pglite-template.js';
 
 export interface PgliteOptions {
   /** Data folder; absent: in memory (tests). */
   dataDir?: string;
+  /** Where the initial data folder is cached (pglite-template.ts). */
+  templates?: TemplateOptions['cacheDirs'];
+  /** Says what takes long: creating the database the first time. */
+  log?: Pick<Logger, 'info' | 'warn'>;
 }
 
 /**
@@ -19,9 +24,13 @@ export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers = 16MB', 'mai
  * PGlite queues statements itself; transactions hold that single session.
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // A new data folder starts as a copy of the cached template rather than a run of initdb (seconds of WebAssembly).
+  const seeding = options.dataDir ? await seedDataDir(options.dataDir, { cacheDirs: options.templates, log: options.log }) : undefined;
+  const started = performance.now();
+  if (seeding === 'initdb') options.log?.info({ dataDir: options.dataDir }, 'creating the embedded database (no template to copy)');
   const db = new PGlite({ dataDir: options.dataDir, postgresqlconf: [...PGLITE_SETTINGS] });
   await db.waitReady;
+  if (seeding === 'initdb') options.log?.info({ durationMs: Math.round(performance.now() - started) }, 'embedded database created');
 
   const query: Queryable['query'] = async <R>(sql: string, params?: readonly unknown[]) => {
     const res = await db.query<R>(sql, params as unknown[] | undefined);

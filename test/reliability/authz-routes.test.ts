@@ -8,8 +8,11 @@ import { errorOf, routeTable, startOrchestrator, type Style } from './support.js
  * routes come from the apps, so a route added without an auth requirement fails here. Public routes are the
  * ones listed below, nothing else.
  */
-const PUBLIC = [/^\/health$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
+const PUBLIC = [/^\/health$/, /^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
 const isPublic = (url: string) => PUBLIC.some((re) => re.test(url));
+/** Routes for the operator's token, not a tenant's credentials (docs/adr/0006): the Prometheus scrape. */
+const OPERATOR = [/^\/metrics\/prometheus$/];
+const METRICS_TOKEN = 'authz-operator-token-0001';
 
 /** Bodies that get the allowed caller past validation, for the routes we know; others get `{}`. */
 const BODIES: Record<string, unknown> = {
@@ -28,7 +31,7 @@ let tenantKey: string;
 let otherOrgKey: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true' } });
+  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true', STEWARD_METRICS_TOKEN: METRICS_TOKEN } });
   orchestrator = await startOrchestrator(gw);
   const tenant = await gw.app.inject({ method: 'POST', url: '/api/clients', headers: { 'x-license-key': gw.keys.acme, 'x-tenant-id': 'eu' }, payload: { name: 'eu' } });
   tenantKey = tenant.json().api_key;
@@ -91,11 +94,13 @@ describe('authorization over the whole route table (item 9c)', () => {
     expect(problems).toEqual([]);
   });
 
-  it('lets a valid license key through every route of both apps without a 5xx (and past auth on the gateway)', { timeout: 60_000 }, async () => {
+  it('lets a valid license key (the operator token on operator routes) through every route of both apps without a 5xx (and past auth on the gateway)', { timeout: 60_000 }, async () => {
     const problems: string[] = [];
     for (const s of surfaces()) {
       for (const route of routeTable(s.app)) {
-        const res = await s.app.inject(request(route.method, route.url, { 'x-license-key': gw.keys.acme, 'x-organization-id': 'acme' }) as never);
+        const operator = OPERATOR.some((re) => re.test(route.url));
+        const headers = operator ? { authorization: `Bearer ${METRICS_TOKEN}` } : { 'x-license-key': gw.keys.acme, 'x-organization-id': 'acme' };
+        const res = await s.app.inject(request(route.method, route.url, headers) as never);
         const label = `${s.name} ${route.method} ${route.url}`;
         if (res.statusCode >= 500) problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 200)}`);
         else if (s.name === 'gateway' && (res.statusCode === 401 || res.statusCode === 403)) problems.push(`${label}: refused ${res.statusCode} ${res.body.slice(0, 200)}`);

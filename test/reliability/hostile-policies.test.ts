@@ -48,10 +48,12 @@ spec:
 let gw: TestGateway;
 let orchestrator: FastifyInstance;
 const headers = () => ({ 'x-license-key': gw.keys.acme });
+/** The Prometheus scrape is the operator's (docs/gateway.md, Metrics). */
+const OPERATOR_TOKEN = 'hostile-policies-operator-token';
 
 beforeAll(async () => {
   gw = await startTestGateway({
-    env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000' },
+    env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_METRICS_TOKEN: OPERATOR_TOKEN },
     manifests: [...HOSTILE.map((h) => policyYaml(h.name, h.body)), policyYaml('hp-control', 'true', 'control matched')].join(''),
   });
   orchestrator = await startOrchestrator(gw);
@@ -107,7 +109,7 @@ function refusal(style: Style, res: LightMyRequestResponse, policy: string | und
 
 /** The sum of steward_policy_evaluation_failures_total, or undefined when the gateway does not export it. */
 async function policyFailures(): Promise<number | undefined> {
-  const res = await gw.app.inject({ method: 'GET', url: '/metrics/prometheus', headers: headers() });
+  const res = await gw.app.inject({ method: 'GET', url: '/metrics/prometheus', headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
   const lines = res.body.split('\n').filter((l) => l.startsWith('steward_policy_evaluation_failures_total'));
   if (!res.body.includes('steward_policy_evaluation_failures_total')) return undefined;
   return lines.reduce((sum, l) => sum + Number(l.trim().split(/\s+/).at(-1)), 0);

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { agentMetricsBody, policyFailureFamily, PROMETHEUS_CONTENT_TYPE, renderPrometheus, requestMetricFamilies } from '../../metrics/index.js';
+import { agentMetricsBody } from '../../metrics/index.js';
+import { prometheusRoute } from '../../http/metrics.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { databaseHealthy } from '../health.js';
 
 /**
- * `GET /metrics` (the reference's `agent_metrics` over the sliding window) and `GET /metrics/prometheus`
- * (text exposition). Both need credentials outside community mode, and both show the caller's organization
- * only: one organization's traffic is not another's business.
+ * `GET /metrics` (the reference's `agent_metrics` over the sliding window): any credential, the caller's
+ * organization only — one organization's traffic is not another's business. `GET /metrics/prometheus`: the
+ * process's Prometheus metrics, every organization at once, so for the operator (operator token, or community
+ * mode) and the metrics port, never for a tenant credential.
  */
 export const metricsRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   app.get('/metrics', { config: { auth: { require: 'any' } } }, async (req) => {
@@ -20,12 +22,5 @@ export const metricsRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) 
     };
   });
 
-  app.get('/metrics/prometheus', { config: { auth: { require: 'any' } } }, async (req, reply) => {
-    const metrics = deps.requestMetrics.of(identityOf(req).organizationId);
-    const text = renderPrometheus([
-      ...requestMetricFamilies(metrics, { prefix: 'steward_gateway' }),
-      policyFailureFamily(deps.policies.failureCounts()),
-    ]);
-    return reply.type(PROMETHEUS_CONTENT_TYPE).send(text);
-  });
+  prometheusRoute(app, deps.telemetry);
 };

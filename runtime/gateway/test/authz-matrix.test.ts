@@ -3,7 +3,7 @@ import { startTestGateway, type TestGateway } from '../../../testing/gateway.js'
 
 /**
  * Endpoint × credential kind × valid/invalid/expired/other tenant: outside community mode no endpoint but
- * GET /health is reachable without the right credentials.
+ * GET /health is reachable without the right credentials, and GET /metrics/prometheus with none of a tenant's.
  */
 let gw: TestGateway;
 let apiKey: string;
@@ -55,7 +55,9 @@ describe('authorization matrix (licensed mode)', () => {
   it.each(cases)('$label', async ({ method, url, cred, ...rest }) => {
     const res = await gw.app.inject({ method, url, headers: cred.headers(), ...('payload' in rest ? { payload: rest.payload } : {}) });
     const adminOnly = url === '/api/clients';
-    if (cred.expect === 'denied') {
+    // The Prometheus scrape is the installation's, every organization's: no tenant credential reaches it.
+    const operatorOnly = url === '/metrics/prometheus';
+    if (cred.expect === 'denied' || operatorOnly) {
       expect([401, 403]).toContain(res.statusCode);
       expect(res.json()).toMatchObject({ success: false, code: expect.any(String) });
     } else if (cred.expect === 'admin-only' && adminOnly) {

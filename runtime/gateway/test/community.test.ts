@@ -134,7 +134,7 @@ describe('health, metrics and clients in community mode', () => {
   it('serves Prometheus text', async () => {
     const res = await gw.app.inject({ method: 'GET', url: '/metrics/prometheus' });
     expect(res.headers['content-type']).toContain('text/plain');
-    expect(res.body).toContain('# TYPE steward_gateway_requests_total counter');
+    expect(res.body).toContain('# TYPE steward_http_requests_total counter');
   });
 
   it('creates a client whose API key is shown once and lists it without the key', async () => {

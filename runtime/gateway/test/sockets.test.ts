@@ -9,7 +9,7 @@ let base: string;
 
 beforeAll(async () => {
   openai = await startFakeOpenAi({ apiKey: 'sk-socket' });
-  gw = await startTestGateway({ env: { OPENAI_API_KEY: 'sk-socket', OPENAI_BASE_URL: openai.baseURL } });
+  gw = await startTestGateway({ env: { OPENAI_API_KEY: 'sk-socket', OPENAI_BASE_URL: openai.baseURL, STEWARD_METRICS_TOKEN: 'sockets-operator-token-01' } });
   await gw.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = gw.app.server.address() as { port: number };
   base = `http://127.0.0.1:${port}`;
@@ -51,7 +51,7 @@ describe('gateway over real sockets (licensed)', () => {
     const apiKey = created.json().api_key as string;
     expect((await call('GET', '/api/clients')).json().clients.length).toBeGreaterThan(0);
     expect((await call('GET', '/metrics', undefined, { authorization: `Bearer ${apiKey}` })).json().agent_metrics.total_requests).toBeGreaterThan(0);
-    expect((await call('GET', '/metrics/prometheus')).text).toContain('steward_gateway_requests_total');
+    expect((await call('GET', '/metrics/prometheus', undefined, { authorization: 'Bearer sockets-operator-token-01' })).text).toContain('steward_http_requests_total');
     openai.enqueue({ kind: 'reply', text: 'hi there' });
     const exec = await fetch(`${base}/v1/execute`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ prompt: 'Say hi', mode: 'chat' }) });
     const execBody = (await exec.json()) as Record<string, unknown>;

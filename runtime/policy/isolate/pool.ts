@@ -22,6 +22,8 @@ export interface IsolationOptions {
   loadWaitMs?: number;
   /** the worker module (tests: a worker that misbehaves) @default ./worker.js beside this module */
   workerEntry?: URL;
+  /** when the workers start unless a job or `ready()` starts them sooner @default 2000 ms after construction */
+  startDelayMs?: number;
 }
 
 export type IsolatedOutcome = { result: PlanResult } | { failure: FailureClass; message: string };
@@ -56,6 +58,9 @@ export class IsolatePool {
   private waiters: (() => void)[] = [];
   /** worker exits since a worker last loaded its plans */
   private crashes = 0;
+  private readonly workers: number;
+  private started = false;
+  private readonly startTimer: NodeJS.Timeout;
 
   constructor(
     private readonly log: Logger,
@@ -64,7 +69,19 @@ export class IsolatePool {
     this.graceMs = options.graceMs ?? 100;
     this.loadWaitMs = options.loadWaitMs ?? 10_000;
     this.workerEntry = options.workerEntry ?? new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-    for (let i = 0; i < (options.workers ?? 2); i++) this.slots.push(this.spawn());
+    this.workers = options.workers ?? 2;
+    // NB: not at once. Each worker loads the engine, compiles every plan and warms the pack up, about a second of CPU
+    // that a small machine would take from the start-up of the process building this pool (docs/benchmarks.md,
+    // Start-up); the first job or ready() starts them sooner, and a job waits for them as for any loading worker.
+    this.startTimer = setTimeout(() => this.start(), options.startDelayMs ?? 2000);
+    this.startTimer.unref();
+  }
+
+  private start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    clearTimeout(this.startTimer);
+    for (let i = 0; i < this.workers; i++) this.slots.push(this.spawn());
   }
 
   /** Sends the plans of every configured scope to every worker; they recompile (unchanged keys are kept). */
@@ -76,11 +93,13 @@ export class IsolatePool {
 
   /** Resolves once every worker has compiled the current plans. */
   ready(): Promise<void> {
+    this.start();
     if (this.slots.every((s) => s.generation === this.generation)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   evaluate(key: string, input: unknown, limits: Required<DecisionLimits>): Promise<IsolatedOutcome> {
+    this.start();
     return new Promise((settle) => {
       if (this.closed) return settle({ failure: 'engine_exception', message: 'the policy engine is closed' });
       const job: Job = { id: this.nextId++, key, input, limits, settle, queuedAt: performance.now() };
@@ -92,6 +111,7 @@ export class IsolatePool {
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.startTimer);
     for (const j of this.queue.splice(0)) this.finish(j, { failure: 'engine_exception', message: 'the policy engine is closed' });
     for (const s of this.slots) {
       if (s.job) this.finish(s.job, { failure: 'engine_exception', message: 'the policy engine is closed' });
@@ -184,12 +204,12 @@ export class IsolatePool {
 
 /**
  * The worker runs the compiled JS in production (dist/) and the TypeScript source under tsx (bin/steward.mjs,
- * vitest): a .ts entry means the worker must register tsx before it imports the entry.
- * NB: `execArgv: ['--import', 'tsx']` does not do: Node 20 loads a worker's entry before those hooks apply.
+ * vitest): a .ts entry means the worker must register tsx before it imports the entry, which `--import` does on
+ * Node 24 (Node 20 loaded a worker's entry before those hooks applied).
  */
 function startWorker(entry: URL): Worker {
   if (!entry.pathname.endsWith('.ts')) return new Worker(entry);
-  // NB: the ESM build of tsx's API (index.mjs beside the index.cjs that require resolves); the CJS one cannot register ESM hooks here.
-  const tsx = new URL('./index.mjs', pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api'))).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true });
+  // NB: tsx by its file URL: a bare `--import tsx` resolves from the working directory, not from this package.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return new Worker(entry, { execArgv: ['--import', tsx] });
 }

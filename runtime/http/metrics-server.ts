@@ -1,0 +1,47 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../log.js';
+import type { StewardTelemetry } from '../metrics/index.js';
+import { createHttpApp, type ConnectionSettings } from './app.js';
+import { ApiError } from './errors.js';
+import { httpMetrics, prometheusRoute } from './metrics.js';
+import { routeAuth } from './route-auth.js';
+
+/**
+ * Whether an Authorization header carries `Bearer <token>`; compared as SHA-256 digests in constant time. No
+ * token configured: nothing matches.
+ */
+export function bearerTokenMatcher(token: string | undefined): (authorization: string | undefined) => boolean {
+  const expected = token ? createHash('sha256').update(token).digest() : undefined;
+  return (authorization) => {
+    if (!expected || !authorization) return false;
+    const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
+    return !!match && timingSafeEqual(createHash('sha256').update(match[1]!).digest(), expected);
+  };
+}
+
+export interface MetricsServerOptions {
+  log: Logger;
+  telemetry: StewardTelemetry;
+  /** STEWARD_METRICS_TOKEN: when set, scrapers send `Authorization: Bearer <token>`; absent: unauthenticated. */
+  token?: string;
+  connections?: ConnectionSettings;
+}
+
+/**
+ * The metrics listener (STEWARD_METRICS_PORT): only `GET /metrics/prometheus`, for Prometheus scrapers. A scraper
+ * is an operator, not a tenant: it sees the process's figures, every organization's. Built, not started.
+ */
+export function buildMetricsServer(options: MetricsServerOptions): FastifyInstance {
+  const app = createHttpApp({ log: options.log, bodyLimitBytes: 1024, surface: 'gateway', errorStyle: 'agent', connections: options.connections });
+  const matches = bearerTokenMatcher(options.token);
+  void app.register(httpMetrics, { telemetry: options.telemetry, server: 'metrics' });
+  void app.register(routeAuth, {
+    surface: 'gateway',
+    check: (req) => {
+      if (!matches(req.headers.authorization)) throw new ApiError('gateway', 'UNAUTHORIZED', 'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>');
+    },
+  });
+  void app.register(async (scope) => prometheusRoute(scope, options.telemetry, { require: options.token ? 'operator' : 'none' }));
+  return app;
+}

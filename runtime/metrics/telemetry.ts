@@ -1,0 +1,178 @@
+/**
+ * The process's Prometheus metrics, through prom-client: default process and Node.js metrics, build info, HTTP
+ * requests by route pattern, policy decisions, LLM calls and tokens, rate-limit rejections and store writes.
+ * One per process (standalone shares it between gateway and orchestrator; `server` tells their requests apart).
+ * Every label takes values from a bounded set: route patterns, methods, status classes, loaded policies, fixed
+ * outcome lists, configured providers; model names (which a request may choose) are capped by `BoundedLabel`.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { POLICY_FAILURES_METRIC } from './policy-failures.js';
+
+/** Buckets in seconds for HTTP requests and LLM calls: 1 ms to a minute. */
+const REQUEST_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Policy evaluations have a 200 ms deadline: finer buckets below it. */
+const POLICY_BUCKETS_S = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5];
+/** Store writes (group commit): 0.25 ms to 5 s. */
+const STORE_BUCKETS_S = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
+
+/** What one policy did with one input (`steward_policy_decisions_total{outcome}`). */
+export type PolicyDecisionOutcome = 'allow' | 'deny' | 'warn' | 'log' | 'failed';
+
+export interface TelemetryOptions {
+  version: string;
+  /** Default process_* and nodejs_* metrics. @default true */
+  defaultMetrics?: boolean;
+}
+
+/** Keeps the first `max` distinct values of a label a caller may choose, then answers `other`. */
+export class BoundedLabel {
+  private readonly seen = new Set<string>();
+  constructor(private readonly max: number) {}
+  of(value: string): string {
+    if (this.seen.has(value)) return value;
+    if (this.seen.size >= this.max) return 'other';
+    this.seen.add(value);
+    return value;
+  }
+}
+
+export class StewardTelemetry {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'server' | 'route' | 'method' | 'status_class'>;
+  readonly httpDuration: Histogram<'server' | 'route' | 'method'>;
+  readonly policyDecisions: Counter<'policy' | 'outcome'>;
+  readonly policyDuration: Histogram<'approved'>;
+  readonly llmRequests: Counter<'provider' | 'model' | 'outcome'>;
+  readonly llmTokens: Counter<'provider' | 'model' | 'kind'>;
+  readonly llmDuration: Histogram<'provider' | 'model'>;
+  readonly rateLimitRejections: Counter<'window'>;
+  readonly storeWrites: Histogram<'table'>;
+  private readonly models = new BoundedLabel(64);
+  private readonly decisionChildren = new Map<string, Counter.Internal>();
+  private readonly approvedTimer: Histogram.Internal<'approved'>;
+  private readonly blockedTimer: Histogram.Internal<'approved'>;
+  private failureSource: () => readonly { policy: string; class: string; value: number }[] = () => [];
+
+  constructor(options: TelemetryOptions) {
+    const registers = [this.registry];
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'steward_build_info',
+      help: 'Always 1; the labels say which Steward build and Node.js runtime this process runs.',
+      labelNames: ['version', 'node_version'],
+      registers,
+    }).set({ version: options.version, node_version: process.version }, 1);
+    this.httpRequests = new Counter({
+      name: 'steward_http_requests_total',
+      help: 'HTTP requests answered, by server, route pattern (unmatched: no route), method and status class.',
+      labelNames: ['server', 'route', 'method', 'status_class'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'steward_http_request_duration_seconds',
+      help: 'Time from the request line to the answer sent, by server, route pattern and method.',
+      labelNames: ['server', 'route', 'method'],
+      buckets: REQUEST_BUCKETS_S,
+      registers,
+    });
+    this.policyDecisions = new Counter({
+      name: 'steward_policy_decisions_total',
+      help: 'Policy decisions per policy and outcome (allow, deny, warn, log, failed: an evaluation failure, which blocks).',
+      labelNames: ['policy', 'outcome'],
+      registers,
+    });
+    this.policyDuration = new Histogram({
+      name: 'steward_policy_evaluation_duration_seconds',
+      help: 'Time to evaluate every policy in scope for one input, by whether the input was approved.',
+      labelNames: ['approved'],
+      buckets: POLICY_BUCKETS_S,
+      registers,
+    });
+    this.approvedTimer = this.policyDuration.labels({ approved: 'true' });
+    this.blockedTimer = this.policyDuration.labels({ approved: 'false' });
+    const failureSource = () => this.failureSource();
+    new Counter({
+      name: POLICY_FAILURES_METRIC,
+      help: 'Policy evaluations that failed (and so blocked), by policy and failure class.',
+      labelNames: ['policy', 'class'],
+      registers,
+      // NB: read from the engine's counts at scrape time, so a removed policy's series go away with it.
+      collect() {
+        this.reset();
+        for (const c of failureSource()) this.inc({ policy: c.policy, class: c.class }, c.value);
+      },
+    });
+    this.llmRequests = new Counter({
+      name: 'steward_llm_requests_total',
+      help: 'Calls to LLM providers, by provider, model and outcome (success, error).',
+      labelNames: ['provider', 'model', 'outcome'],
+      registers,
+    });
+    this.llmTokens = new Counter({
+      name: 'steward_llm_tokens_total',
+      help: 'Tokens reported by LLM providers, by provider, model and kind (prompt, completion).',
+      labelNames: ['provider', 'model', 'kind'],
+      registers,
+    });
+    this.llmDuration = new Histogram({
+      name: 'steward_llm_request_duration_seconds',
+      help: 'Wall time of LLM provider calls, retries included, by provider and model.',
+      labelNames: ['provider', 'model'],
+      buckets: REQUEST_BUCKETS_S,
+      registers,
+    });
+    this.rateLimitRejections = new Counter({
+      name: 'steward_rate_limit_rejections_total',
+      help: 'Requests refused with 429 RATE_LIMITED, by the limit window that refused them (60s, 3600s).',
+      labelNames: ['window'],
+      registers,
+    });
+    this.storeWrites = new Histogram({
+      name: 'steward_store_write_duration_seconds',
+      help: 'Time of one group-commit INSERT statement (a batch of rows), by table.',
+      labelNames: ['table'],
+      buckets: STORE_BUCKETS_S,
+      registers,
+    });
+  }
+
+  /** The scrape: Prometheus text exposition format and its content type. */
+  async scrape(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  /** Where `steward_policy_evaluation_failures_total` reads its counts (the policy engine's `failureCounts`). */
+  watchPolicyFailures(source: () => readonly { policy: string; class: string; value: number }[]): void {
+    this.failureSource = source;
+  }
+
+  /** One evaluation of a policy set (every policy in scope), in seconds. */
+  policyEvaluated(approved: boolean, seconds: number): void {
+    (approved ? this.approvedTimer : this.blockedTimer).observe(seconds);
+  }
+
+  /** What one policy did with one input. */
+  policyDecision(policy: string, outcome: PolicyDecisionOutcome): void {
+    // NB: on the pre-check path, once per policy: label children are cached instead of hashing labels each time.
+    const key = `${outcome}\u0000${policy}`;
+    let child = this.decisionChildren.get(key);
+    if (!child) this.decisionChildren.set(key, (child = this.policyDecisions.labels({ policy, outcome })));
+    child.inc();
+  }
+
+  /** One LLM call; `usage` when the provider answered. */
+  llmCall(provider: string, model: string, seconds: number, usage?: { promptTokens: number; completionTokens: number }): void {
+    const labels = { provider, model: this.models.of(model) };
+    this.llmRequests.inc({ ...labels, outcome: usage ? 'success' : 'error' });
+    this.llmDuration.observe(labels, seconds);
+    if (usage) {
+      this.llmTokens.inc({ ...labels, kind: 'prompt' }, usage.promptTokens);
+      this.llmTokens.inc({ ...labels, kind: 'completion' }, usage.completionTokens);
+    }
+  }
+
+  /** One group-commit INSERT of `table`, in milliseconds. */
+  storeWrite = (table: string, ms: number): void => {
+    this.storeWrites.observe({ table }, ms / 1000);
+  };
+}

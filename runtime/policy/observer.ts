@@ -1,0 +1,26 @@
+import type { PolicyDecisionOutcome, StewardTelemetry } from '../metrics/index.js';
+import type { PlanDecision, PlanResult } from './plan.js';
+import type { PolicyEvaluation } from './types.js';
+
+/** Told of every concluded evaluation (metrics). Called on the request path: cheap, and never throws. */
+export interface PolicyObserver {
+  concluded(result: PlanResult, evaluation: PolicyEvaluation): void;
+}
+
+/** What one policy did: a failure blocks whatever the action; a deny is blocked, warned or logged by the action. */
+export function decisionOutcome(d: PlanDecision): PolicyDecisionOutcome {
+  if (d.failure) return 'failed';
+  if (!d.blocked) return d.warn.length ? 'warn' : 'allow';
+  return d.action === 'block' ? 'deny' : d.action === 'warn' ? 'warn' : 'log';
+}
+
+/** `steward_policy_decisions_total` and `steward_policy_evaluation_duration_seconds` from the engine's results. */
+export function policyObserver(telemetry: StewardTelemetry): PolicyObserver {
+  return {
+    concluded(result, evaluation) {
+      telemetry.policyEvaluated(evaluation.approved, result.durationMs / 1000);
+      // NB: `evaluated` holds the policy names in decision order (the decisions carry module names).
+      for (let i = 0; i < result.decisions.length; i++) telemetry.policyDecision(evaluation.evaluated[i]!, decisionOutcome(result.decisions[i]!));
+    },
+  };
+}
