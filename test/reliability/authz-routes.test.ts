@@ -99,7 +99,7 @@ describe('authorization over the whole route table (item 9c)', () => {
     for (const s of surfaces()) {
       for (const route of routeTable(s.app)) {
         const operator = OPERATOR.some((re) => re.test(route.url));
-        const headers = operator ? { authorization: `Bearer ${METRICS_TOKEN}` } : { 'x-license-key': gw.keys.acme, 'x-organization-id': 'acme' };
+        const headers: Record<string, string> = operator ? { authorization: `Bearer ${METRICS_TOKEN}` } : { 'x-license-key': gw.keys.acme, 'x-organization-id': 'acme' };
         const res = await s.app.inject(request(route.method, route.url, headers) as never);
         const label = `${s.name} ${route.method} ${route.url}`;
         if (res.statusCode >= 500) problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 200)}`);
