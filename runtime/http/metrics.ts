@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Counter, Histogram } from 'prom-client';
-import type { StewardTelemetry } from '../metrics/index.js';
+import type { Histogram } from 'prom-client';
+import type { HttpRequestCell, StewardTelemetry } from '../metrics/index.js';
 import type { RouteAuth } from './route-auth.js';
 
 export interface HttpMetricsOptions {
@@ -11,7 +11,7 @@ export interface HttpMetricsOptions {
 }
 
 interface Series {
-  count: Counter.Internal;
+  count: HttpRequestCell;
   duration: Histogram.Internal<'server' | 'route' | 'method'>;
 }
 
@@ -33,12 +33,12 @@ const httpMetricsPlugin: FastifyPluginAsync<HttpMetricsOptions> = async (app, { 
     let s = series.get(key);
     if (!s) {
       s = {
-        count: telemetry.httpRequests.labels({ server, route, method: req.method, status_class: status }),
+        count: telemetry.httpRequestCell({ server, route, method: req.method, status_class: status }),
         duration: telemetry.httpDuration.labels({ server, route, method: req.method }),
       };
       series.set(key, s);
     }
-    s.count.inc();
+    s.count.n++;
     s.duration.observe(reply.elapsedTime / 1000);
     done();
   });

@@ -18,6 +18,12 @@ const STORE_BUCKETS_S = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.0
 /** What one policy did with one input (`steward_policy_decisions_total{outcome}`). */
 export type PolicyDecisionOutcome = 'allow' | 'deny' | 'warn' | 'log' | 'failed';
 
+/** One label set of steward_http_requests_total and its count so far. */
+export interface HttpRequestCell {
+  readonly labels: { server: string; route: string; method: string; status_class: string };
+  n: number;
+}
+
 export interface TelemetryOptions {
   version: string;
   /** Default process_* and nodejs_* metrics. @default true */
@@ -48,7 +54,9 @@ export class StewardTelemetry {
   readonly rateLimitRejections: Counter<'window'>;
   readonly storeWrites: Histogram<'table'>;
   private readonly models = new BoundedLabel(64);
-  private readonly decisionChildren = new Map<string, Counter.Internal>();
+  private readonly httpCells: HttpRequestCell[] = [];
+  /** Decisions per policy, counted in plain numbers on the request path and handed to prom-client at scrape time. */
+  private readonly decisionCounts = new Map<string, Record<PolicyDecisionOutcome, number>>();
   private readonly approvedTimer: Histogram.Internal<'approved'>;
   private readonly blockedTimer: Histogram.Internal<'approved'>;
   private failureSource: () => readonly { policy: string; class: string; value: number }[] = () => [];
@@ -62,11 +70,17 @@ export class StewardTelemetry {
       labelNames: ['version', 'node_version'],
       registers,
     }).set({ version: options.version, node_version: process.version }, 1);
+    const httpCells = this.httpCells;
     this.httpRequests = new Counter({
       name: 'steward_http_requests_total',
       help: 'HTTP requests answered, by server, route pattern (unmatched: no route), method and status class.',
       labelNames: ['server', 'route', 'method', 'status_class'],
       registers,
+      // NB: counted in cells on the request path (httpRequestCell); prom-client would hash the labels per request.
+      collect() {
+        this.reset();
+        for (const c of httpCells) if (c.n > 0) this.inc(c.labels, c.n);
+      },
     });
     this.httpDuration = new Histogram({
       name: 'steward_http_request_duration_seconds',
@@ -75,11 +89,19 @@ export class StewardTelemetry {
       buckets: REQUEST_BUCKETS_S,
       registers,
     });
+    const decisionCounts = this.decisionCounts;
     this.policyDecisions = new Counter({
       name: 'steward_policy_decisions_total',
       help: 'Policy decisions per policy and outcome (allow, deny, warn, log, failed: an evaluation failure, which blocks).',
       labelNames: ['policy', 'outcome'],
       registers,
+      // NB: five policies per pre-check; prom-client hashes the labels on every inc(), even of a label child.
+      collect() {
+        this.reset();
+        for (const [policy, counts] of decisionCounts) {
+          for (const outcome of Object.keys(counts) as PolicyDecisionOutcome[]) if (counts[outcome] > 0) this.inc({ policy, outcome }, counts[outcome]);
+        }
+      },
     });
     this.policyDuration = new Histogram({
       name: 'steward_policy_evaluation_duration_seconds',
@@ -151,13 +173,19 @@ export class StewardTelemetry {
     (approved ? this.approvedTimer : this.blockedTimer).observe(seconds);
   }
 
+  /** A counter of `steward_http_requests_total` for one label set: the caller adds to `n` per request. */
+  httpRequestCell(labels: HttpRequestCell['labels']): HttpRequestCell {
+    const cell = { labels, n: 0 };
+    this.httpCells.push(cell);
+    return cell;
+  }
+
   /** What one policy did with one input. */
   policyDecision(policy: string, outcome: PolicyDecisionOutcome): void {
-    // NB: on the pre-check path, once per policy: label children are cached instead of hashing labels each time.
-    const key = `${outcome}\u0000${policy}`;
-    let child = this.decisionChildren.get(key);
-    if (!child) this.decisionChildren.set(key, (child = this.policyDecisions.labels({ policy, outcome })));
-    child.inc();
+    // NB: on the pre-check path, once per policy: a map lookup by the (loaded, so interned) name and an increment.
+    let counts = this.decisionCounts.get(policy);
+    if (!counts) this.decisionCounts.set(policy, (counts = { allow: 0, deny: 0, warn: 0, log: 0, failed: 0 }));
+    counts[outcome]++;
   }
 
   /** One LLM call; `usage` when the provider answered. */
