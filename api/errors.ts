@@ -78,14 +78,29 @@ export const PARALLEL_ERRORS = {
   QUERY_TIMEOUT: e(504, 'query exceeded timeout', true),
 } as const satisfies Record<string, ErrorCodeSpec>;
 
+/** Pool agent (`steward agent`, port 8090): `/v1/work`, `/v1/stats`, probes. Internal: the orchestrator's pool calls it. */
+export const AGENT_ERRORS = {
+  INVALID_REQUEST: e(400, 'the body is not JSON or not a work item (details: fields)'),
+  NOT_FOUND: e(404, 'no such endpoint'),
+  REQUEST_TIMEOUT: e(408, 'the request (headers or body) did not arrive within the server\'s timeout; the connection is closed'),
+  PAYLOAD_TOO_LARGE: e(413, 'the body exceeds STEWARD_BODY_LIMIT_BYTES'),
+  UNSUPPORTED_MEDIA_TYPE: e(415, 'the Content-Type is not application/json'),
+  AGENT_BUSY: e(429, 'the agent already runs STEWARD_AGENT_MAX_IN_FLIGHT items; send the item to another agent', true),
+  HEADERS_TOO_LARGE: e(431, 'the request headers exceed the server\'s limit (16 KiB)'),
+  INTERNAL_ERROR: e(500, 'an unexpected error; the log has the request id', true),
+  AGENT_CLOSING: e(503, 'the agent is shutting down and takes no new work', true),
+} as const satisfies Record<string, ErrorCodeSpec>;
+
 export const ERROR_CATALOGUES = {
   gateway: GATEWAY_ERRORS,
   plan: PLAN_ERRORS,
   parallel: PARALLEL_ERRORS,
+  agent: AGENT_ERRORS,
 } as const;
 
 export type Surface = keyof typeof ERROR_CATALOGUES;
 export type GatewayErrorCode = keyof typeof GATEWAY_ERRORS;
 export type PlanErrorCode = keyof typeof PLAN_ERRORS;
 export type ParallelErrorCode = keyof typeof PARALLEL_ERRORS;
-export type ErrorCode = GatewayErrorCode | PlanErrorCode | ParallelErrorCode;
+export type AgentErrorCode = keyof typeof AGENT_ERRORS;
+export type ErrorCode = GatewayErrorCode | PlanErrorCode | ParallelErrorCode | AgentErrorCode;

@@ -2,7 +2,7 @@
 // (fastify, the Rego engine, PGlite, the LLM SDKs) load, which takes seconds under tsx. They are imported after parsing.
 import { Command } from 'commander';
 import { VERSION } from './version.js';
-import { ConfigError, parseConfig, standaloneConfigSchema } from './config.js';
+import { agentConfigSchema, ConfigError, parseConfig, standaloneConfigSchema } from './config.js';
 import { StartupError } from './startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
@@ -19,6 +19,15 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       await checkManifestFolders(config.STEWARD_MANIFESTS);
       const { runStandalone } = await import('./standalone/main.js');
       await runStandalone(env, config);
+    });
+
+  program
+    .command('agent')
+    .description('a pool agent: runs work items for one AgentConfig (STEWARD_AGENT_NAME) on STEWARD_AGENT_PORT')
+    .action(async () => {
+      const config = parseConfig(agentConfigSchema, env);
+      const { runAgent } = await import('./agent/main.js');
+      await runAgent(env, config);
     });
 
   program

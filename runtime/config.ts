@@ -1,6 +1,7 @@
 import { z } from 'zod';
 // NB: the constants module only: the CLI parses the configuration before loading anything heavy.
 import { DEFAULT_GATEWAY_PORT, DEFAULT_ORCHESTRATOR_PORT } from '../api/constants.js';
+import { endpointProblem, splitEndpoints } from './orchestrator/pool/endpoints.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -69,6 +70,27 @@ const base = {
   STEWARD_METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
 };
 
+/** LLM providers from the environment (a cluster adds the Orchestrator document's providers): gateway and agents. */
+const llm = {
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  STEWARD_OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  STEWARD_ANTHROPIC_MODEL: z.string().min(1).default('claude-3-5-haiku-latest'),
+  /** Bedrock is enabled by a region; credentials come from the AWS default chain. */
+  STEWARD_BEDROCK_REGION: z.string().optional(),
+  STEWARD_BEDROCK_MODEL: z.string().min(1).default('anthropic.claude-3-5-haiku-20241022-v1:0'),
+  STEWARD_BEDROCK_ENDPOINT: z.string().url().optional(),
+  OLLAMA_HOST: z.string().url().optional(),
+  STEWARD_OLLAMA_MODEL: z.string().min(1).default('llama3.1:8b'),
+  /** A development stand-in that answers from the prompt and says so; never on by default. */
+  STEWARD_LLM_ECHO: bool.default(false),
+  STEWARD_LLM_DEFAULT_PROVIDER: z.string().optional(),
+  /** Deadline of one provider call. @default 30s */
+  STEWARD_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+};
+
 /** Gateway settings (standalone and the gateway process). */
 const gateway = {
   /** HMAC secret that signs and verifies license keys (a Secret in a cluster). */
@@ -89,24 +111,7 @@ const gateway = {
   /** Agent endpoints: requests per organization per minute and per hour. */
   STEWARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   STEWARD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(10_000),
-  /** LLM providers from the environment (a cluster adds the Orchestrator document's providers). */
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  OPENAI_BASE_URL: z.string().url().optional(),
-  STEWARD_OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  ANTHROPIC_API_KEY: z.string().min(1).optional(),
-  ANTHROPIC_BASE_URL: z.string().url().optional(),
-  STEWARD_ANTHROPIC_MODEL: z.string().min(1).default('claude-3-5-haiku-latest'),
-  /** Bedrock is enabled by a region; credentials come from the AWS default chain. */
-  STEWARD_BEDROCK_REGION: z.string().optional(),
-  STEWARD_BEDROCK_MODEL: z.string().min(1).default('anthropic.claude-3-5-haiku-20241022-v1:0'),
-  STEWARD_BEDROCK_ENDPOINT: z.string().url().optional(),
-  OLLAMA_HOST: z.string().url().optional(),
-  STEWARD_OLLAMA_MODEL: z.string().min(1).default('llama3.1:8b'),
-  /** A development stand-in that answers from the prompt and says so; never on by default. */
-  STEWARD_LLM_ECHO: bool.default(false),
-  STEWARD_LLM_DEFAULT_PROVIDER: z.string().optional(),
-  /** Deadline of one provider call. @default 30s */
-  STEWARD_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  ...llm,
 };
 
 const communityMode = (fallback: 'auto' | 'true' | 'false') =>
@@ -149,11 +154,66 @@ export const orchestratorConfigSchema = z.object({
   STEWARD_HOST: z.string().default('0.0.0.0'),
   /** The reference names PORT for the orchestrator. */
   PORT: port.default(DEFAULT_ORCHESTRATOR_PORT),
+  /**
+   * Pool agents reached over HTTP, comma-separated origins: `http://h:p,https://h:p` (https: HTTP/2 with TLS 1.3).
+   * Absent: the pool comes from the cluster (the operator's EndpointSlices) or, in standalone, runs in process.
+   */
+  STEWARD_AGENT_ENDPOINTS: z
+    .string()
+    .transform((v, ctx) => {
+      const endpoints = splitEndpoints(v);
+      for (const e of endpoints) {
+        const problem = endpointProblem(e);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
+      return endpoints;
+    })
+    .optional(),
+  /** Interval of the pool's active probes of remote agents (GET /readyz). @default 5s */
+  STEWARD_AGENT_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
 });
 
 export type StandaloneConfig = Readonly<z.infer<typeof standaloneConfigSchema>>;
 export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;
 export type OrchestratorConfig = Readonly<z.infer<typeof orchestratorConfigSchema>>;
+
+/** The pool agent's port. NB: belongs in api/constants.ts once the operator's Deployment needs it. */
+export const DEFAULT_AGENT_PORT = 8090;
+
+/** A pool agent (`steward agent`): serves one AgentConfig's work items over HTTP. */
+export const agentConfigSchema = z
+  .object({
+    ...base,
+    ...llm,
+    STEWARD_HOST: z.string().default('0.0.0.0'),
+    /** @default 8090 */
+    STEWARD_AGENT_PORT: port.default(DEFAULT_AGENT_PORT),
+    /** The AgentConfig this agent serves (its `spec.llm` and `description`), read from STEWARD_MANIFESTS. */
+    STEWARD_AGENT_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an AgentConfig name such as travel-agent'),
+    /** @default default */
+    STEWARD_AGENT_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name').default('default'),
+    /** The id reported in results and stats. @default `<STEWARD_AGENT_NAME>-<host name>-<pid>` (a pod's host name is its name) */
+    STEWARD_AGENT_ID: z.string().min(1).max(253).optional(),
+    /** Work items run at once; one more is answered 429 AGENT_BUSY (never queued). @default 1 */
+    STEWARD_AGENT_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1024).default(1),
+    /** Distinct policy texts kept compiled (least recently used leave first). @default 256 */
+    STEWARD_AGENT_POLICY_CACHE_ENTRIES: z.coerce.number().int().min(1).max(65_536).default(256),
+    /** Upper bound of one policy evaluation; the item's timeoutMs bounds it too. @default 100 ms */
+    STEWARD_AGENT_POLICY_DEADLINE_MS: z.coerce.number().int().min(1).max(60_000).default(100),
+    /** PEM certificate (chain) and key: with both, HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; without, plain HTTP/1.1. */
+    STEWARD_TLS_CERT_FILE: z.string().min(1).optional(),
+    STEWARD_TLS_KEY_FILE: z.string().min(1).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if ((c.STEWARD_TLS_CERT_FILE === undefined) !== (c.STEWARD_TLS_KEY_FILE === undefined)) {
+      const missing = c.STEWARD_TLS_CERT_FILE === undefined ? 'STEWARD_TLS_CERT_FILE' : 'STEWARD_TLS_KEY_FILE';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'set STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE together (or neither, for plain HTTP/1.1)' });
+    }
+  });
+
+export type AgentRuntimeConfig = Readonly<z.infer<typeof agentConfigSchema>>;
+/** The LLM provider settings of any process that calls providers (gateway, standalone, agent). */
+export type LlmSettings = Readonly<z.infer<z.ZodObject<typeof llm>>>;
 export type BaseConfig = Readonly<z.infer<z.ZodObject<typeof base>>>;
 
 export class ConfigError extends Error {

@@ -1,8 +1,8 @@
-import type { GatewayConfig, StandaloneConfig } from '../config.js';
+import type { LlmSettings } from '../config.js';
 import type { ProviderConfigInput } from '../llm/index.js';
 
 /** The providers the environment configures, in a fixed order; the first is the default unless one is named. */
-export function providersFromConfig(c: GatewayConfig | StandaloneConfig): ProviderConfigInput[] {
+export function providersFromConfig(c: LlmSettings): ProviderConfigInput[] {
   const timeoutMs = c.STEWARD_LLM_TIMEOUT_MS;
   const out: ProviderConfigInput[] = [];
   if (c.OPENAI_API_KEY) out.push({ type: 'openai', model: c.STEWARD_OPENAI_MODEL, apiKey: c.OPENAI_API_KEY, endpoint: c.OPENAI_BASE_URL, timeoutMs });

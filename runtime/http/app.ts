@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { Surface } from '../../api/index.js';
 import type { BaseConfig } from '../config.js';
 import type { Logger } from '../log.js';
@@ -45,6 +46,23 @@ export function connectionSettings(config: BaseConfig): ConnectionSettings {
   };
 }
 
+/** Fastify options every Steward server shares: body limit, timeouts, request ids, lazy child loggers. */
+export function baseServerOptions(log: Logger, bodyLimitBytes: number, c: ConnectionSettings) {
+  return {
+    loggerInstance: log as FastifyBaseLogger,
+    bodyLimit: bodyLimitBytes,
+    requestTimeout: c.requestTimeoutMs,
+    connectionTimeout: c.socketTimeoutMs,
+    keepAliveTimeout: c.keepAliveTimeoutMs,
+    maxRequestsPerSocket: c.maxRequestsPerSocket,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // NB: per-request info logs would dominate the hot path; completion is logged at debug (createHttpApp).
+    logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions) => new LazyChildLogger(logger as Logger, bindings, opts),
+  };
+}
+
 export interface HttpAppOptions {
   log: Logger;
   bodyLimitBytes: number;
@@ -61,18 +79,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   // slow client outlived its deadline by up to that; a check every second keeps the close within seconds.
   const checkEveryMs = Math.max(100, Math.min(1000, Math.floor(Math.min(c.headersTimeoutMs, c.requestTimeoutMs) / 2)));
   const app = Fastify({
-    loggerInstance: options.log as FastifyBaseLogger,
-    bodyLimit: options.bodyLimitBytes,
+    ...baseServerOptions(options.log, options.bodyLimitBytes, c),
     http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: checkEveryMs },
-    requestTimeout: c.requestTimeoutMs,
-    connectionTimeout: c.socketTimeoutMs,
-    keepAliveTimeout: c.keepAliveTimeoutMs,
-    maxRequestsPerSocket: c.maxRequestsPerSocket,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-    // NB: per-request info logs would dominate the hot path; completion is logged at debug below.
-    logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (logger, bindings, opts) => new LazyChildLogger(logger as Logger, bindings, opts),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Errors node's HTTP parser finds (malformed request, 431, 408) and fastify's routing errors (bad URL)

@@ -11,6 +11,7 @@ import { VERSION } from '../version.js';
 import { connectionSettings } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
 import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../startup-error.js';
+import { installShutdown } from '../shutdown.js';
 
 export interface Standalone {
   gateway: FastifyInstance;
@@ -153,34 +154,4 @@ export async function runStandalone(
   const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
   const app = await startStandalone(config, log, env);
   installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => app.close());
-}
-
-/** Graceful shutdown: one signal drains; a second signal or the timeout exits at once. */
-export function installShutdown(log: Logger, timeoutMs: number, close: () => Promise<void>): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal; exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal, timeoutMs }, 'shutting down');
-    const timer = setTimeout(() => {
-      log.error({ timeoutMs }, 'shutdown timed out; exiting');
-      process.exit(1);
-    }, timeoutMs);
-    timer.unref();
-    close().then(
-      () => {
-        log.info('shutdown complete');
-        process.exit(0);
-      },
-      (err) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
 }

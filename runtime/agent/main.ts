@@ -1,0 +1,133 @@
+/**
+ * `steward agent`: one pool agent process serving one AgentConfig. Reads the AgentConfig once at start (the
+ * operator rolls the Deployment when its spec changes), builds the LLM providers from the same settings as
+ * the gateway, listens, and drains on SIGTERM.
+ */
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import type { AgentConfigSpec } from '../../api/index.js';
+import { agentConfigSchema, parseConfig, type AgentRuntimeConfig } from '../config.js';
+import { providersFromConfig } from '../gateway/llm-config.js';
+import { connectionSettings } from '../http/app.js';
+import { createLlmRouter, describeProviderConfig, providerConfigSchema, type LlmRouter } from '../llm/index.js';
+import { createLogger, logFormat, type Logger } from '../log.js';
+import { checkManifestFolders, FolderSource } from '../source/index.js';
+import { listenFailure, StartupError } from '../startup-error.js';
+import { LocalAgent } from './executor.js';
+import { buildAgentServer, type AgentTls } from './server.js';
+import { installShutdown } from '../shutdown.js';
+
+export interface RunningAgent {
+  server: FastifyInstance;
+  agent: LocalAgent;
+  /** `http://host:port` or `https://host:port` */
+  url: string;
+  /** Stops taking work (readiness fails), drains in-flight items, closes the providers. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts an agent from parsed settings. Port 0 picks a free port (tests). */
+export async function startAgent(config: AgentRuntimeConfig, log: Logger = createLogger({ level: config.LOG_LEVEL })): Promise<RunningAgent> {
+  const spec = await readAgentSpec(config, log);
+  const tls = await readTls(config);
+  const providers = providersFromConfig(config);
+  const llm: LlmRouter = createLlmRouter(providers, config.STEWARD_LLM_DEFAULT_PROVIDER ? { defaultProvider: config.STEWARD_LLM_DEFAULT_PROVIDER } : {});
+  const agent = new LocalAgent({
+    id: config.STEWARD_AGENT_ID ?? `${config.STEWARD_AGENT_NAME}-${hostname()}-${process.pid}`,
+    llm,
+    spec,
+    maxInFlight: config.STEWARD_AGENT_MAX_IN_FLIGHT,
+    policyCacheEntries: config.STEWARD_AGENT_POLICY_CACHE_ENTRIES,
+    policyDeadlineMs: config.STEWARD_AGENT_POLICY_DEADLINE_MS,
+  });
+  const { app: server, idle } = buildAgentServer({
+    agent,
+    log: log.child({ component: 'agent', agentId: agent.id }),
+    bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+    connections: connectionSettings(config),
+    tls,
+  });
+  try {
+    await server.listen({ host: config.STEWARD_HOST, port: config.STEWARD_AGENT_PORT });
+  } catch (err) {
+    await Promise.allSettled([server.close(), llm.close()]);
+    throw listenFailure(err, 'STEWARD_AGENT_PORT', config.STEWARD_HOST, config.STEWARD_AGENT_PORT);
+  }
+  const url = urlOf(server, tls !== undefined);
+  log.info(
+    {
+      agentId: agent.id,
+      agentConfig: `${config.STEWARD_AGENT_NAMESPACE}/${config.STEWARD_AGENT_NAME}`,
+      url,
+      protocols: tls ? ['h2', 'http/1.1'] : ['http/1.1'],
+      maxInFlight: agent.maxInFlight,
+      llm: providers.map((p) => describeProviderConfig(providerConfigSchema.parse(p))),
+    },
+    'steward agent ready',
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    agent,
+    url,
+    close() {
+      closing ??= (async () => {
+        // NB: in this order: the agent takes no new work (/readyz fails, new items get 503 AGENT_CLOSING), the
+        // items in flight finish and their answers are written, and only then does the server close its
+        // connections (see AgentServer.idle).
+        await agent.close();
+        await idle();
+        await server.close();
+        await llm.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The AgentConfig's spec from the manifest folders; a missing one is a setting to fix (exit 2). */
+async function readAgentSpec(config: AgentRuntimeConfig, log: Logger): Promise<AgentConfigSpec> {
+  await checkManifestFolders(config.STEWARD_MANIFESTS);
+  const source = new FolderSource({ dirs: config.STEWARD_MANIFESTS, watch: false, log: log.child({ component: 'source' }) });
+  try {
+    await source.ready();
+    const found = source.get('AgentConfig', config.STEWARD_AGENT_NAME, config.STEWARD_AGENT_NAMESPACE);
+    if (!found) {
+      const known = source.list('AgentConfig').map((a) => `${a.metadata.namespace ?? 'default'}/${a.metadata.name}`);
+      throw new StartupError(
+        'STEWARD_AGENT_NAME',
+        `STEWARD_AGENT_NAME: no AgentConfig ${config.STEWARD_AGENT_NAMESPACE}/${config.STEWARD_AGENT_NAME} in STEWARD_MANIFESTS (${config.STEWARD_MANIFESTS.join(', ')}); ` +
+          `found: ${known.length ? known.sort().join(', ') : 'none'}`,
+      );
+    }
+    return found.spec;
+  } finally {
+    await source.close();
+  }
+}
+
+async function readTls(config: AgentRuntimeConfig): Promise<AgentTls | undefined> {
+  if (config.STEWARD_TLS_CERT_FILE === undefined || config.STEWARD_TLS_KEY_FILE === undefined) return undefined;
+  const read = async (setting: 'STEWARD_TLS_CERT_FILE' | 'STEWARD_TLS_KEY_FILE', file: string) => {
+    try {
+      return await readFile(file);
+    } catch (err) {
+      throw new StartupError(setting, `${setting}: cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  return { cert: await read('STEWARD_TLS_CERT_FILE', config.STEWARD_TLS_CERT_FILE), key: await read('STEWARD_TLS_KEY_FILE', config.STEWARD_TLS_KEY_FILE) };
+}
+
+function urlOf(server: FastifyInstance, tls: boolean): string {
+  const a = server.server.address();
+  if (typeof a !== 'object' || a === null) return String(a);
+  return `${tls ? 'https' : 'http'}://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+}
+
+/** `steward agent`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */
+export async function runAgent(env: Record<string, string | undefined>, config: AgentRuntimeConfig = parseConfig(agentConfigSchema, env)): Promise<void> {
+  const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
+  const running = await startAgent(config, log);
+  installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => running.close());
+}

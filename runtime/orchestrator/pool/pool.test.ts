@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { AgentBusyError } from '../../agent/work.js';
+import { AgentPool } from './pool.js';
+import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError } from './errors.js';
+import type { PoolStatus } from './status.js';
+import { FakeAgent, ListSource, item, settle, until } from './test/fakes.js';
+
+let pool: AgentPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+async function start(source: ListSource, reporter?: { report(s: PoolStatus): void }): Promise<AgentPool> {
+  pool = await AgentPool.start({ source, reporter });
+  return pool;
+}
+
+const inFlight = (p: AgentPool) => Object.fromEntries(p.members().map((m) => [m.id, m.inFlight]));
+
+describe('AgentPool dispatch', () => {
+  it('spreads items over idle members round robin, then sends each to the least loaded one', async () => {
+    const [a, b, c] = [new FakeAgent('a', 3), new FakeAgent('b', 3), new FakeAgent('c', 3)];
+    const p = await start(ListSource.of(a, b, c));
+    const calls = [p.dispatch(item('1')), p.dispatch(item('2')), p.dispatch(item('3'))];
+    await settle();
+    expect([a, b, c].map((x) => x.pending.length)).toEqual([1, 1, 1]);
+
+    b.finish();
+    await calls[1];
+    void p.dispatch(item('4'));
+    await settle();
+    expect(b.pending.map((x) => x.item.query)).toEqual(['4']);
+    expect(inFlight(p)).toEqual({ a: 1, b: 1, c: 1 });
+  });
+
+  it('never gives a member more than its maxInFlight: the next item waits for a free slot', async () => {
+    const [a, b] = [new FakeAgent('a', 1), new FakeAgent('b', 1)];
+    const p = await start(ListSource.of(a, b));
+    void p.dispatch(item('1'));
+    void p.dispatch(item('2'));
+    const third = p.dispatch(item('3'));
+    await settle();
+    expect(a.pending.length + b.pending.length).toBe(2);
+    expect([...a.pending, ...b.pending].map((x) => x.item.query)).not.toContain('3');
+
+    a.finish();
+    await until(() => a.pending.length === 1, 'the waiting item reaches a');
+    expect(a.pending[0]?.item.query).toBe('3');
+    a.finish();
+    await expect(third).resolves.toMatchObject({ status: 'success', agentId: 'a', result: '3' });
+  });
+
+  it('stops waiting when the caller aborts', async () => {
+    const a = new FakeAgent('a', 1);
+    const p = await start(ListSource.of(a));
+    void p.dispatch(item('1'));
+    const controller = new AbortController();
+    const waiting = p.dispatch(item('2'), controller.signal);
+    controller.abort(new Error('client went away'));
+    await expect(waiting).rejects.toThrow('client went away');
+    a.finish();
+    await until(() => inFlight(p).a === 0, 'a is idle');
+  });
+
+  it('sends an item that a member refused as busy to another member', async () => {
+    const [a, b] = [new FakeAgent('a', 2), new FakeAgent('b', 2)];
+    a.refuse = true;
+    const p = await start(ListSource.of(a, b));
+    const call = p.dispatch(item('1'));
+    await until(() => b.pending.length === 1, 'b gets the item');
+    b.finish();
+    await expect(call).resolves.toMatchObject({ agentId: 'b' });
+  });
+
+  it('answers AgentBusyError when every healthy member refused the item', async () => {
+    const [a, b] = [new FakeAgent('a', 2), new FakeAgent('b', 2)];
+    a.refuse = b.refuse = true;
+    const p = await start(ListSource.of(a, b));
+    await expect(p.dispatch(item('1'))).rejects.toBeInstanceOf(AgentBusyError);
+    expect(inFlight(p)).toEqual({ a: 0, b: 0 });
+  });
+
+  it('answers NoHealthyAgentsError (ORCHESTRATOR_UNAVAILABLE) when the pool is empty', async () => {
+    const p = await start(new ListSource([], 2));
+    const err = await p.dispatch(item('1')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoHealthyAgentsError);
+    expect(err).toMatchObject({ code: 'ORCHESTRATOR_UNAVAILABLE' });
+  });
+
+  it('passes a communication error of an in-process member to the caller and keeps the member', async () => {
+    const a = new FakeAgent('a', 1);
+    const p = await start(ListSource.of(a));
+    const call = p.dispatch(item('1'));
+    await settle();
+    a.fail(new AgentCommunicationError('broken', 'a', 'network'));
+    await expect(call).rejects.toMatchObject({ code: 'AGENT_COMMUNICATION_ERROR' });
+    expect(p.members()[0]).toMatchObject({ health: 'healthy', inFlight: 0 });
+  });
+});
+
+describe('AgentPool members and status', () => {
+  it('reports desired, available, healthy and unhealthy, and tells the reporter on change', async () => {
+    const reports: PoolStatus[] = [];
+    const source = new ListSource([{ key: 'a', kind: 'in-process', agent: new FakeAgent('a') }], 3);
+    const p = await start(source, { report: (s) => reports.push(s) });
+    expect(p.status()).toEqual({ desired: 3, available: 1, healthy: 1, unhealthy: 0 });
+
+    source.change([{ key: 'b', kind: 'in-process', agent: new FakeAgent('b') }], []);
+    expect(p.status()).toEqual({ desired: 3, available: 2, healthy: 2, unhealthy: 0 });
+    await until(() => reports.length === 2, 'two reports');
+    expect(reports.at(-1)).toEqual({ desired: 3, available: 2, healthy: 2, unhealthy: 0 });
+  });
+
+  it('shows each member with id, kind, health, in-flight count and last stats', async () => {
+    const a = new FakeAgent('a', 4);
+    const p = await start(new ListSource([{ key: 'default/travel#0', kind: 'in-process', agent: a, agentConfig: 'default/travel' }]));
+    void p.dispatch(item('1'));
+    await settle();
+    expect(p.members()).toEqual([
+      {
+        id: 'a',
+        key: 'default/travel#0',
+        kind: 'in-process',
+        agentConfig: 'default/travel',
+        health: 'healthy',
+        draining: false,
+        inFlight: 1,
+        maxInFlight: 4,
+        stats: { agentId: 'a', queriesProcessed: 0, inFlight: 1, maxInFlight: 4, cpuPercent: 0, memoryMb: 0 },
+      },
+    ]);
+  });
+
+  it('drains a removed member: no new items, closed once its item is finished', async () => {
+    const [a, b] = [new FakeAgent('a', 2), new FakeAgent('b', 2)];
+    const source = ListSource.of(a, b);
+    const p = await start(source);
+    const call = p.dispatch(item('1'));
+    await settle();
+    const holder = a.pending.length === 1 ? a : b;
+    const other = holder === a ? b : a;
+
+    source.change([], [holder.id], 1);
+    expect(p.status()).toEqual({ desired: 1, available: 1, healthy: 1, unhealthy: 0 });
+    void p.dispatch(item('2'));
+    await settle();
+    expect(other.pending.map((x) => x.item.query)).toEqual(['2']);
+    expect(holder.closed).toBe(false);
+
+    holder.finish();
+    await call;
+    await until(() => holder.closed, 'the removed member is closed');
+    expect(p.members().map((m) => m.id)).toEqual([other.id]);
+  });
+
+  it('close rejects waiting items, lets running ones finish and closes every member', async () => {
+    const a = new FakeAgent('a', 1);
+    const source = ListSource.of(a);
+    const p = await start(source);
+    const running = p.dispatch(item('1'));
+    const waiting = p.dispatch(item('2'));
+    await settle();
+    const closing = p.close();
+    pool = undefined;
+    await expect(waiting).rejects.toBeInstanceOf(PoolClosedError);
+    expect(a.closed).toBe(false);
+    a.finish();
+    await expect(running).resolves.toMatchObject({ status: 'success' });
+    await closing;
+    expect(a.closed).toBe(true);
+    expect(source.closed).toBe(true);
+  });
+});
