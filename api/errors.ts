@@ -81,6 +81,7 @@ export const PARALLEL_ERRORS = {
 /** Pool agent (`steward agent`, port 8090): `/v1/work`, `/v1/stats`, probes. Internal: the orchestrator's pool calls it. */
 export const AGENT_ERRORS = {
   INVALID_REQUEST: e(400, 'the body is not JSON or not a work item (details: fields)'),
+  UNAUTHORIZED: e(401, 'no or wrong `Authorization: Bearer` token (STEWARD_AGENT_TOKEN) on /v1/work or /v1/stats'),
   NOT_FOUND: e(404, 'no such endpoint'),
   REQUEST_TIMEOUT: e(408, 'the request (headers or body) did not arrive within the server\'s timeout; the connection is closed'),
   PAYLOAD_TOO_LARGE: e(413, 'the body exceeds STEWARD_BODY_LIMIT_BYTES'),

@@ -203,13 +203,26 @@ export const agentConfigSchema = z
     /** PEM certificate (chain) and key: with both, HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; without, plain HTTP/1.1. */
     STEWARD_TLS_CERT_FILE: z.string().min(1).optional(),
     STEWARD_TLS_KEY_FILE: z.string().min(1).optional(),
+    /**
+     * The shared secret callers send as `Authorization: Bearer …` on /v1/work and /v1/stats. Required unless
+     * STEWARD_HOST is a loopback address: the agent runs LLM calls for whoever reaches it.
+     */
+    STEWARD_AGENT_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   })
   .superRefine((c, ctx) => {
+    if (c.STEWARD_AGENT_TOKEN === undefined && !isLoopbackHost(c.STEWARD_HOST)) {
+      ctx.addIssue({ code: 'custom', path: ['STEWARD_AGENT_TOKEN'], message: `required when STEWARD_HOST (${c.STEWARD_HOST}) is not a loopback address: set a shared secret of 16+ characters, or STEWARD_HOST=127.0.0.1` });
+    }
     if ((c.STEWARD_TLS_CERT_FILE === undefined) !== (c.STEWARD_TLS_KEY_FILE === undefined)) {
       const missing = c.STEWARD_TLS_CERT_FILE === undefined ? 'STEWARD_TLS_CERT_FILE' : 'STEWARD_TLS_KEY_FILE';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'set STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE together (or neither, for plain HTTP/1.1)' });
     }
   });
+
+/** Whether a listen address is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 export type AgentRuntimeConfig = Readonly<z.infer<typeof agentConfigSchema>>;
 /** The LLM provider settings of any process that calls providers (gateway, standalone, agent). */

@@ -47,6 +47,7 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
     bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
     connections: connectionSettings(config),
     tls,
+    token: config.STEWARD_AGENT_TOKEN,
   });
   try {
     await server.listen({ host: config.STEWARD_HOST, port: config.STEWARD_AGENT_PORT });

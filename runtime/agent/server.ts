@@ -6,6 +6,7 @@
  * NB: no cleartext HTTP/2 (h2c). Node's http2.createServer speaks HTTP/2 only (its `allowHTTP1` works with TLS,
  * where ALPN chooses), so an h2c port would refuse every HTTP/1.1 client, the kubelet's HTTP probes included.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { Http2SecureServer } from 'node:http2';
 import Fastify, { type FastifyHttp2SecureOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { z } from 'zod';
@@ -36,17 +37,21 @@ export interface AgentServerDeps {
   connections?: ConnectionSettings;
   /** HTTP/2 over TLS 1.3 (HTTP/1.1 by ALPN); absent: plain HTTP/1.1. */
   tls?: AgentTls;
+  /** The bearer token /v1/work and /v1/stats require; absent only on loopback (runtime/config.ts enforces it). */
+  token?: string;
 }
 
 const SURFACE = 'agent' as const;
 const NO_AUTH = { auth: { require: 'none' as const } };
+/** The caller's token (STEWARD_AGENT_TOKEN), when the agent has one. */
+const CALLER = { auth: { require: 'any' as const } };
 /** The most field problems one 400 lists. */
 const MAX_FIELDS = 20;
 
 /**
- * The agent's app. NB: every route is public on purpose: the agent is an internal service that only the
- * orchestrator's pool calls; the network (a NetworkPolicy in a cluster, loopback in development) is what keeps
- * others out (docs/agent.md, Security).
+ * The agent's app. /v1/work and /v1/stats take the shared token (STEWARD_AGENT_TOKEN) the orchestrator's pool
+ * sends; the probes stay public for the kubelet. Without a token the agent may only listen on loopback
+ * (docs/agent.md, Security).
  */
 export interface AgentServer {
   app: FastifyInstance;
@@ -91,10 +96,16 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     reply.header('x-request-id', req.id);
     done();
   });
+  const expected = deps.token === undefined ? undefined : Buffer.from(`Bearer ${deps.token}`);
   void app.register(routeAuth, {
     surface: SURFACE,
-    check: () => {
-      throw new ApiError(SURFACE, 'INTERNAL_ERROR', 'the agent has no credential rules besides none');
+    check: (req) => {
+      if (expected === undefined) return;
+      const sent = Buffer.from(req.headers.authorization ?? '');
+      // NB: constant time for equal lengths; a length mismatch says nothing about the token's characters.
+      if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+        throw new ApiError(SURFACE, 'UNAUTHORIZED', 'send the agent token as Authorization: Bearer <STEWARD_AGENT_TOKEN>');
+      }
     },
   });
   const { agent } = deps;
@@ -120,7 +131,7 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     done(null, payload);
   });
 
-  app.post('/v1/work', { config: NO_AUTH, schema: { response: { 200: responseSchema(workResult) } } }, async (req, reply) => {
+  app.post('/v1/work', { config: CALLER, schema: { response: { 200: responseSchema(workResult) } } }, async (req, reply) => {
     const item = parseWorkItem(req.body);
     const controller = new AbortController();
     // The pool gave up on this item (its own deadline, or the parallel request ended): stop the work.
@@ -143,7 +154,7 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     }
   });
 
-  app.get('/v1/stats', { config: NO_AUTH, schema: { response: { 200: responseSchema(agentStats) } } }, async () => agent.stats());
+  app.get('/v1/stats', { config: CALLER, schema: { response: { 200: responseSchema(agentStats) } } }, async () => agent.stats());
 
   const probeSchema = { response: { 200: responseSchema(agentProbe), 503: responseSchema(agentProbe) } };
   app.get('/healthz', { config: NO_AUTH, schema: probeSchema }, async () => ({ status: 'ok' as const, agentId: agent.id }));

@@ -7,6 +7,8 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { agentConfigSchema, ConfigError, parseConfig } from '../../config.js';
+import { AgentCommunicationError } from '../../orchestrator/pool/errors.js';
+import { RemoteAgent } from '../../orchestrator/pool/remote-agent.js';
 import { StartupError } from '../../startup-error.js';
 import { startAgent, type RunningAgent } from '../main.js';
 import type { WorkItem, WorkResult } from '../work.js';
@@ -172,9 +174,59 @@ describe('steward agent start-up', () => {
     expect(() => parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: '/x.pem' }))).toThrow(ConfigError);
   });
 
+  it('refuses to listen beyond loopback without STEWARD_AGENT_TOKEN', () => {
+    expect(() => parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0' }))).toThrow(/STEWARD_AGENT_TOKEN: required when STEWARD_HOST/);
+    expect(parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0', STEWARD_AGENT_TOKEN: 'agent-token-0123456789' })).STEWARD_AGENT_TOKEN).toBe('agent-token-0123456789');
+  });
+
   it('requires STEWARD_AGENT_NAME', () => {
     const { STEWARD_AGENT_NAME: _name, ...rest } = env();
     expect(() => parseConfig(agentConfigSchema, rest)).toThrow(/STEWARD_AGENT_NAME/);
+  });
+});
+
+describe('steward agent with a token', () => {
+  const TOKEN = 'agent-token-0123456789';
+  let running: RunningAgent;
+  beforeAll(async () => {
+    running = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_AGENT_TOKEN: TOKEN })));
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+
+  const work = (headers: Record<string, string>) =>
+    fetch(`${running.url}/v1/work`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(item()) });
+
+  it.each<{ name: string; headers: Record<string, string> }>([
+    { name: 'no Authorization', headers: {} },
+    { name: 'a wrong token', headers: { authorization: 'Bearer agent-token-0123456780' } },
+    { name: 'the token without Bearer', headers: { authorization: TOKEN } },
+  ])('refuses work with $name (401 UNAUTHORIZED)', async ({ headers }) => {
+    const res = await work(headers);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('takes work and serves stats with the token, and keeps the probes public', async () => {
+    const res = await work({ authorization: `Bearer ${TOKEN}` });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'success', policyDecision: 'allow' });
+    expect((await fetch(`${running.url}/v1/stats`)).status).toBe(401);
+    expect((await fetch(`${running.url}/v1/stats`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+  });
+
+  it("is reached by the pool's RemoteAgent with the token, and refuses it without", async () => {
+    const withToken = new RemoteAgent({ endpoint: running.url, token: TOKEN });
+    const without = new RemoteAgent({ endpoint: running.url });
+    try {
+      await withToken.probe(AbortSignal.timeout(10_000));
+      expect(await withToken.execute(item())).toMatchObject({ status: 'success', agentId: 'flight-search-0' });
+      await expect(without.execute(item())).rejects.toBeInstanceOf(AgentCommunicationError);
+    } finally {
+      await Promise.all([withToken.close(), without.close()]);
+    }
   });
 });
 

@@ -16,6 +16,8 @@ export interface RemoteAgentOptions {
   ca?: string | Buffer;
   /** Slots assumed until the first GET /v1/stats says otherwise. @default 1 */
   maxInFlight?: number;
+  /** The agents' shared token (STEWARD_AGENT_TOKEN), sent on /v1/work and /v1/stats. */
+  token?: string;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -29,6 +31,8 @@ export class RemoteAgent implements ProbedAgent {
   readonly endpoint: string;
   private readonly http: Pool;
   private readonly marginMs: number;
+  /** Authorization for /v1/work and /v1/stats (the probes are public). */
+  private readonly auth: Record<string, string>;
   private inFlight = 0;
   private last: AgentStats;
 
@@ -38,6 +42,7 @@ export class RemoteAgent implements ProbedAgent {
     this.endpoint = url.origin;
     this.id = options.id ?? url.host;
     this.marginMs = options.deadlineMarginMs ?? 2000;
+    this.auth = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
     this.http = new Pool(url.origin, {
       connections: options.connections ?? 8,
       // NB: HTTP/2 only over TLS: agents speak h2 (ALPN) when they have a certificate, HTTP/1.1 otherwise.
@@ -61,7 +66,7 @@ export class RemoteAgent implements ProbedAgent {
       const res = await this.http.request({
         method: 'POST',
         path: '/v1/work',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...this.auth },
         body: JSON.stringify(item),
         signal: combined,
       });
@@ -87,7 +92,7 @@ export class RemoteAgent implements ProbedAgent {
     const ready = await this.http.request({ method: 'GET', path: '/readyz', signal });
     await ready.body.dump();
     if (ready.statusCode !== 200) throw new AgentCommunicationError(`agent ${this.id} is not ready (${ready.statusCode})`, this.id, 'status', { status: ready.statusCode });
-    const res = await this.http.request({ method: 'GET', path: '/v1/stats', signal });
+    const res = await this.http.request({ method: 'GET', path: '/v1/stats', headers: this.auth, signal });
     const body = await this.readJson(res);
     if (res.statusCode !== 200 || !isStats(body)) throw new AgentCommunicationError(`agent ${this.id} answered no stats (${res.statusCode})`, this.id, 'protocol');
     this.last = body;
