@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { AnyResource } from '../api/index.js';
-import { compile } from '../rego/index.js';
+import { compileError, policyModule, WASM_NOT_EVALUATED } from './policy/module.js';
 import { parseManifestFile } from './source/index.js';
 
 export interface ValidateOptions {
@@ -66,17 +66,13 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
 
 /** Compiles the Rego as the gateway does at start (module `<name>.rego`), so positions read the same in both. */
 function checkPolicy(policy: Extract<AnyResource, { kind: 'Policy' }>, at: string, report: ValidateReport): void {
-  const { rego, regoVersion, wasm } = policy.spec;
-  if (rego === undefined) {
-    if (wasm) report.warnings.push(`${at} spec.wasm: wasm bundles are not evaluated by the gateway yet; the policy is skipped at start`);
+  const module = policyModule(policy);
+  if (module === undefined) {
+    if (policy.spec.wasm) report.warnings.push(`${at} spec.wasm: ${WASM_NOT_EVALUATED}; the policy is skipped at start`);
     return;
   }
-  try {
-    compile([{ name: `${policy.metadata.name}.rego`, source: rego, regoVersion }]);
-  } catch (err) {
-    const rendered = (err as { rendered?: unknown }).rendered;
-    report.errors.push(`${at} spec.rego: ${typeof rendered === 'string' ? rendered : (err as Error).message}`);
-  }
+  const error = compileError(module);
+  if (error !== undefined) report.errors.push(`${at} spec.rego: ${error}`);
 }
 
 function describeForeign(f: { apiVersion: string; kind?: string }): string {

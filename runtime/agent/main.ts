@@ -8,9 +8,8 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { AgentConfigSpec } from '../../api/index.js';
 import { agentConfigSchema, parseConfig, type AgentRuntimeConfig } from '../config.js';
-import { providersFromConfig } from '../gateway/llm-config.js';
 import { connectionSettings } from '../http/app.js';
-import { createLlmRouter, describeProviderConfig, providerConfigSchema, type LlmRouter } from '../llm/index.js';
+import { llmFromSettings } from '../llm/index.js';
 import { createLogger, logFormat, type Logger } from '../log.js';
 import { checkManifestFolders, FolderSource } from '../source/index.js';
 import { listenFailure, StartupError } from '../startup-error.js';
@@ -31,8 +30,7 @@ export interface RunningAgent {
 export async function startAgent(config: AgentRuntimeConfig, log: Logger = createLogger({ level: config.LOG_LEVEL })): Promise<RunningAgent> {
   const spec = await readAgentSpec(config, log);
   const tls = await readTls(config);
-  const providers = providersFromConfig(config);
-  const llm: LlmRouter = createLlmRouter(providers, config.STEWARD_LLM_DEFAULT_PROVIDER ? { defaultProvider: config.STEWARD_LLM_DEFAULT_PROVIDER } : {});
+  const { router: llm, described } = llmFromSettings(config);
   const agent = new LocalAgent({
     id: config.STEWARD_AGENT_ID ?? `${config.STEWARD_AGENT_NAME}-${hostname()}-${process.pid}`,
     llm,
@@ -63,7 +61,7 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
       url,
       protocols: tls ? ['h2', 'http/1.1'] : ['http/1.1'],
       maxInFlight: agent.maxInFlight,
-      llm: providers.map((p) => describeProviderConfig(providerConfigSchema.parse(p))),
+      llm: described,
     },
     'steward agent ready',
   );

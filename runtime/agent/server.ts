@@ -6,13 +6,13 @@
  * NB: no cleartext HTTP/2 (h2c). Node's http2.createServer speaks HTTP/2 only (its `allowHTTP1` works with TLS,
  * where ALPN chooses), so an h2c port would refuse every HTTP/1.1 client, the kubelet's HTTP probes included.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Http2SecureServer } from 'node:http2';
 import Fastify, { type FastifyHttp2SecureOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { z } from 'zod';
 import { agentProbe, agentStats, workItem, workResult } from '../../api/http/agent.js';
 import type { Logger } from '../log.js';
 import { baseServerOptions, DEFAULT_CONNECTION_SETTINGS, type ConnectionSettings } from '../http/app.js';
+import { bearerTokenMatcher } from '../http/bearer.js';
 import { frameworkErrorAnswer, installClientErrorAnswers } from '../http/client-errors.js';
 import { installErrorHandling } from '../http/error-handler.js';
 import { ApiError, echo } from '../http/errors.js';
@@ -96,14 +96,12 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     reply.header('x-request-id', req.id);
     done();
   });
-  const expected = deps.token === undefined ? undefined : Buffer.from(`Bearer ${deps.token}`);
+  const matches = bearerTokenMatcher(deps.token);
   void app.register(routeAuth, {
     surface: SURFACE,
     check: (req) => {
-      if (expected === undefined) return;
-      const sent = Buffer.from(req.headers.authorization ?? '');
-      // NB: constant time for equal lengths; a length mismatch says nothing about the token's characters.
-      if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+      if (deps.token === undefined) return;
+      if (!matches(req.headers.authorization)) {
         throw new ApiError(SURFACE, 'UNAUTHORIZED', 'send the agent token as Authorization: Bearer <STEWARD_AGENT_TOKEN>');
       }
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../api/index.js';
 import { ApiError } from '../http/errors.js';
 import { routeAuth, type CredentialCheck, type RouteAuth } from '../http/route-auth.js';
-import { bearerTokenMatcher } from '../http/metrics-server.js';
+import { bearerTokenMatcher } from '../http/bearer.js';
 import { communityActive, resolveIdentity, type AuthDeps, type AuthResult } from './authenticate.js';
 import { TIER_FEATURES, type Identity } from './identity.js';
 

@@ -11,8 +11,7 @@ import { COMMUNITY_WARNING } from './health.js';
 import { Redis } from 'ioredis';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../limits/index.js';
 import { OrganizationMetrics } from './org-metrics.js';
-import { createLlmRouter, describeProviderConfig, providerConfigSchema } from '../llm/index.js';
-import { providersFromConfig } from './llm-config.js';
+import { llmFromSettings } from '../llm/index.js';
 import { outcomeRecorder } from './observe.js';
 import { connectionSettings } from '../http/app.js';
 import { StewardTelemetry } from '../metrics/index.js';
@@ -95,10 +94,9 @@ export function assembleGateway(
   const limiter: RateLimiter = redis
     ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' })
     : new MemoryRateLimiter({ windows });
-  const providers = providersFromConfig(config);
-  const llm = createLlmRouter(providers, config.STEWARD_LLM_DEFAULT_PROVIDER ? { defaultProvider: config.STEWARD_LLM_DEFAULT_PROVIDER } : {});
+  const { router: llm, described } = llmFromSettings(config);
   parts.log.info(
-    { llm: providers.map((p) => describeProviderConfig(providerConfigSchema.parse(p))), rateLimits: windows, limiter: redis ? 'redis' : 'memory' },
+    { llm: described, rateLimits: windows, limiter: redis ? 'redis' : 'memory' },
     'gateway configured',
   );
   const deps: GatewayDeps = {

@@ -1,7 +1,7 @@
 import { RequestMetrics, type RequestMetricsOptions } from '../metrics/index.js';
 
 /**
- * Request metrics per organization: `GET /metrics` and `/metrics/prometheus` show the caller's organization
+ * Request metrics per organization: `GET /metrics` (the reference's JSON) shows the caller's organization
  * only. Organizations come from verified credentials (Licenses and their clients), so the map stays small.
  * NB: requests refused before an identity is known (401, 404) belong to no organization and are not counted.
  */

@@ -1,24 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import { createHttpApp, type ConnectionSettings } from './app.js';
+import { bearerTokenMatcher } from './bearer.js';
 import { ApiError } from './errors.js';
 import { httpMetrics, prometheusRoute } from './metrics.js';
 import { routeAuth } from './route-auth.js';
-
-/**
- * Whether an Authorization header carries `Bearer <token>`; compared as SHA-256 digests in constant time. No
- * token configured: nothing matches.
- */
-export function bearerTokenMatcher(token: string | undefined): (authorization: string | undefined) => boolean {
-  const expected = token ? createHash('sha256').update(token).digest() : undefined;
-  return (authorization) => {
-    if (!expected || !authorization) return false;
-    const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
-    return !!match && timingSafeEqual(createHash('sha256').update(match[1]!).digest(), expected);
-  };
-}
 
 export interface MetricsServerOptions {
   log: Logger;

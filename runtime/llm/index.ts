@@ -27,3 +27,4 @@ export {
 export { MAX_MESSAGES, normalizeRequest } from './validate.js';
 export { ECHO_NOTICE } from './echo.js';
 export { LlmConfigError, createLlmRouter, createProvider, type LlmRouter, type LlmRouterOptions } from './router.js';
+export { llmFromSettings, providersFromConfig } from './settings.js';

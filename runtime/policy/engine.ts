@@ -1,5 +1,5 @@
 import { policySurface, type PolicyResource } from '../../api/index.js';
-import { compile, PolicySetCache, type PolicyModule } from '../../rego/index.js';
+import { PolicySetCache } from '../../rego/index.js';
 import type { Logger } from '../log.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { describeFailure } from './failure.js';
@@ -7,6 +7,7 @@ import { PolicyFailureLog, type FailingPolicy, type FailureCount, type FailureLo
 import { PolicyInputTooLargeError, textBytes, textUnits } from './input-size.js';
 import { IsolatePool, type IsolationOptions } from './isolate/pool.js';
 import { warmUpPack } from './pack/index.js';
+import { compileError, policyModule, WASM_NOT_EVALUATED } from './module.js';
 import { failedPlan, planKey, ScopePlan, type PlanEntry, type PlanResult } from './plan.js';
 import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from './types.js';
 import type { PolicyObserver } from './observer.js';
@@ -195,25 +196,19 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     for (const doc of this.options.source.list('Policy')) {
       if (!doc.spec.enabled) continue;
       const name = doc.metadata.name;
-      if (doc.spec.rego === undefined) {
-        problems.push({ policy: name, message: 'wasm bundles are not evaluated by the gateway yet' });
+      const module = policyModule(doc);
+      if (module === undefined) {
+        problems.push({ policy: name, message: WASM_NOT_EVALUATED });
         continue;
       }
-      const module: PolicyModule = {
-        name: `${name}.rego`,
-        source: doc.spec.rego,
-        regoVersion: doc.spec.regoVersion,
-        priority: doc.spec.priority,
-        action: doc.spec.action,
-      };
       const key = `${doc.metadata.namespace}/${name}`;
-      try {
-        compile([module]); // per-policy diagnostics: one broken policy must not take the others down
+      // Per-policy diagnostics: one broken policy must not take the others down.
+      const message = compileError(module);
+      if (message === undefined) {
         const loaded = { doc, entry: { module, strict: doc.spec.strictBuiltinErrors !== false } };
         this.lastGood.set(key, loaded);
         next.push(loaded);
-      } catch (err) {
-        const message = (err as { rendered?: string }).rendered ?? (err as Error).message;
+      } else {
         problems.push({ policy: name, message });
         this.options.log.error({ policy: name, error: message }, 'policy does not compile');
         const old = this.lastGood.get(key);

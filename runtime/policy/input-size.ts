@@ -17,35 +17,29 @@ export class PolicyInputTooLargeError extends Error {
 
 /** UTF-16 code units of the input's text: cheap, and at most a third of its UTF-8 bytes' upper bound. */
 export function textUnits(input: PolicyInput): number {
-  return input.query.length + units(input.user) + units(input.context) + units(input.mcp) + units(input.llm);
+  return measureInput(input, codeUnits);
 }
 
 /** UTF-8 bytes of the input's text. */
 export function textBytes(input: PolicyInput): number {
-  return Buffer.byteLength(input.query) + bytes(input.user) + bytes(input.context) + bytes(input.mcp) + bytes(input.llm);
+  return measureInput(input, Buffer.byteLength);
 }
 
-function units(x: unknown, depth = 0): number {
-  if (typeof x === 'string') return x.length;
+type Length = (s: string) => number;
+
+const codeUnits: Length = (s) => s.length;
+
+function measureInput(input: PolicyInput, len: Length): number {
+  return len(input.query) + measure(input.user, len) + measure(input.context, len) + measure(input.mcp, len) + measure(input.llm, len);
+}
+
+/** The text (strings and keys) of a document; deeply nested ones by their JSON text (an over-estimate), not by recursion. */
+function measure(x: unknown, len: Length, depth = 0): number {
+  if (typeof x === 'string') return len(x);
   if (x === null || typeof x !== 'object') return 0;
-  if (depth > 64) return deep(x);
+  if (depth > 64) return Buffer.byteLength(JSON.stringify(x) ?? '');
   let n = 0;
-  if (Array.isArray(x)) for (const v of x) n += units(v, depth + 1);
-  else for (const k in x) n += k.length + units((x as Record<string, unknown>)[k], depth + 1);
+  if (Array.isArray(x)) for (const v of x) n += measure(v, len, depth + 1);
+  else for (const k in x) n += len(k) + measure((x as Record<string, unknown>)[k], len, depth + 1);
   return n;
-}
-
-function bytes(x: unknown, depth = 0): number {
-  if (typeof x === 'string') return Buffer.byteLength(x);
-  if (x === null || typeof x !== 'object') return 0;
-  if (depth > 64) return deep(x);
-  let n = 0;
-  if (Array.isArray(x)) for (const v of x) n += bytes(v, depth + 1);
-  else for (const k in x) n += Buffer.byteLength(k) + bytes((x as Record<string, unknown>)[k], depth + 1);
-  return n;
-}
-
-/** Deeply nested documents are measured by their JSON text (an over-estimate), not by recursion. */
-function deep(x: object): number {
-  return Buffer.byteLength(JSON.stringify(x) ?? '');
 }

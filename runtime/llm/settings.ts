@@ -1,5 +1,6 @@
 import type { LlmSettings } from '../config.js';
-import type { ProviderConfigInput } from '../llm/index.js';
+import { describeProviderConfig, providerConfigSchema, type ProviderConfigInput } from './config.js';
+import { createLlmRouter, type LlmRouter } from './router.js';
 
 /** The providers the environment configures, in a fixed order; the first is the default unless one is named. */
 export function providersFromConfig(c: LlmSettings): ProviderConfigInput[] {
@@ -11,4 +12,13 @@ export function providersFromConfig(c: LlmSettings): ProviderConfigInput[] {
   if (c.OLLAMA_HOST) out.push({ type: 'ollama', model: c.STEWARD_OLLAMA_MODEL, endpoint: c.OLLAMA_HOST, timeoutMs });
   if (c.STEWARD_LLM_ECHO) out.push({ type: 'echo', model: 'echo', timeoutMs });
   return out;
+}
+
+/** The router of the providers the environment configures, and their descriptions for the start-up log (no secrets). */
+export function llmFromSettings(c: LlmSettings): { router: LlmRouter; described: ReturnType<typeof describeProviderConfig>[] } {
+  const providers = providersFromConfig(c);
+  return {
+    router: createLlmRouter(providers, c.STEWARD_LLM_DEFAULT_PROVIDER ? { defaultProvider: c.STEWARD_LLM_DEFAULT_PROVIDER } : {}),
+    described: providers.map((p) => describeProviderConfig(providerConfigSchema.parse(p))),
+  };
 }

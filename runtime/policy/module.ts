@@ -1,0 +1,25 @@
+import type { PolicyResource } from '../../api/index.js';
+import { compile, type PolicyModule } from '../../rego/index.js';
+
+/** Why a wasm-only Policy is skipped (start-up's problem list, `steward validate`'s warning). */
+export const WASM_NOT_EVALUATED = 'wasm bundles are not evaluated by the gateway yet';
+
+/**
+ * The Rego module of a Policy document, named `<policy>.rego` so that its errors read `<policy>.rego:3:7` in the
+ * log, on /health and in `steward validate` alike; undefined for a wasm-only policy.
+ */
+export function policyModule(doc: PolicyResource): PolicyModule | undefined {
+  if (doc.spec.rego === undefined) return undefined;
+  return { name: `${doc.metadata.name}.rego`, source: doc.spec.rego, regoVersion: doc.spec.regoVersion, priority: doc.spec.priority, action: doc.spec.action };
+}
+
+/** The module's compile error on its own (rendered with file:line:column and a caret), or undefined when it compiles. */
+export function compileError(module: PolicyModule): string | undefined {
+  try {
+    compile([{ name: module.name, source: module.source, regoVersion: module.regoVersion }]);
+    return undefined;
+  } catch (err) {
+    const rendered = (err as { rendered?: unknown }).rendered;
+    return typeof rendered === 'string' ? rendered : (err as Error).message;
+  }
+}
