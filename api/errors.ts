@@ -63,7 +63,8 @@ export const PLAN_ERRORS = {
 /** Orchestrator parallel surface (`/orchestrator/*`), from the service reference. */
 export const PARALLEL_ERRORS = {
   INVALID_REQUEST: e(400, 'invalid query format or policy compile failure (details: query_index, field, reason)'),
-  UNAUTHORIZED: e(401, 'missing or invalid X-License-Key / X-Organization-ID'),
+  UNAUTHORIZED: e(401, 'missing or invalid X-License-Key, or an X-Organization-ID that is not the key\'s organization'),
+  FORBIDDEN: e(403, 'the credential is not an organization license key (API keys and client secrets do not grant this surface)'),
   NOT_FOUND: e(404, 'no such endpoint'),
   REQUEST_TIMEOUT: e(408, 'the request (headers or body) did not arrive within the server\'s timeout; the connection is closed'),
   PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),

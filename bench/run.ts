@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   gateway: async () => (await import('./gateway.js')).run(),
   hostile: async () => (await import('./hostile.js')).run(),
   startup: async () => (await import('./startup.js')).run(),
+  parallel: async () => (await import('./parallel.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -2,7 +2,7 @@
 // (fastify, the Rego engine, PGlite, the LLM SDKs) load, which takes seconds under tsx. They are imported after parsing.
 import { Command } from 'commander';
 import { VERSION } from './version.js';
-import { agentConfigSchema, ConfigError, parseConfig, standaloneConfigSchema } from './config.js';
+import { agentConfigSchema, ConfigError, orchestratorConfigSchema, parseConfig, standaloneConfigSchema } from './config.js';
 import { StartupError } from './startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
@@ -19,6 +19,15 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       await checkManifestFolders(config.STEWARD_MANIFESTS);
       const { runStandalone } = await import('./standalone/main.js');
       await runStandalone(env, config);
+    });
+
+  program
+    .command('orchestrator')
+    .description('the orchestrator alone on PORT (8081): parallel surface over STEWARD_AGENT_ENDPOINTS or in-process agents')
+    .action(async () => {
+      const config = parseConfig(orchestratorConfigSchema, env);
+      const { runOrchestrator } = await import('./orchestrator/main.js');
+      await runOrchestrator(env, config);
     });
 
   program

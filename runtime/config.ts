@@ -91,12 +91,37 @@ const llm = {
   STEWARD_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 };
 
-/** Gateway settings (standalone and the gateway process). */
-const gateway = {
+/** Credentials and the organization rate limits: the gateway's and the orchestrator's (shared through Redis). */
+const access = {
   /** HMAC secret that signs and verifies license keys (a Secret in a cluster). */
   STEWARD_LICENSE_SIGNING_SECRET: z.string().min(16, 'use at least 16 characters').optional(),
   /** After this instant X-Client-ID/X-Client-Secret are refused with 401. @default 2026-06-30T23:59:59Z */
   STEWARD_LEGACY_CREDENTIALS_SUNSET: z.coerce.date().default(new Date('2026-06-30T23:59:59Z')),
+  /** Requests per organization per minute and per hour (gateway endpoints; a parallel request counts as one). */
+  STEWARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  STEWARD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(10_000),
+};
+
+/** A certificate: with both files, HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; without, plain HTTP/1.1. */
+const tls = {
+  /** PEM certificate (chain) */
+  STEWARD_TLS_CERT_FILE: z.string().min(1).optional(),
+  /** PEM private key */
+  STEWARD_TLS_KEY_FILE: z.string().min(1).optional(),
+};
+
+/** The parallel surface (standalone and the orchestrator process). */
+const parallel = {
+  /**
+   * Healthy pool agents needed to take a parallel request: with fewer (but some), 503 INSUFFICIENT_AGENTS; with
+   * none, 503 ORCHESTRATOR_UNAVAILABLE. @default 1
+   */
+  STEWARD_PARALLEL_MIN_HEALTHY_AGENTS: z.coerce.number().int().min(1).max(10_000).default(1),
+};
+
+/** Gateway settings (standalone and the gateway process). */
+const gateway = {
+  ...access,
   /** Lifetime of a pre-check context. @default 5 min */
   STEWARD_CONTEXT_TTL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
   /**
@@ -108,11 +133,16 @@ const gateway = {
   STEWARD_POLICY_INLINE_MAX_BYTES: z.coerce.number().int().min(0).max(64 * 1024 * 1024).default(8 * 1024),
   /** Tag in minted API keys: client-{name}-{env}-…  @default prod */
   STEWARD_ENVIRONMENT: z.string().regex(/^[a-z0-9]{1,16}$/).default('prod'),
-  /** Agent endpoints: requests per organization per minute and per hour. */
-  STEWARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
-  STEWARD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(10_000),
   ...llm,
 };
+
+/** Both TLS files or neither. */
+function checkTlsPair(c: { STEWARD_TLS_CERT_FILE?: string; STEWARD_TLS_KEY_FILE?: string }, ctx: z.RefinementCtx): void {
+  if ((c.STEWARD_TLS_CERT_FILE === undefined) !== (c.STEWARD_TLS_KEY_FILE === undefined)) {
+    const missing = c.STEWARD_TLS_CERT_FILE === undefined ? 'STEWARD_TLS_CERT_FILE' : 'STEWARD_TLS_KEY_FILE';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'set STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE together (or neither, for plain HTTP/1.1)' });
+  }
+}
 
 const communityMode = (fallback: 'auto' | 'true' | 'false') =>
   z
@@ -123,6 +153,9 @@ const communityMode = (fallback: 'auto' | 'true' | 'false') =>
 export const standaloneConfigSchema = z.object({
   ...base,
   ...gateway,
+  ...parallel,
+  /** The orchestrator port's certificate (the gateway port stays plain HTTP/1.1 behind its ingress). */
+  ...tls,
   /** 'auto': no credentials needed while no License is configured. @default auto */
   STEWARD_COMMUNITY_MODE: communityMode('auto'),
   /** Standalone binds loopback by default: community mode needs no credentials. */
@@ -138,6 +171,7 @@ export const standaloneConfigSchema = z.object({
       message: `equals STEWARD_GATEWAY_PORT (${c.STEWARD_GATEWAY_PORT}); give the gateway and the orchestrator different ports`,
     });
   }
+  checkTlsPair(c, ctx);
 });
 
 export const gatewayConfigSchema = z.object({
@@ -149,29 +183,41 @@ export const gatewayConfigSchema = z.object({
   STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
 });
 
-export const orchestratorConfigSchema = z.object({
-  ...base,
-  STEWARD_HOST: z.string().default('0.0.0.0'),
-  /** The reference names PORT for the orchestrator. */
-  PORT: port.default(DEFAULT_ORCHESTRATOR_PORT),
-  /**
-   * Pool agents reached over HTTP, comma-separated origins: `http://h:p,https://h:p` (https: HTTP/2 with TLS 1.3).
-   * Absent: the pool comes from the cluster (the operator's EndpointSlices) or, in standalone, runs in process.
-   */
-  STEWARD_AGENT_ENDPOINTS: z
-    .string()
-    .transform((v, ctx) => {
-      const endpoints = splitEndpoints(v);
-      for (const e of endpoints) {
-        const problem = endpointProblem(e);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      }
-      return endpoints;
-    })
-    .optional(),
-  /** Interval of the pool's active probes of remote agents (GET /readyz). @default 5s */
-  STEWARD_AGENT_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
-});
+export const orchestratorConfigSchema = z
+  .object({
+    ...base,
+    ...access,
+    ...llm,
+    ...tls,
+    ...parallel,
+    /** A cluster install is never in community mode unless configured so. @default false */
+    STEWARD_COMMUNITY_MODE: communityMode('false'),
+    STEWARD_HOST: z.string().default('0.0.0.0'),
+    /** The reference names PORT for the orchestrator. */
+    PORT: port.default(DEFAULT_ORCHESTRATOR_PORT),
+    /**
+     * Pool agents reached over HTTP, comma-separated origins: `http://h:p,https://h:p` (https: HTTP/2 with TLS 1.3).
+     * Absent: in-process agents for the AgentConfigs of STEWARD_MANIFESTS (the operator issue adds the cluster's).
+     */
+    STEWARD_AGENT_ENDPOINTS: z
+      .string()
+      .transform((v, ctx) => {
+        const endpoints = splitEndpoints(v);
+        for (const e of endpoints) {
+          const problem = endpointProblem(e);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }
+        return endpoints;
+      })
+      .optional(),
+    /** Interval of the pool's active probes of remote agents (GET /readyz). @default 5s */
+    STEWARD_AGENT_PROBE_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    /** The agents' shared token, sent as `Authorization: Bearer …` to remote agents. */
+    STEWARD_AGENT_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+    /** PEM certificate authorities of the remote agents' certificates; absent: the system's. */
+    STEWARD_AGENT_CA_FILE: z.string().min(1).optional(),
+  })
+  .superRefine(checkTlsPair);
 
 export type StandaloneConfig = Readonly<z.infer<typeof standaloneConfigSchema>>;
 export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;
@@ -200,9 +246,7 @@ export const agentConfigSchema = z
     STEWARD_AGENT_POLICY_CACHE_ENTRIES: z.coerce.number().int().min(1).max(65_536).default(256),
     /** Upper bound of one policy evaluation; the item's timeoutMs bounds it too. @default 100 ms */
     STEWARD_AGENT_POLICY_DEADLINE_MS: z.coerce.number().int().min(1).max(60_000).default(100),
-    /** PEM certificate (chain) and key: with both, HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; without, plain HTTP/1.1. */
-    STEWARD_TLS_CERT_FILE: z.string().min(1).optional(),
-    STEWARD_TLS_KEY_FILE: z.string().min(1).optional(),
+    ...tls,
     /**
      * The shared secret callers send as `Authorization: Bearer …` on /v1/work and /v1/stats. Required unless
      * STEWARD_HOST is a loopback address: the agent runs LLM calls for whoever reaches it.
@@ -213,10 +257,7 @@ export const agentConfigSchema = z
     if (c.STEWARD_AGENT_TOKEN === undefined && !isLoopbackHost(c.STEWARD_HOST)) {
       ctx.addIssue({ code: 'custom', path: ['STEWARD_AGENT_TOKEN'], message: `required when STEWARD_HOST (${c.STEWARD_HOST}) is not a loopback address: set a shared secret of 16+ characters, or STEWARD_HOST=127.0.0.1` });
     }
-    if ((c.STEWARD_TLS_CERT_FILE === undefined) !== (c.STEWARD_TLS_KEY_FILE === undefined)) {
-      const missing = c.STEWARD_TLS_CERT_FILE === undefined ? 'STEWARD_TLS_CERT_FILE' : 'STEWARD_TLS_KEY_FILE';
-      ctx.addIssue({ code: 'custom', path: [missing], message: 'set STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE together (or neither, for plain HTTP/1.1)' });
-    }
+    checkTlsPair(c, ctx);
   });
 
 /** Whether a listen address is reachable from this machine only. */

@@ -13,6 +13,9 @@ import { assembleGateway, type GatewayParts } from '../runtime/gateway/assemble.
 import { createLogger } from '../runtime/log.js';
 import { FolderSource } from '../runtime/source/index.js';
 import { openStore, type Store } from '../runtime/store/index.js';
+import { buildOrchestrator } from '../runtime/orchestrator/app.js';
+import { createLlmRouter } from '../runtime/llm/index.js';
+import { assembleOrchestrator, type OrchestratorParts, type OrchestratorSettings } from '../runtime/orchestrator/assemble.js';
 
 export const TEST_SIGNING_SECRET = 'steward-test-signing-secret-0001';
 const POLICY_PACK = new URL('../config/policies', import.meta.url).pathname;
@@ -40,6 +43,15 @@ export interface TestGateway {
 /** A License manifest whose key comes from the environment variable `env`. */
 export const licenseYaml = (name: string, org: string, env: string) =>
   `apiVersion: steward.dev/v1alpha1\nkind: License\nmetadata: {name: ${name}}\nspec: {organizationId: ${org}, keyFromEnv: ${env}}\n---\n`;
+
+/**
+ * An AgentConfig manifest: `replicas` in-process pool agents in the test orchestrator. With `llm`, a specialist
+ * whose default provider that is; without, a coordinator (the schema requires an LLM of specialists only).
+ */
+export const agentConfigYaml = (name: string, replicas: number, llm?: { provider: string; model: string }) =>
+  `apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: ${name}}\nspec:\n  type: ${llm ? 'specialist' : 'coordinator'}\n  domain: generic\n  description: ${name} test agent\n  capabilities: [question-answering]\n` +
+  (llm ? `  llm: {provider: ${llm.provider}, model: ${llm.model}}\n` : '') +
+  `  replicas: ${replicas}\n---\n`;
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'steward-gw-'));
@@ -82,4 +94,37 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface TestOrchestrator {
+  app: FastifyInstance;
+  parts: OrchestratorParts;
+  close(): Promise<void>;
+}
+
+/**
+ * The orchestrator beside a test gateway, wired as `steward standalone` wires it: the gateway's credentials, rate
+ * limiter, LLM providers and Prometheus registry; the agent pool in process (the AgentConfigs of the gateway's
+ * manifests) unless `agentEndpoints` names remote agents. Assembles the parts (async), then returns a builder that
+ * makes the app synchronously (so that a test can add hooks before fastify loads its plugins, one tick later). The
+ * pool closes with the app.
+ */
+export async function orchestratorBuilder(gw: TestGateway, settings: Partial<OrchestratorSettings> = {}): Promise<() => TestOrchestrator> {
+  const d = gw.parts.deps;
+  const parts = await assembleOrchestrator(
+    { bodyLimitBytes: 1 << 20, probeIntervalMs: 200, ...settings },
+    { store: gw.store, source: gw.source, log: d.log, version: 'test', auth: d.auth, limiter: d.limiter, llm: d.llm ?? createLlmRouter([]), telemetry: d.telemetry, now: d.now },
+  );
+  return () => {
+    const app = buildOrchestrator(parts.deps);
+    app.addHook('onClose', () => parts.close());
+    return { app, parts, close: () => app.close() };
+  };
+}
+
+/** The orchestrator beside a test gateway (see `orchestratorBuilder`), ready. */
+export async function startTestOrchestrator(gw: TestGateway, settings: Partial<OrchestratorSettings> = {}): Promise<TestOrchestrator> {
+  const o = (await orchestratorBuilder(gw, settings))();
+  await o.app.ready();
+  return o;
 }

@@ -42,12 +42,16 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
 ];
 
 /**
- * The orchestrator's routes that exist today. NB: the plan, registry, dynamic-policy, webhook and parallel
- * surfaces of the reference (schemas in ./orchestrator.ts) join this table when their routes are served; the
- * route-table test fails on a documented route the app does not serve.
+ * The orchestrator's routes that exist today. NB: the plan, registry, dynamic-policy and webhook surfaces of the
+ * reference (schemas in ./orchestrator.ts) join this table when their routes are served; the route-table test
+ * fails on a documented route the app does not serve.
  */
 export const ORCHESTRATOR_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness of the orchestrator process', response: o.orchestratorHealth, error: envelopeError },
   { method: 'GET', path: '/metrics/prometheus', auth: 'operator', summary: "The process's Prometheus metrics (operator token, or community mode)", response: prometheusText, responseType: 'text/plain', error: envelopeError },
+  { method: 'POST', path: '/orchestrator/parallel', auth: 'license-key', summary: 'Run up to 100 queries (Rego decision, then MCP or LLM) on the agent pool, in parallel batches or one by one', request: o.parallelRequest, response: o.parallelResponse, error: envelopeError },
+  { method: 'GET', path: '/orchestrator/health', auth: 'none', summary: 'The agent pool, the database and the load balancer; 503 when no agent (or too few) is healthy', response: o.orchestratorHealth, status: 200, error: envelopeError },
+  { method: 'GET', path: '/orchestrator/metrics', auth: 'any', summary: "Parallel requests of the caller's organization over a sliding window, speedups, and each pool agent's figures", response: o.orchestratorMetrics, error: envelopeError },
+  { method: 'GET', path: '/metrics', auth: 'any', summary: 'The same figures as GET /orchestrator/metrics (the reference clients call this path)', response: o.orchestratorMetrics, error: envelopeError },
   { method: 'POST', path: '/api/v1/agents/validate', auth: 'any', summary: 'Validate an AgentConfig (YAML or JSON); nothing is created', request: anyObject, requestYaml: true, response: validationResult, error: envelopeError },
 ];

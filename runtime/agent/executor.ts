@@ -35,6 +35,8 @@ export interface LocalAgentOptions {
   maxInFlight?: number;
   /** Distinct policy texts kept compiled. @default 256 */
   policyCacheEntries?: number;
+  /** A cache shared with others (standalone: the orchestrator's and every in-process agent's); overrides policyCacheEntries. */
+  policies?: PolicyCache;
   /** Upper bound of one policy evaluation (the item's remaining time bounds it too). @default 100 ms */
   policyDeadlineMs?: number;
   /** Step budget of one policy evaluation. @default 1_000_000 */
@@ -69,7 +71,7 @@ export class LocalAgent implements Agent {
     this.id = options.id;
     this.maxInFlight = options.maxInFlight ?? 1;
     if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1) throw new RangeError(`maxInFlight must be an integer ≥ 1, got ${this.maxInFlight}`);
-    this.policies = new PolicyCache(options.policyCacheEntries ?? 256);
+    this.policies = options.policies ?? new PolicyCache(options.policyCacheEntries ?? 256);
     this.engineProblem = checkEngine();
   }
 
@@ -216,7 +218,15 @@ export class LocalAgent implements Agent {
 /** A policy that allows: readiness requires that it compiles and decides here (this also warms the engine up). */
 const PROBE_POLICY = 'package steward.agent.probe\n\nallow if input.surface == "parallel"\n';
 
+/** The self-check's outcome, once per process: every in-process agent of standalone shares the engine. */
+let engineChecked: { problem: string | undefined } | undefined;
+
 function checkEngine(): string | undefined {
+  engineChecked ??= { problem: runEngineCheck() };
+  return engineChecked.problem;
+}
+
+function runEngineCheck(): string | undefined {
   const entry = compilePolicy(PROBE_POLICY);
   if (!entry.ok) return `the policy engine failed its self-check: ${entry.message}`;
   const d = decide(entry.prepared, entry.pkg, { query: 'probe', surface: WORK_SURFACE, context: {} });

@@ -3,18 +3,18 @@
  * operator rolls the Deployment when its spec changes), builds the LLM providers from the same settings as
  * the gateway, listens, and drains on SIGTERM.
  */
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { AgentConfigSpec } from '../../api/index.js';
 import { agentConfigSchema, parseConfig, type AgentRuntimeConfig } from '../config.js';
-import { connectionSettings } from '../http/app.js';
+import { connectionSettings, listenUrl } from '../http/app.js';
+import { readTlsSettings } from '../http/tls.js';
 import { llmFromSettings } from '../llm/index.js';
 import { createLogger, logFormat, type Logger } from '../log.js';
 import { checkManifestFolders, FolderSource } from '../source/index.js';
 import { listenFailure, StartupError } from '../startup-error.js';
 import { LocalAgent } from './executor.js';
-import { buildAgentServer, type AgentTls } from './server.js';
+import { buildAgentServer } from './server.js';
 import { installShutdown } from '../shutdown.js';
 
 export interface RunningAgent {
@@ -29,7 +29,7 @@ export interface RunningAgent {
 /** Starts an agent from parsed settings. Port 0 picks a free port (tests). */
 export async function startAgent(config: AgentRuntimeConfig, log: Logger = createLogger({ level: config.LOG_LEVEL })): Promise<RunningAgent> {
   const spec = await readAgentSpec(config, log);
-  const tls = await readTls(config);
+  const tls = await readTlsSettings(config);
   const { router: llm, described } = llmFromSettings(config);
   const agent = new LocalAgent({
     id: config.STEWARD_AGENT_ID ?? `${config.STEWARD_AGENT_NAME}-${hostname()}-${process.pid}`,
@@ -53,7 +53,7 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
     await Promise.allSettled([server.close(), llm.close()]);
     throw listenFailure(err, 'STEWARD_AGENT_PORT', config.STEWARD_HOST, config.STEWARD_AGENT_PORT);
   }
-  const url = urlOf(server, tls !== undefined);
+  const url = listenUrl(server, tls !== undefined);
   log.info(
     {
       agentId: agent.id,
@@ -104,24 +104,6 @@ async function readAgentSpec(config: AgentRuntimeConfig, log: Logger): Promise<A
   } finally {
     await source.close();
   }
-}
-
-async function readTls(config: AgentRuntimeConfig): Promise<AgentTls | undefined> {
-  if (config.STEWARD_TLS_CERT_FILE === undefined || config.STEWARD_TLS_KEY_FILE === undefined) return undefined;
-  const read = async (setting: 'STEWARD_TLS_CERT_FILE' | 'STEWARD_TLS_KEY_FILE', file: string) => {
-    try {
-      return await readFile(file);
-    } catch (err) {
-      throw new StartupError(setting, `${setting}: cannot read ${file}: ${(err as Error).message}`, { cause: err });
-    }
-  };
-  return { cert: await read('STEWARD_TLS_CERT_FILE', config.STEWARD_TLS_CERT_FILE), key: await read('STEWARD_TLS_KEY_FILE', config.STEWARD_TLS_KEY_FILE) };
-}
-
-function urlOf(server: FastifyInstance, tls: boolean): string {
-  const a = server.server.address();
-  if (typeof a !== 'object' || a === null) return String(a);
-  return `${tls ? 'https' : 'http'}://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
 }
 
 /** `steward agent`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */

@@ -13,7 +13,9 @@ export function databaseHealthy(deps: Pick<GatewayDeps, 'store'>): Promise<boole
   );
 }
 
-export const COMMUNITY_WARNING = 'community mode: no License is configured, requests are not authenticated';
+import { COMMUNITY_WARNING } from '../auth/access.js';
+
+export { COMMUNITY_WARNING };
 
 /**
  * `GET /health`: cheap and unauthenticated (SDKs call it with a 1 s budget when a client is built).

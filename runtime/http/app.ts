@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Http2SecureServer } from 'node:http2';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttp2SecureOptions, type FastifyInstance } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { Surface } from '../../api/index.js';
 import type { BaseConfig } from '../config.js';
@@ -63,6 +64,14 @@ export function baseServerOptions(log: Logger, bodyLimitBytes: number, c: Connec
   };
 }
 
+/** A certificate for HTTP/2 over TLS 1.3, with HTTP/1.1 for clients that do not offer h2 (ALPN). */
+export interface HttpTls {
+  /** PEM certificate chain */
+  cert: string | Buffer;
+  /** PEM private key */
+  key: string | Buffer;
+}
+
 export interface HttpAppOptions {
   log: Logger;
   bodyLimitBytes: number;
@@ -70,6 +79,8 @@ export interface HttpAppOptions {
   errorStyle: ErrorStyle;
   /** @default DEFAULT_CONNECTION_SETTINGS */
   connections?: ConnectionSettings;
+  /** Serve HTTP/2 over TLS 1.3 (and HTTP/1.1 by ALPN); absent: plain HTTP/1.1. */
+  tls?: HttpTls;
 }
 
 /** A fastify instance with the settings every Steward HTTP surface shares. Built, not started. */
@@ -78,16 +89,30 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   // NB: node checks the header and request deadlines every connectionsCheckingInterval (30 s by default), so a
   // slow client outlived its deadline by up to that; a check every second keeps the close within seconds.
   const checkEveryMs = Math.max(100, Math.min(1000, Math.floor(Math.min(c.headersTimeoutMs, c.requestTimeoutMs) / 2)));
-  const app = Fastify({
+  const common = {
     ...baseServerOptions(options.log, options.bodyLimitBytes, c),
-    http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: checkEveryMs },
     return503OnClosing: true,
-    forceCloseConnections: 'idle',
-    // Errors node's HTTP parser finds (malformed request, 431, 408) and fastify's routing errors (bad URL)
-    // answer in the surface's JSON shape with a code and a request id, like every other error.
-    clientErrorHandler: installClientErrorAnswers(options.surface, options.errorStyle, options.log),
+    forceCloseConnections: 'idle' as const,
     frameworkErrors: frameworkErrorAnswer(options.errorStyle),
-  });
+  };
+  // NB: fastify types an HTTP/2 instance apart from an HTTP/1 one; Steward's routes use neither's specifics.
+  const app = (
+    options.tls
+      ? Fastify({
+          ...(common as unknown as FastifyHttp2SecureOptions<Http2SecureServer>),
+          http2: true,
+          // The session idles out like a keep-alive connection.
+          http2SessionTimeout: c.keepAliveTimeoutMs,
+          https: { allowHTTP1: true, minVersion: 'TLSv1.3', cert: options.tls.cert, key: options.tls.key },
+        })
+      : Fastify({
+          ...common,
+          http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: checkEveryMs },
+          // Errors node's HTTP parser finds (malformed request, 431, 408) and fastify's routing errors (bad URL)
+          // answer in the surface's JSON shape with a code and a request id, like every other error.
+          clientErrorHandler: installClientErrorAnswers(options.surface, options.errorStyle, options.log),
+        })
+  ) as unknown as FastifyInstance;
   app.server.maxConnections = c.maxConnections;
   installJsonParser(app, options.surface);
   installErrorHandling(app, options.surface, options.errorStyle);
@@ -104,4 +129,11 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+/** Where a listening app is reached: `http://127.0.0.1:8081`, `https://[::1]:8443`. */
+export function listenUrl(app: FastifyInstance, tls = false): string {
+  const a = app.server.address();
+  if (typeof a !== 'object' || a === null) return String(a);
+  return `${tls ? 'https' : 'http'}://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
 }

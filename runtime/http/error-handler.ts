@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../api/index.js';
 import { ApiError, echo, fastifyErrorCode } from './errors.js';
+import { inSurface } from './route-auth.js';
 
 /** The longest message an error body carries; longer ones (a message that repeats input) are cut. */
 const MAX_MESSAGE_CHARS = 1024;
@@ -35,9 +36,23 @@ export function errorBody(style: ErrorStyle, input: ErrorBodyInput): Record<stri
 
 /** Installs the error and not-found handlers of one surface. Every failure leaves as JSON with a code. */
 export function installErrorHandling(app: FastifyInstance, surface: Surface, style: ErrorStyle): void {
+  installErrorHandler(app, surface, style);
+  app.setNotFoundHandler((req, reply) => {
+    void reply
+      .code(404)
+      .send(errorBody(style, { code: 'NOT_FOUND', message: `no route ${req.method} ${echo(req.url.split('?')[0]!)}`, requestId: req.id }));
+  });
+}
+
+/**
+ * The error handler alone, for an encapsulated scope that serves another surface than its app (the orchestrator's
+ * `/orchestrator/*` routes): errors of other surfaces are answered with this surface's code for them.
+ */
+export function installErrorHandler(app: FastifyInstance, surface: Surface, style: ErrorStyle): void {
   const invalidJson = surface === 'gateway' ? 'INVALID_JSON' : 'INVALID_REQUEST';
 
-  app.setErrorHandler((err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((thrown: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+    const err = thrown instanceof ApiError ? (inSurface(thrown, surface) as ApiError) : thrown;
     if (reply.raw.destroyed || err.name === 'LlmAbortedError') {
       // The client went away; there is nobody to answer.
       req.log.info({ code: 'CLIENT_CLOSED' }, 'client closed the connection before the answer');
@@ -62,11 +77,5 @@ export function installErrorHandling(app: FastifyInstance, surface: Surface, sty
     return reply
       .code(500)
       .send(errorBody(style, { code: 'INTERNAL_ERROR', message: 'internal error; see the server log with this request_id', requestId: req.id }));
-  });
-
-  app.setNotFoundHandler((req, reply) => {
-    void reply
-      .code(404)
-      .send(errorBody(style, { code: 'NOT_FOUND', message: `no route ${req.method} ${echo(req.url.split('?')[0]!)}`, requestId: req.id }));
   });
 }

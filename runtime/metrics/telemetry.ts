@@ -53,12 +53,14 @@ export class StewardTelemetry {
   readonly llmDuration: Histogram<'provider' | 'model'>;
   readonly rateLimitRejections: Counter<'window'>;
   readonly storeWrites: Histogram<'table'>;
+  readonly parallelQueries: Counter<'status' | 'code'>;
   private readonly models = new BoundedLabel(64);
   private readonly httpCells: HttpRequestCell[] = [];
   /** Decisions per policy, counted in plain numbers on the request path and handed to prom-client at scrape time. */
   private readonly decisionCounts = new Map<string, Record<PolicyDecisionOutcome, number>>();
   private readonly approvedTimer: Histogram.Internal<'approved'>;
   private readonly blockedTimer: Histogram.Internal<'approved'>;
+  private poolRead: (() => Readonly<Record<string, number>>) | undefined;
   private failureSource: () => readonly { policy: string; class: string; value: number }[] = () => [];
 
   constructor(options: TelemetryOptions) {
@@ -155,6 +157,32 @@ export class StewardTelemetry {
       labelNames: ['table'],
       buckets: STORE_BUCKETS_S,
       registers,
+    });
+    this.parallelQueries = new Counter({
+      name: 'steward_parallel_queries_total',
+      help: 'Queries of POST /orchestrator/parallel, by result status (success, error) and error code (none on success).',
+      labelNames: ['status', 'code'],
+      registers,
+    });
+  }
+
+  /**
+   * The orchestrator's agent pool as `steward_agent_pool_members{state}` (desired, available, healthy, unhealthy),
+   * read at scrape time.
+   */
+  watchAgentPool(read: () => Readonly<Record<'desired' | 'available' | 'healthy' | 'unhealthy', number>>): void {
+    const first = this.poolRead === undefined;
+    this.poolRead = read;
+    if (!first) return;
+    const current = () => this.poolRead!();
+    new Gauge({
+      name: 'steward_agent_pool_members',
+      help: "The orchestrator's agent pool: members desired, available, healthy and unhealthy.",
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        for (const [state, value] of Object.entries(current())) this.set({ state }, value);
+      },
     });
   }
 

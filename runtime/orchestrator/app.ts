@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
-import { createHttpApp, type ConnectionSettings } from '../http/app.js';
+import { createHttpApp, type ConnectionSettings, type HttpTls } from '../http/app.js';
 import type { AuthDeps } from '../auth/authenticate.js';
 import { registerAuth } from '../auth/plugin.js';
 import { validateRoutes } from './validate.js';
@@ -10,6 +10,7 @@ import { apiDocs } from '../http/api-docs.js';
 import { httpMetrics, prometheusRoute } from '../http/metrics.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { orchestratorOpenApi } from '../../api/gen/openapi.js';
+import { parallelRoutes, type ParallelDeps } from './parallel/routes.js';
 
 export interface OrchestratorDeps {
   log: Logger;
@@ -26,6 +27,10 @@ export interface OrchestratorDeps {
   telemetry?: StewardTelemetry;
   /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */
   apiDocs?: boolean;
+  /** HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; absent: plain HTTP/1.1. */
+  tls?: HttpTls;
+  /** The parallel surface's agent pool, limiter and policy cache (assemble.ts builds them). */
+  parallel: Pick<ParallelDeps, 'pool' | 'limiter' | 'policies' | 'requiredAgents'>;
 }
 
 /** `GET /health`: public, like the gateway's. */
@@ -46,12 +51,16 @@ const healthRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => 
 
 /** The Orchestrator (plan and parallel surfaces). Built, not started. Every route states its credential rule. */
 export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
-  const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'plan', errorStyle: 'envelope', connections: deps.connections });
+  const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'plan', errorStyle: 'envelope', connections: deps.connections, tls: deps.tls });
   const telemetry = deps.telemetry ?? new StewardTelemetry({ version: deps.version });
   void app.register(httpMetrics, { telemetry, server: 'orchestrator' });
   registerAuth(app, 'plan', deps.auth);
   void app.register(healthRoutes, deps);
   void app.register(validateRoutes, deps);
+  // NB: its own scope: the parallel surface answers in its own catalogue (RATE_LIMIT_EXCEEDED, not RATE_LIMITED).
+  void app.register(async (scope) =>
+    parallelRoutes(scope, { ...deps.parallel, store: deps.store, telemetry, version: deps.version, log: deps.log, now: deps.now }),
+  );
   void app.register(async (scope) => prometheusRoute(scope, telemetry));
   if (deps.apiDocs !== false) void app.register(apiDocs, { document: orchestratorOpenApi(deps.version) });
   return app;

@@ -7,8 +7,10 @@ import { checkManifestFolders, FolderSource, manifestFolders } from '../source/i
 import { buildGateway } from '../gateway/app.js';
 import { assembleGateway } from '../gateway/assemble.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
+import { assembleOrchestrator } from '../orchestrator/assemble.js';
+import { readTlsSettings } from '../http/tls.js';
 import { VERSION } from '../version.js';
-import { connectionSettings } from '../http/app.js';
+import { connectionSettings, listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
 import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../startup-error.js';
 import { installShutdown } from '../shutdown.js';
@@ -47,17 +49,23 @@ export async function startStandalone(
   });
   const gatewayParts = assembleGateway(config, { store, source, env, version: VERSION, log: log.child({ component: 'gateway' }) });
   const gateway = buildGateway(gatewayParts.deps);
-  const orchestrator = buildOrchestrator({
-    store,
-    source,
-    version: VERSION,
-    bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
-    auth: gatewayParts.deps.auth,
-    connections: connectionSettings(config),
-    log: log.child({ component: 'orchestrator' }),
-    telemetry: gatewayParts.deps.telemetry,
-    apiDocs: config.STEWARD_API_DOCS,
+  const gd = gatewayParts.deps;
+  // The orchestrator shares the gateway's credentials, rate limits (one budget per organization), LLM providers
+  // and metrics registry; its agent pool runs in process, `spec.replicas` agents per AgentConfig.
+  const orchestratorParts = await assembleOrchestrator(
+    {
+      bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+      connections: connectionSettings(config),
+      apiDocs: config.STEWARD_API_DOCS,
+      tls: await readTlsSettings(config),
+      requiredAgents: config.STEWARD_PARALLEL_MIN_HEALTHY_AGENTS,
+    },
+    { store, source, version: VERSION, log: log.child({ component: 'orchestrator' }), auth: gd.auth, limiter: gd.limiter, llm: gd.llm!, telemetry: gd.telemetry },
+  ).catch(async (err: unknown) => {
+    await Promise.allSettled([gatewayParts.close(), store.close(), source.close()]);
+    throw err;
   });
+  const orchestrator = buildOrchestrator(orchestratorParts.deps);
   // The optional metrics listener: the same registry, for scrapers (docs/gateway.md, Metrics).
   const metrics =
     config.STEWARD_METRICS_PORT === undefined
@@ -75,14 +83,16 @@ export async function startStandalone(
       throw listenFailure(err, 'STEWARD_METRICS_PORT', config.STEWARD_HOST, config.STEWARD_METRICS_PORT!);
     });
   } catch (err) {
-    await Promise.allSettled([gateway.close(), orchestrator.close(), metrics?.close(), store.close(), source.close(), gatewayParts.close()]);
+    await Promise.allSettled([gateway.close(), orchestrator.close(), metrics?.close(), orchestratorParts.close()]);
+    await Promise.allSettled([store.close(), source.close(), gatewayParts.close()]);
     throw err;
   }
   log.info(
     {
-      gateway: address(gateway),
-      orchestrator: address(orchestrator),
-      ...(metrics ? { metrics: address(metrics) } : {}),
+      gateway: listenUrl(gateway),
+      orchestrator: listenUrl(orchestrator, orchestratorParts.deps.tls !== undefined),
+      agents: orchestratorParts.pool.status().available,
+      ...(metrics ? { metrics: listenUrl(metrics) } : {}),
       database: store.db.backend,
       manifests: folders,
       policyPack: config.STEWARD_BUILTIN_POLICY_PACK,
@@ -104,17 +114,13 @@ export async function startStandalone(
     close() {
       closing ??= (async () => {
         await Promise.allSettled([gateway.close(), orchestrator.close(), metrics?.close()]);
+        await orchestratorParts.close();
         await gatewayParts.close();
         await Promise.allSettled([store.close(), source.close()]);
       })();
       return closing;
     },
   };
-}
-
-function address(app: FastifyInstance): string {
-  const a = app.server.address();
-  return typeof a === 'object' && a ? `http://${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}` : String(a);
 }
 
 /** What to try next, in the ready line: the API docs and a pre-check a person can paste. */

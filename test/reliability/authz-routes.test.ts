@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../testing/gateway.js';
+import { agentConfigYaml, startTestGateway, type TestGateway } from '../../testing/gateway.js';
 import { errorOf, routeTable, startOrchestrator, type Style } from './support.js';
 
 /**
@@ -8,7 +8,7 @@ import { errorOf, routeTable, startOrchestrator, type Style } from './support.js
  * routes come from the apps, so a route added without an auth requirement fails here. Public routes are the
  * ones listed below, nothing else.
  */
-const PUBLIC = [/^\/health$/, /^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
+const PUBLIC = [/^\/health$/, /^\/orchestrator\/health$/, /^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
 const isPublic = (url: string) => PUBLIC.some((re) => re.test(url));
 /** Routes for the operator's token, not a tenant's credentials (docs/adr/0006): the Prometheus scrape. */
 const OPERATOR = [/^\/metrics\/prometheus$/];
@@ -31,7 +31,7 @@ let tenantKey: string;
 let otherOrgKey: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true', STEWARD_METRICS_TOKEN: METRICS_TOKEN } });
+  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true', STEWARD_METRICS_TOKEN: METRICS_TOKEN }, manifests: agentConfigYaml('fuzz-agent', 2) });
   orchestrator = await startOrchestrator(gw);
   const tenant = await gw.app.inject({ method: 'POST', url: '/api/clients', headers: { 'x-license-key': gw.keys.acme, 'x-tenant-id': 'eu' }, payload: { name: 'eu' } });
   tenantKey = tenant.json().api_key;

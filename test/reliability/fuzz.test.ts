@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../testing/gateway.js';
+import { agentConfigYaml, startTestGateway, type TestGateway } from '../../testing/gateway.js';
 import { bodyText, echoes, longStrings, routeSeed, sampleBodies } from './hostile-values.js';
 import { errorOf, routeTable, SEED, startOrchestrator, type Route, type Style, type Surface } from './support.js';
 
@@ -20,7 +20,7 @@ let contextId: string;
 
 beforeAll(async () => {
   console.log(`reliability fuzz: seed ${SEED} (RELIABILITY_SEED to replay), ${BODIES_PER_ROUTE} bodies per route`);
-  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true' } });
+  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true' }, manifests: agentConfigYaml('fuzz-agent', 2) });
   orchestrator = await startOrchestrator(gw);
   surfaces = [
     { name: 'gateway', app: gw.app, style: 'agent' },

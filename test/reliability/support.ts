@@ -4,9 +4,7 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { buildOrchestrator } from '../../runtime/orchestrator/app.js';
-import { createLogger } from '../../runtime/log.js';
-import type { TestGateway } from '../../testing/gateway.js';
+import { startTestOrchestrator, type TestGateway } from '../../testing/gateway.js';
 
 /** The seed every generated body derives from; `RELIABILITY_SEED=n` replays a run. */
 export const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_126);
@@ -49,17 +47,8 @@ export function routeTable(app: FastifyInstance): Route[] {
 
 /** The orchestrator app on the test gateway's store and manifests (what `steward standalone` runs beside it). */
 export async function startOrchestrator(gw: TestGateway): Promise<FastifyInstance> {
-  const app = buildOrchestrator({
-    store: gw.store,
-    source: gw.source,
-    version: 'test',
-    bodyLimitBytes: 1024 * 1024,
-    // NB: the orchestrator shares the gateway's credentials (License and API keys), as `steward standalone` wires it.
-    auth: gw.parts.deps.auth,
-    log: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-  } as Parameters<typeof buildOrchestrator>[0]);
-  await app.ready();
-  return app;
+  // NB: the orchestrator shares the gateway's credentials (License and API keys), as `steward standalone` wires it.
+  return (await startTestOrchestrator(gw)).app;
 }
 
 /** The code and message of an error answer in the surface's shape, or a description of what is wrong with it. */

@@ -3,7 +3,7 @@
  * wire protocol, records every request and answers from a queue of scenarios (reply, error status, hang,
  * malformed). Point the real SDK at `baseURL` / `endpoint` / `host`. Imported only by tests and dev tooling.
  */
-export type { FakeServerHandle, RecordedRequest, Scenario } from './server.js';
+export type { FakeServerHandle, Pacing, RecordedRequest, Scenario } from './server.js';
 export { startFakeOpenAi, type FakeOpenAiOptions, type FakeOpenAiServer } from './openai.js';
 export { startFakeAnthropic, type FakeAnthropicOptions, type FakeAnthropicServer } from './anthropic.js';
 export { parseSigV4, startFakeBedrock, type FakeBedrockOptions, type FakeBedrockServer, type SigV4Authorization } from './bedrock.js';

@@ -1,9 +1,9 @@
 /** Fake OpenAI Chat Completions server: `POST /v1/chat/completions` with Bearer auth. */
-import { lastUserText, startFakeServer, words, type Answer, type FakeServerHandle, type RecordedRequest, type Scenario } from './server.js';
+import { lastUserText, startFakeServer, words, type Answer, type FakeServerHandle, type Pacing, type RecordedRequest, type Scenario } from './server.js';
 
 let nextId = 1;
 
-export interface FakeOpenAiOptions {
+export interface FakeOpenAiOptions extends Pacing {
   /** The key the server accepts; any other (or none) gets 401 as from api.openai.com. */
   apiKey?: string;
 }
@@ -24,7 +24,7 @@ const ERROR_TYPES: Record<number, { type: string; code: string | null }> = {
 };
 
 export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAiServer> {
-  const handle = await startFakeServer('http1', (req, scenario) => respond(req, scenario, options));
+  const handle = await startFakeServer('http1', (req, scenario) => respond(req, scenario, options), options);
   return Object.assign(handle, { baseURL: `${handle.origin}/v1` });
 }
 

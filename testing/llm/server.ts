@@ -60,7 +60,15 @@ export interface FakeServerHandle {
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-export async function startFakeServer(transport: 'http1' | 'h2c', respond: Responder): Promise<FakeServerHandle> {
+/** How the fake paces its answers: an LLM stand-in that takes a fixed time, or never answers some requests. */
+export interface Pacing {
+  /** Every answer is sent this long after the request arrived. @default 0 */
+  delayMs?: number;
+  /** Requests for which this is true are accepted and never answered (a hung provider). */
+  hangWhen?: (req: RecordedRequest) => boolean;
+}
+
+export async function startFakeServer(transport: 'http1' | 'h2c', respond: Responder, pacing: Pacing = {}): Promise<FakeServerHandle> {
   const requests: RecordedRequest[] = [];
   const queue: Scenario[] = [];
   const hanging = new Set<{ destroy(): void }>();
@@ -80,7 +88,7 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
       }
       const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers, rawBody, body: parseJson(rawBody) };
       requests.push(recorded);
-      const answer = respond(recorded, queue.shift());
+      const answer = pacing.hangWhen?.(recorded) ? 'hang' : respond(recorded, queue.shift());
       if (answer === 'hang') {
         const stream = 'stream' in req ? req.stream : req.socket;
         hanging.add(stream);
@@ -88,8 +96,12 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
       }
       const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
       const type = typeof answer.body === 'string' ? 'text/plain' : 'application/json';
-      (res as http.ServerResponse).writeHead(answer.status, { 'content-type': type, ...answer.headers });
-      res.end(body);
+      const send = () => {
+        (res as http.ServerResponse).writeHead(answer.status, { 'content-type': type, ...answer.headers });
+        res.end(body);
+      };
+      if (pacing.delayMs) setTimeout(send, pacing.delayMs);
+      else send();
     });
   };
 

@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
+import { throwawayCertificate } from '../../../testing/tls.js';
 import { agentConfigSchema, ConfigError, parseConfig } from '../../config.js';
 import { AgentCommunicationError } from '../../orchestrator/pool/errors.js';
 import { RemoteAgent } from '../../orchestrator/pool/remote-agent.js';
@@ -230,28 +230,13 @@ describe('steward agent with a token', () => {
   });
 });
 
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-describe.skipIf(!hasOpenssl())('steward agent over TLS (needs openssl to make a throwaway certificate)', () => {
+describe('steward agent over TLS (a throwaway certificate from openssl)', () => {
   let running: RunningAgent;
   let cert: string;
   beforeAll(async () => {
-    const certFile = join(dir, 'tls.crt');
-    const keyFile = join(dir, 'tls.key');
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyFile, '-out', certFile],
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(certFile, 'utf8');
-    running = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: certFile, STEWARD_TLS_KEY_FILE: keyFile })));
+    const made = throwawayCertificate(dir);
+    cert = made.cert;
+    running = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: made.certFile, STEWARD_TLS_KEY_FILE: made.keyFile })));
   });
   afterAll(async () => {
     await running?.close();

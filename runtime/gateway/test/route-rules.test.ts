@@ -1,9 +1,8 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUES } from '../../../api/index.js';
-import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
+import { orchestratorBuilder, startTestGateway, type TestGateway } from '../../../testing/gateway.js';
 import { buildGateway } from '../app.js';
-import { buildOrchestrator } from '../../orchestrator/app.js';
 import { createHttpApp } from '../../http/app.js';
 import { registerAuth } from '../../auth/plugin.js';
 import { createLogger } from '../../log.js';
@@ -43,10 +42,13 @@ async function routesOf(build: () => FastifyInstance): Promise<{ app: FastifyIns
 }
 
 const surfaces = [
-  { name: 'gateway', build: (t: TestGateway) => buildGateway(t.parts.deps), shape: 'agent' as const, surface: 'gateway' as const },
+  { name: 'gateway', prepare: async (t: TestGateway) => () => buildGateway(t.parts.deps), shape: 'agent' as const, surface: 'gateway' as const },
   {
     name: 'orchestrator',
-    build: (t: TestGateway) => buildOrchestrator({ log: t.parts.deps.log, store: t.store, source: t.source, version: 'test', bodyLimitBytes: 1 << 20, auth: t.parts.deps.auth }),
+    prepare: async (t: TestGateway) => {
+      const build = await orchestratorBuilder(t);
+      return () => build().app;
+    },
     shape: 'envelope' as const,
     surface: 'plan' as const,
   },
@@ -62,13 +64,14 @@ const BAD_CREDENTIALS: { name: string; headers: (t: TestGateway) => Record<strin
   { name: 'an unknown legacy client secret', headers: () => ({ 'x-client-id': 'x', 'x-client-secret': 'nope' }) },
 ];
 
-const PUBLIC = new Set(['GET /health', 'HEAD /health']);
+/** Health is public: load balancers and the SDKs call it without credentials (the orchestrator's pool health too). */
+const PUBLIC = new Set(['GET /health', 'HEAD /health', 'GET /orchestrator/health', 'HEAD /orchestrator/health']);
 /** The API reference (`/openapi.json`, `/docs` and the page's assets) is public too. */
 const isApiReference = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
 
-describe.each(surfaces)('$name route table', ({ build, shape, surface }) => {
+describe.each(surfaces)('$name route table', ({ prepare, shape, surface }) => {
   it('states a credential rule on every route, and only health is public', async () => {
-    const { app, routes } = await routesOf(() => build(gw));
+    const { app, routes } = await routesOf(await prepare(gw));
     try {
       expect(routes.length).toBeGreaterThan(1);
       for (const r of routes) {
@@ -81,7 +84,7 @@ describe.each(surfaces)('$name route table', ({ build, shape, surface }) => {
   });
 
   it('refuses missing and bad credentials on every non-public route in licensed mode', async () => {
-    const { app, routes } = await routesOf(() => build(gw));
+    const { app, routes } = await routesOf(await prepare(gw));
     try {
       const guarded = routes.filter((r) => r.rule !== 'none' && r.method !== 'HEAD');
       expect(guarded.length).toBeGreaterThan(0);
@@ -100,7 +103,7 @@ describe.each(surfaces)('$name route table', ({ build, shape, surface }) => {
   });
 
   it('answers health without credentials', async () => {
-    const app = build(gw);
+    const app = (await prepare(gw))();
     try {
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBeLessThan(500);
     } finally {
@@ -112,10 +115,10 @@ describe.each(surfaces)('$name route table', ({ build, shape, surface }) => {
 describe('orchestrator credentials', () => {
   const validate = (app: FastifyInstance, headers: Record<string, string>) =>
     app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'application/json', ...headers }, payload: { kind: 'AgentConfig' } });
-  const orchestrator = (t: TestGateway) => buildOrchestrator({ log: t.parts.deps.log, store: t.store, source: t.source, version: 'test', bodyLimitBytes: 1 << 20, auth: t.parts.deps.auth });
+  const orchestrator = async (t: TestGateway) => (await orchestratorBuilder(t))().app;
 
   it('refuses validate without credentials in licensed mode, in the envelope shape', async () => {
-    const app = orchestrator(gw);
+    const app = await orchestrator(gw);
     try {
       const res = await validate(app, {});
       expect(res.statusCode).toBe(401);
@@ -129,7 +132,7 @@ describe('orchestrator credentials', () => {
   });
 
   it('needs no credentials in community mode', async () => {
-    const app = orchestrator(community);
+    const app = await orchestrator(community);
     try {
       expect((await validate(app, {})).statusCode).toBe(200);
     } finally {

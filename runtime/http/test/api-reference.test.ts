@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_ROUTES, ORCHESTRATOR_ROUTES, type RouteDoc } from '../../../api/http/routes.js';
 import { gatewayOpenApi, orchestratorOpenApi } from '../../../api/gen/openapi.js';
 import { generatedFiles } from '../../../api/gen/index.js';
-import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
+import { orchestratorBuilder, startTestGateway, type TestGateway } from '../../../testing/gateway.js';
 import { buildGateway } from '../../gateway/app.js';
-import { buildOrchestrator } from '../../orchestrator/app.js';
 
 /**
  * The OpenAPI documents list exactly the routes each app serves (both ways), with the credential rule each route
@@ -19,8 +18,10 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const orchestratorOf = (t: TestGateway, apiDocs?: boolean) =>
-  buildOrchestrator({ log: t.parts.deps.log, store: t.store, source: t.source, version: 'test', bodyLimitBytes: 1 << 20, auth: t.parts.deps.auth, apiDocs });
+const orchestratorOf = async (t: TestGateway, apiDocs?: boolean) => {
+  const build = await orchestratorBuilder(t, { apiDocs });
+  return () => build().app;
+};
 
 interface Route {
   method: string;
@@ -43,15 +44,15 @@ const isDocsRoute = (url: string) => url === '/openapi.json' || url === '/docs' 
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
 const apps = [
-  { name: 'gateway', build: (t: TestGateway) => buildGateway(t.parts.deps), table: GATEWAY_ROUTES, doc: () => gatewayOpenApi('test'), file: 'docs/openapi/gateway.json' },
-  { name: 'orchestrator', build: (t: TestGateway) => orchestratorOf(t), table: ORCHESTRATOR_ROUTES, doc: () => orchestratorOpenApi('test'), file: 'docs/openapi/orchestrator.json' },
+  { name: 'gateway', prepare: async (t: TestGateway) => () => buildGateway(t.parts.deps), table: GATEWAY_ROUTES, doc: () => gatewayOpenApi('test'), file: 'docs/openapi/gateway.json' },
+  { name: 'orchestrator', prepare: (t: TestGateway) => orchestratorOf(t), table: ORCHESTRATOR_ROUTES, doc: () => orchestratorOpenApi('test'), file: 'docs/openapi/orchestrator.json' },
 ];
 
-describe.each(apps)('the $name', ({ build, table, doc, file }) => {
+describe.each(apps)('the $name', ({ prepare, table, doc, file }) => {
   let app: FastifyInstance;
   let routes: Route[];
   beforeAll(async () => {
-    app = build(gw);
+    app = (await prepare(gw))();
     routes = await routesOf(app);
   });
   afterAll(async () => {
@@ -125,7 +126,7 @@ describe('STEWARD_API_DOCS=false', () => {
   });
 
   it('leaves them out of the orchestrator', async () => {
-    const app = orchestratorOf(gw, false);
+    const app = (await orchestratorOf(gw, false))();
     try {
       await app.ready();
       for (const url of ['/openapi.json', '/docs', '/docs/json']) expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExposition, type Exposition } from '../../../testing/prometheus-text.js';
-import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
-import { buildOrchestrator } from '../../orchestrator/app.js';
+import { startTestGateway, startTestOrchestrator, type TestGateway } from '../../../testing/gateway.js';
 import { buildMetricsServer } from '../metrics-server.js';
 
 /**
@@ -18,9 +17,9 @@ let metricsPort: FastifyInstance;
 beforeAll(async () => {
   gw = await startTestGateway({ env: { STEWARD_METRICS_TOKEN: TOKEN, STEWARD_LLM_ECHO: 'true', STEWARD_RATE_LIMIT_PER_MINUTE: '100000' } });
   const d = gw.parts.deps;
-  orchestrator = buildOrchestrator({ log: d.log, store: gw.store, source: gw.source, version: 'test', bodyLimitBytes: 1 << 20, auth: d.auth, telemetry: d.telemetry });
+  orchestrator = (await startTestOrchestrator(gw)).app;
   metricsPort = buildMetricsServer({ log: d.log, telemetry: d.telemetry });
-  await Promise.all([orchestrator.ready(), metricsPort.ready()]);
+  await metricsPort.ready();
 
   const acme = { 'x-license-key': gw.keys.acme };
   const precheck = (query: string) =>

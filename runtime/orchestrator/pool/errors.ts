@@ -5,7 +5,9 @@
 
 /** Why a call to an agent failed without an answer from the agent's own logic. */
 export type CommunicationFailure =
-  /** connection refused, reset, DNS, TLS: the request may or may not have reached the agent */
+  /** no connection could be made (refused, DNS, unreachable, connect timeout): the request was never sent */
+  | 'connect'
+  /** the connection broke (reset, closed, TLS) after the request may have been sent */
   | 'network'
   /** the agent answered 5xx (or another status the protocol does not define) */
   | 'status'
@@ -15,9 +17,9 @@ export type CommunicationFailure =
   | 'protocol';
 
 /**
- * An agent could not be reached or did not answer properly. The item may have run on the agent
- * (e.g. the connection broke after the request was sent), so the pool never retries it: a retry
- * could run an LLM call or an MCP operation twice.
+ * An agent could not be reached or did not answer properly. Unless the failure is 'connect' (the request was
+ * never sent), the item may have run on the agent, so the pool never retries it: a retry could run an LLM call
+ * or an MCP operation twice.
  */
 export class AgentCommunicationError extends Error {
   readonly code = 'AGENT_COMMUNICATION_ERROR';

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentBusyError } from '../../agent/work.js';
 import { AgentPool } from './pool.js';
 import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError } from './errors.js';
 import type { PoolStatus } from './status.js';
@@ -48,7 +47,7 @@ describe('AgentPool dispatch', () => {
     await until(() => a.pending.length === 1, 'the waiting item reaches a');
     expect(a.pending[0]?.item.query).toBe('3');
     a.finish();
-    await expect(third).resolves.toMatchObject({ status: 'success', agentId: 'a', result: '3' });
+    await expect(third).resolves.toMatchObject({ member: 'a', result: { status: 'success', agentId: 'a', result: '3' } });
   });
 
   it('stops waiting when the caller aborts', async () => {
@@ -70,14 +69,26 @@ describe('AgentPool dispatch', () => {
     const call = p.dispatch(item('1'));
     await until(() => b.pending.length === 1, 'b gets the item');
     b.finish();
-    await expect(call).resolves.toMatchObject({ agentId: 'b' });
+    await expect(call).resolves.toMatchObject({ member: 'b', result: { agentId: 'b' } });
   });
 
-  it('answers AgentBusyError when every healthy member refused the item', async () => {
+  it('backs off and tries again while every healthy member refuses the item, until the caller aborts', async () => {
     const [a, b] = [new FakeAgent('a', 2), new FakeAgent('b', 2)];
     a.refuse = b.refuse = true;
     const p = await start(ListSource.of(a, b));
-    await expect(p.dispatch(item('1'))).rejects.toBeInstanceOf(AgentBusyError);
+    const controller = new AbortController();
+    const call = p.dispatch(item('1'), controller.signal);
+    await until(() => a.refusals >= 2 && b.refusals >= 2, 'both members were asked again after the back-off');
+    b.refuse = false;
+    await until(() => b.pending.length === 1, 'b takes the item once it has room');
+    b.finish();
+    await expect(call).resolves.toMatchObject({ member: 'b' });
+
+    const stuck = p.dispatch(item('2'), controller.signal);
+    b.refuse = true;
+    await until(() => b.refusals >= 3, 'b refuses again');
+    controller.abort(new Error('deadline'));
+    await expect(stuck).rejects.toThrow('deadline');
     expect(inFlight(p)).toEqual({ a: 0, b: 0 });
   });
 
@@ -86,6 +97,18 @@ describe('AgentPool dispatch', () => {
     const err = await p.dispatch(item('1')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NoHealthyAgentsError);
     expect(err).toMatchObject({ code: 'ORCHESTRATOR_UNAVAILABLE' });
+  });
+
+  it("sends an item to another member when the first could not be connected to (the item was never sent)", async () => {
+    const [a, b] = [new FakeAgent('a', 1), new FakeAgent('b', 1)];
+    const p = await start(ListSource.of(a, b));
+    const call = p.dispatch(item('1'));
+    await until(() => a.pending.length + b.pending.length === 1, 'a member has the item');
+    const [first, second] = a.pending.length ? [a, b] : [b, a];
+    first.fail(new AgentCommunicationError('refused', first.id, 'connect'));
+    await until(() => second.pending.length === 1, 'the other member gets the item');
+    second.finish();
+    await expect(call).resolves.toMatchObject({ member: second.id });
   });
 
   it('passes a communication error of an in-process member to the caller and keeps the member', async () => {
@@ -166,7 +189,7 @@ describe('AgentPool members and status', () => {
     await expect(waiting).rejects.toBeInstanceOf(PoolClosedError);
     expect(a.closed).toBe(false);
     a.finish();
-    await expect(running).resolves.toMatchObject({ status: 'success' });
+    await expect(running).resolves.toMatchObject({ result: { status: 'success' } });
     await closing;
     expect(a.closed).toBe(true);
     expect(source.closed).toBe(true);

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import { AgentBusyError, type Agent, type WorkItem, type WorkResult } from '../../agent/work.js';
+import { AgentBusyError, AgentClosedError, type Agent, type WorkItem, type WorkResult } from '../../agent/work.js';
 import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError } from './errors.js';
 import { isProbed, type MemberChange, type MemberInit, type MemberSource, type ProbedAgent } from './member-source.js';
 import type { MemberHealth, PoolMemberView, PoolStatus, PoolStatusReporter } from './status.js';
@@ -26,6 +26,15 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Member keys not to use (members that just answered busy). When every healthy member is excluded: AgentBusyError. */
   exclude?: ReadonlySet<string>;
+}
+
+/** An item's outcome on the member that ran it. */
+export interface Dispatched {
+  result: WorkResult;
+  /** the member's key in the pool */
+  member: string;
+  /** from handing the item to the member to its answer, as this process measured it (transport included) */
+  latencyMs: number;
 }
 
 interface Member extends MemberInit {
@@ -79,6 +88,13 @@ export class AgentPool {
     return { desired: this.options.source.desired(), available: live.length, healthy, unhealthy: live.length - healthy };
   }
 
+  /** Items the healthy members take at once (the sum of their maxInFlight): the size of one batch. */
+  capacity(): number {
+    let slots = 0;
+    for (const m of this.order) if (m.health === 'healthy') slots += m.agent.stats().maxInFlight;
+    return slots;
+  }
+
   members(): PoolMemberView[] {
     return [...this.byKey.values()].map((m) => {
       const stats = m.agent.stats();
@@ -125,23 +141,40 @@ export class AgentPool {
   }
 
   /**
-   * Runs one item on a member. A member that answers 429 AGENT_BUSY (it is shared with other orchestrator
-   * replicas) did not start the item, so the item goes to another member; when all are busy, AgentBusyError.
-   * A communication failure marks the member unhealthy and reaches the caller as AgentCommunicationError:
-   * the item may have run, so it is never retried here.
+   * Runs one item on a member. A member that refuses before starting the item (429 AGENT_BUSY: it is shared with
+   * other orchestrator replicas; 503 AGENT_CLOSING: it is draining) or cannot be connected to did not run it, so
+   * the item goes to another member; when every healthy member refused, the item waits a short, growing back-off
+   * and tries again until `signal` aborts. Any other communication failure marks the member unhealthy and
+   * reaches the caller as AgentCommunicationError: the item may have run, so it is never retried here.
    */
-  async dispatch(item: WorkItem, signal?: AbortSignal): Promise<WorkResult> {
-    const tried = new Set<string>();
-    for (;;) {
-      const lease = await this.acquire({ signal, exclude: tried });
+  async dispatch(item: WorkItem, signal?: AbortSignal): Promise<Dispatched> {
+    let tried = new Set<string>();
+    for (let round = 0; ; ) {
+      let lease: Lease;
       try {
-        return await lease.agent.execute(item, signal);
+        lease = await this.acquire({ signal, exclude: tried });
       } catch (err) {
-        if (err instanceof AgentBusyError) {
+        if (!(err instanceof AgentBusyError)) throw err;
+        tried = new Set();
+        await backOff(round++, signal);
+        continue;
+      }
+      const startedAt = performance.now();
+      try {
+        const result = await lease.agent.execute(item, signal);
+        return { result, member: lease.memberKey, latencyMs: performance.now() - startedAt };
+      } catch (err) {
+        if (err instanceof AgentBusyError || err instanceof AgentClosedError) {
           tried.add(lease.memberKey);
           continue;
         }
-        if (err instanceof AgentCommunicationError) this.markUnhealthy(lease.memberKey, err.message);
+        if (err instanceof AgentCommunicationError) {
+          this.markUnhealthy(lease.memberKey, err.message);
+          if (err.failure === 'connect') {
+            tried.add(lease.memberKey);
+            continue;
+          }
+        }
         throw err;
       } finally {
         lease.release();
@@ -311,4 +344,22 @@ export class AgentPool {
         .catch((err: unknown) => this.options.log?.warn({ err }, 'pool status report failed'));
     }
   }
+}
+
+/** Waits 10 ms doubling per round up to 320 ms, with jitter (members shared with other replicas free up at random). */
+function backOff(round: number, signal: AbortSignal | undefined): Promise<void> {
+  const ms = Math.min(320, 10 * 2 ** round) * (0.5 + Math.random() / 2);
+  return new Promise<void>((resolve, reject) => {
+    signal?.throwIfAborted();
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }
+    function aborted() {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    }
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
 }

@@ -1,12 +1,12 @@
 import { Pool, type Dispatcher } from 'undici';
-import { AgentBusyError, type AgentStats, type WorkItem, type WorkResult } from '../../agent/work.js';
+import { AgentBusyError, AgentClosedError, type AgentStats, type WorkItem, type WorkResult } from '../../agent/work.js';
 import { AgentCommunicationError } from './errors.js';
 import type { ProbedAgent } from './member-source.js';
 
 export interface RemoteAgentOptions {
   /** The agent's origin, e.g. `http://10.0.0.5:9000` or `https://travel-planner-0.agents:9443`. */
   endpoint: string;
-  /** The member's id in the pool and in metrics. @default the endpoint's host (`10.0.0.5:9000`) */
+  /** The member's id until the first probe tells the agent's own. @default the endpoint's host (`10.0.0.5:9000`) */
   id?: string;
   /** Time added to an item's timeoutMs before the call is given up: the agent enforces timeoutMs itself. @default 2s */
   deadlineMarginMs?: number;
@@ -27,7 +27,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * One undici Pool per endpoint keeps connections alive between calls.
  */
 export class RemoteAgent implements ProbedAgent {
-  readonly id: string;
   readonly endpoint: string;
   private readonly http: Pool;
   private readonly marginMs: number;
@@ -40,7 +39,6 @@ export class RemoteAgent implements ProbedAgent {
     const url = new URL(options.endpoint);
     const https = url.protocol === 'https:';
     this.endpoint = url.origin;
-    this.id = options.id ?? url.host;
     this.marginMs = options.deadlineMarginMs ?? 2000;
     this.auth = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
     this.http = new Pool(url.origin, {
@@ -49,7 +47,7 @@ export class RemoteAgent implements ProbedAgent {
       allowH2: https,
       connect: https ? { minVersion: 'TLSv1.3', ...(options.ca ? { ca: options.ca } : {}) } : undefined,
     });
-    this.last = { agentId: this.id, queriesProcessed: 0, inFlight: 0, maxInFlight: options.maxInFlight ?? 1, cpuPercent: 0, memoryMb: 0 };
+    this.last = { agentId: options.id ?? url.host, queriesProcessed: 0, inFlight: 0, maxInFlight: options.maxInFlight ?? 1, cpuPercent: 0, memoryMb: 0 };
   }
 
   /**
@@ -73,18 +71,29 @@ export class RemoteAgent implements ProbedAgent {
       const body = await this.readJson(res);
       if (res.statusCode === 200 && isWorkResult(body)) return body;
       if (res.statusCode === 429) throw new AgentBusyError(this.id, this.last.maxInFlight);
+      // A draining agent refuses before it starts the item, like a busy one: the item may go elsewhere.
+      if (res.statusCode === 503 && errorCode(body) === 'AGENT_CLOSING') throw new AgentClosedError(this.id);
       if (res.statusCode === 200) throw new AgentCommunicationError(`agent ${this.id} answered something that is not a WorkResult`, this.id, 'protocol');
       throw new AgentCommunicationError(`agent ${this.id} answered ${res.statusCode}`, this.id, 'status', { status: res.statusCode });
     } catch (err) {
-      if (err instanceof AgentBusyError || err instanceof AgentCommunicationError) throw err;
+      if (err instanceof AgentBusyError || err instanceof AgentClosedError || err instanceof AgentCommunicationError) throw err;
       if (signal?.aborted) throw signal.reason;
       if (deadline.aborted) {
         throw new AgentCommunicationError(`agent ${this.id} did not answer within ${item.timeoutMs + this.marginMs} ms`, this.id, 'deadline', { cause: err });
       }
-      throw new AgentCommunicationError(`agent ${this.id} cannot be reached`, this.id, 'network', { cause: err });
+      const failure = neverSent(err) ? 'connect' : 'network';
+      throw new AgentCommunicationError(`agent ${this.id} cannot be reached (${failureCode(err)})`, this.id, failure, { cause: err });
     } finally {
       this.inFlight--;
     }
+  }
+
+  /**
+   * The id the agent reported in its last stats (its pod name); before the first probe, `options.id` or the
+   * endpoint's host. Results, errors and metrics thus name the agent the same way.
+   */
+  get id(): string {
+    return this.last.agentId;
   }
 
   /** GET /readyz (must be 200), then GET /v1/stats, kept for stats(). Rejects when the agent is not ready. */
@@ -115,6 +124,28 @@ export class RemoteAgent implements ProbedAgent {
       return undefined;
     }
   }
+}
+
+/** Errors of the connect phase: the request never left this process, so another agent may take the item. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function failureCode(err: unknown): string {
+  for (let e = err; isObject(e); e = (e as { cause?: unknown }).cause) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return err instanceof Error ? err.name : 'unknown';
+}
+
+function neverSent(err: unknown): boolean {
+  for (let e = err; isObject(e); e = (e as { cause?: unknown }).cause) {
+    if (typeof e.code === 'string' && CONNECT_CODES.has(e.code)) return true;
+  }
+  return false;
+}
+
+function errorCode(body: unknown): string | undefined {
+  if (!isObject(body) || !isObject(body.error)) return undefined;
+  return typeof body.error.code === 'string' ? body.error.code : undefined;
 }
 
 function isWorkResult(v: unknown): v is WorkResult {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
-import { buildOrchestrator } from '../app.js';
+import { startTestGateway, startTestOrchestrator, type TestGateway } from '../../../testing/gateway.js';
 
 /**
  * `POST /api/v1/agents/validate` cannot be turned against the process: YAML over the limits (30,000 keys took
@@ -13,8 +12,7 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   gw = await startTestGateway({ licensed: false, policyPack: false });
-  app = buildOrchestrator({ log: gw.parts.deps.log, store: gw.store, source: gw.source, version: 'test', bodyLimitBytes: 1 << 20, auth: gw.parts.deps.auth });
-  await app.ready();
+  app = (await startTestOrchestrator(gw)).app;
 });
 afterAll(async () => {
   await app?.close();

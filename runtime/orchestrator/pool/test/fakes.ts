@@ -17,6 +17,8 @@ export class FakeAgent implements Agent {
   closed = false;
   /** Answer every call with AgentBusyError, as an agent loaded by another orchestrator replica would. */
   refuse = false;
+  /** Calls refused (busy or `refuse`). */
+  refusals = 0;
 
   constructor(
     readonly id: string,
@@ -24,7 +26,10 @@ export class FakeAgent implements Agent {
   ) {}
 
   execute(item: WorkItem, signal?: AbortSignal): Promise<WorkResult> {
-    if (this.refuse || this.pending.length >= this.maxInFlight) return Promise.reject(new AgentBusyError(this.id, this.maxInFlight));
+    if (this.refuse || this.pending.length >= this.maxInFlight) {
+      this.refusals++;
+      return Promise.reject(new AgentBusyError(this.id, this.maxInFlight));
+    }
     return new Promise((resolve, reject) => {
       const p: Pending = { item, resolve, reject };
       this.pending.push(p);

@@ -53,7 +53,7 @@ describe('RemoteAgent', () => {
 
   it.each([
     { name: 'a 5xx answer', failure: 'status', prepare: (s: HttpAgent) => void (s.mode = 'error') },
-    { name: 'a stopped agent', failure: 'network', prepare: (s: HttpAgent) => s.stop() },
+    { name: 'a stopped agent', failure: 'connect', prepare: (s: HttpAgent) => s.stop() },
   ])('turns $name into AGENT_COMMUNICATION_ERROR ($failure)', async ({ failure, prepare }) => {
     const s = await server();
     await prepare(s);
@@ -147,14 +147,16 @@ describe('AgentPool with remote members', () => {
     expect(notReady.received).toHaveLength(0);
   });
 
-  it('marks a member unhealthy on a failed call and takes it back after a successful probe', async () => {
+  it('marks a stopped member unhealthy, sends items to the others and takes it back after a probe', async () => {
     const [a, b] = [await server(), await server()];
     const pool = await staticPool(a.endpoint, b.endpoint);
     expect(pool.status().healthy).toBe(2);
     await a.stop();
-
+    // NB: the probe or a call finds out, whichever comes first: a call may still meet a kept-alive connection
+    // that the agent closed (AGENT_COMMUNICATION_ERROR, never retried: the item may have been sent).
     const outcomes = await Promise.all([failureOf(pool.dispatch(item('1'))), failureOf(pool.dispatch(item('2')))]);
-    expect(outcomes.filter((e) => e instanceof AgentCommunicationError)).toHaveLength(1);
+    for (const o of outcomes) if (o !== undefined) expect(o).toBeInstanceOf(AgentCommunicationError);
+    await until(() => pool.members().find((m) => m.key === a.endpoint)?.health === 'unhealthy', 'a is marked unhealthy');
     const member = pool.members().find((m) => m.key === a.endpoint);
     expect(member).toMatchObject({ health: 'unhealthy', inFlight: 0 });
     expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 1, unhealthy: 1 });

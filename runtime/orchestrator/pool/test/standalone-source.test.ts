@@ -108,7 +108,7 @@ describe('StandaloneSource', () => {
     await until(() => created.length === 2, 'a new agent for the new spec');
     expect(old!.closed).toBe(false);
     old!.finish();
-    await expect(running).resolves.toMatchObject({ agentId: 'planner-0' });
+    await expect(running).resolves.toMatchObject({ result: { agentId: 'planner-0' } });
     await until(() => old!.closed, 'the old agent is closed');
     expect(p.members()).toHaveLength(1);
     expect(p.members()[0]!.stats).toMatchObject({ queriesProcessed: 0 });

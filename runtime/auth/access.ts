@@ -1,0 +1,109 @@
+/**
+ * Who may call and how often: the credentials (Licenses, API keys, community mode) and the organization rate
+ * limiter (Redis when REDIS_URL is set, so that every gateway and orchestrator replica counts against the same
+ * budget). The gateway and the orchestrator build it from the same settings.
+ */
+import { Redis } from 'ioredis';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RateLimitWindow } from '../limits/index.js';
+import type { Logger } from '../log.js';
+import type { DeclarativeSource } from '../source/index.js';
+import { redisFailure, StartupError } from '../startup-error.js';
+import type { Store } from '../store/index.js';
+import { communityActive, type AuthDeps } from './authenticate.js';
+import { LicenseRegistry } from './licenses.js';
+
+/** The reference: legacy credentials were deprecated in October 2025. */
+const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
+/** How long Redis has to answer a PING at start. */
+const REDIS_STARTUP_TIMEOUT_MS = 3000;
+
+/** The community-mode warning: in the start-up log and in the gateway's /health. */
+export const COMMUNITY_WARNING = 'community mode: no License is configured, requests are not authenticated';
+
+export interface AccessSettings {
+  STEWARD_COMMUNITY_MODE: boolean | 'auto';
+  STEWARD_LICENSE_SIGNING_SECRET?: string;
+  STEWARD_LEGACY_CREDENTIALS_SUNSET: Date;
+  STEWARD_METRICS_TOKEN?: string;
+  STEWARD_RATE_LIMIT_PER_MINUTE: number;
+  STEWARD_RATE_LIMIT_PER_HOUR: number;
+  REDIS_URL?: string;
+}
+
+export interface Access {
+  auth: AuthDeps;
+  licenses: LicenseRegistry;
+  limiter: RateLimiter;
+  windows: readonly RateLimitWindow[];
+  /** 'redis' or 'memory', for the start-up log. */
+  limiterKind: 'redis' | 'memory';
+  /** Resolves once Redis answers (when REDIS_URL is set); rejects with a StartupError naming the setting. */
+  ready(): Promise<void>;
+  close(): void;
+}
+
+export function assembleAccess(
+  config: Readonly<AccessSettings>,
+  parts: { source: DeclarativeSource; store: Store; env: Readonly<Record<string, string | undefined>>; log: Logger; now: () => Date },
+): Access {
+  const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now: parts.now });
+  const auth: AuthDeps = {
+    settings: {
+      communityMode: config.STEWARD_COMMUNITY_MODE,
+      signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
+      legacySunset: config.STEWARD_LEGACY_CREDENTIALS_SUNSET,
+      legacyDeprecatedAt: LEGACY_DEPRECATED_AT,
+      operatorToken: config.STEWARD_METRICS_TOKEN,
+    },
+    licenses,
+    clients: parts.store.clients,
+    now: parts.now,
+  };
+  if (communityActive(auth)) parts.log.warn({ mode: 'community' }, COMMUNITY_WARNING);
+  for (const l of licenses.list()) {
+    if (!l.valid) parts.log.warn({ license: l.name, organizationId: l.organizationId, reason: l.reason }, 'license is not valid');
+  }
+  const windows = [
+    { limit: config.STEWARD_RATE_LIMIT_PER_MINUTE, windowSec: 60 },
+    { limit: config.STEWARD_RATE_LIMIT_PER_HOUR, windowSec: 3600 },
+  ];
+  // NB: one Redis client per process, shared by every limiter; commands fail fast instead of queueing forever.
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false }) : undefined;
+  // NB: a listener is needed (else ioredis prints to stderr); while ready() checks, the error is ready()'s to report.
+  let lastRedisError: Error | undefined;
+  let checkingRedis = false;
+  redis?.on('error', (err: Error) => {
+    lastRedisError = err;
+    if (!checkingRedis) parts.log.warn({ err: err.message }, 'redis connection error');
+  });
+  // NB: one key prefix for the gateway and the orchestrator: a parallel request spends the organization's budget.
+  const limiter: RateLimiter = redis ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' }) : new MemoryRateLimiter({ windows });
+  return {
+    auth,
+    licenses,
+    limiter,
+    windows,
+    limiterKind: redis ? 'redis' : 'memory',
+    async ready() {
+      if (!redis || !config.REDIS_URL) return;
+      const url = config.REDIS_URL;
+      checkingRedis = true;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(redisFailure(lastRedisError, url, REDIS_STARTUP_TIMEOUT_MS)), REDIS_STARTUP_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([redis.ping(), timeout]);
+      } catch (err) {
+        throw err instanceof StartupError ? err : redisFailure(lastRedisError ?? err, url, REDIS_STARTUP_TIMEOUT_MS);
+      } finally {
+        clearTimeout(timer);
+        checkingRedis = false;
+      }
+    },
+    close() {
+      licenses.close();
+      redis?.disconnect();
+    },
+  };
+}

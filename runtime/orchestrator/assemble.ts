@@ -1,0 +1,101 @@
+/**
+ * The orchestrator's collaborators, shared by standalone, `steward orchestrator` and tests: the agent pool (remote
+ * agents from STEWARD_AGENT_ENDPOINTS, else in-process agents for the AgentConfigs of the source) and the parallel
+ * surface's dependencies. Credentials and rate limits are the gateway's (the same organizations and budgets).
+ */
+import type { AgentConfigResource } from '../../api/index.js';
+import { LocalAgent } from '../agent/executor.js';
+import { PolicyCache } from '../agent/policy-cache.js';
+import type { AuthDeps } from '../auth/authenticate.js';
+import type { ConnectionSettings, HttpTls } from '../http/app.js';
+import type { RateLimiter } from '../limits/index.js';
+import type { LlmRouter } from '../llm/index.js';
+import type { Logger } from '../log.js';
+import type { StewardTelemetry } from '../metrics/index.js';
+import { DEFAULT_NAMESPACE, type DeclarativeSource } from '../source/index.js';
+import type { Store } from '../store/index.js';
+import type { OrchestratorDeps } from './app.js';
+import { AgentPool, StandaloneSource, StaticSource, type MemberSource } from './pool/index.js';
+
+export interface OrchestratorSettings {
+  bodyLimitBytes: number;
+  connections?: ConnectionSettings;
+  apiDocs?: boolean;
+  /** HTTP/2 over TLS 1.3 (HTTP/1.1 by ALPN) on the orchestrator port; absent: plain HTTP/1.1. */
+  tls?: HttpTls;
+  /** Remote pool agents (STEWARD_AGENT_ENDPOINTS); absent: in-process agents, `spec.replicas` per AgentConfig. */
+  agentEndpoints?: readonly string[];
+  /** The agents' shared token (STEWARD_AGENT_TOKEN), sent to remote agents. */
+  agentToken?: string;
+  /** PEM authorities that sign the remote agents' certificates (STEWARD_AGENT_CA_FILE); absent: the system's. */
+  agentCa?: string | Buffer;
+  /** @default 5000 */
+  probeIntervalMs?: number;
+  /** Healthy agents needed to take a parallel request (STEWARD_PARALLEL_MIN_HEALTHY_AGENTS). @default 1 */
+  requiredAgents?: number;
+  /** The Orchestrator document whose `spec.agentPool.selector` picks the in-process agents. @default the first */
+  orchestrator?: { name: string; namespace?: string };
+}
+
+export interface OrchestratorShared {
+  store: Store;
+  source: DeclarativeSource;
+  log: Logger;
+  version: string;
+  auth: AuthDeps;
+  limiter: RateLimiter;
+  /** The LLM providers of in-process agents (the gateway's router in standalone; its owner closes it). */
+  llm: LlmRouter;
+  telemetry: StewardTelemetry;
+  now?: () => Date;
+}
+
+export interface OrchestratorParts {
+  deps: OrchestratorDeps;
+  pool: AgentPool;
+  /** Closes the pool (in-flight items finish first). The owner closes the shared parts. */
+  close(): Promise<void>;
+}
+
+/** Distinct policy texts the orchestrator and its in-process agents keep compiled. */
+const POLICY_CACHE_ENTRIES = 1024;
+
+export async function assembleOrchestrator(settings: OrchestratorSettings, shared: OrchestratorShared): Promise<OrchestratorParts> {
+  const policies = new PolicyCache(POLICY_CACHE_ENTRIES);
+  const poolLog = shared.log.child({ module: 'pool' });
+  const members: MemberSource = settings.agentEndpoints
+    ? new StaticSource(settings.agentEndpoints, { token: settings.agentToken, ...(settings.agentCa ? { ca: settings.agentCa } : {}) })
+    : new StandaloneSource({
+        source: shared.source,
+        orchestrator: settings.orchestrator,
+        log: poolLog,
+        factory: (config, replica) => new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies }),
+      });
+  const pool = await AgentPool.start({ source: members, probeIntervalMs: settings.probeIntervalMs, log: poolLog });
+  const status = pool.status();
+  shared.log.info({ pool: members.name, ...status }, 'agent pool ready');
+  return {
+    pool,
+    deps: {
+      log: shared.log,
+      store: shared.store,
+      source: shared.source,
+      version: shared.version,
+      bodyLimitBytes: settings.bodyLimitBytes,
+      auth: shared.auth,
+      connections: settings.connections,
+      now: shared.now,
+      telemetry: shared.telemetry,
+      apiDocs: settings.apiDocs,
+      tls: settings.tls,
+      parallel: { pool, limiter: shared.limiter, policies, requiredAgents: settings.requiredAgents },
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** An in-process agent's id: `travel-planner-0`, or `team-a/travel-planner-0` outside the default namespace. */
+function agentId(config: AgentConfigResource, replica: number): string {
+  const ns = config.metadata.namespace ?? DEFAULT_NAMESPACE;
+  return `${ns === DEFAULT_NAMESPACE ? '' : `${ns}/`}${config.metadata.name}-${replica}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * `steward orchestrator`: the orchestrator alone on PORT (8081), for installs that run the gateway, the orchestrator
+ * and the pool agents as separate processes. Credentials and Licenses come from STEWARD_MANIFESTS (a cluster adds
+ * its resources in the operator issue), rate limits are shared with the gateways through REDIS_URL, and the pool is
+ * STEWARD_AGENT_ENDPOINTS (remote `steward agent` processes) or, without it, in-process agents.
+ */
+import type { FastifyInstance } from 'fastify';
+import { assembleAccess } from '../auth/access.js';
+import { orchestratorConfigSchema, parseConfig, type OrchestratorConfig } from '../config.js';
+import { connectionSettings, listenUrl } from '../http/app.js';
+import { buildMetricsServer } from '../http/metrics-server.js';
+import { readSettingFile, readTlsSettings } from '../http/tls.js';
+import { llmFromSettings } from '../llm/index.js';
+import { createLogger, logFormat, type Logger } from '../log.js';
+import { StewardTelemetry } from '../metrics/index.js';
+import { installShutdown } from '../shutdown.js';
+import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
+import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../startup-error.js';
+import { openStore, type Store } from '../store/index.js';
+import { VERSION } from '../version.js';
+import { buildOrchestrator } from './app.js';
+import { assembleOrchestrator, type OrchestratorParts } from './assemble.js';
+
+export interface RunningOrchestrator {
+  app: FastifyInstance;
+  parts: OrchestratorParts;
+  url: string;
+  /** Stops accepting, drains requests in flight, closes the pool and the stores. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts the orchestrator from parsed settings. PORT 0 picks a free port (tests). */
+export async function startOrchestrator(
+  config: OrchestratorConfig,
+  log: Logger = createLogger({ level: config.LOG_LEVEL }),
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<RunningOrchestrator> {
+  await checkManifestFolders(config.STEWARD_MANIFESTS);
+  const tls = await readTlsSettings(config);
+  const agentCa = config.STEWARD_AGENT_CA_FILE ? await readSettingFile('STEWARD_AGENT_CA_FILE', config.STEWARD_AGENT_CA_FILE) : undefined;
+  const source = new FolderSource({
+    dirs: manifestFolders(config.STEWARD_MANIFESTS, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled' }),
+    writeDir: config.STEWARD_MANIFESTS_WRITE_DIR,
+    watch: config.STEWARD_WATCH_MANIFESTS,
+    log: log.child({ component: 'source' }),
+  });
+  const closers: (() => unknown)[] = [() => source.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
+  };
+  try {
+    const [store] = await Promise.all([openConfiguredStore(config, log), source.ready()]);
+    closers.push(() => store.close());
+    const telemetry = new StewardTelemetry({ version: VERSION });
+    const access = assembleAccess(config, { source, store, env, log, now: () => new Date() });
+    closers.push(() => access.close());
+    await access.ready();
+    const { router: llm, described } = llmFromSettings(config);
+    closers.push(() => llm.close());
+    const parts = await assembleOrchestrator(
+      {
+        bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
+        connections: connectionSettings(config),
+        apiDocs: config.STEWARD_API_DOCS,
+        tls,
+        agentEndpoints: config.STEWARD_AGENT_ENDPOINTS,
+        agentToken: config.STEWARD_AGENT_TOKEN,
+        agentCa,
+        probeIntervalMs: config.STEWARD_AGENT_PROBE_INTERVAL_MS,
+        requiredAgents: config.STEWARD_PARALLEL_MIN_HEALTHY_AGENTS,
+      },
+      { store, source, log, version: VERSION, auth: access.auth, limiter: access.limiter, llm, telemetry },
+    );
+    closers.push(() => parts.close());
+    const app = buildOrchestrator(parts.deps);
+    closers.push(() => app.close());
+    const metrics =
+      config.STEWARD_METRICS_PORT === undefined ? undefined : buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry, token: config.STEWARD_METRICS_TOKEN });
+    if (metrics) closers.push(() => metrics.close());
+    await app.listen({ host: config.STEWARD_HOST, port: config.PORT }).catch((err: unknown) => {
+      throw listenFailure(err, 'PORT', config.STEWARD_HOST, config.PORT);
+    });
+    await metrics?.listen({ host: config.STEWARD_HOST, port: config.STEWARD_METRICS_PORT }).catch((err: unknown) => {
+      throw listenFailure(err, 'STEWARD_METRICS_PORT', config.STEWARD_HOST, config.STEWARD_METRICS_PORT!);
+    });
+    const url = listenUrl(app, tls !== undefined);
+    log.info(
+      {
+        url,
+        protocols: tls ? ['h2', 'http/1.1'] : ['http/1.1'],
+        pool: config.STEWARD_AGENT_ENDPOINTS ? 'static' : 'in-process',
+        agents: parts.pool.status(),
+        database: store.db.backend,
+        limiter: access.limiterKind,
+        llm: described,
+      },
+      'steward orchestrator ready',
+    );
+    let closing: Promise<void> | undefined;
+    return { app, parts, url, close: () => (closing ??= closeAll()) };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}
+
+async function openConfiguredStore(config: OrchestratorConfig, log: Logger): Promise<Store> {
+  try {
+    return await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.STEWARD_DATA_DIR, log: log.child({ component: 'store' }) });
+  } catch (err) {
+    throw config.DATABASE_URL ? databaseFailure(err, config.DATABASE_URL) : embeddedDatabaseFailure(err, config.STEWARD_DATA_DIR);
+  }
+}
+
+/** `steward orchestrator`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */
+export async function runOrchestrator(
+  env: Record<string, string | undefined>,
+  config: OrchestratorConfig = parseConfig(orchestratorConfigSchema, env),
+): Promise<void> {
+  const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
+  const running = await startOrchestrator(config, log, env);
+  installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => running.close());
+}
