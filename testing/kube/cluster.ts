@@ -16,6 +16,7 @@ import { Faults, RequestLog } from './faults.js';
 import type { LogProvider, ServerDeps } from './http/context.js';
 import { createApiServer } from './http/server.js';
 import { builtinTypes } from './kinds/index.js';
+import { startWorkloads, type Workloads, type WorkloadOptions } from './workloads.js';
 import { kubeconfigYaml, selfSignedCertificate, writeKubeconfig } from './kubeconfig.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { Registry } from './registry.js';
@@ -43,6 +44,11 @@ export interface TestClusterOptions {
   watchTimeoutMs?: number;
   /** BOOKMARK interval for watches that allow them. @default 60 s */
   bookmarkIntervalMs?: number;
+  /**
+   * Run workloads: the simulated controllers (Deployment, ReplicaSet, EndpointSlice, GC...), a kubelet
+   * that runs pods as local processes (or simulates them) and Service proxies. @default false
+   */
+  workloads?: boolean | WorkloadOptions;
 }
 
 export interface Snapshot {
@@ -78,6 +84,8 @@ export interface TestCluster {
   closeWatches(resource?: string): void;
   /** Number of open watches (HTTP and in-process). */
   openWatches(): number;
+  /** The controllers and kubelet, when started with `workloads`. */
+  workloads: Workloads | undefined;
 }
 
 const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -146,10 +154,13 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const kubeconfig = opts.kubeconfigPath ?? join(tmp!, 'kubeconfig');
   await writeKubeconfig(kubeconfig, url);
 
+  const workloads = opts.workloads ? await startWorkloads({ api, clock, deps, apiServer: { host: '127.0.0.1', port } }, opts.workloads === true ? {} : opts.workloads) : undefined;
+
   const restore = (s: Snapshot): void => {
     watches.closeAll();
     versioned.restore(s.state);
     crdLifecycle.resync();
+    workloads?.restored();
   };
   let closed = false;
   return {
@@ -175,13 +186,17 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     compact: (rv) => versioned.compact(rv),
     closeWatches: (resource) => watches.closeAll(resource === undefined ? undefined : registry.resolve(resource).storageKey),
     openWatches: () => watches.size,
+    workloads,
     idle: async () => {
       await crdLifecycle.idle();
       await nsLifecycle.idle();
+      await workloads?.controllers.idle();
     },
     async close() {
       if (closed) return;
       closed = true;
+      // The kubelet first: every process is gone before the API server stops answering.
+      await workloads?.close();
       crdLifecycle.stop();
       nsLifecycle.stop();
       watches.closeAll();

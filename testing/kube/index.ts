@@ -12,4 +12,6 @@ export type { WatchEvent, WatchOptions, WatchHandle } from './store/watch.js';
 export type { ListOptions, ListResult, WriteOptions } from './store/objects.js';
 export type { DeleteOptions, DeleteResult } from './store/delete.js';
 export type { LogProvider } from './http/context.js';
+export type { WorkloadOptions, Workloads } from './workloads.js';
+export { livePids, STEWARD_IMAGE } from './kubelet/index.js';
 export { TEST_TOKEN, kubeconfigYaml } from './kubeconfig.js';

@@ -9,12 +9,20 @@ import type { ResourceRequest } from './request-info.js';
 /** Supplies pod logs (the simulated kubelet registers one later); undefined means "no logs yet". */
 export type LogProvider = (namespace: string, pod: string, container: string, opts: { tailLines?: number; previous?: boolean }) => string | undefined;
 
+/** Streams a running container's new output (`kubectl logs -f`) until it stops; returns an unsubscribe. */
+export type LogFollow = (namespace: string, pod: string, container: string, sink: { data(text: string): void; end(): void }) => () => void;
+
+/** Where a services/pods proxy request goes; throws an ApiError (503) when there is no endpoint. */
+export type ProxyResolver = (resource: 'pods' | 'services', namespace: string, nameAndPort: string) => { host: string; port: number };
+
 export interface ServerDeps {
   registry: Registry;
   store: ObjectStore;
   watches: WatchRegistry;
   faults: Faults;
-  logs: { provider?: LogProvider };
+  logs: { provider?: LogProvider; follow?: LogFollow };
+  /** Set when workloads run: the target of the proxy subresources. */
+  proxy?: ProxyResolver;
   /** Default for watches without timeoutSeconds. @default 30 minutes */
   defaultWatchTimeoutMs: number;
   /** Interval of BOOKMARK events. @default 60 s */

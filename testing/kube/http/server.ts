@@ -13,6 +13,7 @@ import { parsePath } from './request-info.js';
 import type { RouteContext, ServerDeps } from './context.js';
 import { handleGet, handleList, handleWatch } from './read.js';
 import { handlePatch } from './patch.js';
+import { handleProxy, parseProxyPath } from './proxy.js';
 import { sendError, sendJson } from './respond.js';
 import { handleGetScale, handleLog, handlePatchScale, handleUpdateScale } from './subresources.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleUpdate } from './write.js';
@@ -103,6 +104,12 @@ async function serve(deps: ServerDeps, openapi: OpenApiCache, log: RequestLog, r
       return;
     }
     const info = p.info;
+    const proxy = parseProxyPath(url);
+    if (proxy) {
+      Object.assign(entry, { resource: proxy.resource, subresource: 'proxy', namespace: proxy.namespace, name: proxy.name });
+      await handleProxy(deps, proxy, req, res);
+      return;
+    }
     const type = deps.registry.lookup(info.group, info.version, info.resource);
     const verb = verbOf(method, info, url);
     entry.verb = verb;

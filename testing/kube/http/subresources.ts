@@ -4,7 +4,7 @@ import { evalJsonPath, setSimplePath } from '../jsonpath.js';
 import { isObject, type JsonObject } from '../schema/types.js';
 import { metaOf } from '../store/objects.js';
 import { badRequest, conflict, fieldErrors, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE } from '../status-errors.js';
-import { intParam, ns, query, type RouteContext } from './context.js';
+import { intParam, ns, query, type LogFollow, type RouteContext } from './context.js';
 import { parseObjectBody, readBody, readRaw, sendJson } from './respond.js';
 import { writeOptions } from './write.js';
 
@@ -93,10 +93,33 @@ export function handleLog(ctx: RouteContext): void {
   const provider = ctx.deps.logs.provider;
   const text = provider?.(String(metaOf(pod).namespace), ctx.info.name, container, { tailLines: intParam(ctx, 'tailLines'), previous: query(ctx, 'previous') === 'true' });
   if (text === undefined) {
+    if (query(ctx, 'previous') === 'true') throw badRequest(`previous terminated container "${container}" in pod "${ctx.info.name}" not found`);
     const status = isObject(pod.status) ? pod.status : {};
-    if (status.phase === 'Pending' || !status.phase) throw badRequest(`container "${container}" in pod "${ctx.info.name}" is waiting to start: ContainerCreating`);
+    const cs = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []).find((c) => isObject(c) && c.name === container);
+    const waiting = isObject(cs) && isObject(cs.state) && isObject(cs.state.waiting) ? cs.state.waiting : undefined;
+    if (status.phase === 'Pending' || !status.phase || waiting) {
+      throw badRequest(`container "${container}" in pod "${ctx.info.name}" is waiting to start: ${String(waiting?.reason ?? 'ContainerCreating')}`);
+    }
     throw notFound({ group: '', resource: 'pods/log' }, ctx.info.name);
+  }
+  const follow = ctx.deps.logs.follow;
+  if (query(ctx, 'follow') === 'true' && follow && query(ctx, 'previous') !== 'true') {
+    followLog(ctx, follow, String(metaOf(pod).namespace), container, text);
+    return;
   }
   ctx.res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(text) });
   ctx.res.end(text);
+}
+
+/** Sends what there is, then new output as it comes, until the container stops or the client leaves. */
+function followLog(ctx: RouteContext, follow: LogFollow, namespace: string, container: string, text: string): void {
+  const res = ctx.res;
+  res.writeHead(200, { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' });
+  res.write(text);
+  const stop = follow(namespace, ctx.info.name, container, {
+    data: (t) => res.write(t),
+    end: () => res.end(),
+  });
+  ctx.req.on('close', stop);
+  res.on('close', stop);
 }

@@ -7,14 +7,20 @@ import { isObject, type JsonObject } from '../schema/types.js';
 import { dns1035LabelErrors } from '../validation/names.js';
 import { ageColumn, arr, builtin, col, combine, dflt, obj, statusStrategy } from './define.js';
 
-/** Hands out ClusterIPs from 10.96.0.0/12 and NodePorts from 30000-32767, never reusing within a run. */
+/**
+ * Hands out ClusterIPs from 127.96.0.0/16 and NodePorts from 30000-32767, never reusing within a run.
+ * NB: a loopback range (not upstream's 10.96.0.0/12) so the kubelet's service proxies can listen on the
+ * very address the object shows: Linux routes all of 127/8 to lo.
+ */
 class Allocator {
-  private ip = 10;
+  // NB: each process starts at its own block of 1000 addresses (by pid), so service proxies of test files
+  // running in parallel do not listen on the same address.
+  private ip = 10 + (process.pid % 60) * 1000;
   private port = 30000;
 
   clusterIP(): string {
     const n = this.ip++;
-    return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+    return `127.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
   }
 
   nodePort(): number {

@@ -42,8 +42,8 @@ export class Kubectl {
     });
   }
 
-  /** Runs and throws with the trace when the exit code is not 0. */
-  async ok(args: string[], opts: { stdin?: string } = {}): Promise<string> {
+  /** Runs and throws with the trace when the exit code is not 0. `timeoutMs` @default 20 s */
+  async ok(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<string> {
     const r = await this.run(args, opts);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\n${r.stderr}\n--- -v=8 trace ---\n${r.trace.slice(-8000)}`);
     return r.stdout;
