@@ -169,3 +169,18 @@ export function words(text: string): number {
   const t = text.trim();
   return t === '' ? 0 : t.split(/\s+/).length;
 }
+
+/**
+ * The most requests a paced fake held at once: from the requests' arrival times, each held `holdMs` (the fake's
+ * `delayMs`). Batches of five show as 5; one at a time as 1.
+ */
+export function maxOverlap(arrivals: readonly number[], holdMs: number): number {
+  const sorted = [...arrivals].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    let n = 0;
+    for (let j = i; j < sorted.length && sorted[j]! < sorted[i]! + holdMs; j++) n++;
+    most = Math.max(most, n);
+  }
+  return most;
+}

@@ -15,7 +15,7 @@ import type { ExecutionSummary, ParallelResult } from '../parallel/execute.js';
 import { issueLicenseKey } from '../../../api/index.js';
 import { agentConfigYaml, licenseYaml, TEST_SIGNING_SECRET } from '../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer, type RecordedRequest } from '../../../testing/llm/index.js';
-import { lastUserText } from '../../../testing/llm/server.js';
+import { lastUserText, maxOverlap } from '../../../testing/llm/server.js';
 import { freePort } from '../../../testing/ports.js';
 import { throwawayCertificate, type ThrowawayCertificate } from '../../../testing/tls.js';
 
@@ -143,16 +143,6 @@ async function parallel(body: unknown): Promise<{ status: number; body: Answer }
 
 const query = (text: string) => ({ query: text, policy: POLICY, llm: { provider: 'openai', model: 'gpt-4o-mini' } });
 
-function maxOverlap(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    let n = 0;
-    for (let j = i; j < sorted.length && sorted[j]! < sorted[i]! + DELAY_MS; j++) n++;
-    most = Math.max(most, n);
-  }
-  return most;
-}
 
 describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 1.3', () => {
   it('speaks h2 to clients that offer it, and HTTP/1.1 to those that do not', async () => {
@@ -188,7 +178,7 @@ describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 
     const utilization = res.body.execution_summary.agent_utilization as Record<string, number>;
     expect(Object.keys(utilization).sort()).toEqual(agents.map((a) => a.id));
     expect(Object.values(utilization).sort()).toEqual([2, 2, 2, 3, 3]);
-    expect(maxOverlap(seen.slice(from).map((s) => s.at))).toBeLessThanOrEqual(5);
+    expect(maxOverlap(seen.slice(from).map((s) => s.at), DELAY_MS)).toBeLessThanOrEqual(5);
   });
 
   it('refuses a policy that does not compile in query 7 before any query runs', async () => {
@@ -207,7 +197,7 @@ describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 
     const from = seen.length;
     const seq = await parallel({ queries: [query('s0'), query('s1'), query('s2')], execution_mode: 'sequential' });
     expect(seq.status).toBe(200);
-    expect(maxOverlap(seen.slice(from).map((s) => s.at))).toBe(1);
+    expect(maxOverlap(seen.slice(from).map((s) => s.at), DELAY_MS)).toBe(1);
   });
 
   it('answers AGENT_COMMUNICATION_ERROR for the query of an agent killed mid-request, and marks it unhealthy', async () => {

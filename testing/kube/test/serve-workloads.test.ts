@@ -7,19 +7,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { REPO_ROOT } from '../kubelet/images.js';
 import { Kubectl } from './kubectl.js';
-import { eventually, HTTP_IMAGE, httpContainer, IMAGES, pod } from './workload-fixtures.js';
+import { alive, eventually, HTTP_IMAGE, httpContainer, IMAGES, pod } from './workload-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-serve-workloads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('kube:serve --run-workloads', () => {
   it('runs a pod from a mapped image and stops its process on SIGTERM', async () => {

@@ -64,3 +64,13 @@ export async function eventually<T>(what: string, check: () => T | undefined | P
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Whether a process id is still running (signal 0 checks without signalling). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

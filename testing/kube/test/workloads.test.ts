@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../kubelet/images.js';
 import { livePids } from '../kubelet/processes.js';
 import type { JsonObject } from '../schema/types.js';
 import { Kubectl } from './kubectl.js';
-import { eventually, httpContainer, IMAGES, pod, webDeployment, webService } from './workload-fixtures.js';
+import { alive, eventually, httpContainer, IMAGES, pod, webDeployment, webService } from './workload-fixtures.js';
 
 let cluster: TestCluster;
 let kubectl: Kubectl;
@@ -34,15 +34,6 @@ const raw = (path: string): Promise<string> => kubectl.ok(['get', '--raw', path]
 const podsOf = (app: string, ns = 'default'): JsonObject[] => cluster.store.list('pods', { namespace: ns, labelSelector: `app=${app}` }).items;
 const ip = (p: JsonObject): string => String((p.status as JsonObject).podIP);
 const name = (p: JsonObject): string => String((p.metadata as JsonObject).name);
-/** Whether a process id is still running (signal 0 checks without signalling). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function readyEndpoints(service: string, ns = 'default'): JsonObject[] {
   return cluster.store

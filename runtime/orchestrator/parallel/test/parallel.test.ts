@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionSummary, ParallelResult } from '../execute.js';
 import { agentConfigYaml, startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer, type RecordedRequest } from '../../../../testing/llm/index.js';
-import { lastUserText } from '../../../../testing/llm/server.js';
+import { lastUserText, maxOverlap } from '../../../../testing/llm/server.js';
 import { listenUrl } from '../../../http/app.js';
 
 /** A parallel answer (or error), read loosely: the assertions check its shape. */
@@ -63,17 +63,6 @@ async function parallel(body: unknown, headers: Record<string, string> = {}) {
   return { status: res.status, headers: res.headers, body: (await res.json()) as Answer };
 }
 
-/** The most requests the LLM stand-in held at once, from arrival times (each takes DELAY_MS). */
-function maxOverlap(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    let n = 0;
-    for (let j = i; j < sorted.length && sorted[j]! < sorted[i]! + DELAY_MS; j++) n++;
-    most = Math.max(most, n);
-  }
-  return most;
-}
 
 describe('POST /orchestrator/parallel', () => {
   it('runs 12 queries over a pool of 5 in three batches, results in query order', async () => {
@@ -93,7 +82,7 @@ describe('POST /orchestrator/parallel', () => {
     expect(counts).toEqual([2, 2, 2, 3, 3]);
     const arrivals = seen.slice(from).map((s) => s.at);
     expect(arrivals).toHaveLength(12);
-    expect(maxOverlap(arrivals)).toBeLessThanOrEqual(5);
+    expect(maxOverlap(arrivals, DELAY_MS)).toBeLessThanOrEqual(5);
     expect(summary.total_time_ms).toBeGreaterThanOrEqual(3 * DELAY_MS);
     expect(summary).toMatchObject({ total_queries: 12, successful: 12, failed: 0, parallel_speedup: expect.stringMatching(/^\d+\.\dx$/) });
     expect(parseFloat(summary.parallel_speedup)).toBeGreaterThan(1);
@@ -134,7 +123,7 @@ describe('POST /orchestrator/parallel', () => {
     const from = seen.length;
     const res = await parallel({ queries: [query('s0'), query('s1'), query('s2')], execution_mode: 'sequential' });
     expect(res.status).toBe(200);
-    expect(maxOverlap(seen.slice(from).map((s) => s.at))).toBe(1);
+    expect(maxOverlap(seen.slice(from).map((s) => s.at), DELAY_MS)).toBe(1);
     expect(res.body.execution_summary.total_time_ms).toBeGreaterThanOrEqual(3 * DELAY_MS);
   });
 
