@@ -61,15 +61,19 @@ export interface Diagnostic {
   readonly col: number;
   /** `policy.rego:3:7: msg\n<line>\n      ^` */
   readonly rendered: string;
+  /** OPA's detail lines (a type error's `have: …` / `want: …`), printed after the message */
+  readonly details?: readonly string[];
 }
 
-export function diagnostic(code: RegoErrorCode, message: string, loc: Location, source?: string): Diagnostic {
-  return { code, message, file: loc.file, row: loc.row, col: loc.col, rendered: renderAt(message, loc, source) };
+export function diagnostic(code: RegoErrorCode, message: string, loc: Location, source?: string, details?: readonly string[]): Diagnostic {
+  const d = { code, message, file: loc.file, row: loc.row, col: loc.col, rendered: renderAt(message, loc, source) };
+  if (!details || details.length === 0) return d;
+  return { ...d, details, rendered: d.rendered + details.map((x) => `\n\t${x}`).join('') };
 }
 
 function opaMulti(errors: readonly Diagnostic[]): string {
-  const lines = errors.map((e) =>
-    opaErrorLine(e.code, e.message, { file: e.file, row: e.row, col: e.col, offset: 0 }),
+  const lines = errors.map(
+    (e) => opaErrorLine(e.code, e.message, { file: e.file, row: e.row, col: e.col, offset: 0 }) + (e.details ?? []).map((d) => `\n\t${d}`).join(''),
   );
   if (lines.length === 1) return `1 error occurred: ${lines[0]}`;
   return `${lines.length} errors occurred:\n${lines.join('\n')}`;

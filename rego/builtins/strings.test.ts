@@ -46,6 +46,21 @@ const cases: Case[] = [
   { name: 'split on a missing delimiter keeps the string', fn: 'split', args: ['foo', '.'], want: ['foo'] },
   { name: 'split on an empty delimiter explodes runes', fn: 'split', args: ['a😀b', ''], want: ['a', '😀', 'b'] },
   { name: 'split of empty by empty is empty', fn: 'split', args: ['', ''], want: [] },
+  // strings.split_n: OPA's documentation and conformance examples (OPA 1.20)
+  { name: 'split_n keeps the first n parts, dropping the rest', fn: 'strings.split_n', args: ['a.b.c.d', '.', 2], want: ['a', 'b'] },
+  { name: 'split_n with n above the part count returns all parts', fn: 'strings.split_n', args: ['a.b', '.', 5], want: ['a', 'b'] },
+  { name: 'split_n with a negative n keeps the last part', fn: 'strings.split_n', args: ['a.b.c', '.', -1], want: ['c'] },
+  { name: 'split_n with -2 keeps the last two parts in order', fn: 'strings.split_n', args: ['a;b;c;d', ';', -2], want: ['c', 'd'] },
+  { name: 'split_n with a negative n beyond the part count returns all', fn: 'strings.split_n', args: ['a.b', '.', -5], want: ['a', 'b'] },
+  { name: 'split_n with n = 0 is empty', fn: 'strings.split_n', args: ['a.b.c', '.', 0], want: [] },
+  { name: 'split_n with n = 1 keeps only the first part', fn: 'strings.split_n', args: ['a.b.c', '.', 1], want: ['a'] },
+  { name: 'split_n on a missing delimiter keeps the string', fn: 'strings.split_n', args: ['abc', '.', 2], want: ['abc'] },
+  { name: 'split_n of the empty string is one empty part', fn: 'strings.split_n', args: ['', '.', 2], want: [''] },
+  { name: 'split_n on an empty delimiter takes runes from the left', fn: 'strings.split_n', args: ['a😀bc', '', 2], want: ['a', '😀'] },
+  { name: 'split_n on an empty delimiter takes runes from the right', fn: 'strings.split_n', args: ['a😀bc', '', -3], want: ['😀', 'b', 'c'] },
+  { name: 'split_n of empty by empty is empty', fn: 'strings.split_n', args: ['', '', 3], want: [] },
+  { name: 'split_n with a multi-character delimiter', fn: 'strings.split_n', args: ['a::b::c::d', '::', 3], want: ['a', 'b', 'c'] },
+  { name: 'split_n with a huge n returns all parts', fn: 'strings.split_n', args: ['a,b', ',', 2 ** 53 - 1], want: ['a', 'b'] },
   { name: 'substring takes code points', fn: 'substring', args: ['åäö', 0, 2], want: 'åä' },
   { name: 'substring with negative length runs to the end', fn: 'substring', args: ['aåäö', 2, -1], want: 'äö' },
   { name: 'substring past the end is empty', fn: 'substring', args: ['åäö', 3, -1], want: '' },
@@ -92,6 +107,9 @@ const errors: ErrCase[] = [
   { name: 'replace_n rejects non-string values', fn: 'strings.replace_n', args: [obj({ a: 1 }), 'x'], type: OperandError, message: 'operand 1 non-string value found in pattern object' },
   { name: 'replace_n rejects non-string keys', fn: 'strings.replace_n', args: [RObject.from([[1, 'a']]), 'x'], type: OperandError, message: 'operand 1 non-string key found in pattern object' },
   { name: 'lower rejects non-strings', fn: 'lower', args: [1], type: OperandError, message: 'operand 1 must be string but got number' },
+  { name: 'split_n rejects a fractional count', fn: 'strings.split_n', args: ['a.b', '.', 1.5], type: OperandError, message: 'operand 3 must be integer number but got floating-point number' },
+  { name: 'split_n rejects a string count', fn: 'strings.split_n', args: ['a.b', '.', '1'], type: OperandError, message: 'operand 3 must be number but got string' },
+  { name: 'split_n rejects a non-string delimiter', fn: 'strings.split_n', args: ['a.b', 1, 1], type: OperandError, message: 'operand 2 must be string but got number' },
 ];
 
 describe('string builtin errors', () => {

@@ -37,6 +37,7 @@ const decls: Record<string, Omit<BuiltinDecl, 'name'>> = {
   upper: { args: [S], result: S },
   replace: { args: [S, S, S], result: S },
   split: { args: [S, S], result: T.array(S) },
+  'strings.split_n': { args: [S, S, T.number], result: T.array(S) },
   substring: { args: [S, T.number, T.number], result: S },
   trim: { args: [S, S], result: S },
   trim_left: { args: [S, S], result: S },
@@ -144,6 +145,21 @@ const splitImpl: BuiltinImpl = (args) => {
   return split(s, sep);
 };
 
+/**
+ * strings.split_n (OPA 1.20): the first n parts of the split for n > 0, the last |n| for n < 0,
+ * none for 0; all parts when |n| exceeds their number. Unlike Go's SplitN no part keeps the
+ * unsplit remainder. An empty delimiter splits into runes, as split does.
+ */
+const splitN: BuiltinImpl = (args) => {
+  const s = str(args, 0);
+  const sep = str(args, 1);
+  const n = int(args, 2);
+  if (n === 0) return [];
+  if (n > 0) return sep === '' ? Array.from(s).slice(0, n) : s.split(sep, Math.min(n, 0xffff_ffff));
+  const parts = split(s, sep);
+  return parts.slice(Math.max(parts.length + n, 0));
+};
+
 const replace: BuiltinImpl = (args, ctx) => {
   const s = str(args, 0);
   const old = str(args, 1);
@@ -215,6 +231,7 @@ const impls: Record<keyof typeof decls, BuiltinImpl> = {
   upper: (args) => toUpper(str(args, 0)),
   replace,
   split: splitImpl,
+  'strings.split_n': splitN,
   substring,
   trim: twoStrings((s, c) => trimCutset(s, c, true, true)),
   trim_left: twoStrings((s, c) => trimCutset(s, c, true, false)),

@@ -1,6 +1,6 @@
 /**
  * The compile pipeline, in OPA's stage order: parse → v1 checks → resolve refs → rule tree →
- * local vars → function checks → term rewriting → safety → recursion → lowering to a plan.
+ * local vars → function checks → term rewriting → safety → recursion → types → lowering to a plan.
  * Every stage reports positioned diagnostics; the first stage with errors stops compilation.
  */
 import type { BuiltinRegistry } from '../builtins/registry.js';
@@ -16,6 +16,9 @@ import { attachRules, buildNodes, makeEnv, mockedNames } from './plan.js';
 import { checkPrintCalls } from './print.js';
 import { moduleGlobals, resolveRule } from './resolve.js';
 import { TermRewriter } from './rewrite.js';
+import { RuleTypes } from './ruletypes.js';
+import { inputTypes } from './schematypes.js';
+import { checkTypes } from './typecheck.js';
 import type { SafetyEnv } from './safety.js';
 import { buildTree, placeRule } from './tree.js';
 import { checkRuleSafety, ruleGlobals, ruleLabel, rulesByRow } from './unsafe.js';
@@ -127,11 +130,18 @@ export function compileModules(inputs: readonly ModuleSource[], registry: Builti
   const recursion = checkRecursion(modules, root, src);
   if (recursion.length > 0) fail(recursion);
 
+  const typeErrors = checkTypes(allRules(modules), env, src, new RuleTypes(root, env, src, inputTypes(modules)), locals.names);
+  if (typeErrors.length > 0) fail(typeErrors);
+
   const lowerErrors: Diagnostic[] = [];
   attachRules(root, nodes, env, lowerErrors, src);
   if (lowerErrors.length > 0) fail(lowerErrors);
 
   return { root: nodes.get(root)!, registry, modules, gen, env, sources };
+}
+
+function* allRules(modules: readonly Module[]): Iterable<Rule> {
+  for (const m of modules) yield* m.rules;
 }
 
 /** Every var name a rule mentions, so that generated names never collide with the user's. */

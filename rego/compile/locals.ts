@@ -121,8 +121,9 @@ export class LocalRewriter {
         const rhs = this.rewriteTerm(t[2]!, stack);
         const before = this.errors.length;
         const lhs = this.declareTarget(t[1]!, stack);
-        const eqOp: Term = this.errors.length === before ? { ...op, terms: [{ type: 'var', name: 'eq', loc: op.loc }] } : op;
-        return { ...e, terms: [eqOp, lhs, rhs], with: withs };
+        if (this.errors.length !== before) return { ...e, terms: [op, lhs, rhs], with: withs };
+        const eqOp: Term = { ...op, terms: [{ type: 'var', name: 'eq', loc: op.loc }] };
+        return { ...e, terms: [eqOp, lhs, rhs], with: withs, assigned: true };
       }
       return { ...e, terms: t.map((x) => this.rewriteTerm(x, stack)), with: withs };
     }

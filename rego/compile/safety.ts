@@ -84,6 +84,11 @@ function outputVarsForTerms(terms: Term[], safe: Set<string>): Set<string> {
   return out;
 }
 
+function withoutVars(safe: Set<string>, drop: Set<string>): Set<string> {
+  if (![...drop].some((v) => safe.has(v))) return safe;
+  return new Set([...safe].filter((v) => !drop.has(v)));
+}
+
 function opName(e: Expr): string {
   return Array.isArray(e.terms) ? callName(e.terms) : '';
 }
@@ -103,6 +108,8 @@ export function outputVarsForExpr(e: Expr, env: SafetyEnv, safe: Set<string>): S
   const name = opName(e);
   if (name === 'eq' || name === 'assign') {
     if (t.length !== 3) return new Set();
+    // NB: for `x := y` the left side's vars are no basis: a later `x = 7` must not make `y` safe.
+    if (e.assigned) safe = withoutVars(safe, termVars(t[1]!, SAFETY));
     const out = outputVarsForTerms(t.slice(1), safe);
     const all = new Set([...safe, ...out]);
     const u = new Unifier(all);

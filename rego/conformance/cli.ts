@@ -1,8 +1,10 @@
 /**
- * `npm run rego:conformance -- DIR [--json] [--verbose] [--filter TEXT] [--folder NAME]`
+ * `npm run rego:conformance -- [DIR] [--json] [--verbose] [--filter TEXT] [--folder NAME]`
  * Prints `folder passed/total` per folder and a final `N passed, M failed` line; `--json` prints
- * one machine-readable JSON document instead.
+ * one machine-readable JSON document instead. DIR defaults to REGO_CONFORMANCE_DIR. A corpus that
+ * is missing, or a selection that grades no case, fails the run (exit 2): it never passes empty.
  */
+import { CorpusMissingError, requireCorpus } from './corpus.js';
 import { runDirectory } from './runner.js';
 
 function main(argv: string[]): number {
@@ -24,12 +26,23 @@ function main(argv: string[]): number {
   const verbose = flag('--verbose');
   const filter = option('--filter');
   const folder = option('--folder');
-  const dir = args[0];
+  const dir = args[0] ?? process.env.REGO_CONFORMANCE_DIR;
   if (!dir) {
-    process.stderr.write('usage: rego:conformance DIR [--json] [--verbose] [--filter TEXT] [--folder NAME]\n');
+    process.stderr.write('usage: rego:conformance DIR [--json] [--verbose] [--filter TEXT] [--folder NAME] (or set REGO_CONFORMANCE_DIR)\n');
+    return 2;
+  }
+  try {
+    requireCorpus(dir);
+  } catch (e) {
+    if (!(e instanceof CorpusMissingError)) throw e;
+    process.stderr.write(`${e.message}\n`);
     return 2;
   }
   const { cases, folders } = runDirectory(dir, { ...(filter ? { filter } : {}), ...(folder ? { folder } : {}) });
+  if (cases.length === 0) {
+    process.stderr.write(`no conformance case in ${dir} matched the selection\n`);
+    return 2;
+  }
   const passed = cases.filter((c) => c.pass).length;
   const failed = cases.length - passed;
   if (json) {

@@ -1,12 +1,16 @@
 /**
- * Runs OPA's conformance corpus and holds the engine to it: language folders must pass fully,
+ * Runs OPA's full conformance corpus and holds the engine to it: language folders must pass fully,
  * every other folder at least as many cases as the committed baseline (regressions fail CI).
  * The corpus lives outside the repository (REGO_CONFORMANCE_DIR, default ../shared/opa-cases beside it).
+ * When REGO_CONFORMANCE_DIR is set, or REGO_CONFORMANCE_REQUIRED=1, the corpus is required and a
+ * missing one fails the run; otherwise a missing default corpus skips this file under a name that
+ * says so (the vendored subset in vendored.test.ts is graded either way).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { requireCorpus } from './corpus.js';
 import { runDirectory, type FolderSummary } from './runner.js';
 import { sharedPath } from '../../testing/shared.js';
 
@@ -40,9 +44,16 @@ const LANGUAGE = [
   'withkeyword',
 ];
 
+const required = process.env.REGO_CONFORMANCE_DIR !== undefined || process.env.REGO_CONFORMANCE_REQUIRED === '1';
 const available = existsSync(DIR);
 
-describe.skipIf(!available)('OPA conformance corpus', () => {
+describe.runIf(required)('OPA conformance corpus (required)', () => {
+  it(`is present at ${DIR}`, () => {
+    expect(() => requireCorpus(DIR)).not.toThrow();
+  });
+});
+
+describe.skipIf(!available)(available ? 'OPA conformance corpus' : `OPA conformance corpus (not found at ${DIR}: skipped)`, () => {
   const { folders } = available ? runDirectory(DIR) : { folders: [] as FolderSummary[] };
   const byName = new Map(folders.map((f) => [f.folder, f]));
 

@@ -131,6 +131,11 @@ export interface Expr extends Node {
   with: With[];
   /** Set on expressions the compiler generated (not user code). */
   generated?: boolean;
+  /**
+   * Set on the `=` the compiler makes of a `:=`: its right side is a read that must be safe on its
+   * own, never made safe through the left side (OPA 1.19).
+   */
+  assigned?: boolean;
 }
 
 export interface Head extends Node {
