@@ -28,6 +28,11 @@ export const connectorSpec = z
       .array(z.string().min(1))
       .default(['query'])
       .describe('operations callers may run (query, execute, or tool names)'),
+    organizations: z
+      .array(z.string().min(1).max(253))
+      .max(1000)
+      .optional()
+      .describe('organizations this connector serves; absent: the organizations of the Licenses in its namespace (any caller in community mode)'),
     healthCheck: z
       .object({
         intervalSeconds: z.number().int().min(5).max(3600).default(30).describe('seconds between health checks'),

@@ -58,6 +58,10 @@ export const policySpec = z
       .object({
         surfaces: z.array(policySurface).optional().describe('surfaces the policy applies to; empty or absent: every surface'),
         tenants: z.array(z.string().min(1)).optional().describe('tenants (client organizations) the policy applies to; empty or absent: every tenant'),
+        organizations: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("organizations (License organizationId) the policy applies to; empty or absent: every organization. The orchestrator's dynamic-policy API sets it to the creator's organization"),
       })
       .strict()
       .optional()

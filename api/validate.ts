@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { API_VERSION, LEGACY_AXONFLOW_API_VERSION } from './constants.js';
 import { KIND_NAMES, kindByName, type KindName } from './kinds.js';
 import type { AnyResource } from './resources.js';
+import { fromAxonflow, isDomainFile } from './axonflow.js';
 
 /** One finding, in the service reference's validation-result shape. */
 export interface FieldIssue {
@@ -13,8 +14,13 @@ export interface ValidationResult {
   valid: boolean;
   errors: FieldIssue[];
   warnings: FieldIssue[];
-  /** The normalized resource (defaults applied) when valid. */
+  /** The normalized resource (defaults applied) when valid; the first of `resources`. */
   resource?: AnyResource;
+  /**
+   * Every resource the document stands for, when valid: one, except for the reference product's domain files
+   * (`axonflow.io/v1` with `spec.agents`), which stand for one AgentConfig per `llm-call` agent.
+   */
+  resources?: AnyResource[];
 }
 
 type Rule = (spec: Record<string, unknown>) => FieldIssue | undefined;
@@ -93,30 +99,63 @@ export function validateManifest(input: unknown): ValidationResult {
       doc.kind === undefined ? 'kind is required' : `unknown kind ${JSON.stringify(doc.kind)}; expected one of ${KIND_NAMES.join(', ')}`;
     return { valid: false, errors: [{ field: 'kind', message }], warnings };
   }
-  if (doc.apiVersion === LEGACY_AXONFLOW_API_VERSION && kind.kind === 'AgentConfig') {
-    warnings.push({
-      field: 'apiVersion',
-      message: `apiVersion ${LEGACY_AXONFLOW_API_VERSION} is accepted here; use apiVersion ${API_VERSION} to apply this AgentConfig with kubectl`,
-    });
-    doc.apiVersion = API_VERSION;
-  } else if (doc.apiVersion !== API_VERSION) {
+  if (doc.apiVersion === LEGACY_AXONFLOW_API_VERSION && kind.kind === 'AgentConfig') return validateAxonflow(doc);
+  if (doc.apiVersion !== API_VERSION) {
     errors.push({
       field: 'apiVersion',
       message: doc.apiVersion === undefined ? `apiVersion is required (${API_VERSION})` : `apiVersion must be ${API_VERSION}`,
     });
     return { valid: false, errors, warnings };
   }
-  if (kind.kind === 'AgentConfig') mapMetadataDomain(doc, errors, warnings);
-  if (errors.length) return { valid: false, errors, warnings };
+  return validateKind(kind.kind as KindName, doc, warnings);
+}
 
-  const parsed = kind.resource.safeParse(doc);
+/** Validates a Steward document of a known kind (apiVersion checked). */
+function validateKind(kindName: KindName, doc: Record<string, unknown>, warnings: FieldIssue[]): ValidationResult {
+  const errors: FieldIssue[] = [];
+  if (kindName === 'AgentConfig') mapMetadataDomain(doc, errors, warnings);
+  if (errors.length) return { valid: false, errors, warnings };
+  const parsed = kindByName(kindName)!.resource.safeParse(doc);
   if (!parsed.success) return { valid: false, errors: zodIssues(parsed.error), warnings };
   const resource = parsed.data as AnyResource;
-  for (const rule of RULES[kind.kind as KindName] ?? []) {
+  for (const rule of RULES[kindName] ?? []) {
     const issue = rule(resource.spec as Record<string, unknown>);
     if (issue) errors.push(issue);
   }
-  return errors.length ? { valid: false, errors, warnings } : { valid: true, errors, warnings, resource };
+  return errors.length ? { valid: false, errors, warnings } : { valid: true, errors, warnings, resource, resources: [resource] };
+}
+
+/**
+ * The reference product's AgentConfig (axonflow.io/v1, single agent or domain file; api/axonflow.ts): the mapped
+ * documents validated as Steward's, their findings named by the input's fields, and a warning naming the
+ * apiVersion kubectl needs.
+ */
+function validateAxonflow(doc: Record<string, unknown>): ValidationResult {
+  const mapped = fromAxonflow(doc);
+  const errors = [...mapped.errors];
+  const warnings: FieldIssue[] = [
+    {
+      field: 'apiVersion',
+      message: isDomainFile(doc)
+        ? `apiVersion ${LEGACY_AXONFLOW_API_VERSION} domain files are accepted here; kubectl needs one AgentConfig per agent with apiVersion ${API_VERSION}`
+        : `apiVersion ${LEGACY_AXONFLOW_API_VERSION} is accepted here; use apiVersion ${API_VERSION} to apply this AgentConfig with kubectl`,
+    },
+    ...mapped.warnings,
+  ];
+  const resources: AnyResource[] = [];
+  for (const m of mapped.documents) {
+    const own: FieldIssue[] = [];
+    const r = validateKind('AgentConfig', m.doc, own);
+    const rename = (i: FieldIssue) => ({ field: m.field(i.field), message: i.message });
+    warnings.push(...own.map(rename));
+    errors.push(...r.errors.map(rename));
+    if (r.resource) resources.push(r.resource);
+  }
+  if (errors.length || !resources.length) {
+    if (!errors.length) errors.push({ field: 'spec.agents', message: 'no agent of this file maps onto a Steward AgentConfig' });
+    return { valid: false, errors, warnings };
+  }
+  return { valid: true, errors, warnings, resource: resources[0], resources };
 }
 
 /** Kubernetes metadata cannot hold `domain`; the reference puts it there. Move it to spec.domain. */

@@ -12,6 +12,8 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   hostile: async () => (await import('./hostile.js')).run(),
   startup: async () => (await import('./startup.js')).run(),
   parallel: async () => (await import('./parallel.js')).run(),
+  plan: async () => (await import('./plan.js')).run(),
+  connectors: async () => (await import('./connectors.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

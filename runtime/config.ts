@@ -119,6 +119,35 @@ const parallel = {
   STEWARD_PARALLEL_MIN_HEALTHY_AGENTS: z.coerce.number().int().min(1).max(10_000).default(1),
 };
 
+/** Webhook delivery of plan events (standalone and the orchestrator process; docs/orchestrator-registry.md). */
+const webhooks = {
+  /** Lets webhook URLs (and the addresses their hosts resolve to) be private, loopback or link-local. @default false */
+  STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** One delivery attempt's timeout, connection to last byte. @default 10 s */
+  STEWARD_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Attempts per delivery, the first included, before it is marked failed. @default 10 */
+  STEWARD_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
+  /** Delay before the second attempt; doubles per attempt (with jitter) up to 10 minutes. @default 2 s */
+  STEWARD_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(2_000),
+};
+
+/** The plan surface (standalone and the orchestrator process). */
+const plan = {
+  /** The whole plan's budget, planning included; then 408 PLANNING_TIMEOUT. Below the clients' 120 s. @default 110s */
+  STEWARD_PLAN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(110_000),
+  /** 'auto': the LLM planner when a provider is configured (deterministic otherwise); 'deterministic': always. @default auto */
+  STEWARD_PLANNER: z.enum(['auto', 'deterministic']).default('auto'),
+};
+
+/**
+ * The secret gateways and orchestrators share to pass a caller's verified identity (X-Steward-Identity, an
+ * HMAC-SHA256 over it); standalone makes one per process.
+ */
+const internalSecret = z.string().min(32, 'use at least 32 characters').optional();
+
 /** Gateway settings (standalone and the gateway process). */
 const gateway = {
   ...access,
@@ -154,6 +183,8 @@ export const standaloneConfigSchema = z.object({
   ...base,
   ...gateway,
   ...parallel,
+  ...plan,
+  ...webhooks,
   /** The orchestrator port's certificate (the gateway port stays plain HTTP/1.1 behind its ingress). */
   ...tls,
   /** 'auto': no credentials needed while no License is configured. @default auto */
@@ -181,6 +212,14 @@ export const gatewayConfigSchema = z.object({
   STEWARD_COMMUNITY_MODE: communityMode('false'),
   STEWARD_HOST: z.string().default('0.0.0.0'),
   STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
+  /** The orchestrator that serves `/api/request` plans (e.g. http://steward-orchestrator:8081); absent: plans answer 503. */
+  STEWARD_ORCHESTRATOR_URL: z.string().url().optional(),
+  /** Signs the caller's identity forwarded to the orchestrator; required with STEWARD_ORCHESTRATOR_URL. */
+  STEWARD_INTERNAL_SECRET: internalSecret,
+}).superRefine((c, ctx) => {
+  if (c.STEWARD_ORCHESTRATOR_URL !== undefined && c.STEWARD_INTERNAL_SECRET === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['STEWARD_INTERNAL_SECRET'], message: 'required with STEWARD_ORCHESTRATOR_URL: the orchestrator verifies forwarded identities with it' });
+  }
 });
 
 export const orchestratorConfigSchema = z
@@ -190,6 +229,10 @@ export const orchestratorConfigSchema = z
     ...llm,
     ...tls,
     ...parallel,
+    ...webhooks,
+    ...plan,
+    /** Accept identities forwarded by gateways holding the same secret (X-Steward-Identity). */
+    STEWARD_INTERNAL_SECRET: internalSecret,
     /** A cluster install is never in community mode unless configured so. @default false */
     STEWARD_COMMUNITY_MODE: communityMode('false'),
     STEWARD_HOST: z.string().default('0.0.0.0'),
@@ -218,6 +261,16 @@ export const orchestratorConfigSchema = z
     STEWARD_AGENT_CA_FILE: z.string().min(1).optional(),
   })
   .superRefine(checkTlsPair);
+
+/** The webhook settings of a parsed configuration. */
+export function webhookSettings(c: { STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean; STEWARD_WEBHOOK_TIMEOUT_MS: number; STEWARD_WEBHOOK_MAX_ATTEMPTS: number; STEWARD_WEBHOOK_RETRY_BASE_MS: number }) {
+  return {
+    allowPrivateTargets: c.STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: c.STEWARD_WEBHOOK_TIMEOUT_MS,
+    maxAttempts: c.STEWARD_WEBHOOK_MAX_ATTEMPTS,
+    baseDelayMs: c.STEWARD_WEBHOOK_RETRY_BASE_MS,
+  };
+}
 
 export type StandaloneConfig = Readonly<z.infer<typeof standaloneConfigSchema>>;
 export type GatewayConfig = Readonly<z.infer<typeof gatewayConfigSchema>>;

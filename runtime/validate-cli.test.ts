@@ -34,6 +34,27 @@ describe('validateFiles', () => {
     expect(report.documents).toBeGreaterThanOrEqual(13);
   });
 
+  it("reads a reference product's domain file (axonflow.io/v1) as its llm-call agents, with warnings once", async () => {
+    const domain = [
+      'apiVersion: axonflow.io/v1',
+      'kind: AgentConfig',
+      'metadata: {name: travel-domain, domain: travel}',
+      'spec:',
+      '  execution: {default_mode: parallel, max_parallel_tasks: 5, timeout_seconds: 45}',
+      '  agents:',
+      '    - {name: flights, type: llm-call, capabilities: [flight-search], llm: {provider: openai, model: gpt-4o-mini}}',
+      '    - {name: hotels, type: llm-call, capabilities: [hotel-search], llm: {provider: openai, model: gpt-4o-mini}}',
+      '    - {name: bookings, type: connector-call}',
+      '  routing: {strategy: capability}',
+    ].join('\n');
+    await writeFile(join(dir, 'travel.yaml'), domain);
+    const report = await validateFiles([dir]);
+    expect(report.errors).toEqual([]);
+    expect(report.documents).toBe(2);
+    expect(report.warnings.filter((w) => w.includes('spec.routing'))).toHaveLength(1);
+    expect(report.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/apiVersion: .*steward\.dev\/v1alpha1/), expect.stringMatching(/spec\.agents\[2\]\.type: skipped/)]));
+  });
+
   it('reports a Policy whose Rego does not compile with the file, document and the position the engine renders', async () => {
     await writeFile(join(dir, 'policies.yaml'), `${policy('fine', GOOD_REGO)}---\n${policy('broken', BROKEN_REGO)}`);
     const report = await validateFiles([dir]);

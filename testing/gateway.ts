@@ -16,8 +16,11 @@ import { openStore, type Store } from '../runtime/store/index.js';
 import { buildOrchestrator } from '../runtime/orchestrator/app.js';
 import { createLlmRouter } from '../runtime/llm/index.js';
 import { assembleOrchestrator, type OrchestratorParts, type OrchestratorSettings } from '../runtime/orchestrator/assemble.js';
+import { inProcessPlanForwarder } from '../runtime/gateway/plan-forward.js';
 
 export const TEST_SIGNING_SECRET = 'steward-test-signing-secret-0001';
+/** The gateway-orchestrator secret of forwarded identities (X-Steward-Identity) in tests. */
+export const TEST_INTERNAL_SECRET = 'steward-test-internal-secret-0123456789abcdef';
 const POLICY_PACK = new URL('../config/policies', import.meta.url).pathname;
 
 export interface TestGatewayOptions {
@@ -36,6 +39,8 @@ export interface TestGateway {
   parts: GatewayParts;
   store: Store;
   source: FolderSource;
+  /** The temp folder of the manifests (and the data dir): tests change documents here. */
+  dir: string;
   keys: { acme: string; globex: string; expired: string; unregistered: string };
   close(): Promise<void>;
 }
@@ -74,10 +79,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ...options.env,
   });
   const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const source = new FolderSource({ dirs: options.policyPack === false ? [dir] : [POLICY_PACK, dir], watch: false });
+  // NB: API writes (dynamic policies) go to the temp folder, never into the shipped pack.
+  const source = new FolderSource({ dirs: options.policyPack === false ? [dir] : [POLICY_PACK, dir], writeDir: dir, watch: false });
   await source.ready();
   const store = await openStore({});
   const parts = assembleGateway(config, { store, source, log, env, version: 'test', now: options.now });
+  await parts.ready();
   const app = buildGateway(parts.deps);
   await app.ready();
   return {
@@ -85,6 +92,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     parts,
     store,
     source,
+    dir,
     keys,
     async close() {
       await app.close();
@@ -112,11 +120,13 @@ export interface TestOrchestrator {
 export async function orchestratorBuilder(gw: TestGateway, settings: Partial<OrchestratorSettings> = {}): Promise<() => TestOrchestrator> {
   const d = gw.parts.deps;
   const parts = await assembleOrchestrator(
-    { bodyLimitBytes: 1 << 20, probeIntervalMs: 200, ...settings },
+    { bodyLimitBytes: 1 << 20, probeIntervalMs: 200, internalSecret: TEST_INTERNAL_SECRET, ...settings },
     { store: gw.store, source: gw.source, log: d.log, version: 'test', auth: d.auth, limiter: d.limiter, llm: d.llm ?? createLlmRouter([]), telemetry: d.telemetry, now: d.now },
   );
   return () => {
     const app = buildOrchestrator(parts.deps);
+    // The gateway's `/api/request` plans go to this orchestrator, as standalone wires them.
+    if (parts.deps.internalSecret) d.plans = inProcessPlanForwarder(() => app, parts.deps.internalSecret);
     app.addHook('onClose', () => parts.close());
     return { app, parts, close: () => app.close() };
   };

@@ -33,12 +33,20 @@ export const registryAgent = z.object({
 
 export const agentList = z.object({ agents: z.array(registryAgent), total: z.number().int() });
 
+/** Longest plan query, characters (every step's policy input repeats it). */
+export const PLAN_MAX_QUERY_CHARS = 32 * 1024;
+
 export const planRequest = z.object({
-  query: safeText().min(1),
-  domain: safeText().optional(),
-  execution_mode: z.enum(['sequential', 'parallel', 'auto']).optional(),
+  query: safeText().min(1).max(PLAN_MAX_QUERY_CHARS),
+  domain: safeText()
+    .min(1)
+    .max(63)
+    .regex(/^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$/, 'must be a domain word such as travel or healthcare')
+    .optional()
+    .describe('travel, healthcare, finance, generic, or the domain of any AgentConfig; absent: context.domain, else inferred from the query'),
+  execution_mode: z.enum(['sequential', 'parallel', 'auto']).default('auto').describe('sequential: one step at a time; parallel: in waves of ready steps; auto: each step as soon as its dependencies end'),
   context: jsonObject().optional(),
-  user: jsonObject().optional(),
+  user: jsonObject().optional().describe('descriptive only: tenancy comes from the credential (or the gateway\'s signed identity)'),
 });
 
 export const planStep = z.object({
@@ -50,32 +58,112 @@ export const planStep = z.object({
   agent: z.string(),
 });
 
+export const planTask = z.object({
+  name: z.string(),
+  status: z.string().describe('completed, failed or cancelled'),
+  time_ms: z.number(),
+  id: z.string().optional(),
+  agent: z.string().optional(),
+  started_ms: z.number().optional().describe("ms from the plan's start"),
+  ended_ms: z.number().optional().describe("ms from the plan's start"),
+  agent_id: z.string().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
 export const planResponse = z.object({
   success: z.boolean(),
   plan_id: z.string(),
+  workflow_execution_id: z.string().optional(),
   result: z.string(),
   steps: z.array(planStep),
   metadata: z.object({
     tasks_executed: z.number().int(),
     execution_mode: z.string(),
     execution_time_ms: z.number().int(),
-    tasks: z.array(z.object({ name: z.string(), status: z.string(), time_ms: z.number() })),
+    tasks: z.array(planTask),
+    planner: z.enum(['llm', 'llm-repaired', 'deterministic']).optional(),
+    domain: z.string().optional(),
+    planner_note: z.string().optional(),
+    warnings: z.array(z.string()).optional(),
   }),
 });
 
-export const dynamicPolicy = z.object({
-  name: safeText().min(1),
-  type: safeText().min(1),
-  priority: z.number().int(),
-  enabled: z.boolean(),
+/** `GET /api/v1/plan/{id}`: the plan's answer as it was sent (once it ended) with its record. */
+export const planRecord = planResponse.partial().extend({
+  plan_id: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  query: z.string(),
+  created_at: timestamp,
+  completed_at: timestamp.optional(),
 });
 
+export const planCancelResponse = z.object({
+  success: z.boolean(),
+  plan_id: z.string(),
+  cancelled: z.boolean().describe('true when this call stopped the plan'),
+  status: z.string(),
+  message: z.string().optional(),
+});
+
+/** Policy names of the API: the resource name's rules (RFC 1123 label), short enough to take the organization's prefix. */
+export const DYNAMIC_POLICY_NAME_MAX = 100;
+/** Largest Rego source of a dynamic policy, UTF-8 bytes (compiled on the orchestrator's event loop). */
+export const DYNAMIC_POLICY_MAX_REGO_BYTES = 64 * 1024;
+
+export const dynamicPolicy = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(DYNAMIC_POLICY_NAME_MAX)
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a lowercase name (a-z, 0-9, "-")'),
+  type: z.string().min(1).max(63).regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase word such as pii or custom'),
+  priority: z.number().int().min(0).max(10000).default(100),
+  enabled: z.boolean().default(true),
+  description: safeText().max(4096).optional(),
+  rego: safeText().min(1).max(DYNAMIC_POLICY_MAX_REGO_BYTES),
+  regoVersion: z.enum(['v0', 'v1']).optional(),
+  action: z.enum(['block', 'warn', 'log']).default('block'),
+  scope: z
+    .object({ surfaces: z.array(z.enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel'])).max(5).optional(), tenants: z.array(safeText().min(1).max(253)).max(100).optional() })
+    .optional(),
+});
+
+/** `PUT /api/v1/policies/{name}`: the fields to change (the name stays). */
+export const dynamicPolicyUpdate = dynamicPolicy.omit({ name: true }).partial().extend({
+  priority: z.number().int().min(0).max(10000).optional(),
+  enabled: z.boolean().optional(),
+  action: z.enum(['block', 'warn', 'log']).optional(),
+});
+
+export const storedPolicy = z.object({
+  name: z.string(),
+  type: z.string(),
+  priority: z.number().int(),
+  enabled: z.boolean(),
+  action: z.string(),
+  rego: z.string(),
+  description: z.string().optional(),
+  scope: z.object({ surfaces: z.array(z.string()).optional(), tenants: z.array(z.string()).optional() }).optional(),
+  resource_name: z.string().describe('the Policy document the gateway evaluates; block reasons name it'),
+  created_at: timestamp.optional(),
+  updated_at: timestamp.optional(),
+});
+
+export const policyList = z.object({
+  policies: z.array(storedPolicy),
+  pagination: z.object({ page: z.number().int(), page_size: z.number().int(), total: z.number().int() }),
+});
+
+export const WEBHOOK_URL_MAX_CHARS = 2048;
+
 export const webhookRegistration = z.object({
-  url: z.string().url(),
-  events: z.array(z.enum(['plan.completed', 'plan.failed', 'step.completed'])).min(1),
-  secret: safeText().optional(),
+  url: z.string().min(1).max(WEBHOOK_URL_MAX_CHARS),
+  events: z.array(z.enum(['plan.completed', 'plan.failed', 'step.completed'])).min(1).max(3),
+  secret: safeText().min(1).max(256).optional(),
   active: z.boolean().optional(),
 });
+
+export const webhookUpdate = webhookRegistration.partial();
 
 export const webhook = z.object({
   id: z.string(),
@@ -84,6 +172,30 @@ export const webhook = z.object({
   active: z.boolean(),
   created_at: timestamp,
   updated_at: timestamp,
+  secret: z.string().optional().describe('the generated signing secret, returned once when the registration sent none'),
+});
+
+export const webhookList = z.object({ webhooks: z.array(webhook), total: z.number().int() });
+
+export const webhookDeliveries = z.object({
+  deliveries: z.array(
+    z.object({
+      id: z.string(),
+      event: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      attempts: z.number().int(),
+      plan_id: z.string(),
+      created_at: timestamp,
+      next_attempt_at: timestamp,
+      delivered_at: timestamp.optional(),
+      last_error: z.string().optional(),
+      response_status: z.number().int().optional(),
+      attempt_log: z.array(
+        z.object({ attempt: z.number().int(), started_at: timestamp, duration_ms: z.number(), response_status: z.number().int().optional(), error: z.string().optional() }),
+      ),
+    }),
+  ),
+  total: z.number().int(),
 });
 
 /** Most queries one parallel request carries (docs/orchestrator-parallel.md, Limits). */

@@ -65,20 +65,19 @@ export class LocalAgent implements Agent {
   private processed = 0;
   private closed = false;
   private readonly running = new Set<Promise<void>>();
-  private readonly engineProblem: string | undefined;
 
   constructor(private readonly options: LocalAgentOptions) {
     this.id = options.id;
     this.maxInFlight = options.maxInFlight ?? 1;
     if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1) throw new RangeError(`maxInFlight must be an integer ≥ 1, got ${this.maxInFlight}`);
     this.policies = options.policies ?? new PolicyCache(options.policyCacheEntries ?? 256);
-    this.engineProblem = checkEngine();
+    checkEngine();
   }
 
   /** Why the agent cannot take work (readiness), or undefined when it can. */
   notReadyReason(): string | undefined {
     if (this.closed) return 'the agent is shutting down';
-    return this.engineProblem;
+    return checkEngine();
   }
 
   /** Whether execute() takes work: not closing. */
@@ -218,18 +217,24 @@ export class LocalAgent implements Agent {
 /** A policy that allows: readiness requires that it compiles and decides here (this also warms the engine up). */
 const PROBE_POLICY = 'package steward.agent.probe\n\nallow if input.surface == "parallel"\n';
 
-/** The self-check's outcome, once per process: every in-process agent of standalone shares the engine. */
-let engineChecked: { problem: string | undefined } | undefined;
+/**
+ * The self-check passed once in this process: every in-process agent of standalone shares the engine. A failure
+ * is not kept: the next readiness probe checks again (a first evaluation on a starved machine may overrun).
+ */
+let enginePassed = false;
 
 function checkEngine(): string | undefined {
-  engineChecked ??= { problem: runEngineCheck() };
-  return engineChecked.problem;
+  if (enginePassed) return undefined;
+  const problem = runEngineCheck();
+  enginePassed = problem === undefined;
+  return problem;
 }
 
 function runEngineCheck(): string | undefined {
   const entry = compilePolicy(PROBE_POLICY);
   if (!entry.ok) return `the policy engine failed its self-check: ${entry.message}`;
-  const d = decide(entry.prepared, entry.pkg, { query: 'probe', surface: WORK_SURFACE, context: {} });
+  // NB: a generous deadline: this checks that the engine works, not how fast a cold one is on a busy machine.
+  const d = decide(entry.prepared, entry.pkg, { query: 'probe', surface: WORK_SURFACE, context: {} }, { deadlineMs: 5000, maxSteps: DEFAULT_DECISION_LIMITS.maxSteps });
   if (d.error || d.blocked) return `the policy engine failed its self-check: ${d.error?.message ?? 'the probe policy was blocked'}`;
   return undefined;
 }

@@ -4,7 +4,16 @@
  * budget). The gateway and the orchestrator build it from the same settings.
  */
 import { Redis } from 'ioredis';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RateLimitWindow } from '../limits/index.js';
+import {
+  MemoryConcurrencyLimiter,
+  MemoryRateLimiter,
+  PLAN_TIER_LIMITS,
+  RedisConcurrencyLimiter,
+  RedisRateLimiter,
+  type ConcurrencyLimiter,
+  type RateLimiter,
+  type RateLimitWindow,
+} from '../limits/index.js';
 import type { Logger } from '../log.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { redisFailure, StartupError } from '../startup-error.js';
@@ -34,6 +43,8 @@ export interface Access {
   auth: AuthDeps;
   licenses: LicenseRegistry;
   limiter: RateLimiter;
+  /** Concurrent operations per organization (plans), shared through Redis like the rate counters. */
+  concurrency: ConcurrencyLimiter;
   windows: readonly RateLimitWindow[];
   /** 'redis' or 'memory', for the start-up log. */
   limiterKind: 'redis' | 'memory';
@@ -78,10 +89,15 @@ export function assembleAccess(
   });
   // NB: one key prefix for the gateway and the orchestrator: a parallel request spends the organization's budget.
   const limiter: RateLimiter = redis ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' }) : new MemoryRateLimiter({ windows });
+  const defaultLimit = PLAN_TIER_LIMITS.community.concurrentPlans;
+  const concurrency: ConcurrencyLimiter = redis
+    ? new RedisConcurrencyLimiter({ redis, defaultLimit, keyPrefix: 'steward:cc:' })
+    : new MemoryConcurrencyLimiter({ defaultLimit });
   return {
     auth,
     licenses,
     limiter,
+    concurrency,
     windows,
     limiterKind: redis ? 'redis' : 'memory',
     async ready() {

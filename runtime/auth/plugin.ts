@@ -5,6 +5,7 @@ import { routeAuth, type CredentialCheck, type RouteAuth } from '../http/route-a
 import { bearerTokenMatcher } from '../http/bearer.js';
 import { communityActive, resolveIdentity, type AuthDeps, type AuthResult } from './authenticate.js';
 import { TIER_FEATURES, type Identity } from './identity.js';
+import { INTERNAL_IDENTITY_HEADER, verifyIdentity } from './internal-identity.js';
 
 export type { RouteAuth } from '../http/route-auth.js';
 
@@ -18,9 +19,17 @@ declare module 'fastify' {
  * Authentication of one surface (gateway or orchestrator): every route must state its rule, and every rule but
  * 'none' runs the credential check; refusals use the surface's catalogue.
  */
-export function registerAuth(app: FastifyInstance, surface: Surface, deps: AuthDeps): void {
+export function registerAuth(app: FastifyInstance, surface: Surface, deps: AuthDeps, options: CredentialOptions = {}): void {
   app.decorateRequest('identity', undefined);
-  void app.register(routeAuth, { surface, check: credentialCheck(deps) });
+  void app.register(routeAuth, { surface, check: credentialCheck(deps, options) });
+}
+
+export interface CredentialOptions {
+  /**
+   * The secret of identities the gateway forwards (X-Steward-Identity, runtime/auth/internal-identity.ts;
+   * STEWARD_INTERNAL_SECRET). Absent: such a header is refused with 401.
+   */
+  internalSecret?: string;
 }
 
 /**
@@ -28,10 +37,17 @@ export function registerAuth(app: FastifyInstance, surface: Surface, deps: AuthD
  * whose rule is not 'none'): license key, API key or legacy secret, or community mode (ADR 0003). The request
  * must be decorated with `identity` (`registerAuth` does both).
  */
-export function credentialCheck(deps: AuthDeps): CredentialCheck {
+export function credentialCheck(deps: AuthDeps, options: CredentialOptions = {}): CredentialCheck {
   const operator = operatorCheck(deps);
   return (req, reply, auth) => {
     if (auth.require === 'operator') return operator(req);
+    const forwarded = req.headers[INTERNAL_IDENTITY_HEADER];
+    if (forwarded !== undefined) {
+      if (!options.internalSecret) throw new ApiError('gateway', 'UNAUTHORIZED', 'X-Steward-Identity is not accepted here: STEWARD_INTERNAL_SECRET is not set');
+      const id = req.headers['x-request-id'];
+      const identity = verifyIdentity(String(forwarded), Array.isArray(id) ? id[0] : id, options.internalSecret, deps.now().getTime());
+      return admit(req, reply, auth, { identity });
+    }
     const result = resolveIdentity(req.headers, deps);
     if (!(result instanceof Promise)) return admit(req, reply, auth, result);
     return result.then((r) => admit(req, reply, auth, r));

@@ -12,6 +12,7 @@ import { llmRoutes } from './routes/llm.js';
 import { auditRoutes } from './routes/audit.js';
 import { clientRoutes } from './routes/clients.js';
 import { precheckRoutes } from './routes/precheck.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 export type { GatewayDeps } from './deps.js';
 
@@ -27,6 +28,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(auditRoutes, deps);
   void app.register(clientRoutes, deps);
   void app.register(llmRoutes, deps);
+  void app.register(mcpRoutes, deps);
   if (deps.apiDocs !== false) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
   return app;
 }

@@ -11,12 +11,14 @@ import { outcomeRecorder } from './observe.js';
 import { connectionSettings } from '../http/app.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { assembleAccess } from '../auth/access.js';
+import { httpPlanForwarder } from './plan-forward.js';
+import { ConnectorRegistry, connectionResolver } from '../connectors/index.js';
 
 export interface GatewayParts {
   deps: GatewayDeps;
   /**
-   * Resolves once the external services answer (Redis, when REDIS_URL is set); rejects with a StartupError
-   * naming the setting otherwise. Call before listening.
+   * Resolves once the external services answer (Redis, when REDIS_URL is set) and the Connectors are loaded (their
+   * pools connect in the background); rejects with a StartupError naming the setting otherwise. Call before listening.
    */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -52,6 +54,8 @@ export function assembleGateway(
   parts.store.contexts.observeWrites(telemetry.storeWrite);
   parts.store.audit.observeWrites(telemetry.storeWrite);
   const { router: llm, described } = llmFromSettings(config);
+  // NB: connection URLs come from the environment (fromEnv) standalone; the cluster wiring adds a Secret reader.
+  const connectors = new ConnectorRegistry({ source: parts.source, resolveUrl: connectionResolver({ env: parts.env }), log: parts.log.child({ module: 'connectors' }), now });
   parts.log.info(
     { llm: described, rateLimits: access.windows, limiter: access.limiterKind },
     'gateway configured',
@@ -73,16 +77,24 @@ export function assembleGateway(
     limiter: access.limiter,
     requestMetrics: new OrganizationMetrics({ windowSec: 60 }),
     llm,
+    connectors,
     telemetry,
     apiDocs: config.STEWARD_API_DOCS,
+    // A gateway of its own (not standalone) reaches the orchestrator over HTTP; standalone sets `plans` itself.
+    ...('STEWARD_ORCHESTRATOR_URL' in config && config.STEWARD_ORCHESTRATOR_URL && config.STEWARD_INTERNAL_SECRET
+      ? { plans: httpPlanForwarder(config.STEWARD_ORCHESTRATOR_URL, config.STEWARD_INTERNAL_SECRET) }
+      : {}),
   };
   return {
     deps,
-    ready: () => access.ready(),
+    async ready() {
+      await access.ready();
+      await connectors.start();
+    },
     async close() {
       access.close();
       policies.close();
-      await llm.close();
+      await Promise.all([llm.close(), connectors.close()]);
     },
   };
 }

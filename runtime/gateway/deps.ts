@@ -9,6 +9,8 @@ import type { OrganizationMetrics } from './org-metrics.js';
 import type { LlmRouter } from '../llm/index.js';
 import type { ConnectionSettings } from '../http/app.js';
 import type { StewardTelemetry } from '../metrics/index.js';
+import type { PlanForwarder } from './plan-forward.js';
+import type { ConnectorRegistry } from '../connectors/index.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -46,6 +48,10 @@ export interface GatewayDeps {
   requestMetrics: OrganizationMetrics;
   /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
   llm?: LlmRouter;
+  /** The Connectors of the source, followed as they change (started by the assembly's `ready()`). */
+  connectors: ConnectorRegistry;
+  /** Where `/api/request` plans go (STEWARD_ORCHESTRATOR_URL, or standalone's own orchestrator); absent: 503. */
+  plans?: PlanForwarder;
   /** The process's Prometheus metrics (shared with the orchestrator in standalone mode). */
   telemetry: StewardTelemetry;
   /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */

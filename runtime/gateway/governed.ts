@@ -28,11 +28,57 @@ export type GovernedResult =
   | { blocked: true; evaluation: PolicyEvaluation; contextId: string }
   | { blocked: false; evaluation: PolicyEvaluation; contextId: string; auditId: string; response: LlmResponse };
 
+/** What a governed request asks the policies about. */
+export interface PolicyCheckCall {
+  query: string;
+  surface: 'llm' | 'plan';
+  clientId: string;
+  userToken: string;
+  context?: Record<string, unknown>;
+  llm?: { provider?: string; model?: string };
+}
+
+/**
+ * Evaluates the request against the organization's policies for the surface and records its pre-check context
+ * (approved or blocked), as a pre-check would: the first step of every governed request.
+ */
+export async function checkAndRecord(deps: GatewayDeps, identity: Identity, call: PolicyCheckCall) {
+  const evaluation = await evaluatePolicies(
+    deps.policies,
+    { query: call.query, surface: call.surface, client_id: call.clientId, user: { id: call.userToken }, context: call.context ?? {}, ...(call.llm ? { llm: call.llm } : {}) },
+    { surface: call.surface, organizationId: identity.organizationId, tenantId: identity.tenantId },
+  );
+  const createdAt = deps.now();
+  const ctx = await deps.store.contexts.record({
+    organizationId: identity.organizationId,
+    clientId: call.clientId,
+    userToken: call.userToken,
+    query: call.query,
+    approved: evaluation.approved,
+    policies: evaluation.triggered,
+    blockReason: evaluation.blockReason,
+    warnings: evaluation.warnings,
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
+  });
+  return { evaluation, ctx };
+}
+
 /**
  * A governed LLM call: policy check → provider → audit. A blocked prompt never reaches the provider; an
  * allowed one is audited (committed) before the caller gets the answer. Both outcomes record a context.
  */
 export async function governedLlmCall(deps: GatewayDeps, identity: Identity, call: GovernedCall): Promise<GovernedResult> {
+  const { evaluation, ctx } = await checkAndRecord(deps, identity, {
+    query: call.prompt,
+    surface: 'llm',
+    clientId: call.clientId,
+    userToken: call.userToken,
+    context: call.context,
+    llm: { provider: call.provider, model: call.model },
+  });
+  if (!evaluation.approved) return { blocked: true, evaluation, contextId: ctx.id };
+  // NB: after the policies: a query they block is blocked whether or not a provider is configured.
   if (!deps.llm?.hasProvider(call.provider)) {
     throw new ApiError(
       'gateway',
@@ -42,25 +88,6 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
         : 'no LLM provider is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST',
     );
   }
-  const evaluation = await evaluatePolicies(
-    deps.policies,
-    { query: call.prompt, surface: 'llm', client_id: call.clientId, user: { id: call.userToken }, context: call.context ?? {}, llm: { provider: call.provider, model: call.model } },
-    { surface: 'llm', tenantId: identity.tenantId },
-  );
-  const createdAt = deps.now();
-  const ctx = await deps.store.contexts.record({
-    organizationId: identity.organizationId,
-    clientId: call.clientId,
-    userToken: call.userToken,
-    query: call.prompt,
-    approved: evaluation.approved,
-    policies: evaluation.triggered,
-    blockReason: evaluation.blockReason,
-    warnings: evaluation.warnings,
-    createdAt,
-    expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
-  });
-  if (!evaluation.approved) return { blocked: true, evaluation, contextId: ctx.id };
 
   let response: LlmResponse;
   const t0 = performance.now();

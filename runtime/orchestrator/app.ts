@@ -11,6 +11,10 @@ import { httpMetrics, prometheusRoute } from '../http/metrics.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { orchestratorOpenApi } from '../../api/gen/openapi.js';
 import { parallelRoutes, type ParallelDeps } from './parallel/routes.js';
+import { planRoutes, type PlanRouteDeps } from './plan/routes.js';
+import { registryRoutes } from './registry/routes.js';
+import { policyRoutes } from './policies/routes.js';
+import { webhookRoutes, type WebhookService } from './webhooks/index.js';
 
 export interface OrchestratorDeps {
   log: Logger;
@@ -31,6 +35,12 @@ export interface OrchestratorDeps {
   tls?: HttpTls;
   /** The parallel surface's agent pool, limiter and policy cache (assemble.ts builds them). */
   parallel: Pick<ParallelDeps, 'pool' | 'limiter' | 'policies' | 'requiredAgents'>;
+  /** Webhook registrations, the plan events' emitter and the delivery worker (assemble.ts starts and closes it). */
+  webhooks: WebhookService;
+  /** The plan surface: its service (planner, executor, records) and limiters (assemble.ts builds them). */
+  plan: PlanRouteDeps;
+  /** The secret of identities the gateway forwards (STEWARD_INTERNAL_SECRET); absent: X-Steward-Identity is refused. */
+  internalSecret?: string;
 }
 
 /** `GET /health`: public, like the gateway's. */
@@ -54,9 +64,13 @@ export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'plan', errorStyle: 'envelope', connections: deps.connections, tls: deps.tls });
   const telemetry = deps.telemetry ?? new StewardTelemetry({ version: deps.version });
   void app.register(httpMetrics, { telemetry, server: 'orchestrator' });
-  registerAuth(app, 'plan', deps.auth);
+  registerAuth(app, 'plan', deps.auth, { internalSecret: deps.internalSecret });
   void app.register(healthRoutes, deps);
   void app.register(validateRoutes, deps);
+  void app.register(async (scope) => planRoutes(scope, deps.plan));
+  void app.register(registryRoutes, { source: deps.source, now: deps.now });
+  void app.register(policyRoutes, { source: deps.source, now: deps.now });
+  void app.register(webhookRoutes, { webhooks: deps.webhooks, now: deps.now });
   // NB: its own scope: the parallel surface answers in its own catalogue (RATE_LIMIT_EXCEEDED, not RATE_LIMITED).
   void app.register(async (scope) =>
     parallelRoutes(scope, { ...deps.parallel, store: deps.store, telemetry, version: deps.version, log: deps.log, now: deps.now }),

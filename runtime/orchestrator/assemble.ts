@@ -8,14 +8,18 @@ import { LocalAgent } from '../agent/executor.js';
 import { PolicyCache } from '../agent/policy-cache.js';
 import type { AuthDeps } from '../auth/authenticate.js';
 import type { ConnectionSettings, HttpTls } from '../http/app.js';
-import type { RateLimiter } from '../limits/index.js';
+import { MemoryConcurrencyLimiter, PLAN_TIER_LIMITS, type ConcurrencyLimiter, type RateLimiter } from '../limits/index.js';
 import type { LlmRouter } from '../llm/index.js';
 import type { Logger } from '../log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import { DEFAULT_NAMESPACE, type DeclarativeSource } from '../source/index.js';
 import type { Store } from '../store/index.js';
+import { RegoPolicyEngine } from '../policy/engine.js';
+import { policyObserver } from '../policy/observer.js';
 import type { OrchestratorDeps } from './app.js';
+import { PlanService } from './plan/service.js';
 import { AgentPool, StandaloneSource, StaticSource, type MemberSource } from './pool/index.js';
+import { WebhookService, type WebhookEmitter, type WebhookSettings } from './webhooks/index.js';
 
 export interface OrchestratorSettings {
   bodyLimitBytes: number;
@@ -35,6 +39,14 @@ export interface OrchestratorSettings {
   requiredAgents?: number;
   /** The Orchestrator document whose `spec.agentPool.selector` picks the in-process agents. @default the first */
   orchestrator?: { name: string; namespace?: string };
+  /** Webhook delivery (STEWARD_WEBHOOK_*). @default WEBHOOK_DEFAULTS, private targets refused */
+  webhooks?: WebhookSettings;
+  /** The whole plan's budget, planning included (STEWARD_PLAN_TIMEOUT_MS). @default 110 s */
+  planTimeoutMs?: number;
+  /** 'auto': the LLM planner when a provider is configured; 'deterministic': never (STEWARD_PLANNER). @default auto */
+  planner?: 'auto' | 'deterministic';
+  /** The secret of identities forwarded by the gateway (STEWARD_INTERNAL_SECRET). */
+  internalSecret?: string;
 }
 
 export interface OrchestratorShared {
@@ -44,6 +56,8 @@ export interface OrchestratorShared {
   version: string;
   auth: AuthDeps;
   limiter: RateLimiter;
+  /** Concurrent plans per organization (Redis when configured). @default in this process */
+  concurrency?: ConcurrencyLimiter;
   /** The LLM providers of in-process agents (the gateway's router in standalone; its owner closes it). */
   llm: LlmRouter;
   telemetry: StewardTelemetry;
@@ -53,6 +67,8 @@ export interface OrchestratorShared {
 export interface OrchestratorParts {
   deps: OrchestratorDeps;
   pool: AgentPool;
+  /** What the plan surface calls when a plan or a step ends (plan.completed, plan.failed, step.completed). */
+  webhooks: WebhookEmitter;
   /** Closes the pool (in-flight items finish first). The owner closes the shared parts. */
   close(): Promise<void>;
 }
@@ -72,10 +88,33 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
         factory: (config, replica) => new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies }),
       });
   const pool = await AgentPool.start({ source: members, probeIntervalMs: settings.probeIntervalMs, log: poolLog });
+  const webhooks = new WebhookService(shared.store.db, settings.webhooks ?? {}, shared.log.child({ module: 'webhooks' }), shared.now);
+  webhooks.start();
   const status = pool.status();
   shared.log.info({ pool: members.name, ...status }, 'agent pool ready');
+  // The plan pre-flight's policy set: the same Policy documents and limits as the gateway's pre-check.
+  const planPolicies = new RegoPolicyEngine({
+    source: shared.source,
+    log: shared.log.child({ module: 'plan-policies' }),
+    limits: { deadlineMs: 200, maxSteps: 1_000_000 },
+    observer: policyObserver(shared.telemetry),
+  });
+  const plans = new PlanService({
+    pool,
+    source: shared.source,
+    store: shared.store,
+    llm: shared.llm,
+    policies: planPolicies,
+    events: webhooks,
+    planner: settings.planner,
+    checkProviders: !settings.agentEndpoints,
+    planTimeoutMs: settings.planTimeoutMs,
+    log: shared.log.child({ module: 'plans' }),
+  });
+  const concurrency = shared.concurrency ?? new MemoryConcurrencyLimiter({ defaultLimit: PLAN_TIER_LIMITS.community.concurrentPlans });
   return {
     pool,
+    webhooks,
     deps: {
       log: shared.log,
       store: shared.store,
@@ -89,8 +128,15 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
       apiDocs: settings.apiDocs,
       tls: settings.tls,
       parallel: { pool, limiter: shared.limiter, policies, requiredAgents: settings.requiredAgents },
+      webhooks,
+      plan: { service: plans, store: shared.store, limiter: shared.limiter, concurrency },
+      internalSecret: settings.internalSecret,
     },
-    close: () => pool.close(),
+    close: async () => {
+      await webhooks.close();
+      await pool.close();
+      planPolicies.close();
+    },
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { assembleAccess } from '../auth/access.js';
-import { orchestratorConfigSchema, parseConfig, type OrchestratorConfig } from '../config.js';
+import { orchestratorConfigSchema, parseConfig, webhookSettings, type OrchestratorConfig } from '../config.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
 import { readSettingFile, readTlsSettings } from '../http/tls.js';
@@ -68,8 +68,12 @@ export async function startOrchestrator(
         agentCa,
         probeIntervalMs: config.STEWARD_AGENT_PROBE_INTERVAL_MS,
         requiredAgents: config.STEWARD_PARALLEL_MIN_HEALTHY_AGENTS,
+        webhooks: webhookSettings(config),
+        planTimeoutMs: config.STEWARD_PLAN_TIMEOUT_MS,
+        planner: config.STEWARD_PLANNER,
+        internalSecret: config.STEWARD_INTERNAL_SECRET,
       },
-      { store, source, log, version: VERSION, auth: access.auth, limiter: access.limiter, llm, telemetry },
+      { store, source, log, version: VERSION, auth: access.auth, limiter: access.limiter, concurrency: access.concurrency, llm, telemetry },
     );
     closers.push(() => parts.close());
     const app = buildOrchestrator(parts.deps);

@@ -55,9 +55,13 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   private compileProblems: { policy: string; message: string }[] = [];
   private lastGood = new Map<string, Loaded>();
   private readonly sets = new PolicySetCache(256);
-  /** plans by scope key (`surface \0 tenant`); tenants no policy names share the untenanted plan */
+  /**
+   * plans by scope key (`surface \0 organization \0 tenant`); organizations and tenants no policy names share the
+   * unscoped plans
+   */
   private byScope = new Map<string, ScopePlan>();
   private namedTenants = new Set<string>();
+  private namedOrganizations = new Set<string>();
   private readonly failureLog: PolicyFailureLog;
   private readonly pool: IsolatePool | undefined;
   private readonly limits: Required<EvalLimits>;
@@ -186,8 +190,9 @@ export class RegoPolicyEngine implements PolicyEvaluator {
 
   private planFor(scope: PolicyScope): ScopePlan {
     const tenant = scope.tenantId !== undefined && this.namedTenants.has(scope.tenantId) ? scope.tenantId : '';
-    // NB: every surface × named tenant is compiled by rebuild(), so this never compiles on a request.
-    return this.byScope.get(`${scope.surface}\u0000${tenant}`)!;
+    const org = scope.organizationId !== undefined && this.namedOrganizations.has(scope.organizationId) ? scope.organizationId : '';
+    // NB: every surface × named organization × named tenant is compiled by rebuild(), so this never compiles on a request.
+    return this.byScope.get(`${scope.surface}\u0000${org}\u0000${tenant}`)!;
   }
 
   private rebuild(): void {
@@ -225,17 +230,25 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     if (next.length === 0) this.options.log.warn({ policies: 0 }, NO_POLICY_WARNING);
   }
 
-  /** Compiles the plan of every surface × (each tenant some policy names, and no tenant), sharing equal plans. */
+  /**
+   * Compiles the plan of every surface × (each organization some policy names, and none) × (each tenant some policy
+   * names, and none), sharing equal plans: only distinct policy lists compile.
+   */
   private compileScopes(): void {
     const tenants = new Set<string>();
-    for (const l of this.loaded) for (const t of l.doc.spec.scope?.tenants ?? []) tenants.add(t);
+    const organizations = new Set<string>();
+    for (const l of this.loaded) {
+      for (const t of l.doc.spec.scope?.tenants ?? []) tenants.add(t);
+      for (const o of l.doc.spec.scope?.organizations ?? []) organizations.add(o);
+    }
     const previous = new Map([...this.byScope.values()].map((p) => [p.key, p]));
     const plans = new Map<string, ScopePlan>();
     const byScope = new Map<string, ScopePlan>();
     const entriesOf = new Map<string, PlanEntry[]>();
+    const combos = ['', ...organizations].flatMap((org) => ['', ...tenants].map((tenant) => [org, tenant] as const));
     for (const surface of policySurface.options) {
-      for (const tenant of ['', ...tenants]) {
-        const scope = { surface, tenantId: tenant || undefined };
+      for (const [org, tenant] of combos) {
+        const scope = { surface, organizationId: org || undefined, tenantId: tenant || undefined };
         const entries = this.loaded.filter((l) => inScope(l.doc, scope)).map((l) => l.entry);
         const key = planKey(entries);
         let plan = plans.get(key);
@@ -244,11 +257,12 @@ export class RegoPolicyEngine implements PolicyEvaluator {
           plans.set(key, plan);
           entriesOf.set(key, entries);
         }
-        byScope.set(`${surface}\u0000${tenant}`, plan);
+        byScope.set(`${surface}\u0000${org}\u0000${tenant}`, plan);
       }
     }
     this.byScope = byScope;
     this.namedTenants = tenants;
+    this.namedOrganizations = organizations;
     this.pool?.load([...entriesOf]);
   }
 }
@@ -261,5 +275,6 @@ function inScope(doc: PolicyResource, scope: PolicyScope): boolean {
   const s = doc.spec.scope;
   if (s?.surfaces?.length && !s.surfaces.includes(scope.surface)) return false;
   if (s?.tenants?.length && (scope.tenantId === undefined || !s.tenants.includes(scope.tenantId))) return false;
+  if (s?.organizations?.length && (scope.organizationId === undefined || !s.organizations.includes(scope.organizationId))) return false;
   return true;
 }

@@ -29,6 +29,8 @@ export interface PolicyEvaluation {
 
 export interface PolicyScope {
   surface: PolicySurface;
+  /** The caller's organization (verified identity): policies scoped to other organizations do not apply. */
+  organizationId?: string;
   tenantId?: string;
 }
 

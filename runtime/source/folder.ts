@@ -55,7 +55,7 @@ export class FolderSource implements DeclarativeSource {
   constructor(private readonly options: FolderSourceOptions) {
     this.dirs = options.dirs.map((d) => resolve(d));
     this.writeDir = resolve(options.writeDir ?? options.dirs[0] ?? '.');
-    this.initial = this.serial(() => this.reload()).then(() => {
+    this.initial = this.serial(() => this.load()).then(() => {
       if (options.watch ?? true) this.startWatching();
     });
   }
@@ -87,6 +87,10 @@ export class FolderSource implements DeclarativeSource {
     return this.loadIssues;
   }
 
+  reload(): Promise<void> {
+    return this.serial(() => this.load());
+  }
+
   subscribe(listener: SourceListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -101,7 +105,7 @@ export class FolderSource implements DeclarativeSource {
       const existing = this.entries.get(keyOf(valid.kind, valid.metadata.namespace, valid.metadata.name));
       if (existing) await this.rewriteDocument(existing.origin, valid);
       else await this.writeNewFile(valid);
-      await this.reload();
+      await this.load();
       return this.get(valid.kind as KindName, valid.metadata.name, valid.metadata.namespace) ?? valid;
     });
   }
@@ -111,7 +115,7 @@ export class FolderSource implements DeclarativeSource {
       const existing = this.entries.get(keyOf(kind, namespace, name));
       if (!existing) return false;
       await this.rewriteDocument(existing.origin, undefined);
-      await this.reload();
+      await this.load();
       return true;
     });
   }
@@ -146,11 +150,11 @@ export class FolderSource implements DeclarativeSource {
     if (this.closed) return;
     clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {
-      void this.serial(() => this.reload()).catch((err) => this.options.log?.error({ err }, 'manifest reload failed'));
+      void this.serial(() => this.load()).catch((err) => this.options.log?.error({ err }, 'manifest reload failed'));
     }, this.options.debounceMs ?? 100);
   }
 
-  private async reload(): Promise<void> {
+  private async load(): Promise<void> {
     const next = new Map<string, Entry>();
     const issues: LoadIssue[] = [];
     for (const dir of this.dirs) {

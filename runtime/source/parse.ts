@@ -63,9 +63,12 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
       for (const e of result.errors) out.issues.push({ file, documentIndex, ...e });
       return;
     }
-    const resource = result.resource;
-    resource.metadata.namespace ??= DEFAULT_NAMESPACE;
-    out.resources.push({ resource, documentIndex, warnings });
+    // NB: a reference product's domain file (axonflow.io/v1 with spec.agents) stands for several AgentConfigs.
+    // The document's warnings go with its first resource, so that they are reported once.
+    (result.resources ?? [result.resource]).forEach((resource, i) => {
+      resource.metadata.namespace ??= DEFAULT_NAMESPACE;
+      out.resources.push({ resource, documentIndex, warnings: i === 0 ? warnings : [] });
+    });
   });
   return out;
 }

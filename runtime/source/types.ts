@@ -30,6 +30,11 @@ export interface DeclarativeSource {
   get<K extends KindName>(kind: K, name: string, namespace?: string): ResourceByKind[K] | undefined;
   /** Documents skipped on the last load, with file, document index and field. */
   issues(): readonly LoadIssue[];
+  /**
+   * Re-reads the documents now (folder mode without watching); changes arrive as events before it resolves.
+   * Absent where the source is always current (Kubernetes informers).
+   */
+  reload?(): Promise<void>;
   /** Subscribes to changes; returns the unsubscribe function. */
   subscribe(listener: SourceListener): () => void;
   /** Creates or replaces a resource (a file in folder mode, an object in a cluster). */

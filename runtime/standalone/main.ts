@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { KIND_NAMES } from '../../api/index.js';
 import type { FastifyInstance } from 'fastify';
-import { parseConfig, standaloneConfigSchema, type StandaloneConfig } from '../config.js';
+import { parseConfig, standaloneConfigSchema, webhookSettings, type StandaloneConfig } from '../config.js';
 import { createLogger, logFormat, type Logger } from '../log.js';
 import { openStore, type Store } from '../store/index.js';
 import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
 import { buildGateway } from '../gateway/app.js';
 import { assembleGateway } from '../gateway/assemble.js';
+import { inProcessPlanForwarder } from '../gateway/plan-forward.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
 import { assembleOrchestrator } from '../orchestrator/assemble.js';
 import { readTlsSettings } from '../http/tls.js';
@@ -48,6 +50,10 @@ export async function startStandalone(
     throw err;
   });
   const gatewayParts = assembleGateway(config, { store, source, env, version: VERSION, log: log.child({ component: 'gateway' }) });
+  // `/api/request` plans go to this process's orchestrator (no socket), the identity signed with a per-process secret.
+  const internalSecret = randomBytes(32).toString('hex');
+  const built: { orchestrator?: FastifyInstance } = {};
+  gatewayParts.deps.plans = inProcessPlanForwarder(() => built.orchestrator!, internalSecret);
   const gateway = buildGateway(gatewayParts.deps);
   const gd = gatewayParts.deps;
   // The orchestrator shares the gateway's credentials, rate limits (one budget per organization), LLM providers
@@ -59,6 +65,10 @@ export async function startStandalone(
       apiDocs: config.STEWARD_API_DOCS,
       tls: await readTlsSettings(config),
       requiredAgents: config.STEWARD_PARALLEL_MIN_HEALTHY_AGENTS,
+      webhooks: webhookSettings(config),
+      planTimeoutMs: config.STEWARD_PLAN_TIMEOUT_MS,
+      planner: config.STEWARD_PLANNER,
+      internalSecret,
     },
     { store, source, version: VERSION, log: log.child({ component: 'orchestrator' }), auth: gd.auth, limiter: gd.limiter, llm: gd.llm!, telemetry: gd.telemetry },
   ).catch(async (err: unknown) => {
@@ -66,6 +76,7 @@ export async function startStandalone(
     throw err;
   });
   const orchestrator = buildOrchestrator(orchestratorParts.deps);
+  built.orchestrator = orchestrator;
   // The optional metrics listener: the same registry, for scrapers (docs/gateway.md, Metrics).
   const metrics =
     config.STEWARD_METRICS_PORT === undefined

@@ -7,6 +7,7 @@ import { migrate } from './migrations.js';
 import { AuditRepository } from './audit.js';
 import { ClientRepository } from './clients.js';
 import { ContextRepository } from './contexts.js';
+import { PlanRepository } from './plans.js';
 
 export type { Db, Queryable } from './db.js';
 export { StoreError, withTimeout } from './db.js';
@@ -18,6 +19,7 @@ export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
+export { PlanRepository, type PlanEnd, type PlanRecord, type PlanStart, type PlanStatus } from './plans.js';
 
 /** The operational store: one database, migrated, with its repositories. */
 export interface Store {
@@ -25,6 +27,7 @@ export interface Store {
   readonly clients: ClientRepository;
   readonly contexts: ContextRepository;
   readonly audit: AuditRepository;
+  readonly plans: PlanRepository;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export function storeOn(db: Db): Store {
     clients: new ClientRepository(db),
     contexts: new ContextRepository(db, db.relaxed),
     audit: new AuditRepository(db),
+    plans: new PlanRepository(db),
     close: () => db.close(),
   };
 }

@@ -125,6 +125,46 @@ DROP INDEX precheck_contexts_expiry_idx;
 CREATE INDEX precheck_contexts_expiry_brin ON precheck_contexts USING brin (expires_at);
 `,
   },
+  {
+    // The plan surface (issue 20): who ran a plan (tenant, client), which planner made it, the answer as sent
+    // (GET /api/v1/plan/{id} repeats it), and plans cancelled while running.
+    version: 3,
+    name: 'plan records',
+    sql: `
+ALTER TABLE plans DROP CONSTRAINT plans_status_check;
+ALTER TABLE plans ADD CONSTRAINT plans_status_check CHECK (status IN ('running', 'completed', 'failed', 'cancelled'));
+ALTER TABLE plans ADD COLUMN tenant_id text;
+ALTER TABLE plans ADD COLUMN client_id text;
+ALTER TABLE plans ADD COLUMN workflow_execution_id text;
+ALTER TABLE plans ADD COLUMN planner text;
+ALTER TABLE plans ADD COLUMN response jsonb;
+`,
+  },
+  {
+    // Durable webhook delivery (docs/orchestrator-registry.md, Webhooks): a per-plan order key and sequence, a
+    // claim lease so that one worker sends a row at a time (a crashed worker's rows come back when it expires),
+    // and one row per attempt.
+    version: 4,
+    name: 'webhook delivery order, leases and attempts',
+    sql: `
+ALTER TABLE webhook_deliveries ADD COLUMN organization_id text NOT NULL DEFAULT '';
+ALTER TABLE webhook_deliveries ADD COLUMN order_key text NOT NULL DEFAULT '';
+ALTER TABLE webhook_deliveries ADD COLUMN seq bigserial;
+ALTER TABLE webhook_deliveries ADD COLUMN locked_until timestamptz;
+CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries (webhook_id, order_key, seq) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, created_at);
+
+CREATE TABLE webhook_delivery_attempts (
+  delivery_id text NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+  attempt integer NOT NULL,
+  started_at timestamptz NOT NULL,
+  duration_ms double precision NOT NULL,
+  response_status integer,
+  error text,
+  PRIMARY KEY (delivery_id, attempt)
+);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -1,7 +1,7 @@
 /** Fake Anthropic Messages server: `POST /v1/messages`, API versions 2023-06-01 and 2026-10-21. */
-import { lastUserText, startFakeServer, words, type Answer, type FakeServerHandle, type RecordedRequest, type Scenario } from './server.js';
+import { lastUserText, startFakeServer, words, type Answer, type FakeServerHandle, type Pacing, type RecordedRequest, type Scenario } from './server.js';
 
-export interface FakeAnthropicOptions {
+export interface FakeAnthropicOptions extends Pacing {
   /** The key the server accepts (as `x-api-key` or `Authorization: Bearer`); others get 401. */
   apiKey?: string;
 }
@@ -29,7 +29,7 @@ const ERROR_TYPES: Record<number, string> = {
 let nextId = 1;
 
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropicServer> {
-  const handle = await startFakeServer('http1', (req, scenario) => respond(req, scenario, options));
+  const handle = await startFakeServer('http1', (req, scenario) => respond(req, scenario, options), options);
   return Object.assign(handle, { baseURL: handle.origin });
 }
 

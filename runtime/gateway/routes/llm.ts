@@ -2,13 +2,13 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { gatewayRequest } from '../../../api/http/gateway.js';
 import { jsonValue, safeText } from '../../../api/http/safe.js';
-import { ApiError } from '../../http/errors.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { governedLlmCall, policyInfo, type GovernedCall } from '../governed.js';
 import type { Identity } from '../../auth/identity.js';
 import type { LlmResponse } from '../../llm/index.js';
 import { parseBody } from '../validation.js';
+import { multiAgentPlan } from './plan-request.js';
 
 const llmOptions = {
   provider: safeText().min(1).max(64).optional(),
@@ -99,7 +99,10 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
     const body = parseBody(gatewayRequest.extend(llmOptions), req.body);
     const identity = identityOf(req);
     if (body.request_type === 'multi-agent-plan') {
-      throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', 'multi-agent plans are served by the orchestrator plan surface, which this build does not run yet');
+      const call = callOf(body, body.query, identity, 'request', reply);
+      const domain = typeof body.domain === 'string' ? body.domain : undefined;
+      const mode = typeof body.execution_mode === 'string' ? body.execution_mode : undefined;
+      return multiAgentPlan(deps, req, reply, identity, { query: body.query, context: body.context, domain, execution_mode: mode, clientId: call.clientId, userToken: call.userToken }, call.signal!);
     }
     const started = performance.now();
     const result = await governedLlmCall(deps, identity, { ...callOf(body, body.query, identity, 'request', reply), context: body.context });

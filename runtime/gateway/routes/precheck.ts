@@ -23,7 +23,7 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     const result = await evaluatePolicies(
       deps.policies,
       { query: body.query, surface: 'pre-check', client_id: body.client_id, user: { id: body.user_token }, context: body.context ?? {} },
-      { surface: 'pre-check', tenantId: identity.tenantId },
+      { surface: 'pre-check', organizationId: identity.organizationId, tenantId: identity.tenantId },
     );
     const createdAt = deps.now();
     const expiresAt = new Date(createdAt.getTime() + deps.contextTtlMs);
@@ -58,7 +58,7 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     const result = await evaluatePolicies(
       deps.policies,
       { query: body.query, surface: 'pre-check', context: body.context ?? {} },
-      { surface: 'pre-check', tenantId: identity.tenantId },
+      { surface: 'pre-check', organizationId: identity.organizationId, tenantId: identity.tenantId },
     );
     return {
       approved: result.approved,

@@ -32,6 +32,7 @@ beforeAll(async () => {
   await orchestrator.inject({ method: 'GET', url: '/health' });
   await orchestrator.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: acme, payload: { kind: 'AgentConfig' } });
   await orchestrator.inject({ method: 'GET', url: '/api/v1/agents/travel-agent-42' });
+  await orchestrator.inject({ method: 'GET', url: '/api/v1/nowhere/travel-agent-42' });
 });
 afterAll(async () => {
   await orchestrator?.close();
@@ -77,6 +78,8 @@ describe.each(ports)('on the $name', ({ app }) => {
     // The route label is the pattern, never the raw URL.
     const routes = new Set(m.find('steward_http_requests_total').map((s) => s.labels.route));
     expect(routes.has('/api/v1/agents/travel-agent-42')).toBe(false);
+    expect(routes.has('/api/v1/agents/:name')).toBe(true);
+    expect(routes.has('/api/v1/nowhere/travel-agent-42')).toBe(false);
     for (const s of m.find('steward_http_requests_total')) expect(Object.keys(s.labels).sort()).toEqual(['method', 'route', 'server', 'status_class']);
   });
 

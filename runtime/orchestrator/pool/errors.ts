@@ -40,8 +40,13 @@ export class AgentCommunicationError extends Error {
 /** No member of the pool is healthy: nothing can be dispatched (503 ORCHESTRATOR_UNAVAILABLE). */
 export class NoHealthyAgentsError extends Error {
   readonly code = 'ORCHESTRATOR_UNAVAILABLE';
-  constructor(readonly available: number) {
-    super(available === 0 ? 'the agent pool has no members' : `none of the ${available} agents of the pool is healthy`);
+  constructor(
+    readonly available: number,
+    /** The AgentConfig the call asked for, when it asked for one. */
+    readonly agentConfig?: string,
+  ) {
+    const of = agentConfig ? ` running AgentConfig ${agentConfig}` : '';
+    super(available === 0 ? `the agent pool has no members${of}` : `none of the ${available} agents of the pool${of} is healthy`);
     this.name = 'NoHealthyAgentsError';
   }
 }

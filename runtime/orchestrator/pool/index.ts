@@ -1,4 +1,4 @@
-export { AgentPool, type AgentPoolOptions, type AcquireOptions, type Dispatched, type Lease } from './pool.js';
+export { AgentPool, type AgentPoolOptions, type AcquireOptions, type DispatchOptions, type Dispatched, type Lease } from './pool.js';
 export type { MemberHealth, PoolMemberView, PoolStatus, PoolStatusReporter } from './status.js';
 export { isProbed, type MemberChange, type MemberInit, type MemberKind, type MemberSource, type ProbedAgent } from './member-source.js';
 export { StandaloneSource, type AgentFactory, type StandaloneSourceOptions } from './standalone-source.js';

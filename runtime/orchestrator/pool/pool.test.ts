@@ -50,6 +50,33 @@ describe('AgentPool dispatch', () => {
     await expect(third).resolves.toMatchObject({ member: 'a', result: { status: 'success', agentId: 'a', result: '3' } });
   });
 
+  it('sends an item that names an AgentConfig only to its members, or to members of no known AgentConfig', async () => {
+    const [t1, t2, h, any] = [new FakeAgent('t1', 1), new FakeAgent('t2', 1), new FakeAgent('h', 1), new FakeAgent('any', 1)];
+    const p = await start(
+      new ListSource([
+        { key: 't1', kind: 'in-process', agent: t1, agentConfig: 'default/travel' },
+        { key: 't2', kind: 'in-process', agent: t2, agentConfig: 'default/travel' },
+        { key: 'h', kind: 'in-process', agent: h, agentConfig: 'default/hotel' },
+      ]),
+    );
+    for (const q of ['1', '2']) void p.dispatch(item(q), undefined, { agentConfig: 'default/travel' });
+    const third = p.dispatch(item('3'), undefined, { agentConfig: 'default/travel' });
+    await settle();
+    expect([t1.pending.length, t2.pending.length, h.pending.length]).toEqual([1, 1, 0]);
+    t1.finish();
+    await until(() => t1.pending.length === 1, 'the waiting travel item reaches a travel member');
+    t1.finish();
+    await expect(third).resolves.toMatchObject({ member: 't1' });
+    await expect(p.dispatch(item('4'), undefined, { agentConfig: 'default/flights' })).rejects.toThrow(NoHealthyAgentsError);
+    await p.close();
+
+    const q = await start(new ListSource([{ key: 'any', kind: 'remote', agent: any }]));
+    const remote = q.dispatch(item('5'), undefined, { agentConfig: 'default/hotel' });
+    await until(() => any.pending.length === 1, 'a member of no known AgentConfig takes it');
+    any.finish();
+    await expect(remote).resolves.toMatchObject({ member: 'any' });
+  });
+
   it('stops waiting when the caller aborts', async () => {
     const a = new FakeAgent('a', 1);
     const p = await start(ListSource.of(a));

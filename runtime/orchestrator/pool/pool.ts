@@ -26,6 +26,17 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Member keys not to use (members that just answered busy). When every healthy member is excluded: AgentBusyError. */
   exclude?: ReadonlySet<string>;
+  /**
+   * Only members of this AgentConfig (`namespace/name`), and members whose AgentConfig the source does not know
+   * (static remote endpoints serve every AgentConfig). Absent: any member.
+   */
+  agentConfig?: string;
+}
+
+/** Options of one dispatch. */
+export interface DispatchOptions {
+  /** Run the item on a member of this AgentConfig (`namespace/name`); see AcquireOptions.agentConfig. */
+  agentConfig?: string;
 }
 
 /** An item's outcome on the member that ran it. */
@@ -147,12 +158,12 @@ export class AgentPool {
    * and tries again until `signal` aborts. Any other communication failure marks the member unhealthy and
    * reaches the caller as AgentCommunicationError: the item may have run, so it is never retried here.
    */
-  async dispatch(item: WorkItem, signal?: AbortSignal): Promise<Dispatched> {
+  async dispatch(item: WorkItem, signal?: AbortSignal, options: DispatchOptions = {}): Promise<Dispatched> {
     let tried = new Set<string>();
     for (let round = 0; ; ) {
       let lease: Lease;
       try {
-        lease = await this.acquire({ signal, exclude: tried });
+        lease = await this.acquire({ signal, exclude: tried, agentConfig: options.agentConfig });
       } catch (err) {
         if (!(err instanceof AgentBusyError)) throw err;
         tried = new Set();
@@ -273,10 +284,11 @@ export class AgentPool {
     }
     for (let i = 0; i < this.waiters.length; ) {
       const w = this.waiters[i]!;
-      const healthy = this.order.filter((m) => m.health === 'healthy');
+      const eligible = w.agentConfig === undefined ? this.order : this.order.filter((m) => serves(m, w.agentConfig));
+      const healthy = eligible.filter((m) => m.health === 'healthy');
       if (healthy.length === 0) {
         this.waiters.splice(i, 1);
-        w.reject(new NoHealthyAgentsError(this.order.length));
+        w.reject(new NoHealthyAgentsError(eligible.length, w.agentConfig));
         continue;
       }
       if (w.exclude && healthy.every((m) => w.exclude!.has(m.key))) {
@@ -284,7 +296,7 @@ export class AgentPool {
         w.reject(new AgentBusyError());
         continue;
       }
-      const m = this.pick(w.exclude);
+      const m = this.pick(w.exclude, w.agentConfig);
       if (!m) {
         i++;
         continue;
@@ -295,7 +307,7 @@ export class AgentPool {
   }
 
   /** The healthy member with the fewest items in flight and a free slot; ties go round robin. */
-  private pick(exclude?: ReadonlySet<string>): Member | undefined {
+  private pick(exclude?: ReadonlySet<string>, agentConfig?: string): Member | undefined {
     const n = this.order.length;
     let best: Member | undefined;
     let bestIndex = 0;
@@ -303,6 +315,7 @@ export class AgentPool {
       const i = (this.cursor + step) % n;
       const m = this.order[i]!;
       if (m.health !== 'healthy' || exclude?.has(m.key)) continue;
+      if (agentConfig !== undefined && !serves(m, agentConfig)) continue;
       if (m.inFlight >= m.agent.stats().maxInFlight) continue;
       if (!best || m.inFlight < best.inFlight) {
         best = m;
@@ -344,6 +357,11 @@ export class AgentPool {
         .catch((err: unknown) => this.options.log?.warn({ err }, 'pool status report failed'));
     }
   }
+}
+
+/** Whether a member may run items of an AgentConfig: its own, or any when the source does not say (static endpoints). */
+function serves(m: MemberInit, agentConfig: string | undefined): boolean {
+  return agentConfig === undefined || m.agentConfig === undefined || m.agentConfig === agentConfig;
 }
 
 /** Waits 10 ms doubling per round up to 320 ms, with jitter (members shared with other replicas free up at random). */

@@ -62,10 +62,18 @@ describe('policy failures', () => {
     const e = await startEngine(policy('eu-only', { scope: { tenants: ['eu'] } }, 'package p.eu\ndeny contains "eu" if contains(input.query, "y")\n'));
     // the plans exist: a tenant no policy names shares the untenanted plan, a named one has its own
     const plans = (e as unknown as { byScope: Map<string, { key: string }> }).byScope;
-    expect(plans.get('pre-check\u0000eu')?.key).toBeDefined();
-    expect(plans.get('pre-check\u0000eu')?.key).not.toBe(plans.get('pre-check\u0000')?.key);
+    expect(plans.get('pre-check\u0000\u0000eu')?.key).toBeDefined();
+    expect(plans.get('pre-check\u0000\u0000eu')?.key).not.toBe(plans.get('pre-check\u0000\u0000')?.key);
     expect(ask(e, 'y', { surface: 'pre-check', tenantId: 'eu' }).approved).toBe(false);
     expect(ask(e, 'y', { surface: 'pre-check', tenantId: 'elsewhere' }).approved).toBe(true);
+  });
+
+  it("applies a policy scoped to organizations to their requests only (dynamic policies), whatever the tenant", async () => {
+    const e = await startEngine(policy('acme-only', { scope: { organizations: ['acme'] } }, 'package p.acme\ndeny contains "acme" if contains(input.query, "y")\n'));
+    expect(ask(e, 'y', { surface: 'pre-check', organizationId: 'acme' }).approved).toBe(false);
+    expect(ask(e, 'y', { surface: 'pre-check', organizationId: 'acme', tenantId: 'team-a' }).approved).toBe(false);
+    expect(ask(e, 'y', { surface: 'pre-check', organizationId: 'globex' }).approved).toBe(true);
+    expect(ask(e, 'y', { surface: 'pre-check' }).approved).toBe(true);
   });
 });
 

@@ -1,0 +1,137 @@
+import mysql from 'mysql2/promise';
+import { capRows, redactRows, withTimeout } from '../limits.js';
+import type { ConnectorOptions, EffectiveLimits } from '../options.js';
+import { lexSql, toQuestionMarks } from '../sql/lexer.js';
+import type { Connector, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
+import { SqlConnectorBase, sqlToolSchema } from './base.js';
+import { guardStatement, sqlTool } from './sql-common.js';
+
+/**
+ * MySQL and MariaDB through a mysql2 pool. Statements run as server-side prepared statements
+ * (`execute`): values never pass through client-side string formatting, and the server refuses stacked
+ * statements (multipleStatements stays off). `$n` placeholders become `?` (lexer.ts, outside strings and
+ * comments). Read-only connectors open sessions with SET SESSION TRANSACTION READ ONLY. A timed-out
+ * query is stopped with KILL QUERY from a separate connection.
+ */
+export class MysqlConnector extends SqlConnectorBase implements Connector {
+  private pool: mysql.Pool | undefined;
+  private readonly database: string | undefined;
+
+  constructor(name: string, url: string, options: ConnectorOptions) {
+    super(name, 'mysql', url, options);
+    try {
+      this.database = decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || undefined;
+    } catch {
+      this.database = undefined;
+    }
+  }
+
+  private ensurePool(): mysql.Pool {
+    if (!this.pool) {
+      this.pool = mysql.createPool({
+        uri: withoutUnsafeParams(this.url),
+        connectionLimit: this.options.poolMax,
+        connectTimeout: this.options.connectTimeoutMs,
+        multipleStatements: false,
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+        dateStrings: true,
+        enableKeepAlive: true,
+      });
+      const readOnly = this.options.readOnly;
+      // NB: the 'connection' event hands the callback-API connection, not the promise wrapper
+      this.pool.pool.on('connection', (conn: { query(sql: string): unknown; on(ev: string, f: () => void): void }) => {
+        conn.on('error', () => undefined);
+        if (readOnly) conn.query('SET SESSION TRANSACTION READ ONLY');
+      });
+    }
+    return this.pool;
+  }
+
+  protected ping(): Promise<unknown> {
+    return this.ensurePool().query('SELECT 1');
+  }
+
+  prepare(statement: string, params: unknown): PreparedStatement {
+    const { text, params: values, sql } = guardStatement(statement, params, 'mysql', this.options, this.database);
+    return { text, params: values, sql };
+  }
+
+  async query(prepared: PreparedStatement, limits: EffectiveLimits): Promise<QueryResult> {
+    const pool = this.ensurePool();
+    const started = performance.now();
+    const { text, values } = toQuestionMarks(prepared.text, prepared.params, lexSql(prepared.text, 'mysql'));
+    let conn: mysql.PoolConnection;
+    try {
+      conn = await pool.getConnection();
+    } catch (e) {
+      throw this.fail(e, 'connect');
+    }
+    const threadId = conn.threadId;
+    const work = conn.execute({ sql: text, values: values.map((v) => (v === undefined ? null : v)) as never, rowsAsArray: false });
+    try {
+      const [result, fields] = await withTimeout(work, limits.timeoutMs, () => this.kill(threadId));
+      // a write answers a ResultSetHeader, not rows
+      const header = Array.isArray(result) ? undefined : (result as { affectedRows?: number });
+      const rows = header ? [] : (result as Row[]);
+      const capped = capRows(rows, limits);
+      const redacted = redactRows(capped.rows, limits.redact);
+      return {
+        rows: redacted.rows,
+        row_count: redacted.rows.length,
+        execution_time_ms: performance.now() - started,
+        columns: fields?.map((f) => f.name),
+        affected_rows: header?.affectedRows,
+        truncated: capped.truncated,
+        redactions: redacted.redactions,
+        sql: prepared.sql,
+      };
+    } catch (e) {
+      throw this.fail(e, 'query');
+    } finally {
+      void work.then(
+        () => conn.release(),
+        () => conn.release(),
+      );
+    }
+  }
+
+  private async kill(threadId: number): Promise<void> {
+    const c = await mysql.createConnection({ uri: withoutUnsafeParams(this.url), connectTimeout: this.options.connectTimeoutMs });
+    try {
+      await c.query(`KILL QUERY ${Number(threadId)}`);
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  }
+
+  execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
+    return sqlTool(this, tool, params, limits);
+  }
+
+  tools(): ToolDescription[] {
+    return [{ name: 'query', description: `Run one SQL statement on MySQL connector ${this.name}`, inputSchema: { ...sqlToolSchema }, writes: !this.options.readOnly }];
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * NB: mysql2 lets URL parameters override falsy options, so `?multipleStatements=true` in a connection
+ * URL would turn stacked statements back on. Those parameters are removed.
+ */
+const UNSAFE_PARAMS = ['multipleStatements', 'flags', 'localInfile', 'infileStreamFactory', 'typeCast', 'stream'];
+
+export function withoutUnsafeParams(url: string): string {
+  try {
+    const u = new URL(url);
+    for (const p of UNSAFE_PARAMS) u.searchParams.delete(p);
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

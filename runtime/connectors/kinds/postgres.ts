@@ -1,0 +1,130 @@
+import pg from 'pg';
+import { capRows, redactRows, withTimeout } from '../limits.js';
+import type { ConnectorOptions, EffectiveLimits } from '../options.js';
+import type { Connector, PreparedStatement, QueryResult, ToolDescription, ToolResult } from '../types.js';
+import { SqlConnectorBase, sqlToolSchema } from './base.js';
+import { guardStatement, sqlTool } from './sql-common.js';
+
+/**
+ * PostgreSQL through a `pg` Pool. Every statement goes over the extended protocol, where the server
+ * itself refuses a second statement; read-only connectors also open their sessions with
+ * default_transaction_read_only, so a function with side effects fails even if the guard missed it.
+ * A timed-out query is cancelled with pg_cancel_backend from a separate connection (the pool may be full).
+ */
+export class PostgresConnector extends SqlConnectorBase implements Connector {
+  private pool: pg.Pool | undefined;
+
+  constructor(name: string, url: string, options: ConnectorOptions) {
+    super(name, 'postgres', url, options);
+  }
+
+  private config(): pg.PoolConfig {
+    const { connectionString, options } = sessionOptions(this.url, this.options.readOnly);
+    return {
+      connectionString,
+      max: this.options.poolMax,
+      connectionTimeoutMillis: this.options.connectTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      // server-side backstop for the client-side deadline
+      statement_timeout: this.options.timeoutMs + 1000,
+      options,
+      application_name: `steward-connector-${this.name}`.slice(0, 63),
+    };
+  }
+
+  private ensurePool(): pg.Pool {
+    if (!this.pool) {
+      this.pool = new pg.Pool(this.config());
+      // NB: an idle client losing its server emits on the pool; without a listener it would crash the process
+      this.pool.on('error', () => undefined);
+    }
+    return this.pool;
+  }
+
+  protected ping(): Promise<unknown> {
+    return this.ensurePool().query('SELECT 1');
+  }
+
+  prepare(statement: string, params: unknown): PreparedStatement {
+    const { text, params: values, sql } = guardStatement(statement, params, 'postgresql', this.options);
+    return { text, params: values, sql };
+  }
+
+  async query(prepared: PreparedStatement, limits: EffectiveLimits): Promise<QueryResult> {
+    const pool = this.ensurePool();
+    const started = performance.now();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw this.fail(e, 'connect');
+    }
+    const pid = (client as unknown as { processID: number }).processID;
+    const work = client.query({ text: prepared.text, values: prepared.params, queryMode: 'extended' } as pg.QueryConfig);
+    try {
+      const res = await withTimeout(work, limits.timeoutMs, () => this.cancel(pid));
+      const capped = capRows(res.rows, limits);
+      const redacted = redactRows(capped.rows, limits.redact);
+      return {
+        rows: redacted.rows,
+        row_count: redacted.rows.length,
+        execution_time_ms: performance.now() - started,
+        columns: res.fields?.map((f) => f.name),
+        affected_rows: res.command === 'SELECT' || res.rowCount === null ? undefined : res.rowCount,
+        truncated: capped.truncated,
+        redactions: redacted.redactions,
+        sql: prepared.sql,
+      };
+    } catch (e) {
+      throw this.fail(e, 'query');
+    } finally {
+      // the client goes back once the (possibly cancelled) query has settled
+      void work.then(
+        () => client.release(),
+        () => client.release(),
+      );
+    }
+  }
+
+  private async cancel(pid: number): Promise<void> {
+    const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.options.connectTimeoutMs });
+    c.on('error', () => undefined);
+    try {
+      await c.connect();
+      await c.query('SELECT pg_cancel_backend($1)', [pid]);
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  }
+
+  execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
+    return sqlTool(this, tool, params, limits);
+  }
+
+  tools(): ToolDescription[] {
+    return [{ name: 'query', description: `Run one SQL statement on PostgreSQL connector ${this.name}`, inputSchema: { ...sqlToolSchema }, writes: !this.options.readOnly }];
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * NB: pg lets values parsed from the connection string override the config object, so a URL carrying
+ * `?options=...` would silently drop the read-only flag. The URL's options are moved into ours instead.
+ */
+export function sessionOptions(url: string, readOnly: boolean): { connectionString: string; options?: string } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return { connectionString: url, options: readOnly ? '-c default_transaction_read_only=on' : undefined };
+  }
+  const fromUrl = u.searchParams.get('options') ?? '';
+  u.searchParams.delete('options');
+  const options = [fromUrl, readOnly ? '-c default_transaction_read_only=on' : ''].filter((o) => o !== '').join(' ');
+  return { connectionString: u.toString(), options: options || undefined };
+}

@@ -1,0 +1,43 @@
+import { ConnectorError } from '../errors.js';
+import type { ConnectorOptions, EffectiveLimits } from '../options.js';
+import type { GuardedSql } from '../sql/guard.js';
+import { GuardCache } from '../sql/guard-cache.js';
+import type { SqlDialect } from '../sql/lexer.js';
+import type { Connector, PreparedStatement, ToolResult } from '../types.js';
+import { positional } from './base.js';
+
+/**
+ * Guarded statements per connector. NB: keyed by the connector's parsed options, which one connector owns (one
+ * parse per Connector document), so the dialect and default schema are fixed for each key.
+ */
+const caches = new WeakMap<ConnectorOptions, GuardCache>();
+
+/** The guard with a connector's options (cached per statement), and the parameter count check. */
+export function guardStatement(statement: string, params: unknown, dialect: SqlDialect, o: ConnectorOptions, defaultSchema?: string): PreparedStatement & { guarded: GuardedSql } {
+  if (typeof statement !== 'string') throw new ConnectorError('INVALID_PARAMS', 'statement must be a string');
+  const values = positional(params);
+  let cache = caches.get(o);
+  if (!cache) {
+    cache = new GuardCache({
+      dialect,
+      readOnly: o.readOnly,
+      allowedTables: o.allowedTables,
+      defaultSchema: o.defaultSchema ?? defaultSchema,
+      // NB: one row more than maxRows, so that a cut result is known to be cut
+      forceLimit: o.readOnly ? (o.forceLimit ?? o.maxRows + 1) : o.forceLimit,
+      deniedFunctions: o.deniedFunctions,
+    });
+    caches.set(o, cache);
+  }
+  const guarded = cache.guard(statement);
+  const highest = guarded.lex.placeholders.reduce((m, p) => Math.max(m, p.index), 0);
+  if (highest > values.length) throw new ConnectorError('INVALID_PARAMS', `statement uses $${highest} but ${values.length} params were given`);
+  return { text: guarded.text, params: values, sql: guarded.summary, guarded };
+}
+
+/** The `query` tool of the SQL kinds: the same path as a query, the rows as its result. */
+export async function sqlTool(c: Connector, tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
+  if (tool !== 'query') throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on ${c.type} connector ${c.name}`, { connector: c.name, reason: 'UNKNOWN_TOOL' });
+  const res = await c.query(c.prepare(String(params.statement ?? ''), params.params), limits);
+  return { result: { rows: res.rows, row_count: res.row_count, columns: res.columns }, execution_time_ms: res.execution_time_ms, truncated: res.truncated, redactions: res.redactions };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { readCorpus } from '../../policy/pack/corpus.js';
+import { redactText, redactValue, type RedactionCounts } from './redact.js';
+
+const redact = (text: string) => {
+  const counts: RedactionCounts = {};
+  return { text: redactText(text, counts), counts };
+};
+
+describe('redactText (mirrors the built-in pii and secrets pack)', () => {
+  it.each([
+    ['US SSN', 'ssn 123-45-6789 on file', 'ssn [REDACTED:us_ssn] on file', 'us_ssn'],
+    ['card with Luhn', 'card 4111-1111-1111-1111', 'card [REDACTED:payment_card]', 'payment_card'],
+    ['IBAN with mod-97', 'pay to GB82 WEST 1234 5698 7654 32 today', 'pay to [REDACTED:iban] today', 'iban'],
+    ['personal email', 'write to jane.doe@corp.io', 'write to [REDACTED:email]', 'email'],
+    ['international phone', 'call +44 20 7946 0958', 'call [REDACTED:phone]', 'phone'],
+    ['AWS key id', 'key AKIAIOSFODNN7ABCDEFG here', 'key [REDACTED:aws_access_key] here', 'aws_access_key'],
+    ['GitHub token', `token ghp_${'a'.repeat(36)}`, 'token [REDACTED:github_token]', 'github_token'],
+    ['credentials in a URL', 'dsn postgres://app:hunter22@db:5432/x', 'dsn [REDACTED:url_credentials]', 'url_credentials'],
+    ['PEM private key', 'k: -----BEGIN RSA PRIVATE KEY-----\nMIIEow' + 'A'.repeat(60) + '\n-----END RSA PRIVATE KEY----- done', 'k: [REDACTED:private_key] done', 'private_key'],
+    ['passport with its word', 'passport no: 548193207, issued 2019', 'passport no: [REDACTED:passport], issued 2019', 'passport'],
+    ['UK NINO', 'NINO: AB 12 34 56 D', 'NINO: [REDACTED:uk_nino]', 'uk_nino'],
+    ['password assignment', 'DB_PASSWORD=s3cr3t-Pa55w0rd!', 'DB_PASSWORD=[REDACTED:password]', 'password'],
+    ['truncated PEM key', '-----BEGIN PRIVATE KEY----- ' + 'A'.repeat(64), '[REDACTED:private_key]', 'private_key'],
+    ['JWT', 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig', 'jwt [REDACTED:jwt]', 'jwt'],
+  ])('%s', (_name, input, output, kind) => {
+    const r = redact(input);
+    expect(r.text).toBe(output);
+    expect(r.counts).toEqual({ [kind]: 1 });
+  });
+
+  it.each([
+    ['a card number failing Luhn', 'order 4111-1111-1111-1112'],
+    ['an invalid SSN area', 'ref 000-12-3456'],
+    ['an IBAN with a bad checksum', 'GB82 WEST 1234 5698 7654 33'],
+    ['a role mailbox', 'mail support@corp.io'],
+    ['a documentation domain', 'mail jane@example.com'],
+    ['the AWS sample key', 'AKIAIOSFODNN7EXAMPLE'],
+    ['plain numbers', 'order 12345 shipped in 3 boxes'],
+    ['a placeholder password', 'password=${DB_PASSWORD}'],
+    ['a URL with a placeholder password', 'postgres://user:password@host/db'],
+    ['already redacted text', 'password=[REDACTED:password]'],
+  ])('leaves %s alone', (_name, input) => {
+    expect(redact(input)).toEqual({ text: input, counts: {} });
+  });
+
+  it('redacts nested values and counts every occurrence', () => {
+    const counts: RedactionCounts = {};
+    const out = redactValue({ a: ['123-45-6789', { b: 'x 123-45-6789' }], n: 5, d: null }, counts);
+    expect(out).toEqual({ a: ['[REDACTED:us_ssn]', { b: 'x [REDACTED:us_ssn]' }], n: 5, d: null });
+    expect(counts).toEqual({ us_ssn: 2 });
+  });
+});
+
+describe('redaction on hostile cells', () => {
+  // NB: no time assertion; a quadratic pattern would blow the test's own timeout on these sizes
+  it.each([
+    ['word run', 'a'.repeat(1 << 20)],
+    ['email-ish run', 'a@'.repeat(1 << 19)],
+    ['unterminated PEM headers', '-----BEGIN PRIVATE KEY-----\n'.repeat(30_000)],
+    ['URL prefixes without @', 'http://a:'.repeat(100_000)],
+    ['token prefixes', 'sk-'.repeat(300_000)],
+    ['digit run', '4'.repeat(1 << 20)],
+    ['IBAN-ish run', 'GB82 '.repeat(200_000)],
+    ['password labels', 'password='.repeat(100_000)],
+    ['phone words', 'call me '.repeat(130_000)],
+    ['passport words', 'passport '.repeat(110_000)],
+    ['mysql command lines', 'mysql '.repeat(170_000)],
+    ['footerless PEM headers with material', ('-----BEGIN PRIVATE KEY-----\n' + 'A'.repeat(50) + '\n').repeat(12_000)],
+  ])('scans a megabyte %s', (_name, text) => {
+    const counts: RedactionCounts = {};
+    expect(typeof redactText(text, counts)).toBe('string');
+  });
+});
+
+describe('agreement with the built-in pack', () => {
+  const corpus = readCorpus();
+  const redacts = (text: string) => {
+    const counts: RedactionCounts = {};
+    redactText(text, counts);
+    return Object.keys(counts).length > 0;
+  };
+
+  it('redacts something in every example the pack labels pii or secrets', () => {
+    const missed = corpus.filter((e) => (e.labels.includes('pii') || e.labels.includes('secrets')) && !redacts(e.text)).map((e) => `${e.at} ${e.note}`);
+    expect(missed).toEqual([]);
+  });
+
+  it('redacts nothing in the examples the pack labels otherwise (SQL, prompt injection, negatives)', () => {
+    const extra = corpus.filter((e) => !e.labels.includes('pii') && !e.labels.includes('secrets') && redacts(e.text)).map((e) => `${e.at} ${e.note}`);
+    expect(extra).toEqual([]);
+  });
+});

@@ -1,0 +1,49 @@
+import { DETECTORS, type Detector } from './detectors.js';
+
+export interface RedactionCounts {
+  [kind: string]: number;
+}
+
+/** Replaces every detected span of one string with `[REDACTED:<kind>]`, counting per kind. */
+export function redactText(text: string, counts: RedactionCounts, detectors: readonly Detector[] = DETECTORS): string {
+  // no detector matches fewer than 8 characters; most short cells (names, codes) skip the scan
+  if (text.length < 8) return text;
+  let out = text;
+  for (const d of detectors) {
+    if (d.spans) {
+      const spans = d.spans(out);
+      if (spans.length === 0) continue;
+      const pieces: string[] = [];
+      let last = 0;
+      for (const [start, end] of spans) {
+        pieces.push(out.slice(last, start), `[REDACTED:${d.kind}]`);
+        last = end;
+      }
+      out = pieces.join('') + out.slice(last);
+      counts[d.kind] = (counts[d.kind] ?? 0) + spans.length;
+      continue;
+    }
+    d.pattern.lastIndex = 0;
+    out = out.replace(d.pattern, (match: string, ...rest: unknown[]) => {
+      const group = typeof rest[0] === 'string' ? rest[0] : undefined;
+      const found = group ?? match;
+      const span = d.refine ? d.refine(found) : found;
+      if (span === undefined || (d.valid && !d.valid(span, text))) return match;
+      counts[d.kind] = (counts[d.kind] ?? 0) + 1;
+      return span === match ? `[REDACTED:${d.kind}]` : match.replace(span, `[REDACTED:${d.kind}]`);
+    });
+  }
+  return out;
+}
+
+/** Redacts string values anywhere in a JSON-like value (rows, tool results); returns a copy. */
+export function redactValue(value: unknown, counts: RedactionCounts): unknown {
+  if (typeof value === 'string') return redactText(value, counts);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, counts));
+  if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, counts);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { guardSql, MAX_STATEMENT_CHARS, type SqlGuardOptions } from './guard.js';
+import { CORPUS } from './corpus.js';
+
+const pgRead: SqlGuardOptions = { dialect: 'postgresql', readOnly: true };
+const refusal = (sql: string, o: SqlGuardOptions) => {
+  try {
+    guardSql(sql, o);
+    return undefined;
+  } catch (e) {
+    return (e as { reason?: string }).reason;
+  }
+};
+
+describe('guardSql', () => {
+  it.each([
+    ['adds a LIMIT on its own line, dropping a trailing comment that could swallow it', 'SELECT * FROM t -- note', 'SELECT * FROM t\nLIMIT 10'],
+    ['keeps a smaller literal LIMIT', 'SELECT * FROM t LIMIT 3', 'SELECT * FROM t LIMIT 3'],
+    ['wraps a larger LIMIT', 'SELECT * FROM t LIMIT 50', 'SELECT * FROM (\nSELECT * FROM t LIMIT 50\n) AS steward_limited LIMIT 10'],
+    ['wraps a set operation', 'SELECT a FROM t UNION SELECT a FROM u', 'SELECT * FROM (\nSELECT a FROM t UNION SELECT a FROM u\n) AS steward_limited LIMIT 10'],
+    ['drops a trailing semicolon', 'SELECT 1 LIMIT 1;', 'SELECT 1 LIMIT 1'],
+    ['leaves EXPLAIN alone', 'EXPLAIN SELECT * FROM t', 'EXPLAIN SELECT * FROM t'],
+  ])('%s', (_name, sql, text) => {
+    expect(guardSql(sql, { ...pgRead, forceLimit: 10 }).text).toBe(text);
+  });
+
+  it('answers the operation and the schema-qualified tables for policies (CTE names are not tables)', () => {
+    expect(guardSql('WITH x AS (SELECT * FROM sales.orders) SELECT * FROM x JOIN customers c ON true', pgRead).summary).toEqual({
+      operation: 'select',
+      tables: ['public.customers', 'sales.orders'],
+    });
+    expect(guardSql('EXPLAIN SELECT * FROM t', pgRead).summary).toEqual({ operation: 'explain', tables: ['public.t'] });
+    expect(guardSql('DELETE FROM t WHERE id = $1', { dialect: 'postgresql', readOnly: false }).summary).toEqual({ operation: 'delete', tables: ['public.t'] });
+  });
+
+  it('enforces the table allowlist everywhere in the statement, with bare names in the default schema', () => {
+    const o: SqlGuardOptions = { ...pgRead, allowedTables: ['orders', 'reporting.daily'] };
+    expect(refusal('SELECT * FROM orders JOIN reporting.daily d ON true', o)).toBeUndefined();
+    expect(refusal('SELECT * FROM public.orders', o)).toBeUndefined();
+    expect(refusal('SELECT * FROM orders WHERE EXISTS (SELECT 1 FROM users)', o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal('SELECT * FROM other.orders', o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal('SELECT * FROM orders UNION SELECT * FROM pg_catalog.pg_authid', o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal('SELECT * FROM (SELECT * FROM secrets) s', o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal('SELECT * FROM `test`.`orders`', { dialect: 'mysql', readOnly: true, allowedTables: ['test.orders'], defaultSchema: 'test' })).toBeUndefined();
+  });
+
+  it('applies extra denied functions from the connector options', () => {
+    expect(refusal('SELECT my_export(1)', { ...pgRead, deniedFunctions: ['my_export'] })).toBe('DENIED_FUNCTION');
+  });
+
+  it('still refuses stacked and unparseable statements on a read-write connector, but allows writes', () => {
+    const rw: SqlGuardOptions = { dialect: 'postgresql', readOnly: false };
+    expect(refusal('UPDATE t SET a = 1', rw)).toBeUndefined();
+    expect(refusal('SELECT pg_sleep(1)', rw)).toBeUndefined();
+    expect(refusal('UPDATE t SET a = 1; DROP TABLE t', rw)).toBe('STACKED_QUERIES');
+    expect(refusal('SELEC 1', rw)).toBe('PARSE_ERROR');
+  });
+
+  it('refuses statements over the size cap without parsing them', () => {
+    expect(refusal(`SELECT '${'x'.repeat(MAX_STATEMENT_CHARS)}'`, pgRead)).toBe('TOO_LONG');
+  });
+
+  it('refuses statements with more tokens than the parser can take on the event loop', () => {
+    expect(refusal('SELECT ' + 'a,'.repeat(2000) + 'b FROM t', pgRead)).toBe('TOO_COMPLEX');
+    expect(refusal('SELECT ' + '('.repeat(5000) + '1' + ')'.repeat(5000), pgRead)).toBe('TOO_COMPLEX');
+    expect(refusal(`SELECT '${'long string '.repeat(4000)}'`, pgRead)).toBeUndefined();
+  });
+
+  it('fails closed on deep nesting within the token cap', () => {
+    const r = refusal('SELECT ' + '('.repeat(900) + '1' + ')'.repeat(900), pgRead);
+    expect(r === undefined || r === 'PARSE_ERROR').toBe(true);
+  });
+
+  it('parses the corpus (measured: the figure goes to the report, not an assertion)', () => {
+    const times: number[] = [];
+    for (const e of CORPUS) {
+      const t = performance.now();
+      refusal(e.sql, { dialect: e.dialect === 'mysql' ? 'mysql' : 'postgresql', readOnly: true, forceLimit: 1001 });
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    expect(times.length).toBe(CORPUS.length);
+  });
+});

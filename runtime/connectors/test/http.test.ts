@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnector } from '../factory.js';
+import type { Connector } from '../types.js';
+import { apiHandler, connectorDoc, listen, type Running } from './fixtures.js';
+
+let api: Running;
+const open: Connector[] = [];
+const LOOPBACK = { allowedCidrs: ['127.0.0.0/8'] };
+const make = (options: Record<string, unknown> = LOOPBACK, url = api.url) => {
+  const c = createConnector(connectorDoc('api', 'http', 'API', { options }), url);
+  open.push(c);
+  return c;
+};
+const limits = { timeoutMs: 5000, maxRows: 1000, maxResultBytes: 1 << 20, redact: false };
+
+beforeAll(async () => {
+  api = await listen(apiHandler);
+});
+afterAll(async () => {
+  await Promise.all(open.map((c) => c.close()));
+  await api.stop();
+});
+
+describe('http connector', () => {
+  it('GETs a path with $1 filled from params, and an object as the query string', async () => {
+    const c = make();
+    expect((await c.query(c.prepare('/users/$1', [2]), limits)).rows).toEqual([{ id: 2, name: 'Alan', ssn: '123-45-6789' }]);
+    const res = await c.query(c.prepare('/users', { name: 'Ada' }), limits);
+    expect(res.rows).toEqual([{ id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' }]);
+  });
+
+  it('treats statements as paths below the base URL path, and refuses ../ out of it', async () => {
+    const c = make(LOOPBACK, `${api.url}/users/`);
+    expect((await c.query(c.prepare('/1', []), limits)).rows).toEqual([{ id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' }]);
+    expect(() => c.prepare('/../whoami', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }));
+    expect(() => c.prepare('/%2e%2e/whoami', [])).toThrow(expect.objectContaining({ reason: 'OUTSIDE_BASE_PATH' }));
+  });
+
+  it('redacts answers when asked', async () => {
+    const c = make();
+    const res = await c.query(c.prepare('/users', []), { ...limits, redact: true });
+    expect(res.rows).toEqual([
+      { id: 1, name: 'Ada', email: '[REDACTED:email]' },
+      { id: 2, name: 'Alan', ssn: '[REDACTED:us_ssn]' },
+    ]);
+    expect(res.redactions).toEqual({ email: 1, us_ssn: 1 });
+  });
+
+  it('sends writes through the request tool only when the connector is not read-only', async () => {
+    await expect(make().execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits)).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' });
+    const res = await make({ ...LOOPBACK, readOnly: false }).execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits);
+    expect(res.result).toEqual({ status: 200, body: { method: 'POST', body: { a: 1 } } });
+  });
+
+  it('refuses loopback unless allowedCidrs lists it (checked at connect time)', async () => {
+    // an IP literal has no lookup: it is judged when the URL is resolved
+    expect(() => make({}).prepare('/users', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }));
+    // a host name is judged on the address the socket connects to
+    const byName = make({}, api.url.replace('127.0.0.1', 'localhost'));
+    await expect(byName.query(byName.prepare('/users', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED' });
+    const allowedByName = make({ allowedCidrs: ['127.0.0.0/8', '::1/128'] }, api.url.replace('127.0.0.1', 'localhost'));
+    expect((await allowedByName.query(allowedByName.prepare('/users', []), limits)).row_count).toBe(2);
+  });
+
+  it('refuses paths that leave the origin and redirects off it; follows same-origin redirects', async () => {
+    const c = make();
+    expect(() => c.prepare('//evil.example.com/x', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED' }));
+    expect(() => c.prepare('/x', { url: 'http://169.254.169.254/' })).not.toThrow();
+    await expect(c.query(c.prepare('/redirect-out', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OFF_ORIGIN' });
+    expect((await c.query(c.prepare('/redirect-in', []), limits)).row_count).toBe(2);
+  });
+
+  it('sends credentials from the connection URL as Basic or Bearer, and never shows them', async () => {
+    const basic = make(LOOPBACK, api.url.replace('http://', 'http://alice:s3cret-pw@'));
+    expect((await basic.query(basic.prepare('/whoami', []), limits)).rows).toEqual([{ authorization: `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}` }]);
+    const bearer = make(LOOPBACK, api.url.replace('http://', 'http://bearer:tok-123456@'));
+    expect((await bearer.query(bearer.prepare('/whoami', []), limits)).rows).toEqual([{ authorization: 'Bearer tok-123456' }]);
+    const err = (await basic.query(basic.prepare('/missing', []), limits).catch((e: unknown) => e)) as Error;
+    expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED', reason: 'HTTP_404' });
+    expect(JSON.stringify({ m: err.message, e: err })).not.toContain('s3cret-pw');
+  });
+
+  it('refuses an answer over the byte cap and times out a slow one', async () => {
+    const c = make();
+    await expect(c.query(c.prepare('/big', []), { ...limits, maxResultBytes: 64 * 1024 })).rejects.toMatchObject({ code: 'RESULT_TOO_LARGE' });
+    await expect(c.query(c.prepare('/slow', []), { ...limits, timeoutMs: 200 })).rejects.toMatchObject({ code: 'CONNECTOR_TIMEOUT' });
+  });
+});

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { identityOf } from '../../auth/plugin.js';
+import type { Identity } from '../../auth/identity.js';
+import { ApiError } from '../../http/errors.js';
+import type { GatewayDeps } from '../deps.js';
+import { governedConnectorCall } from './call.js';
+import { callOf, servedTools } from './mcp-tools.js';
+
+const MCP_AUTH = { auth: { require: 'any', feature: 'mcp' } } as const;
+
+/**
+ * Steward as an MCP server at `/mcp` (Streamable HTTP, stateless: a server and a transport per request, JSON
+ * answers rather than SSE). The request's own credentials authenticate it like any gateway route; `tools/call`
+ * runs `governedConnectorCall`, so a refusal (policy, guard, tenancy) is a tool result with `isError: true`,
+ * never a transport failure.
+ */
+export const mcpServerRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+  app.post('/mcp', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
+    checkTransportRequest(req.headers.accept, req.body);
+    const server = mcpServer(deps, identityOf(req));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // NB: the transport writes to the socket itself; headers fastify's hooks set (request id, rate limits) go too.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  });
+
+  const stateless = async () => {
+    throw new ApiError('gateway', 'METHOD_NOT_ALLOWED', 'the MCP endpoint is stateless: POST JSON-RPC messages; there is no server-sent stream or session', undefined, { headers: { allow: 'POST' } });
+  };
+  app.get('/mcp', { config: MCP_AUTH }, stateless);
+  app.delete('/mcp', { config: MCP_AUTH }, stateless);
+};
+
+/**
+ * What the transport would refuse in JSON-RPC's own error shape, refused first in the gateway's (clients parse the
+ * body, and every gateway error has `error`, `code` and `request_id`): the Accept header of the Streamable HTTP
+ * transport, and a body that is not a JSON-RPC message or batch.
+ */
+function checkTransportRequest(accept: string | undefined, body: unknown): void {
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    throw new ApiError('gateway', 'NOT_ACCEPTABLE', 'the MCP endpoint needs Accept: application/json, text/event-stream');
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
+    throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be a JSON-RPC 2.0 message or a batch of them');
+  }
+}
+
+function mcpServer(deps: GatewayDeps, identity: Identity): Server {
+  const server = new Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: servedTools(deps, identity).map((t) => ({ name: t.name, description: t.description, inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' } })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = servedTools(deps, identity).find((t) => t.name === request.params.name);
+    if (!tool) return failure('CONNECTOR_NOT_FOUND', `no tool named ${request.params.name.slice(0, 128)}`);
+    const args = request.params.arguments ?? {};
+    const userToken = typeof request.params._meta?.user_token === 'string' ? request.params._meta.user_token : undefined;
+    try {
+      const out = await governedConnectorCall(deps, identity, callOf(tool, args, userToken));
+      const value = out.kind === 'query' ? { rows: out.result.rows, row_count: out.result.row_count, execution_time_ms: out.result.execution_time_ms } : out.result.result;
+      // A remote MCP tool's own content passes through; anything else is one JSON text block.
+      const remote = out.kind === 'tool' && isToolContent(value) ? value : undefined;
+      return {
+        content: remote ? remote.content : [{ type: 'text', text: JSON.stringify(value) }],
+        ...(remote?.isError ? { isError: true } : {}),
+        _meta: { steward: out.metadata },
+      };
+    } catch (err) {
+      if (err instanceof ApiError) return failure(err.code, err.message, err.details);
+      throw err;
+    }
+  });
+  return server;
+}
+
+/** A refusal as MCP clients expect it: a tool result with `isError`, the code first in the text. */
+function failure(code: string, message: string, details?: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { steward: { code, ...(details ? { details } : {}) } } };
+}
+
+function isToolContent(v: unknown): v is { content: CallToolResult['content']; isError?: boolean } {
+  return typeof v === 'object' && v !== null && Array.isArray((v as { content?: unknown }).content);
+}

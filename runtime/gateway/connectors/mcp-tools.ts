@@ -1,0 +1,61 @@
+import type { Identity } from '../../auth/identity.js';
+import type { ToolDescription } from '../../connectors/index.js';
+import type { GatewayDeps } from '../deps.js';
+import { servesOrganization } from './tenancy.js';
+import type { ConnectorCall } from './call.js';
+
+/** One tool of Steward's MCP server: a connector's tool or operation, named `<connector>__<tool>`. */
+export interface ServedTool {
+  name: string;
+  connector: string;
+  /** The connector's tool, or `query` for the query operation. */
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** The query operation of a kind without a `query` tool (http, redis, mcp): runs as a query. */
+  asQuery: boolean;
+}
+
+/** The input of the `query` tool of kinds whose query operation is not a tool (http path, redis command, MCP resource URI). */
+const QUERY_TOOL_SCHEMA = {
+  type: 'object',
+  properties: { statement: { type: 'string', description: 'the query: an HTTP path, a Redis command, an MCP resource URI' }, params: { description: 'positional ($1…) or named parameters' } },
+  required: ['statement'],
+};
+
+/** MCP tool names allow `[A-Za-z0-9_.-]`; `__` separates the connector from its tool. */
+export const servedName = (connector: string, tool: string) => `${connector.replace(/[^A-Za-z0-9_]/g, '_')}__${tool.replace(/[^A-Za-z0-9_.-]/g, '_')}`.slice(0, 128);
+
+/**
+ * The tools the caller's organization may call: each visible connector's tools that its allowedOperations permit,
+ * plus a `query` tool where `query` is allowed and the kind has no tool of that name.
+ */
+export function servedTools(deps: GatewayDeps, identity: Identity): ServedTool[] {
+  const out: ServedTool[] = [];
+  const seen = new Set<string>();
+  const add = (t: ServedTool) => {
+    if (seen.has(t.name)) return; // NB: `a-b` and `a.b` map to one name; the first (sorted) connector keeps it
+    seen.add(t.name);
+    out.push(t);
+  };
+  for (const info of deps.connectors.list()) {
+    const doc = deps.connectors.resource(info.name);
+    if (!doc || !servesOrganization(doc, identity, deps.source)) continue;
+    const tools: ToolDescription[] = deps.connectors.tools(info.name).map((t) => t.tool);
+    for (const t of tools) {
+      add({ name: servedName(info.name, t.name), connector: info.name, tool: t.name, description: `${t.description} [connector ${info.name}]`, inputSchema: t.inputSchema, asQuery: false });
+    }
+    if (info.allowed_operations.includes('query') && !tools.some((t) => t.name === 'query')) {
+      add({ name: servedName(info.name, 'query'), connector: info.name, tool: 'query', description: `Query connector ${info.name} (${info.type}) [connector ${info.name}]`, inputSchema: QUERY_TOOL_SCHEMA, asQuery: true });
+    }
+  }
+  return out;
+}
+
+/** The governed call a `tools/call` of a served tool makes (the same path as the REST endpoints). */
+export function callOf(tool: ServedTool, args: Record<string, unknown>, userToken: string | undefined): ConnectorCall {
+  if (tool.asQuery) {
+    return { kind: 'query', via: 'mcp-server', connector: tool.connector, statement: typeof args.statement === 'string' ? args.statement : String(args.query ?? ''), params: args.params, userToken };
+  }
+  return { kind: 'tool', via: 'mcp-server', connector: tool.connector, tool: tool.tool, params: args, userToken };
+}

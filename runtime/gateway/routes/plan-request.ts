@@ -1,0 +1,72 @@
+/**
+ * `POST /api/request` with `request_type: multi-agent-plan`: authenticate (done by the route), pre-check the query
+ * (surface `plan`), record the context, forward to the orchestrator with the verified identity, audit the outcome
+ * and answer the plan at the top level (the reference) and under `data` (the SDKs read `data.steps`).
+ * A blocked query, at the gateway or by the orchestrator's pre-flight, answers 200 `blocked: true`.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../http/errors.js';
+import type { Identity } from '../../auth/identity.js';
+import type { GatewayDeps } from '../deps.js';
+import { checkAndRecord, policyInfo } from '../governed.js';
+import { OrchestratorUnreachableError } from '../plan-forward.js';
+
+export interface PlanCall {
+  query: string;
+  context?: Record<string, unknown>;
+  domain?: string;
+  execution_mode?: string;
+  clientId: string;
+  userToken: string;
+}
+
+/** Plan fields an SDK reads, copied from the orchestrator's answer. */
+const PLAN_FIELDS = ['plan_id', 'workflow_execution_id', 'result', 'steps', 'metadata'] as const;
+
+/** Orchestrator codes the gateway answers with the same status (api/errors.ts GATEWAY_ERRORS lists them). */
+const PASSED_THROUGH = new Set(['INVALID_REQUEST', 'NO_AGENTS_AVAILABLE', 'RATE_LIMITED', 'PLANNING_TIMEOUT', 'EXECUTION_ERROR', 'FORBIDDEN', 'FEATURE_NOT_AVAILABLE']);
+
+export async function multiAgentPlan(deps: GatewayDeps, req: FastifyRequest, reply: FastifyReply, identity: Identity, call: PlanCall, signal: AbortSignal) {
+  const started = performance.now();
+  const { evaluation, ctx } = await checkAndRecord(deps, identity, { query: call.query, surface: 'plan', clientId: call.clientId, userToken: call.userToken, context: call.context });
+  const common = () => ({ policy_info: policyInfo(evaluation, identity), context_id: ctx.id, request_id: req.id, latency_ms: Math.round(performance.now() - started) });
+  if (!evaluation.approved) {
+    deps.metrics?.outcome(req, 'blocked');
+    return { success: false, blocked: true, block_reason: evaluation.blockReason, ...common() };
+  }
+  if (!deps.plans) {
+    throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', 'multi-agent plans need the orchestrator: set STEWARD_ORCHESTRATOR_URL and STEWARD_INTERNAL_SECRET (standalone wires it itself)');
+  }
+  const forwarded = await deps.plans
+    .forward({ query: call.query, ...(call.domain ? { domain: call.domain } : {}), ...(call.execution_mode ? { execution_mode: call.execution_mode } : {}), context: call.context ?? {}, user: { id: call.userToken, client_id: call.clientId } }, identity, req.id, signal)
+    .catch((err: unknown) => {
+      if (err instanceof OrchestratorUnreachableError) throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', err.message, undefined, { cause: err });
+      throw err;
+    });
+  const body = forwarded.body;
+  const plan = Object.fromEntries(PLAN_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
+  const error = typeof body.error === 'object' && body.error !== null ? (body.error as { code?: string; message?: string; details?: Record<string, unknown> }) : undefined;
+  const audit = await deps.store.audit.record({
+    organizationId: identity.organizationId,
+    clientId: call.clientId,
+    contextId: ctx.id,
+    userToken: call.userToken,
+    provider: 'orchestrator',
+    model: 'multi-agent-plan',
+    prompt: call.query,
+    response: typeof body.result === 'string' ? body.result : '',
+    latencyMs: performance.now() - started,
+    metadata: { plan_id: body.plan_id ?? null, success: body.success === true, status: forwarded.status, ...(error?.code ? { code: error.code } : {}) },
+  });
+  const envelope = { ...common(), audit_id: audit.id };
+  if (forwarded.status === 200) return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
+  if (error?.code === 'POLICY_VIOLATION') {
+    deps.metrics?.outcome(req, 'blocked');
+    const reason = typeof error.details?.block_reason === 'string' ? error.details.block_reason : (error.message ?? 'blocked by policy');
+    return { ...plan, success: false, blocked: true, block_reason: reason, data: plan, ...envelope };
+  }
+  const code = error?.code && PASSED_THROUGH.has(error.code) ? error.code : 'SERVICE_UNAVAILABLE';
+  const status = code === 'SERVICE_UNAVAILABLE' ? 503 : forwarded.status;
+  void reply.headers(forwarded.headers);
+  return reply.code(status).send({ ...plan, success: false, blocked: false, error: error?.message ?? `the orchestrator answered ${forwarded.status}`, code, ...(error?.details ? { details: error.details } : {}), data: plan, ...envelope });
+}

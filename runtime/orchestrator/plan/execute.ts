@@ -1,0 +1,118 @@
+/**
+ * Runs a plan's steps on the agent pool as a DAG. Each step goes to a member of its agent's AgentConfig with the
+ * AgentConfig's timeout; its output reaches the steps that depend on it (in their work item's context). A step
+ * whose dependency failed fails without running. Modes:
+ * - `sequential`: topological order, one step at a time;
+ * - `parallel`: in waves — every ready step at once, the next wave once the whole wave ended;
+ * - `auto`: the DAG as planned — each step starts as soon as its own dependencies ended.
+ * In the parallel modes the pool bounds how many steps run at once (items wait for a free member).
+ */
+import type { WorkItem } from '../../agent/work.js';
+import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, type AgentPool } from '../pool/index.js';
+import { topologicalOrder } from './validate.js';
+import type { ExecutionMode, PlanAgent, PlanStep, StepOutcome } from './types.js';
+
+/** The policy of a step's work item: the plan passed the policy set before it ran (preflight.ts). */
+export const STEP_POLICY = 'package steward.plan.step\n\nallow := true\n';
+
+export interface ExecuteOptions {
+  pool: AgentPool;
+  planId: string;
+  query: string;
+  context: Record<string, unknown>;
+  steps: readonly PlanStep[];
+  agents: ReadonlyMap<string, PlanAgent>;
+  mode: ExecutionMode;
+  /** The provider and model a step's agent calls (the plan checked they exist). */
+  llmOf: (agent: PlanAgent) => NonNullable<WorkItem['llm']>;
+  /** The plan's deadline and cancellation: running steps are aborted, waiting ones never start. */
+  signal: AbortSignal;
+  onStep?: (outcome: StepOutcome) => void;
+  /** The origin of the steps' times (performance clock), e.g. when the plan call started. @default now */
+  t0?: number;
+}
+
+export async function executePlan(options: ExecuteOptions): Promise<StepOutcome[]> {
+  const t0 = options.t0 ?? performance.now();
+  const outcomes = new Map<string, StepOutcome>();
+  const run = async (step: PlanStep): Promise<void> => {
+    const outcome = await runStep(step, outcomes, options, t0);
+    outcomes.set(step.id, outcome);
+    options.onStep?.(outcome);
+  };
+  const order = topologicalOrder(options.steps);
+  if (options.mode === 'sequential') {
+    for (const step of order) await run(step);
+  } else if (options.mode === 'parallel') {
+    const left = new Set(order);
+    while (left.size > 0) {
+      const wave = [...left].filter((s) => s.depends_on.every((d) => outcomes.has(d)));
+      for (const s of wave) left.delete(s);
+      await Promise.all(wave.map(run));
+    }
+  } else {
+    const done = new Map<string, Promise<void>>();
+    for (const step of order) {
+      done.set(step.id, Promise.all(step.depends_on.map((d) => done.get(d)!)).then(() => run(step)));
+    }
+    await Promise.all(done.values());
+  }
+  return options.steps.map((s) => outcomes.get(s.id)!);
+}
+
+async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions, t0: number): Promise<StepOutcome> {
+  const startedMs = performance.now() - t0;
+  const base = { id: step.id, name: step.name, agent: step.agent, startedMs };
+  const end = (rest: Pick<StepOutcome, 'status' | 'output' | 'error' | 'agentId'>): StepOutcome => ({ ...base, ...rest, endedMs: performance.now() - t0 });
+  const failedDep = step.depends_on.map((d) => outcomes.get(d)!).find((d) => d.status !== 'completed');
+  if (failedDep) {
+    return end({ status: failedDep.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: 'DEPENDENCY_FAILED', message: `step ${failedDep.id} (${failedDep.name}) did not complete` } });
+  }
+  if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
+  const agent = o.agents.get(step.agent)!;
+  const item: WorkItem = {
+    requestId: o.planId,
+    queryIndex: o.steps.indexOf(step),
+    query: stepQuery(step, o.query),
+    policy: STEP_POLICY,
+    timeoutMs: agent.timeoutMs,
+    context: stepContext(step, o, outcomes),
+    llm: o.llmOf(agent),
+  };
+  try {
+    const d = await o.pool.dispatch(item, o.signal, { agentConfig: agent.ref });
+    const r = d.result;
+    if (r.status === 'success') return end({ status: 'completed', output: typeof r.result === 'string' ? r.result : JSON.stringify(r.result ?? null), agentId: r.agentId });
+    return end({ status: 'failed', error: r.error ?? { code: 'EXECUTION_ERROR', message: 'the agent answered without a result' }, agentId: r.agentId });
+  } catch (err) {
+    if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
+    if (err instanceof AgentCommunicationError) {
+      const code = err.failure === 'deadline' ? 'QUERY_TIMEOUT' : 'AGENT_COMMUNICATION_ERROR';
+      return end({ status: 'failed', error: { code, message: err.message }, agentId: err.agentId });
+    }
+    if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError) return end({ status: 'failed', error: { code: 'AGENT_UNAVAILABLE', message: err.message } });
+    throw err;
+  }
+}
+
+/** Why the plan's signal fired, as a step error. */
+function abortError(signal: AbortSignal): { code: string; message: string } {
+  const reason: unknown = signal.reason;
+  const code = reason instanceof Error && 'code' in reason && typeof reason.code === 'string' ? reason.code : 'CANCELLED';
+  return { code, message: reason instanceof Error ? reason.message : 'the plan was aborted' };
+}
+
+function stepQuery(step: PlanStep, query: string): string {
+  const task = `Your step (${step.name}): ${step.description}\n\nThe request: ${query}`;
+  return step.depends_on.length === 0 ? task : `${task}\n\nThe results of the steps this one builds on are in the context (steps).`;
+}
+
+/** The request's context, the plan's ids, and the outputs of the steps this one depends on. */
+function stepContext(step: PlanStep, o: ExecuteOptions, outcomes: ReadonlyMap<string, StepOutcome>): Record<string, unknown> {
+  const steps: Record<string, { name: string; agent: string; output: string }> = {};
+  for (const d of step.depends_on) {
+    const done = outcomes.get(d)!;
+    steps[d] = { name: done.name, agent: done.agent, output: done.output ?? '' };
+  }
+  return { ...o.context, plan: { id: o.planId, step: step.id }, ...(step.depends_on.length ? { steps } : {}) };
+}

@@ -1,0 +1,75 @@
+/**
+ * The LLM planner: asks the default provider for a JSON plan over the domain's agents, checks the answer
+ * (validate.ts), asks once more with the problems when it fails, and otherwise falls back to the deterministic
+ * plan. `planner` in the outcome says which one ran: 'llm', 'llm-repaired' or 'deterministic'.
+ */
+import type { LlmMessage, LlmRouter } from '../../llm/index.js';
+import { checkPlan } from './validate.js';
+import { PLAN_MAX_STEPS, type Plan, type PlanAgent, type PlanStep } from './types.js';
+
+export interface LlmPlannerInput {
+  query: string;
+  domain: string;
+  /** the agents offered: the domain's and the generic ones */
+  offered: readonly PlanAgent[];
+  /** the whole registry: a step naming an agent outside it is refused */
+  registry: ReadonlyMap<string, PlanAgent>;
+  /** the plan to use when the LLM's answers fail */
+  fallback: () => PlanStep[];
+  llm: LlmRouter;
+  /** Budget of one planner call. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+const SYSTEM = [
+  'You plan multi-agent work. Answer with one JSON object and nothing else:',
+  '{"steps":[{"id":"step-1","name":"...","type":"llm-call","description":"...","depends_on":[],"agent":"<agent name>"}]}',
+  `Rules: at most ${PLAN_MAX_STEPS} steps; "agent" must be one of the listed agent names; "depends_on" lists ids of earlier steps;`,
+  'no cycles; the last step is the synthesis: it depends on every other step (directly or through others) and merges their results.',
+].join('\n');
+
+function userText(input: LlmPlannerInput): string {
+  const agents = input.offered.map((a) => `- ${a.name} (${a.type}, domain ${a.domain}): ${a.description} Capabilities: ${a.capabilities.join(', ') || 'none'}.`);
+  return `Request: ${input.query}\nDomain: ${input.domain}\nAgents:\n${agents.join('\n')}`;
+}
+
+/** The JSON object inside an answer: code fences and prose around it are ignored. */
+export function extractJson(text: string): unknown {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end <= start) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end + 1));
+  } catch {
+    return undefined;
+  }
+}
+
+export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
+  const messages: LlmMessage[] = [{ role: 'user', content: userText(input) }];
+  let problems: string[];
+  try {
+    const first = await ask(input, messages);
+    const check = checkPlan(extractJson(first), input.registry);
+    if (check.ok) return { domain: input.domain, steps: check.steps, planner: 'llm' };
+    problems = check.problems;
+    messages.push(
+      { role: 'assistant', content: first },
+      { role: 'user', content: `That plan cannot be used: ${problems.join('; ')}. Answer with the corrected JSON object only.` },
+    );
+    const second = await ask(input, messages);
+    const again = checkPlan(extractJson(second), input.registry);
+    if (again.ok) return { domain: input.domain, steps: again.steps, planner: 'llm-repaired', plannerNote: `repaired: ${problems.join('; ')}` };
+    problems = again.problems;
+  } catch (err) {
+    input.signal?.throwIfAborted();
+    problems = [`the planner call failed: ${err instanceof Error ? err.message : String(err)}`];
+  }
+  return { domain: input.domain, steps: input.fallback(), planner: 'deterministic', plannerNote: `the LLM plan was replaced: ${problems.join('; ')}` };
+}
+
+async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Promise<string> {
+  const answer = await input.llm.complete({ system: SYSTEM, messages, temperature: 0, maxTokens: 1500, timeoutMs: input.timeoutMs, signal: input.signal });
+  return answer.text;
+}

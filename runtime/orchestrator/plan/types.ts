@@ -1,0 +1,72 @@
+/**
+ * The plan surface's vocabulary: the agents a planner may use, a plan's steps, and what running a step produced.
+ * Pure types and limits; no I/O.
+ */
+
+export type ExecutionMode = 'sequential' | 'parallel' | 'auto';
+
+/** Which planner made a plan (`metadata.planner`). */
+export type PlannerKind = 'llm' | 'llm-repaired' | 'deterministic';
+
+/** What a step does. Every step the planners make today calls its agent's LLM. */
+export type StepType = 'llm-call' | 'connector-call' | 'policy-check';
+
+/** A step as the reference shows it: `depends_on` names the ids of the steps whose outputs it needs. */
+export interface PlanStep {
+  id: string;
+  name: string;
+  type: StepType;
+  description: string;
+  depends_on: string[];
+  /** the AgentConfig's name (`namespace/name` outside the default namespace) */
+  agent: string;
+}
+
+export interface Plan {
+  domain: string;
+  steps: PlanStep[];
+  planner: PlannerKind;
+  /** Why the LLM planner's answer was repaired or replaced; absent when it was used as it came. */
+  plannerNote?: string;
+}
+
+/** An AgentConfig as the planners and the executor see it. */
+export interface PlanAgent {
+  /** `name`, or `namespace/name` outside the default namespace: what plan steps name */
+  name: string;
+  /** `namespace/name`: the pool's AgentConfig key */
+  ref: string;
+  domain: string;
+  type: 'specialist' | 'coordinator';
+  description: string;
+  capabilities: string[];
+  llm?: { provider: string; model: string };
+  /** the AgentConfig's `spec.timeout`: each of its steps' budget */
+  timeoutMs: number;
+}
+
+export type StepStatus = 'completed' | 'failed' | 'skipped' | 'cancelled';
+
+/** One step's run. Times are ms from the plan's start (performance clock), so overlaps can be read from them. */
+export interface StepOutcome {
+  id: string;
+  name: string;
+  agent: string;
+  status: StepStatus;
+  startedMs: number;
+  endedMs: number;
+  output?: string;
+  error?: { code: string; message: string };
+  /** the pool member's agent id */
+  agentId?: string;
+}
+
+/** Most steps a plan may have (the LLM planner is told so; a longer answer is refused). */
+export const PLAN_MAX_STEPS = 10;
+/** A step's budget when its AgentConfig gives none (the reference: 60 s). */
+export const DEFAULT_STEP_TIMEOUT_MS = 60_000;
+/**
+ * The whole plan's budget, planning included: 408 PLANNING_TIMEOUT after it. Below the reference clients' 120 s
+ * plan timeout, so that they read our answer rather than their own.
+ */
+export const DEFAULT_PLAN_TIMEOUT_MS = 110_000;

@@ -1,0 +1,93 @@
+/**
+ * Checks a candidate plan (the LLM planner's answer) against a schema and the registry: at most PLAN_MAX_STEPS
+ * steps, unique ids, dependencies that exist, agents that exist, no cycle, and one synthesis step — a single
+ * final step that every other step leads to. Pure.
+ */
+import { z } from 'zod';
+import { PLAN_MAX_STEPS, type PlanAgent, type PlanStep } from './types.js';
+
+const id = z.string().min(1).max(64);
+const candidateSchema = z.object({
+  steps: z
+    .array(
+      z.object({
+        id,
+        name: z.string().min(1).max(128),
+        type: z.enum(['llm-call', 'connector-call', 'policy-check']).default('llm-call'),
+        description: z.string().max(2000).default(''),
+        depends_on: z.array(id).max(PLAN_MAX_STEPS).default([]),
+        agent: z.string().min(1).max(253),
+      }),
+    )
+    .min(1),
+});
+
+export type PlanCheck = { ok: true; steps: PlanStep[] } | { ok: false; problems: string[] };
+
+export function checkPlan(candidate: unknown, agents: ReadonlyMap<string, PlanAgent>): PlanCheck {
+  const parsed = candidateSchema.safeParse(candidate);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`) };
+  }
+  const steps: PlanStep[] = parsed.data.steps.map((s) => ({ ...s, depends_on: [...new Set(s.depends_on)] }));
+  const problems: string[] = [];
+  if (steps.length > PLAN_MAX_STEPS) problems.push(`the plan has ${steps.length} steps; at most ${PLAN_MAX_STEPS} are allowed`);
+  const ids = new Set<string>();
+  for (const s of steps) {
+    if (ids.has(s.id)) problems.push(`step id ${s.id} is used twice`);
+    ids.add(s.id);
+    if (!agents.has(s.agent)) problems.push(`step ${s.id} names the unknown agent ${s.agent}`);
+  }
+  for (const s of steps) {
+    for (const d of s.depends_on) {
+      if (!ids.has(d)) problems.push(`step ${s.id} depends on the unknown step ${d}`);
+      if (d === s.id) problems.push(`step ${s.id} depends on itself`);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const cycle = findCycle(steps);
+  if (cycle) return { ok: false, problems: [`the steps form a cycle: ${cycle.join(' → ')}`] };
+  const sinks = steps.filter((s) => !steps.some((o) => o.depends_on.includes(s.id)));
+  if (sinks.length !== 1) {
+    return { ok: false, problems: [`missing synthesis: one final step must depend on the others; ${sinks.map((s) => s.id).join(', ')} are all final`] };
+  }
+  return { ok: true, steps };
+}
+
+/** A cycle as a list of step ids (first repeated at the end), or undefined. Depth-first, colouring the steps. */
+export function findCycle(steps: readonly PlanStep[]): string[] | undefined {
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'open') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'open');
+    path.push(id);
+    for (const d of byId.get(id)?.depends_on ?? []) {
+      const found = visit(d);
+      if (found) return found;
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const s of steps) {
+    const found = visit(s.id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Steps in a topological order, stable: among ready steps, the one listed first goes first. */
+export function topologicalOrder(steps: readonly PlanStep[]): PlanStep[] {
+  const done = new Set<string>();
+  const out: PlanStep[] = [];
+  while (out.length < steps.length) {
+    const next = steps.find((s) => !done.has(s.id) && s.depends_on.every((d) => done.has(d)));
+    if (!next) throw new Error('topologicalOrder: the steps form a cycle');
+    done.add(next.id);
+    out.push(next);
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+/**
+ * Dynamic policies (`/api/v1/policies`) are Policy documents of the declarative source, owned by one
+ * organization. Pure: the mapping between the API's view and the document.
+ *
+ * - The document's name is `org-<organization key>.<name>`, so that two organizations may use the same name; the
+ *   key is the organization id when it is a DNS label, else `h` and 16 hex digits of its SHA-256.
+ * - The organization is recorded twice, for two readers: `spec.scope.organizations: [<id>]`, which the gateway's
+ *   policy engine enforces (the policy applies to that organization's requests only), and the annotation
+ *   `steward.dev/organization`, which the API lists by (with `steward.dev/policy-name`, the name the caller chose).
+ */
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import { API_VERSION, GROUP, LABELS, type PolicyResource } from '../../../api/index.js';
+import type { dynamicPolicy } from '../../../api/http/orchestrator.js';
+
+export const ORGANIZATION_ANNOTATION = `${GROUP}/organization`;
+export const NAME_ANNOTATION = `${GROUP}/policy-name`;
+export const MANAGED_BY_API = 'steward-api';
+
+export type DynamicPolicyInput = z.infer<typeof dynamicPolicy>;
+
+export function organizationKey(organizationId: string): string {
+  if (/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(organizationId) && organizationId.length <= 63) return organizationId;
+  return `h${createHash('sha256').update(organizationId).digest('hex').slice(0, 16)}`;
+}
+
+export function resourceNameOf(organizationId: string, name: string): string {
+  return `org-${organizationKey(organizationId)}.${name}`;
+}
+
+/** The Policy document of a dynamic policy of `organizationId`; a tenant-narrowed caller's applies to its tenant only. */
+export function policyDocument(organizationId: string, input: DynamicPolicyInput, tenantId?: string): PolicyResource {
+  const tenants = tenantId !== undefined ? [tenantId] : input.scope?.tenants;
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Policy',
+    metadata: {
+      name: resourceNameOf(organizationId, input.name),
+      labels: { [LABELS.managedBy]: MANAGED_BY_API, [ORGANIZATION_ANNOTATION]: organizationKey(organizationId) },
+      annotations: { [ORGANIZATION_ANNOTATION]: organizationId, [NAME_ANNOTATION]: input.name },
+    },
+    spec: {
+      type: input.type,
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      priority: input.priority,
+      enabled: input.enabled,
+      action: input.action,
+      rego: input.rego,
+      regoVersion: input.regoVersion ?? 'v1',
+      strictBuiltinErrors: true,
+      scope: {
+        ...(input.scope?.surfaces?.length ? { surfaces: input.scope.surfaces } : {}),
+        ...(tenants?.length ? { tenants } : {}),
+        organizations: [organizationId],
+      },
+    },
+  };
+}
+
+/** Whether a Policy document is a dynamic policy of the organization. */
+export function ownedBy(doc: PolicyResource, organizationId: string): boolean {
+  return doc.metadata.annotations?.[ORGANIZATION_ANNOTATION] === organizationId && doc.metadata.annotations?.[NAME_ANNOTATION] !== undefined;
+}
+
+/** The API's view of a dynamic policy. */
+export function policyView(doc: PolicyResource) {
+  const s = doc.spec;
+  return {
+    name: doc.metadata.annotations?.[NAME_ANNOTATION] ?? doc.metadata.name,
+    type: s.type,
+    priority: s.priority,
+    enabled: s.enabled,
+    action: s.action,
+    rego: s.rego ?? '',
+    ...(s.description !== undefined ? { description: s.description } : {}),
+    scope: { ...(s.scope?.surfaces ? { surfaces: s.scope.surfaces } : {}), ...(s.scope?.tenants ? { tenants: s.scope.tenants } : {}) },
+    resource_name: doc.metadata.name,
+    ...(doc.metadata.annotations?.[CREATED_ANNOTATION] ? { created_at: doc.metadata.annotations[CREATED_ANNOTATION] } : {}),
+    ...(doc.metadata.annotations?.[UPDATED_ANNOTATION] ? { updated_at: doc.metadata.annotations[UPDATED_ANNOTATION] } : {}),
+  };
+}
+
+export const CREATED_ANNOTATION = `${GROUP}/created-at`;
+export const UPDATED_ANNOTATION = `${GROUP}/updated-at`;

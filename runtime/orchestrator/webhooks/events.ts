@@ -1,0 +1,13 @@
+/** The plan events a webhook can subscribe to (the reference's three). */
+export const WEBHOOK_EVENTS = ['plan.completed', 'plan.failed', 'step.completed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/**
+ * What the plan surface calls when a plan or a step ends. `emit` resolves once a delivery row per subscribed,
+ * active registration of the organization is committed; the sending happens later (at least once, in order per
+ * plan). `data.planId` is the order key. Never pass the caller's body here for the organization: use the
+ * verified identity.
+ */
+export interface WebhookEmitter {
+  emit(organizationId: string, event: WebhookEvent, data: Record<string, unknown>): Promise<void>;
+}

@@ -1,0 +1,227 @@
+/**
+ * Webhook registrations and deliveries in the operational database (migrations 1 and 4). Every read and write of
+ * a registration names its organization; deliveries are claimed with a lease so that one worker, in whichever
+ * process, sends a row at a time.
+ */
+import type { Db } from '../../store/index.js';
+import { newId } from '../../store/index.js';
+import type { WebhookEvent } from './events.js';
+
+export interface WebhookRecord {
+  id: string;
+  organizationId: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface WebhookInput {
+  url: string;
+  events: WebhookEvent[];
+  secret: string;
+  active: boolean;
+}
+
+/** A delivery claimed for sending, with what the send needs. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  url: string;
+  secret: string;
+  event: string;
+  payload: { event: string; timestamp: string; data: Record<string, unknown> };
+  attempts: number;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  event: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  orderKey: string;
+  nextAttemptAt: Date;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  lastError: string | null;
+  responseStatus: number | null;
+  attemptLog: AttemptRecord[];
+}
+
+interface WebhookRow {
+  id: string;
+  organization_id: string;
+  url: string;
+  events: WebhookEvent[];
+  active: boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const toWebhook = (r: WebhookRow): WebhookRecord => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  url: r.url,
+  events: r.events,
+  active: r.active,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
+
+const COLUMNS = 'id, organization_id, url, events, active, created_at, updated_at';
+
+/** A delivery `d` that no earlier pending delivery of its registration and plan holds back. */
+const HEAD_OF_ORDER = `NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key
+  AND e.status = 'pending' AND e.seq < d.seq)`;
+
+export class WebhookRepository {
+  constructor(private readonly db: Db) {}
+
+  async create(organizationId: string, input: WebhookInput, at: Date): Promise<WebhookRecord> {
+    const { rows } = await this.db.query<WebhookRow>(
+      `INSERT INTO webhooks (id, organization_id, url, events, secret, active, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${COLUMNS}`,
+      [newId('whk'), organizationId, input.url, JSON.stringify(input.events), input.secret, input.active, at],
+    );
+    return toWebhook(rows[0]!);
+  }
+
+  async list(organizationId: string): Promise<WebhookRecord[]> {
+    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
+    return rows.map(toWebhook);
+  }
+
+  async get(organizationId: string, id: string): Promise<WebhookRecord | undefined> {
+    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+    return rows[0] ? toWebhook(rows[0]) : undefined;
+  }
+
+  async update(organizationId: string, id: string, patch: Partial<WebhookInput>, at: Date): Promise<WebhookRecord | undefined> {
+    const { rows } = await this.db.query<WebhookRow>(
+      `UPDATE webhooks SET url = COALESCE($3, url), events = COALESCE($4::jsonb, events), secret = COALESCE($5, secret),
+         active = COALESCE($6, active), updated_at = $7
+       WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [organizationId, id, patch.url ?? null, patch.events ? JSON.stringify(patch.events) : null, patch.secret ?? null, patch.active ?? null, at],
+    );
+    return rows[0] ? toWebhook(rows[0]) : undefined;
+  }
+
+  async remove(organizationId: string, id: string): Promise<boolean> {
+    const { rows } = await this.db.query('DELETE FROM webhooks WHERE organization_id = $1 AND id = $2 RETURNING id', [organizationId, id]);
+    return rows.length > 0;
+  }
+
+  /**
+   * One pending delivery per active registration of the organization that subscribes to the event, committed in
+   * one transaction. Returns how many.
+   */
+  async enqueue(organizationId: string, event: WebhookEvent, payload: unknown, orderKey: string, at: Date): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>('SELECT id FROM webhooks WHERE organization_id = $1 AND active AND events ? $2', [organizationId, event]);
+      for (const { id } of rows) {
+        await tx.query(
+          `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, event, payload, order_key, next_attempt_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+          [newId('whd'), id, organizationId, event, JSON.stringify(payload), orderKey, at],
+        );
+      }
+      return rows.length;
+    });
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs`: pending, due, of an active registration, not leased by
+   * another worker, and the first pending one of their (registration, order key) — a later event of a plan waits
+   * for the earlier ones.
+   */
+  async claimDue(now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.db.query<{ id: string; webhook_id: string; url: string; secret: string; event: string; payload: ClaimedDelivery['payload']; attempts: number }>(
+      `WITH due AS (
+         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1) AND ${HEAD_OF_ORDER}
+         ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
+       UPDATE webhook_deliveries d SET locked_until = $3 FROM due, webhooks w
+       WHERE d.id = due.id AND w.id = d.webhook_id
+       RETURNING d.id, d.webhook_id, w.url, w.secret, d.event, d.payload, d.attempts`,
+      [now, limit, new Date(now.getTime() + leaseMs)],
+    );
+    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, url: r.url, secret: r.secret ?? '', event: r.event, payload: r.payload, attempts: Number(r.attempts) }));
+  }
+
+  /**
+   * Records one attempt and its outcome in one transaction: delivered, retried at `retryAt`, or failed for good
+   * (`retryAt` undefined after an unsuccessful attempt).
+   */
+  async recordAttempt(id: string, attempt: AttemptRecord, outcome: { delivered: true } | { delivered: false; retryAt?: Date }): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        // NB: the registration (and its deliveries) may have been deleted during the send: then nothing is recorded.
+        `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error)
+         SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = $1) ON CONFLICT DO NOTHING`,
+        [id, attempt.attempt, attempt.startedAt, attempt.durationMs, attempt.responseStatus, attempt.error],
+      );
+      const status = outcome.delivered ? 'delivered' : outcome.retryAt ? 'pending' : 'failed';
+      const finished = new Date(attempt.startedAt.getTime() + attempt.durationMs);
+      await tx.query(
+        `UPDATE webhook_deliveries SET attempts = $2, status = $3, locked_until = NULL, last_error = $4, response_status = $5,
+           next_attempt_at = COALESCE($6, next_attempt_at), delivered_at = $7 WHERE id = $1`,
+        [id, attempt.attempt, status, attempt.error, attempt.responseStatus, outcome.delivered ? null : (outcome.retryAt ?? null), outcome.delivered ? finished : null],
+      );
+    });
+  }
+
+  /**
+   * When the next claimable delivery falls due (its retry time or the end of another worker's lease, whichever is
+   * later; rows waiting behind an earlier event of their plan or of an inactive registration do not count), or
+   * nothing when none is pending.
+   */
+  async nextDueAt(): Promise<Date | undefined> {
+    const { rows } = await this.db.query<{ at: Date | string | null }>(
+      `SELECT min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) AS at
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
+       WHERE d.status = 'pending' AND ${HEAD_OF_ORDER}`,
+    );
+    return rows[0]?.at ? new Date(rows[0].at) : undefined;
+  }
+
+  /** The latest deliveries of one registration of the organization, each with its attempts. */
+  async deliveries(organizationId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
+    const { rows } = await this.db.query<Record<string, unknown>>(
+      `SELECT d.id, d.event, d.status, d.attempts, d.order_key, d.next_attempt_at, d.created_at, d.delivered_at, d.last_error, d.response_status,
+         COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
+           'response_status', a.response_status, 'error', a.error) ORDER BY a.attempt)
+           FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE w.organization_id = $1 AND d.webhook_id = $2 ORDER BY d.seq DESC LIMIT $3`,
+      [organizationId, webhookId, limit],
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      event: String(r.event),
+      status: r.status as DeliveryRecord['status'],
+      attempts: Number(r.attempts),
+      orderKey: String(r.order_key),
+      nextAttemptAt: new Date(r.next_attempt_at as string),
+      createdAt: new Date(r.created_at as string),
+      deliveredAt: r.delivered_at ? new Date(r.delivered_at as string) : null,
+      lastError: (r.last_error as string | null) ?? null,
+      responseStatus: r.response_status === null ? null : Number(r.response_status),
+      attemptLog: (r.attempt_log as { attempt: number; started_at: string; duration_ms: number; response_status: number | null; error: string | null }[]).map((a) => ({
+        attempt: Number(a.attempt),
+        startedAt: new Date(a.started_at),
+        durationMs: Number(a.duration_ms),
+        responseStatus: a.response_status,
+        error: a.error,
+      })),
+    }));
+  }
+}
