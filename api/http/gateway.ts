@@ -205,3 +205,100 @@ export const connectorRefreshResponse = z.object({ success: z.boolean(), refresh
 
 /** A JSON-RPC 2.0 message (or batch) of the MCP Streamable HTTP transport. */
 export const mcpJsonRpc = z.union([jsonObject(), z.array(jsonObject())]);
+
+/** A text content part; other part types (images, audio, files) are refused by the route with 400. */
+const contentParts = z.array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue)).max(1000);
+const tokenBudget = z.number().int().min(1).max(1_000_000);
+
+/**
+ * `POST /v1/chat/completions`: OpenAI's Chat Completions request. Fields Steward does not use (top_p, n, seed, …)
+ * are accepted and ignored; `tools` and `functions` are refused with 400 until they are served.
+ */
+export const chatCompletionRequest = z
+  .object({
+    /** `provider/model`, a configured provider's name or type (its configured model), or a model of the default provider. */
+    model: safeText().min(1).max(256),
+    messages: z
+      .array(
+        z
+          .object({
+            role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+            content: z.union([safeText(), contentParts]).nullable().optional(),
+            name: safeText().max(256).optional(),
+          })
+          .catchall(jsonValue),
+      )
+      .min(1)
+      .max(1000),
+    /** Steward's range is 0 to 1 (OpenAI's goes to 2). */
+    temperature: z.number().min(0).max(1).nullable().optional(),
+    max_tokens: tokenBudget.nullable().optional(),
+    max_completion_tokens: tokenBudget.nullable().optional(),
+    /** The answer as server-sent events (`chat.completion.chunk`s, then `data: [DONE]`). */
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).catchall(jsonValue).nullable().optional(),
+    user: safeText().max(256).optional(),
+  })
+  .catchall(jsonValue);
+
+export const chatCompletion = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+      logprobs: z.null(),
+      finish_reason: z.enum(['stop', 'length', 'content_filter', 'tool_calls']),
+    }),
+  ),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+});
+
+export const modelList = z.object({
+  object: z.literal('list'),
+  data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
+});
+
+/** OpenAI's error body; `code` is Steward's code in lower case (`policy_violation`), `details` Steward's context. */
+export const openAiError = z.object({
+  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string(), details: jsonObject().optional() }),
+  request_id: z.string(),
+});
+
+const anthropicContent = z.union([safeText(), contentParts]);
+
+/** `POST /v1/messages`: Anthropic's Messages request; `tools` are refused with 400 until they are served. */
+export const anthropicMessagesRequest = z
+  .object({
+    model: safeText().min(1).max(256),
+    max_tokens: tokenBudget,
+    system: anthropicContent.optional(),
+    messages: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: anthropicContent }).catchall(jsonValue))
+      .min(1)
+      .max(1000),
+    temperature: z.number().min(0).max(1).optional(),
+    stream: z.boolean().optional(),
+  })
+  .catchall(jsonValue);
+
+export const anthropicMessage = z.object({
+  id: z.string(),
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  model: z.string(),
+  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
+  stop_reason: z.enum(['end_turn', 'max_tokens', 'refusal', 'tool_use']),
+  stop_sequence: z.null(),
+  usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),
+});
+
+/** Anthropic's error body; `error.code` is Steward's code, an addition the SDK ignores. */
+export const anthropicError = z.object({
+  type: z.literal('error'),
+  error: z.object({ type: z.string(), message: z.string(), code: z.string(), details: jsonObject().optional() }),
+  request_id: z.string(),
+});

@@ -71,6 +71,19 @@ describe('resolveIdentity in licensed mode', () => {
     expect(identity).toMatchObject({ credential: 'api-key', organizationId: 'acme', tier: 'ENT', clientId: expect.stringMatching(/^cli_/) });
   });
 
+  it.each([
+    { name: 'a license key as the Bearer value (the OpenAI SDK)', headers: () => ({ authorization: `Bearer ${acmeKey}` }), credential: 'license-key' },
+    { name: 'a license key in x-api-key (the Anthropic SDK)', headers: () => ({ 'x-api-key': acmeKey }), credential: 'license-key' },
+    { name: 'an API key in x-api-key (the Anthropic SDK)', headers: () => ({ 'x-api-key': acmeApiKey }), credential: 'api-key' },
+  ])('accepts $name', async ({ headers, credential }) => {
+    const { identity } = await resolveIdentity(headers(), deps);
+    expect(identity).toMatchObject({ credential, organizationId: 'acme', tier: 'ENT' });
+  });
+
+  it('refuses an expired license key sent as the Bearer value as a license key, not as an unknown API key', async () => {
+    expect(await codeOf({ authorization: `Bearer ${expiredKey}` })).toBe('401 LICENSE_VALIDATION_FAILED');
+  });
+
   it('accepts Basic base64(clientId:secret) as the 2.2+ SDKs send it', async () => {
     const basic = Buffer.from(`${tenantClientId}:${tenantApiKey}`).toString('base64');
     const { identity } = await resolveIdentity({ authorization: `Basic ${basic}`, 'x-tenant-id': 'eu' }, deps);

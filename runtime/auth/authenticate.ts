@@ -1,4 +1,4 @@
-import { verifyLicenseKey } from '../../api/index.js';
+import { LICENSE_KEY_PREFIX, verifyLicenseKey } from '../../api/index.js';
 import { ApiError, echo } from '../http/errors.js';
 import type { ClientRecord, ClientRepository } from '../store/index.js';
 import { COMMUNITY_ORGANIZATION, type Identity, type Tier } from './identity.js';
@@ -44,16 +44,21 @@ export function communityActive(deps: AuthDeps): boolean {
 }
 
 /**
- * Resolves the caller's identity from its credentials. Order: X-License-Key, Authorization (Bearer API key or
- * Basic clientId:secret), legacy X-Client-Secret; none → community identity in community mode, else 401.
+ * Resolves the caller's identity from its credentials. Order: X-License-Key (or a license key as the Bearer
+ * value), Authorization (Bearer API key or Basic clientId:secret; x-api-key stands for a missing Bearer), legacy
+ * X-Client-Secret; none → community identity in community mode, else 401.
  * The organization and tenant come from the credential; X-Tenant-ID may only narrow an organization-wide one.
  * NB: license keys and community mode (no database) answer synchronously, and may throw, so that the request
  * hook needs no promise on the pre-check hot path; API keys and client secrets answer with a promise.
  */
 export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | Promise<AuthResult> {
   const community = communityActive(deps);
-  const licenseKey = header(headers, 'x-license-key');
-  const authorization = header(headers, 'authorization');
+  // NB: the Anthropic SDK sends its key as x-api-key; it is read as the value of `Authorization: Bearer`.
+  const apiKeyHeader = header(headers, 'x-api-key');
+  const authHeader = header(headers, 'authorization') ?? (apiKeyHeader !== undefined ? `Bearer ${apiKeyHeader}` : undefined);
+  const bearer = bearerLicenseKey(authHeader);
+  const licenseKey = header(headers, 'x-license-key') ?? bearer;
+  const authorization = bearer !== undefined ? undefined : authHeader;
   const legacySecret = header(headers, 'x-client-secret');
   const tenant = header(headers, 'x-tenant-id');
 
@@ -68,6 +73,15 @@ export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | 
   }
   if (community) return { identity: narrowTenant(COMMUNITY_IDENTITY, tenant) };
   throw fail('UNAUTHORIZED', 'credentials required: send X-License-Key, or Authorization: Bearer <API key>');
+}
+
+/**
+ * A license key sent as `Authorization: Bearer <key>` (the OpenAI SDK's only credential): recognised by the
+ * license key prefix, which API keys (`client-…`) never start with.
+ */
+function bearerLicenseKey(authorization: string | undefined): string | undefined {
+  const m = authorization === undefined ? null : /^bearer\s+(\S+)\s*$/i.exec(authorization);
+  return m && m[1]!.startsWith(`${LICENSE_KEY_PREFIX}-`) ? m[1] : undefined;
 }
 
 const COMMUNITY_IDENTITY: Identity = Object.freeze({ credential: 'community', organizationId: COMMUNITY_ORGANIZATION, tier: 'COMMUNITY' });

@@ -13,6 +13,8 @@ import { auditRoutes } from './routes/audit.js';
 import { clientRoutes } from './routes/clients.js';
 import { precheckRoutes } from './routes/precheck.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { openAiCompatRoutes } from './routes/openai-compat.js';
+import { anthropicCompatRoutes } from './routes/anthropic-compat.js';
 
 export type { GatewayDeps } from './deps.js';
 
@@ -28,6 +30,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(auditRoutes, deps);
   void app.register(clientRoutes, deps);
   void app.register(llmRoutes, deps);
+  void app.register(openAiCompatRoutes, deps);
+  void app.register(anthropicCompatRoutes, deps);
   void app.register(mcpRoutes, deps);
   if (deps.apiDocs !== false) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
   return app;

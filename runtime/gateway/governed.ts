@@ -5,6 +5,7 @@ import {
   LlmProviderError,
   LlmTimeoutError,
   LlmValidationError,
+  type LlmMessage,
   type LlmResponse,
 } from '../llm/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
@@ -13,7 +14,13 @@ import type { GatewayDeps } from './deps.js';
 import { evaluatePolicies } from './policy-call.js';
 
 export interface GovernedCall {
+  /** The text the policies' `input.query`, the context and the audit entry record. */
   prompt: string;
+  /**
+   * The conversation sent to the provider instead of `prompt` as one user turn; the policies see every message
+   * of it as `input.llm.messages`.
+   */
+  messages?: readonly LlmMessage[];
   clientId: string;
   userToken: string;
   context?: Record<string, unknown>;
@@ -35,7 +42,7 @@ export interface PolicyCheckCall {
   clientId: string;
   userToken: string;
   context?: Record<string, unknown>;
-  llm?: { provider?: string; model?: string };
+  llm?: { provider?: string; model?: string; messages?: readonly LlmMessage[] };
 }
 
 /**
@@ -75,7 +82,8 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
     clientId: call.clientId,
     userToken: call.userToken,
     context: call.context,
-    llm: { provider: call.provider, model: call.model },
+    // NB: every turn, assistant ones included: the caller writes them all, and the provider reads them all.
+    llm: { provider: call.provider, model: call.model, ...(call.messages ? { messages: call.messages } : {}) },
   });
   if (!evaluation.approved) return { blocked: true, evaluation, contextId: ctx.id };
   // NB: after the policies: a query they block is blocked whether or not a provider is configured.
@@ -94,7 +102,7 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
   try {
     response = await deps.llm.complete({
       provider: call.provider,
-      prompt: call.prompt,
+      ...(call.messages ? { messages: call.messages } : { prompt: call.prompt }),
       model: call.model,
       temperature: call.temperature,
       maxTokens: call.maxTokens,

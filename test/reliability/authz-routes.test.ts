@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigYaml, startTestGateway, type TestGateway } from '../../testing/gateway.js';
-import { errorOf, routeTable, startOrchestrator, type Style } from './support.js';
+import { errorOf, routeStyle, routeTable, startOrchestrator, type Style } from './support.js';
 
 /**
  * Issue 15, item 9c: an authorization matrix over the whole route table of both apps, in licensed mode. The
@@ -22,6 +22,8 @@ const BODIES: Record<string, unknown> = {
   '/api/clients': { name: 'authz' },
   '/v1/execute': { prompt: 'hello', mode: 'chat' },
   '/api/request': { query: 'hello', request_type: 'chat' },
+  '/v1/chat/completions': { model: 'echo', messages: [{ role: 'user', content: 'hello' }] },
+  '/v1/messages': { model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] },
   '/api/v1/agents/validate': { apiVersion: 'steward.dev/v1alpha1', kind: 'AgentConfig', metadata: { name: 'a' }, spec: { type: 'coordinator' } },
 };
 
@@ -84,7 +86,7 @@ describe('authorization over the whole route table (item 9c)', () => {
           }
           // NB: HEAD answers carry no body.
           if (route.method === 'HEAD') continue;
-          const e = errorOf(s.style, res);
+          const e = errorOf(routeStyle(s.style, route.url), res);
           if (typeof e === 'string') problems.push(`${label}: ${e}`);
         }
       }

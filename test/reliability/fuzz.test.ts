@@ -3,7 +3,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigYaml, startTestGateway, type TestGateway } from '../../testing/gateway.js';
 import { bodyText, echoes, longStrings, routeSeed, sampleBodies } from './hostile-values.js';
-import { errorOf, routeTable, SEED, startOrchestrator, type Route, type Style, type Surface } from './support.js';
+import { errorOf, routeStyle, routeTable, SEED, startOrchestrator, type Route, type Style, type Surface } from './support.js';
 
 /**
  * Issue 15, item 9a: a seeded fuzzer over every route of both surfaces. Valid-typed bodies with hostile content
@@ -63,7 +63,7 @@ async function drive(surface: Surface, route: Route, requests: { label: string; 
   const problems: string[] = [];
   for (const r of requests) {
     const res = await surface.app.inject(r.inject as never);
-    const p = problem(surface.style, res as unknown as Answer, r.input);
+    const p = problem(routeStyle(surface.style, route.url), res as unknown as Answer, r.input);
     if (p) problems.push(`${route.method} ${route.url} ${r.label}: ${p}`);
   }
   return problems;
@@ -165,7 +165,7 @@ describe('seeded fuzzer over every route (item 9a)', () => {
         if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') continue;
         for (const r of fixedRequests(route)) {
           const res = await surface.app.inject(r.inject as never);
-          const p = problem(surface.style, res as unknown as Answer, r.input) ?? (r.status && res.statusCode !== r.status ? `expected ${r.status}, got ${res.statusCode}: ${res.body.slice(0, 200)}` : undefined);
+          const p = problem(routeStyle(surface.style, route.url), res as unknown as Answer, r.input) ?? (r.status && res.statusCode !== r.status ? `expected ${r.status}, got ${res.statusCode}: ${res.body.slice(0, 200)}` : undefined);
           if (p) problems.push(`${surface.name} ${route.method} ${route.url} ${r.label}: ${p}`);
         }
       }

@@ -9,8 +9,16 @@ import { startTestOrchestrator, type TestGateway } from '../../testing/gateway.j
 /** The seed every generated body derives from; `RELIABILITY_SEED=n` replays a run. */
 export const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_126);
 
-/** Which error body a surface answers with (docs/errors.md). */
-export type Style = 'agent' | 'envelope';
+/** Which error body a surface answers with (docs/errors.md); the provider-compatible routes answer in the provider's. */
+export type Style = 'agent' | 'envelope' | 'openai' | 'anthropic';
+
+/** The error body of one route of a surface: the gateway's provider-compatible routes answer in their provider's shape. */
+export function routeStyle(style: Style, url: string): Style {
+  if (style !== 'agent') return style;
+  if (url === '/v1/chat/completions' || url.startsWith('/v1/models')) return 'openai';
+  if (url === '/v1/messages') return 'anthropic';
+  return style;
+}
 
 export interface Surface {
   name: 'gateway' | 'orchestrator';
@@ -60,6 +68,14 @@ export function errorOf(style: Style, res: { statusCode: number; body: string; h
     return `status ${res.statusCode} with a body that is not JSON (${String(res.headers['content-type'])}): ${res.body.slice(0, 120)}`;
   }
   const b = body as Record<string, unknown>;
+  if (style === 'openai' || style === 'anthropic') {
+    const e = b.error as Record<string, unknown> | undefined;
+    const shaped = style === 'openai' ? typeof e?.type === 'string' && 'param' in e : b.type === 'error' && typeof e?.type === 'string';
+    if (!shaped || typeof e?.code !== 'string' || typeof e.message !== 'string' || typeof b.request_id !== 'string') {
+      return `status ${res.statusCode} without the ${style} error body {error: {message, type, code}, request_id}: ${res.body.slice(0, 200)}`;
+    }
+    return { code: e.code, message: e.message, requestId: b.request_id };
+  }
   if (style === 'agent') {
     if (b.success !== false || typeof b.error !== 'string' || typeof b.code !== 'string' || typeof b.request_id !== 'string') {
       return `status ${res.statusCode} without {success:false, error, code, request_id}: ${res.body.slice(0, 200)}`;

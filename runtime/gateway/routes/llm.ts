@@ -25,7 +25,7 @@ const executeBody = z.object({ prompt: safeText().min(1), mode: z.enum(['chat'])
  * NB: the request stream closes as soon as its body is read; only the response closing before it finished
  * means the client went away.
  */
-function clientSignal(reply: FastifyReply): AbortSignal {
+export function clientSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();

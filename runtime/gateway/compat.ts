@@ -1,0 +1,126 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, echo, fastifyErrorCode } from '../http/errors.js';
+import { inSurface } from '../http/route-auth.js';
+import { LlmProviderError, type LlmMessage, type LlmRouter } from '../llm/index.js';
+import type { PolicyEvaluation } from '../policy/types.js';
+
+/**
+ * What the provider-compatible endpoints (`/v1/chat/completions`, `/v1/messages`, `/v1/models`) share: the rule
+ * that picks a provider from `model`, and an error handler that answers in the caller's wire format.
+ */
+
+/** The provider and model a compatible request's `model` names; undefined fields take the router's defaults. */
+export interface ModelChoice {
+  provider?: string;
+  model?: string;
+}
+
+/**
+ * The model rule (docs/llm-proxy.md): `<provider>/<model>` when `<provider>` is a configured provider's name or
+ * type; `<provider>` alone for that provider's configured model; a provider's configured model by itself for that
+ * provider; anything else is a model of the default provider, passed as it is (so `gpt-4o` or
+ * `meta-llama/Llama-3` reach the default provider unchanged).
+ */
+export function chooseModel(router: LlmRouter | undefined, model: string): ModelChoice {
+  const slash = model.indexOf('/');
+  if (slash > 0) {
+    const provider = model.slice(0, slash);
+    const rest = model.slice(slash + 1);
+    if (router?.hasProvider(provider)) return rest ? { provider, model: rest } : { provider };
+  }
+  if (router?.hasProvider(model)) return { provider: model };
+  const owner = router?.names.find((name) => router.get(name).defaultModel === model);
+  return owner ? { provider: owner, model } : { model };
+}
+
+/** One error as the compatible formats render it. */
+export interface CompatError {
+  status: number;
+  /** Steward's catalogue code (`POLICY_VIOLATION`). */
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export type CompatErrorBody = (e: CompatError, requestId: string) => Record<string, unknown>;
+
+/** The longest message an error body carries. */
+const MAX_MESSAGE_CHARS = 1024;
+
+/**
+ * Upstream statuses passed through as they are, so that the SDK's own exception (BadRequestError, NotFoundError,
+ * RateLimitError) and its retry rule apply; any other provider failure stays a 502.
+ */
+const PASSED_THROUGH = new Set([400, 404, 429]);
+
+/**
+ * Installs an error handler on the scope of compatible routes (it also catches the credential check and body
+ * parsing of those routes): the same codes and statuses as the gateway's catalogue, in the caller's format.
+ */
+export function installCompatErrorHandler(app: FastifyInstance, render: CompatErrorBody): void {
+  app.setErrorHandler((thrown: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
+    const err = thrown instanceof ApiError ? (inSurface(thrown, 'gateway') as ApiError) : thrown;
+    if (reply.raw.destroyed || err.name === 'LlmAbortedError') {
+      req.log.info({ code: 'CLIENT_CLOSED' }, 'client closed the connection before the answer');
+      reply.hijack();
+      return;
+    }
+    const e = compatErrorOf(err, req);
+    if (err instanceof ApiError && err.headers) void reply.headers(err.headers);
+    const retryAfter = err instanceof ApiError && err.cause instanceof LlmProviderError ? err.cause.retryAfterSec : undefined;
+    if (e.status === 429 && retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    const message = e.message.length > MAX_MESSAGE_CHARS ? echo(e.message, MAX_MESSAGE_CHARS) : e.message;
+    return reply.code(e.status).send(render({ ...e, message }, req.id));
+  });
+}
+
+function compatErrorOf(err: Error, req: FastifyRequest): CompatError {
+  if (err instanceof ApiError) {
+    if (err.status >= 500) req.log.error({ err, code: err.code }, 'request failed');
+    const upstream = err.code === 'PROVIDER_ERROR' && err.cause instanceof LlmProviderError ? err.cause.status : undefined;
+    const status = upstream !== undefined && PASSED_THROUGH.has(upstream) ? upstream : err.status;
+    return { status, code: err.code, message: err.message, details: err.details };
+  }
+  if ((err as FastifyError).validation) return { status: 400, code: 'INVALID_REQUEST', message: err.message };
+  const mapped = fastifyErrorCode(err as FastifyError);
+  if (mapped) {
+    const code = mapped.code === 'INVALID_REQUEST' && /JSON|body/i.test(err.message) ? 'INVALID_JSON' : mapped.code;
+    return { status: mapped.status, code, message: echo(err.message, 200) };
+  }
+  req.log.error({ err }, 'unhandled error');
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'internal error; see the server log with this request_id' };
+}
+
+/** The caller asked for something these endpoints do not serve yet: 400, never silently ignored. */
+export function unsupported(field: string, what: string): ApiError {
+  return new ApiError('gateway', 'INVALID_REQUEST', `${field}: ${what} is not supported by this endpoint yet`, { field });
+}
+
+/** The text of a content field: a string, or text parts joined by newlines; any other part is refused. */
+export function textOf(content: string | readonly { type: string; text?: string }[] | null | undefined, field: string): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .map((part, i) => {
+      if (part.type !== 'text' || typeof part.text !== 'string') throw unsupported(`${field}[${i}]`, `a content part of type ${echo(part.type)}`);
+      return part.text;
+    })
+    .join('\n');
+}
+
+/**
+ * The text the context and audit entry record (and `input.query`): every message, in order. NB: assistant turns
+ * too: the caller writes them (a client may put anything there) and the provider reads them.
+ */
+export function promptOf(messages: readonly LlmMessage[]): string {
+  return messages.map((m) => m.content).join('\n');
+}
+
+/** A blocked request: 403 POLICY_VIOLATION naming the policy, in the caller's format. */
+export function policyViolation(evaluation: PolicyEvaluation, contextId: string): ApiError {
+  return new ApiError('gateway', 'POLICY_VIOLATION', `blocked by policy: ${evaluation.blockReason ?? 'policy'}`, {
+    block_reason: evaluation.blockReason,
+    policies: evaluation.triggered,
+    context_id: contextId,
+  });
+}
