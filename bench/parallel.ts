@@ -13,7 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
 import { agentConfigYaml, startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../testing/gateway.js';
@@ -23,6 +23,7 @@ import { freePort } from '../testing/ports.js';
 import { throwawayCertificate } from '../testing/tls.js';
 import { listenUrl } from '../runtime/http/app.js';
 import type { ParallelResult } from '../runtime/orchestrator/parallel/execute.js';
+import { RemoteAgent } from '../runtime/orchestrator/pool/remote-agent.js';
 import { machine, NODE_FLAGS, percentile, processFlags } from './report.js';
 
 const STAND_IN_MS = 200;
@@ -208,11 +209,69 @@ async function remote(): Promise<Row[]> {
   }
 }
 
+/**
+ * The transport alone: one `steward agent` process per protocol, a policy-only work item (no LLM step), sent one at
+ * a time through RemoteAgent; the figure is the call's time minus the agent's own.
+ */
+async function transport(): Promise<{ protocol: string; p50: number; p99: number }[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-bench-transport-'));
+  const tls = throwawayCertificate(dir);
+  writeFileSync(join(dir, 'agents.yaml'), agentConfigYaml('worker', 1));
+  const out: { protocol: string; p50: number; p99: number }[] = [];
+  try {
+    for (const secure of [false, true]) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'agent'], {
+        env: {
+          ...process.env,
+          LOG_LEVEL: 'warn',
+          STEWARD_HOST: '127.0.0.1',
+          STEWARD_AGENT_PORT: String(port),
+          STEWARD_AGENT_NAME: 'worker',
+          STEWARD_MANIFESTS: dir,
+          ...(secure ? { STEWARD_TLS_CERT_FILE: tls.certFile, STEWARD_TLS_KEY_FILE: tls.keyFile } : {}),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      const agent = new RemoteAgent({ endpoint: `${secure ? 'https' : 'http'}://127.0.0.1:${port}`, ca: tls.cert });
+      try {
+        const deadline = Date.now() + 120_000;
+        for (;;) {
+          try {
+            await agent.probe(AbortSignal.timeout(1000));
+            break;
+          } catch (err) {
+            if (Date.now() > deadline) throw err;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        const item = (i: number) => ({ requestId: 'bench', queryIndex: i, query: 'hello', policy: POLICY, timeoutMs: 5000 });
+        for (let i = 0; i < 300; i++) await agent.execute(item(i));
+        const own: number[] = [];
+        for (let i = 0; i < 2000; i++) {
+          const t = performance.now();
+          const r = await agent.execute(item(i));
+          own.push(performance.now() - t - r.latencyMs);
+        }
+        own.sort((a, b) => a - b);
+        out.push({ protocol: secure ? 'HTTP/2 + TLS 1.3' : 'HTTP/1.1', p50: percentile(own, 50), p99: percentile(own, 99) });
+      } finally {
+        await agent.close();
+        child.kill('SIGKILL');
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
 export async function run(): Promise<{ markdown: string }> {
   const load = loadavg()[0]!.toFixed(2);
   const rows = [...(await inProcess()), ...(await remote())];
+  const hops = await transport();
   const lines = rows.map(
     (r) =>
       `| ${r.pool} | ${r.n} | ${fmt(r.speedupP50, 1)}x (${fmt(r.speedupP50 / r.ideal)} of ${r.ideal}) | ${fmt(r.ownP50)} | ${fmt(r.ownP99)} | ${fmt(r.overheadP50)} | ${fmt(r.overheadP99)} | ${fmt(r.wallOverIdealP50, 3)} | ${fmt(r.cpuMsPerQuery)} | ${r.lost} / ${r.duplicated} |`,
@@ -226,6 +285,11 @@ Method: \`npm run bench -- parallel\` (bench/parallel.ts). \`POST /orchestrator/
 | Pool | N | Speedup p50 | Orchestrator overhead/query p50 ms | p99 ms | Around the LLM call p50 ms | p99 ms | Wall / ideal p50 | CPU ms/query | Lost / duplicated |
 |---|---|---|---|---|---|---|---|---|---|
 ${lines.join('\n')}
+
+The transport alone (a policy-only work item, no LLM step, one at a time, 2000 calls after 300 warm-up calls; the
+call's time through RemoteAgent minus the agent's own): ${hops.map((h) => `${h.protocol} p50 ${fmt(h.p50, 3)} ms, p99 ${fmt(h.p99, 3)} ms`).join('; ')}.
+With the LLM step, the remote figures above also hold the agent's event loop finishing the SDK call and, for N ≥ 5,
+five agent processes, the stand-in and the orchestrator answering at the same moment on ${cpus().length} cores.
 `;
   return { markdown };
 }
