@@ -1,8 +1,6 @@
 import type { ConnectorType } from '../../../api/connector.js';
 import { ConnectorError, isConnectorError } from '../errors.js';
-import { withTimeout } from '../limits.js';
 import type { ConnectorOptions } from '../options.js';
-import type { HealthResult } from '../types.js';
 import { errorText, secretsOfUrl } from '../sanitize.js';
 
 const NETWORK_CODES = new Set([
@@ -38,30 +36,6 @@ export abstract class ConnectorBase {
 
   protected refuseWrite(what: string): never {
     throw new ConnectorError('OPERATION_NOT_ALLOWED', `${what} changes data and the connector is read-only`, { connector: this.name, reason: 'READ_ONLY' });
-  }
-}
-
-/** The SQL kinds (postgres, mysql): connect and health are one `SELECT 1` on the kind's pool. */
-export abstract class SqlConnectorBase extends ConnectorBase {
-  /** `SELECT 1` on the pool (made on first use). */
-  protected abstract ping(): Promise<unknown>;
-
-  async connect(): Promise<void> {
-    try {
-      await this.ping();
-    } catch (e) {
-      throw this.fail(e, 'connect');
-    }
-  }
-
-  async health(timeoutMs: number): Promise<HealthResult> {
-    const started = performance.now();
-    try {
-      await withTimeout(this.ping(), timeoutMs);
-      return { ok: true, latencyMs: performance.now() - started };
-    } catch (e) {
-      return { ok: false, latencyMs: performance.now() - started, error: this.fail(e, 'health check').message };
-    }
   }
 }
 

@@ -2,9 +2,8 @@ import mysql from 'mysql2/promise';
 import { capRows, redactRows, withTimeout } from '../limits.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import { lexSql, toQuestionMarks } from '../sql/lexer.js';
-import type { Connector, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
-import { SqlConnectorBase, sqlToolSchema } from './base.js';
-import { guardStatement, sqlTool } from './sql-common.js';
+import type { Connector, PreparedStatement, QueryResult, Row } from '../types.js';
+import { guardStatement, SqlConnectorBase } from './sql-common.js';
 
 /**
  * MySQL and MariaDB through a mysql2 pool. Statements run as server-side prepared statements
@@ -105,18 +104,12 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
     }
   }
 
-  execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
-    return sqlTool(this, tool, params, limits);
-  }
+  protected readonly product = 'MySQL';
 
-  tools(): ToolDescription[] {
-    return [{ name: 'query', description: `Run one SQL statement on MySQL connector ${this.name}`, inputSchema: { ...sqlToolSchema }, writes: !this.options.readOnly }];
-  }
-
-  async close(): Promise<void> {
+  protected async endPool(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.end().catch(() => undefined);
+    await pool?.end();
   }
 }
 

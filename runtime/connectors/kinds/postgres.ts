@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { capRows, redactRows, withTimeout } from '../limits.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
-import type { Connector, PreparedStatement, QueryResult, ToolDescription, ToolResult } from '../types.js';
-import { SqlConnectorBase, sqlToolSchema } from './base.js';
-import { guardStatement, sqlTool } from './sql-common.js';
+import type { Connector, PreparedStatement, QueryResult } from '../types.js';
+import { guardStatement, SqlConnectorBase } from './sql-common.js';
 
 /**
  * PostgreSQL through a `pg` Pool. Every statement goes over the extended protocol, where the server
@@ -97,18 +96,12 @@ export class PostgresConnector extends SqlConnectorBase implements Connector {
     }
   }
 
-  execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
-    return sqlTool(this, tool, params, limits);
-  }
+  protected readonly product = 'PostgreSQL';
 
-  tools(): ToolDescription[] {
-    return [{ name: 'query', description: `Run one SQL statement on PostgreSQL connector ${this.name}`, inputSchema: { ...sqlToolSchema }, writes: !this.options.readOnly }];
-  }
-
-  async close(): Promise<void> {
+  protected async endPool(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.end().catch(() => undefined);
+    await pool?.end();
   }
 }
 

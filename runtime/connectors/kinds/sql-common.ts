@@ -3,8 +3,9 @@ import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import type { GuardedSql } from '../sql/guard.js';
 import { GuardCache } from '../sql/guard-cache.js';
 import type { SqlDialect } from '../sql/lexer.js';
-import type { Connector, PreparedStatement, ToolResult } from '../types.js';
-import { positional } from './base.js';
+import type { Connector, HealthResult, PreparedStatement, ToolDescription, ToolResult } from '../types.js';
+import { withTimeout } from '../limits.js';
+import { ConnectorBase, positional, sqlToolSchema } from './base.js';
 
 /**
  * Guarded statements per connector. NB: keyed by the connector's parsed options, which one connector owns (one
@@ -40,4 +41,47 @@ export async function sqlTool(c: Connector, tool: string, params: Record<string,
   if (tool !== 'query') throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on ${c.type} connector ${c.name}`, { connector: c.name, reason: 'UNKNOWN_TOOL' });
   const res = await c.query(c.prepare(String(params.statement ?? ''), params.params), limits);
   return { result: { rows: res.rows, row_count: res.row_count, columns: res.columns }, execution_time_ms: res.execution_time_ms, truncated: res.truncated, redactions: res.redactions };
+}
+
+/**
+ * The SQL kinds (postgres, mysql): connect and health are one `SELECT 1` on the kind's pool, the one tool is `query`
+ * (guarded like a resource query), and close ends the pool.
+ */
+export abstract class SqlConnectorBase extends ConnectorBase {
+  /** `SELECT 1` on the pool (made on first use). */
+  protected abstract ping(): Promise<unknown>;
+  /** Ends the pool, if one was made. */
+  protected abstract endPool(): Promise<void>;
+  /** The database's name for tool descriptions: PostgreSQL, MySQL. */
+  protected abstract readonly product: string;
+
+  execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
+    return sqlTool(this as unknown as Connector, tool, params, limits);
+  }
+
+  tools(): ToolDescription[] {
+    return [{ name: 'query', description: `Run one SQL statement on ${this.product} connector ${this.name}`, inputSchema: { ...sqlToolSchema }, writes: !this.options.readOnly }];
+  }
+
+  async close(): Promise<void> {
+    await this.endPool().catch(() => undefined);
+  }
+
+  async connect(): Promise<void> {
+    try {
+      await this.ping();
+    } catch (e) {
+      throw this.fail(e, 'connect');
+    }
+  }
+
+  async health(timeoutMs: number): Promise<HealthResult> {
+    const started = performance.now();
+    try {
+      await withTimeout(this.ping(), timeoutMs);
+      return { ok: true, latencyMs: performance.now() - started };
+    } catch (e) {
+      return { ok: false, latencyMs: performance.now() - started, error: this.fail(e, 'health check').message };
+    }
+  }
 }
