@@ -111,9 +111,11 @@ export class ConnectorRegistry {
     return { name, type: e.doc.spec.type, healthy: result.ok, status: result.ok ? 'healthy' : 'unhealthy', latency_ms: round(result.latencyMs), last_check: checkedAt, error: result.error };
   }
 
-  /** `GET /mcp/health`: every connector checked now, in parallel. */
-  async checkAll(): Promise<{ healthy: boolean; total_connectors: number; healthy_count: number; unhealthy_count: number; timestamp: string; connectors: ConnectorHealth[] }> {
-    const connectors = await Promise.all([...this.entries.keys()].map((n) => this.checkHealth(n)));
+  /** `GET /mcp/health`: the named connectors (default: every one) checked now, in parallel. */
+  async checkAll(
+    names: readonly string[] = [...this.entries.keys()],
+  ): Promise<{ healthy: boolean; total_connectors: number; healthy_count: number; unhealthy_count: number; timestamp: string; connectors: ConnectorHealth[] }> {
+    const connectors = await Promise.all(names.map((n) => this.checkHealth(n)));
     const healthyCount = connectors.filter((c) => c.healthy).length;
     return {
       healthy: healthyCount === connectors.length,

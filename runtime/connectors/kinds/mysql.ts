@@ -1,9 +1,9 @@
 import mysql from 'mysql2/promise';
-import { capRows, redactRows, withTimeout } from '../limits.js';
+import { withTimeout } from '../limits.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import { lexSql, toQuestionMarks } from '../sql/lexer.js';
 import type { Connector, PreparedStatement, QueryResult, Row } from '../types.js';
-import { guardStatement, SqlConnectorBase } from './sql-common.js';
+import { guardStatement, releaseAfter, SqlConnectorBase, sqlResult } from './sql-common.js';
 
 /**
  * MySQL and MariaDB through a mysql2 pool. Statements run as server-side prepared statements
@@ -73,25 +73,11 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
       // a write answers a ResultSetHeader, not rows
       const header = Array.isArray(result) ? undefined : (result as { affectedRows?: number });
       const rows = header ? [] : (result as Row[]);
-      const capped = capRows(rows, limits);
-      const redacted = redactRows(capped.rows, limits.redact);
-      return {
-        rows: redacted.rows,
-        row_count: redacted.rows.length,
-        execution_time_ms: performance.now() - started,
-        columns: fields?.map((f) => f.name),
-        affected_rows: header?.affectedRows,
-        truncated: capped.truncated,
-        redactions: redacted.redactions,
-        sql: prepared.sql,
-      };
+      return sqlResult(rows, limits, started, prepared, { columns: fields?.map((f) => f.name), affectedRows: header?.affectedRows });
     } catch (e) {
       throw this.fail(e, 'query');
     } finally {
-      void work.then(
-        () => conn.release(),
-        () => conn.release(),
-      );
+      releaseAfter(work, () => conn.release());
     }
   }
 

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { capRows, redactRows, withTimeout } from '../limits.js';
+import { withTimeout } from '../limits.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import type { Connector, PreparedStatement, QueryResult } from '../types.js';
-import { guardStatement, SqlConnectorBase } from './sql-common.js';
+import { guardStatement, releaseAfter, SqlConnectorBase, sqlResult } from './sql-common.js';
 
 /**
  * PostgreSQL through a `pg` Pool. Every statement goes over the extended protocol, where the server
@@ -62,26 +62,14 @@ export class PostgresConnector extends SqlConnectorBase implements Connector {
     const work = client.query({ text: prepared.text, values: prepared.params, queryMode: 'extended' } as pg.QueryConfig);
     try {
       const res = await withTimeout(work, limits.timeoutMs, () => this.cancel(pid));
-      const capped = capRows(res.rows, limits);
-      const redacted = redactRows(capped.rows, limits.redact);
-      return {
-        rows: redacted.rows,
-        row_count: redacted.rows.length,
-        execution_time_ms: performance.now() - started,
+      return sqlResult(res.rows, limits, started, prepared, {
         columns: res.fields?.map((f) => f.name),
-        affected_rows: res.command === 'SELECT' || res.rowCount === null ? undefined : res.rowCount,
-        truncated: capped.truncated,
-        redactions: redacted.redactions,
-        sql: prepared.sql,
-      };
+        affectedRows: res.command === 'SELECT' || res.rowCount === null ? undefined : res.rowCount,
+      });
     } catch (e) {
       throw this.fail(e, 'query');
     } finally {
-      // the client goes back once the (possibly cancelled) query has settled
-      void work.then(
-        () => client.release(),
-        () => client.release(),
-      );
+      releaseAfter(work, () => client.release());
     }
   }
 

@@ -3,8 +3,8 @@ import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import type { GuardedSql } from '../sql/guard.js';
 import { GuardCache } from '../sql/guard-cache.js';
 import type { SqlDialect } from '../sql/lexer.js';
-import type { Connector, HealthResult, PreparedStatement, ToolDescription, ToolResult } from '../types.js';
-import { withTimeout } from '../limits.js';
+import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
+import { capRows, redactRows, withTimeout } from '../limits.js';
 import { ConnectorBase, positional, sqlToolSchema } from './base.js';
 
 /**
@@ -84,4 +84,31 @@ export abstract class SqlConnectorBase extends ConnectorBase {
       return { ok: false, latencyMs: performance.now() - started, error: this.fail(e, 'health check').message };
     }
   }
+}
+
+/** A SQL answer as the connector returns it: rows capped and redacted, the time since `startedAt`. */
+export function sqlResult(
+  rows: Row[],
+  limits: EffectiveLimits,
+  startedAt: number,
+  prepared: PreparedStatement,
+  extra: { columns?: string[]; affectedRows?: number },
+): QueryResult {
+  const capped = capRows(rows, limits);
+  const redacted = redactRows(capped.rows, limits.redact);
+  return {
+    rows: redacted.rows,
+    row_count: redacted.rows.length,
+    execution_time_ms: performance.now() - startedAt,
+    columns: extra.columns,
+    affected_rows: extra.affectedRows,
+    truncated: capped.truncated,
+    redactions: redacted.redactions,
+    sql: prepared.sql,
+  };
+}
+
+/** Gives a pooled connection back once its query (possibly cancelled) has settled either way. */
+export function releaseAfter(work: Promise<unknown>, release: () => void): void {
+  void work.then(release, release);
 }

@@ -1,5 +1,5 @@
 import type { Identity } from '../../auth/identity.js';
-import type { ConnectorHealth, ConnectorInfo, QueryOptions } from '../../connectors/index.js';
+import type { ConnectorInfo, QueryOptions } from '../../connectors/index.js';
 import type { GatewayDeps } from '../deps.js';
 import { servesOrganization } from './tenancy.js';
 
@@ -12,17 +12,8 @@ export function visibleConnectors(deps: GatewayDeps, identity: Identity): Connec
 }
 
 /** `GET /mcp/health`: the caller's connectors, each checked now, in parallel. */
-export async function checkVisible(deps: GatewayDeps, identity: Identity) {
-  const connectors: ConnectorHealth[] = await Promise.all(visibleConnectors(deps, identity).map((c) => deps.connectors.checkHealth(c.name)));
-  const healthyCount = connectors.filter((c) => c.healthy).length;
-  return {
-    healthy: healthyCount === connectors.length,
-    total_connectors: connectors.length,
-    healthy_count: healthyCount,
-    unhealthy_count: connectors.length - healthyCount,
-    timestamp: deps.now().toISOString(),
-    connectors,
-  };
+export function checkVisible(deps: GatewayDeps, identity: Identity) {
+  return deps.connectors.checkAll(visibleConnectors(deps, identity).map((c) => c.name));
 }
 
 /**
