@@ -154,6 +154,14 @@ async function inProcess(): Promise<Row[]> {
   }
 }
 
+/** A `steward agent` process serving AgentConfig `worker` of `dir` on 127.0.0.1:`port`, with `env` added. */
+function spawnAgent(port: number, dir: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'agent'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', STEWARD_HOST: '127.0.0.1', STEWARD_AGENT_PORT: String(port), STEWARD_AGENT_NAME: 'worker', STEWARD_MANIFESTS: dir, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
 /** Five `steward agent` processes over HTTP/2 with TLS 1.3, the orchestrator in this process. */
 async function remote(): Promise<Row[]> {
   const { llm, arrivals } = await standIn();
@@ -170,22 +178,13 @@ async function remote(): Promise<Row[]> {
       const port = await freePort();
       endpoints.push(`https://127.0.0.1:${port}`);
       children.push(
-        spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'agent'], {
-          env: {
-            ...process.env,
-            LOG_LEVEL: 'warn',
-            STEWARD_HOST: '127.0.0.1',
-            STEWARD_AGENT_PORT: String(port),
-            STEWARD_AGENT_NAME: 'worker',
-            STEWARD_AGENT_ID: `agent-${i}`,
-            STEWARD_MANIFESTS: dir,
-            STEWARD_TLS_CERT_FILE: tls.certFile,
-            STEWARD_TLS_KEY_FILE: tls.keyFile,
-            STEWARD_AGENT_TOKEN: TOKEN,
-            OPENAI_API_KEY: 'sk-bench',
-            OPENAI_BASE_URL: llm.baseURL,
-          },
-          stdio: ['ignore', 'ignore', 'inherit'],
+        spawnAgent(port, dir, {
+          STEWARD_AGENT_ID: `agent-${i}`,
+          STEWARD_TLS_CERT_FILE: tls.certFile,
+          STEWARD_TLS_KEY_FILE: tls.keyFile,
+          STEWARD_AGENT_TOKEN: TOKEN,
+          OPENAI_API_KEY: 'sk-bench',
+          OPENAI_BASE_URL: llm.baseURL,
         }),
       );
     }
@@ -221,18 +220,7 @@ async function transport(): Promise<{ protocol: string; p50: number; p99: number
   try {
     for (const secure of [false, true]) {
       const port = await freePort();
-      const child = spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'agent'], {
-        env: {
-          ...process.env,
-          LOG_LEVEL: 'warn',
-          STEWARD_HOST: '127.0.0.1',
-          STEWARD_AGENT_PORT: String(port),
-          STEWARD_AGENT_NAME: 'worker',
-          STEWARD_MANIFESTS: dir,
-          ...(secure ? { STEWARD_TLS_CERT_FILE: tls.certFile, STEWARD_TLS_KEY_FILE: tls.keyFile } : {}),
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      const child = spawnAgent(port, dir, secure ? { STEWARD_TLS_CERT_FILE: tls.certFile, STEWARD_TLS_KEY_FILE: tls.keyFile } : {});
       const agent = new RemoteAgent({ endpoint: `${secure ? 'https' : 'http'}://127.0.0.1:${port}`, ca: tls.cert });
       try {
         const deadline = Date.now() + 120_000;
