@@ -1,4 +1,4 @@
-# One image for every subcommand: steward standalone | validate (gateway, orchestrator, agent, operator as they land).
+# One image for every subcommand: steward gateway | orchestrator | agent | operator | standalone | license | validate.
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -6,8 +6,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
 COPY rego ./rego
+COPY platform ./platform
 COPY runtime ./runtime
 COPY operator ./operator
+COPY cmd ./cmd
 RUN npm run build && npm prune --omit=dev
 # The embedded database's first data folder, made once here (runtime/store/pglite-template.ts): a pod without a
 # volume copies it instead of running PGlite's initdb on every start.
@@ -29,5 +31,5 @@ RUN groupadd --system --gid 10001 steward \
 USER 10001:10001
 EXPOSE 8080 8081
 # A 32 MB young generation: the pre-check allocates per request, and fewer scavenges cut its CPU time (docs/benchmarks.md).
-ENTRYPOINT ["node", "--max-semi-space-size=32", "--enable-source-maps", "dist/runtime/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=32", "--enable-source-maps", "dist/cmd/main.js"]
 CMD ["standalone"]

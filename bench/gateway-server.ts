@@ -4,8 +4,9 @@
  * fastify route with a constant JSON body, on the port given, and prints READY.
  */
 import Fastify from 'fastify';
-import { parseConfig, standaloneConfigSchema } from '../runtime/config.js';
-import { createLogger } from '../runtime/log.js';
+import { parseConfig } from '../platform/config.js';
+import { standaloneConfigSchema } from '../runtime/config.js';
+import { createLogger } from '../platform/log.js';
 import { startStandalone } from '../runtime/standalone/main.js';
 import { installFloor, recordPack } from './policy-floor.js';
 import { GATEWAY_QUERY } from './rego-fixtures.js';

@@ -11,5 +11,5 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 // V8's compiled code for every module, kept between runs (os.tmpdir()/node-compile-cache): a shorter start.
 nodeModule.enableCompileCache();
 register();
-const { main } = await import('../runtime/cli.ts');
+const { main } = await import('../cmd/cli.js');
 await main(process.argv, process.env);

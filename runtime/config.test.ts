@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, orchestratorConfigSchema, parseConfig, standaloneConfigSchema } from './config.js';
+import { ConfigError, parseConfig } from '../platform/config.js';
+import { orchestratorConfigSchema, standaloneConfigSchema } from './config.js';
 
 describe('parseConfig', () => {
   it('applies the embedded defaults with an empty environment', () => {

@@ -2,21 +2,13 @@ import { z } from 'zod';
 // NB: the constants module only: the CLI parses the configuration before loading anything heavy.
 import { DEFAULT_GATEWAY_PORT, DEFAULT_ORCHESTRATOR_PORT } from '../api/constants.js';
 import { endpointProblem, splitEndpoints } from './orchestrator/pool/endpoints.js';
+import { bool, list, logSettings, port } from '../platform/config.js';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const list = z
-  .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
 
 /** Settings every Steward process shares. Units are in the names. */
 const base = {
-  /** @default info */
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** 'pretty': coloured one-line logs for people; 'json': one JSON object a line. @default pretty on a terminal, else json */
-  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  ...logSettings,
   /** PostgreSQL URL; absent: embedded PGlite in STEWARD_DATA_DIR. */
   DATABASE_URL: z.string().url().optional(),
   /** @default ./.data */
@@ -322,21 +314,3 @@ export type AgentRuntimeConfig = Readonly<z.infer<typeof agentConfigSchema>>;
 /** The LLM provider settings of any process that calls providers (gateway, standalone, agent). */
 export type LlmSettings = Readonly<z.infer<z.ZodObject<typeof llm>>>;
 export type BaseConfig = Readonly<z.infer<z.ZodObject<typeof base>>>;
-
-export class ConfigError extends Error {
-  constructor(readonly issues: { variable: string; message: string }[]) {
-    super(`invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-/** Parses the environment once; the result is frozen and passed down. No other module reads process.env. */
-export function parseConfig<S extends z.ZodTypeAny>(schema: S, env: Record<string, string | undefined>): Readonly<z.infer<S>> {
-  // NB: an empty variable means "unset", as shells and Helm templates often leave them.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => ({ variable: String(i.path[0] ?? '?'), message: i.message })));
-  }
-  return Object.freeze(result.data);
-}

@@ -27,6 +27,9 @@ describe('checkArchitecture', () => {
     { name: 'api/ doing I/O', files: { 'api/a.ts': "import { readFileSync } from 'node:fs';\n" }, expected: 'do no I/O' },
     { name: 'runtime/ importing testing/', files: { 'runtime/a.ts': "import '../testing/t.js';\n", 'testing/t.ts': '' }, expected: 'testing/ is imported only by tests' },
     { name: 'an import cycle', files: { 'runtime/a.ts': "import { b } from './b.js';\nexport const a = b;\n", 'runtime/b.ts': "import { a } from './a.js';\nexport const b = a;\n" }, expected: 'import cycle' },
+    { name: 'platform/ importing runtime/', files: { 'platform/a.ts': "import '../runtime/x.js';\n", 'runtime/x.ts': '' }, expected: 'platform/ depends on api/ at most' },
+    { name: 'runtime/ importing cmd/', files: { 'runtime/a.ts': "import '../cmd/cli.js';\n", 'cmd/cli.ts': '' }, expected: 'only cmd/ imports cmd/' },
+    { name: 'cmd/ importing testing/', files: { 'cmd/a.ts': "import '../testing/t.js';\n", 'testing/t.ts': '' }, expected: 'testing/ is imported only by tests' },
     { name: 'an import that resolves to nothing', files: { 'runtime/a.ts': "import './missing.js';\n" }, expected: 'does not resolve' },
   ])('reports $name', ({ files, expected }) => {
     const v = checkArchitecture(tree(files));
@@ -38,6 +41,7 @@ describe('checkArchitecture', () => {
     { name: 'tests importing testing/', files: { 'runtime/a.test.ts': "import '../testing/t.js';\n", 'testing/t.ts': '' } },
     { name: 'the rego conformance runner reading files', files: { 'rego/conformance/cli.ts': "import { readFileSync } from 'node:fs';\n" } },
     { name: 'runtime/ importing api/ and rego/', files: { 'runtime/a.ts': "import '../api/x.js';\nimport '../rego/y.js';\n", 'api/x.ts': '', 'rego/y.ts': "import '../api/x.js';\n" } },
+    { name: 'cmd/ importing runtime/ and operator/', files: { 'cmd/cli.ts': "import '../runtime/r.js';\nimport '../operator/o.js';\n", 'runtime/r.ts': "import '../platform/p.js';\n", 'operator/o.ts': "import '../platform/p.js';\n", 'platform/p.ts': "import '../api/x.js';\n", 'api/x.ts': '' } },
   ])('allows $name', ({ files }) => {
     expect(checkArchitecture(tree(files))).toEqual([]);
   });

@@ -1,7 +1,9 @@
 /**
  * The dependency rules of STYLE.md, checked over the import graph (part of `npm run lint`):
- * - api/ imports nothing of ours but api/; rego/ nothing but api/ and rego/;
- * - operator/ and runtime/ never import each other;
+ * - api/ imports nothing of ours but api/; rego/ nothing but api/ and rego/; platform/ (the shared plumbing:
+ *   logging, configuration, shutdown, the Kubernetes client) nothing but api/ and platform/;
+ * - operator/ and runtime/ never import each other; only cmd/ (the CLI and thin mains) imports both, and
+ *   nothing outside cmd/ (and bin/, the checkout's launcher) imports cmd/;
  * - testing/ is imported only by tests, benchmarks and dev scripts;
  * - api/ and rego/ import no I/O module (except rego/conformance and rego/wasm, which read files);
  * - no import cycles among modules (type-only imports excluded: they vanish at run time).
@@ -20,7 +22,7 @@ const IO_MODULES = new Set([
   'fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'dns', 'tls', 'worker_threads',
   'pg', '@electric-sql/pglite', 'ioredis', 'undici', 'fastify', '@kubernetes/client-node',
 ]);
-const LAYERS = ['api', 'rego', 'runtime', 'operator', 'testing', 'test', 'bench', 'scripts', 'bin'];
+const LAYERS = ['api', 'rego', 'platform', 'runtime', 'operator', 'cmd', 'testing', 'test', 'bench', 'scripts', 'bin'];
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 const isTest = (rel: string) => /\.test\.ts$/.test(rel) || /(^|\/)test\//.test(rel);
@@ -78,10 +80,12 @@ export function checkArchitecture(root: string): Violation[] {
       if (!typeOnly) edges.push(target);
       if (layer === 'api' && to !== 'api' && !isTest(file)) violations.push({ file, message: `imports ${target}: api/ imports nothing of ours but api/` });
       if (layer === 'rego' && to !== 'rego' && to !== 'api' && !isTest(file)) violations.push({ file, message: `imports ${target}: rego/ depends on api/ at most` });
+      if (layer === 'platform' && target.includes('/') && to !== 'platform' && to !== 'api') violations.push({ file, message: `imports ${target}: platform/ depends on api/ at most` });
+      if (to === 'cmd' && layer !== 'cmd' && layer !== 'bin') violations.push({ file, message: `imports ${target}: only cmd/ imports cmd/` });
       if ((layer === 'operator' && to === 'runtime') || (layer === 'runtime' && to === 'operator')) {
         violations.push({ file, message: `imports ${target}: operator/ and runtime/ never import each other` });
       }
-      if (to === 'testing' && ['api', 'rego', 'runtime', 'operator'].includes(layer) && !isTest(file)) {
+      if (to === 'testing' && ['api', 'rego', 'platform', 'runtime', 'operator', 'cmd'].includes(layer) && !isTest(file)) {
         violations.push({ file, message: `imports ${target}: testing/ is imported only by tests and dev tooling` });
       }
     }

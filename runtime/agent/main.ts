@@ -6,16 +6,17 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { AgentConfigSpec } from '../../api/index.js';
-import { agentConfigSchema, parseConfig, type AgentRuntimeConfig } from '../config.js';
+import { parseConfig } from '../../platform/config.js';
+import { agentConfigSchema, type AgentRuntimeConfig } from '../config.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { readTlsSettings } from '../http/tls.js';
 import { llmFromSettings } from '../llm/index.js';
-import { createLogger, logFormat, type Logger } from '../log.js';
+import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { checkManifestFolders, FolderSource } from '../source/index.js';
-import { listenFailure, StartupError } from '../startup-error.js';
+import { listenFailure, StartupError } from '../../platform/startup-error.js';
 import { LocalAgent } from './executor.js';
 import { buildAgentServer } from './server.js';
-import { installShutdown } from '../shutdown.js';
+import { installShutdown } from '../../platform/shutdown.js';
 
 export interface RunningAgent {
   server: FastifyInstance;

@@ -10,7 +10,7 @@ import type { Http2SecureServer } from 'node:http2';
 import Fastify, { type FastifyHttp2SecureOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { z } from 'zod';
 import { agentProbe, agentStats, workItem, workResult } from '../../api/http/agent.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import { baseServerOptions, DEFAULT_CONNECTION_SETTINGS, type ConnectionSettings } from '../http/app.js';
 import { bearerTokenMatcher } from '../http/bearer.js';
 import { frameworkErrorAnswer, installClientErrorAnswers } from '../http/client-errors.js';

@@ -14,9 +14,9 @@ import {
   type RateLimiter,
   type RateLimitWindow,
 } from '../limits/index.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource } from '../source/index.js';
-import { redisFailure, StartupError } from '../startup-error.js';
+import { redisFailure, StartupError } from '../../platform/startup-error.js';
 import type { Store } from '../store/index.js';
 import { communityActive, type AuthDeps } from './authenticate.js';
 import { LicenseRegistry } from './licenses.js';

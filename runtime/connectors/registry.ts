@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConnectorType } from '../../api/connector.js';
 import type { ConnectorResource } from '../../api/resources.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource, SourceEvent } from '../source/types.js';
 import { ConnectorError, isConnectorError } from './errors.js';
 import { createConnector, parseOptions } from './factory.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';

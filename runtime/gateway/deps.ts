@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { PolicyEvaluator } from '../policy/types.js';

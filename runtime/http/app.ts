@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttp2Secure
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { Surface } from '../../api/index.js';
 import type { BaseConfig } from '../config.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import { installClientErrorAnswers, frameworkErrorAnswer } from './client-errors.js';
 import { installErrorHandling, type ErrorStyle } from './error-handler.js';
 import { installJsonParser } from './json-parser.js';

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUES, type Surface } from '../../api/index.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import { errorBody, type ErrorStyle } from './error-handler.js';
 
 /** What node's HTTP parser reports, as a catalogue code (present in every surface's catalogue). */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import { createHttpApp, type ConnectionSettings } from './app.js';
 import { bearerTokenMatcher } from './bearer.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../log.js';
+import { createLogger } from '../../platform/log.js';
 import { LazyChildLogger } from './request-logger.js';
 
 function capture(level: string) {

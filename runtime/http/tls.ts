@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { StartupError } from '../startup-error.js';
+import { StartupError } from '../../platform/startup-error.js';
 import type { HttpTls } from './app.js';
 
 /** The certificate and key of STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE, or undefined when neither is set. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { createHttpApp, type ConnectionSettings, type HttpTls } from '../http/app.js';

@@ -10,7 +10,7 @@ import type { AuthDeps } from '../auth/authenticate.js';
 import type { ConnectionSettings, HttpTls } from '../http/app.js';
 import { MemoryConcurrencyLimiter, PLAN_TIER_LIMITS, type ConcurrencyLimiter, type RateLimiter } from '../limits/index.js';
 import type { LlmRouter } from '../llm/index.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import { DEFAULT_NAMESPACE, type DeclarativeSource } from '../source/index.js';
 import type { Store } from '../store/index.js';

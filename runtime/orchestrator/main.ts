@@ -6,18 +6,19 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { assembleAccess } from '../auth/access.js';
-import { orchestratorConfigSchema, parseConfig, webhookSettings, type OrchestratorConfig } from '../config.js';
+import { parseConfig } from '../../platform/config.js';
+import { orchestratorConfigSchema, webhookSettings, type OrchestratorConfig } from '../config.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
 import { readSettingFile, readTlsSettings } from '../http/tls.js';
 import { llmFromSettings } from '../llm/index.js';
-import { createLogger, logFormat, type Logger } from '../log.js';
+import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { StewardTelemetry } from '../metrics/index.js';
-import { installShutdown } from '../shutdown.js';
+import { installShutdown } from '../../platform/shutdown.js';
 import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
-import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../startup-error.js';
+import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../../platform/startup-error.js';
 import { openStore, type Store } from '../store/index.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../platform/version.js';
 import { buildOrchestrator } from './app.js';
 import { assembleOrchestrator, type OrchestratorParts } from './assemble.js';
 

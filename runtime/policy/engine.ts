@@ -1,6 +1,6 @@
 import { policySurface, type PolicyResource } from '../../api/index.js';
 import { PolicySetCache } from '../../rego/index.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { describeFailure } from './failure.js';
 import { PolicyFailureLog, type FailingPolicy, type FailureCount, type FailureLogOptions } from './failures.js';

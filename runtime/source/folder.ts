@@ -4,7 +4,7 @@ import { extname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { validateManifest, type AnyResource, type KindName, type ResourceByKind } from '../../api/index.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import { parseManifestFile } from './parse.js';
 import { DEFAULT_NAMESPACE, type DeclarativeSource, type LoadIssue, type Origin, type SourceEvent, type SourceListener } from './types.js';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StartupError } from '../startup-error.js';
+import { StartupError } from '../../platform/startup-error.js';
 
 /**
  * The built-in policy pack, `config/policies` beside the package's package.json: found from this module's own

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { KIND_NAMES } from '../../api/index.js';
 import type { FastifyInstance } from 'fastify';
-import { parseConfig, standaloneConfigSchema, webhookSettings, type StandaloneConfig } from '../config.js';
-import { createLogger, logFormat, type Logger } from '../log.js';
+import { parseConfig } from '../../platform/config.js';
+import { standaloneConfigSchema, webhookSettings, type StandaloneConfig } from '../config.js';
+import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { openStore, type Store } from '../store/index.js';
 import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
 import { buildGateway } from '../gateway/app.js';
@@ -11,11 +12,11 @@ import { inProcessPlanForwarder } from '../gateway/plan-forward.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
 import { assembleOrchestrator } from '../orchestrator/assemble.js';
 import { readTlsSettings } from '../http/tls.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../platform/version.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
-import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../startup-error.js';
-import { installShutdown } from '../shutdown.js';
+import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../../platform/startup-error.js';
+import { installShutdown } from '../../platform/shutdown.js';
 
 export interface Standalone {
   gateway: FastifyInstance;

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
-import { isoTimestamp } from '../iso-time.js';
+import { isoTimestamp } from '../../platform/iso-time.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 
 /** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */

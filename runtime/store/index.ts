@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import type { Db } from './db.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';

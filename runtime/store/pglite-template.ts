@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 
 /** What a data folder holds after seeding: its own database, a copy of the template, or nothing for PGlite's initdb. */
 export type Seeding = 'existing' | 'template' | 'initdb';

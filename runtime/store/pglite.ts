@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../platform/log.js';
 import { withTimeout, type Db, type Queryable } from './db.js';
 import { seedDataDir, type TemplateOptions } from './pglite-template.js';
 

@@ -6,10 +6,11 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { throwawayCertificate } from '../../../testing/tls.js';
-import { agentConfigSchema, ConfigError, parseConfig } from '../../config.js';
+import { ConfigError, parseConfig } from '../../../platform/config.js';
+import { agentConfigSchema } from '../../config.js';
 import { AgentCommunicationError } from '../../orchestrator/pool/errors.js';
 import { RemoteAgent } from '../../orchestrator/pool/remote-agent.js';
-import { StartupError } from '../../startup-error.js';
+import { StartupError } from '../../../platform/startup-error.js';
 import { startAgent, type RunningAgent } from '../main.js';
 import type { WorkItem, WorkResult } from '../work.js';
 

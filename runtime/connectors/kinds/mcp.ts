@@ -10,7 +10,7 @@ import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import { redactValue, type RedactionCounts } from '../redact/redact.js';
 import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
 import { ConnectorBase } from './base.js';
-import { VERSION } from '../../version.js';
+import { VERSION } from '../../../platform/version.js';
 
 interface RemoteTool {
   name: string;

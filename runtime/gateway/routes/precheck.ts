@@ -5,7 +5,7 @@ import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { evaluatePolicies } from '../policy-call.js';
 import { parseBody } from '../validation.js';
-import { isoTimestamp } from '../../iso-time.js';
+import { isoTimestamp } from '../../../platform/iso-time.js';
 
 /**
  * `POST /api/policy/pre-check` evaluates every enabled policy and records a context the audit must name;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../../platform/log.js';
 import { RegoPolicyEngine } from '../../policy/engine.js';
 import { buildGateway } from '../app.js';
 

@@ -5,7 +5,7 @@ import { orchestratorBuilder, startTestGateway, type TestGateway } from '../../.
 import { buildGateway } from '../app.js';
 import { createHttpApp } from '../../http/app.js';
 import { registerAuth } from '../../auth/plugin.js';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../../platform/log.js';
 
 /**
  * Every route of both surfaces states a credential rule, and outside community mode every route but the

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp, type ConnectionSettings } from '../app.js';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../../platform/log.js';
 
 /**
  * Slow and idle clients are closed by the server, and what node's HTTP parser refuses answers in the surface's

@@ -12,7 +12,7 @@ import { installErrorHandler } from '../../http/error-handler.js';
 import { ApiError } from '../../http/errors.js';
 import { responseSchema } from '../../http/serializer.js';
 import { rateLimitHeaders, RateLimitStoreError, type RateLimiter } from '../../limits/index.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import type { StewardTelemetry } from '../../metrics/index.js';
 import type { Store } from '../../store/index.js';
 import type { AgentPool, PoolStatus } from '../pool/index.js';

@@ -4,7 +4,7 @@
  * the plan answers.
  */
 import type { Identity } from '../../auth/identity.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import type { Store } from '../../store/index.js';
 import { planAnswer } from './answer.js';
 import type { ExecutionMode, Plan, StepOutcome } from './types.js';

@@ -9,7 +9,7 @@ import type { planRequest } from '../../../api/http/orchestrator.js';
 import type { Identity } from '../../auth/identity.js';
 import { ApiError } from '../../http/errors.js';
 import type { LlmRouter } from '../../llm/index.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import type { PolicyEvaluator } from '../../policy/types.js';
 import type { DeclarativeSource } from '../../source/index.js';
 import { newId, type Store } from '../../store/index.js';

@@ -12,7 +12,7 @@ import { dynamicPolicy, dynamicPolicyUpdate } from '../../../api/http/orchestrat
 import type { PolicyResource } from '../../../api/index.js';
 import { identityOf } from '../../auth/plugin.js';
 import { ApiError, echo } from '../../http/errors.js';
-import { isoTimestamp } from '../../iso-time.js';
+import { isoTimestamp } from '../../../platform/iso-time.js';
 import { parseBody } from '../../gateway/validation.js';
 import { compileError } from '../../policy/module.js';
 import { SourceWriteError, type DeclarativeSource } from '../../source/index.js';

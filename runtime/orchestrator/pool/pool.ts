@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import { AgentBusyError, AgentClosedError, type Agent, type WorkItem, type WorkResult } from '../../agent/work.js';
 import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError } from './errors.js';
 import { isProbed, type MemberChange, type MemberInit, type MemberSource, type ProbedAgent } from './member-source.js';

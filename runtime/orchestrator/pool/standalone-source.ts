@@ -1,6 +1,6 @@
 import type { AgentConfigResource, OrchestratorResource } from '../../../api/index.js';
 import type { Agent } from '../../agent/work.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import { DEFAULT_NAMESPACE, type DeclarativeSource } from '../../source/index.js';
 import type { MemberChange, MemberInit, MemberSource } from './member-source.js';
 import { matchesSelector } from './selector.js';

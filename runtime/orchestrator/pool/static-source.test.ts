@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, orchestratorConfigSchema, parseConfig } from '../../config.js';
+import { ConfigError, parseConfig } from '../../../platform/config.js';
+import { orchestratorConfigSchema } from '../../config.js';
 import { PoolConfigError } from './errors.js';
 import { StaticSource, parseAgentEndpoints } from './static-source.js';
 

@@ -1,6 +1,6 @@
 import type { AgentConfigResource } from '../../../api/index.js';
 import { GROUP } from '../../../api/index.js';
-import { isoTimestamp } from '../../iso-time.js';
+import { isoTimestamp } from '../../../platform/iso-time.js';
 
 /** Where an agent's configuration came from, as the registry reports it. */
 export type AgentSource = 'file' | 'kubernetes' | 'api';

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { webhookRegistration, webhookUpdate } from '../../../api/http/orchestrator.js';
 import { identityOf } from '../../auth/plugin.js';
 import { ApiError } from '../../http/errors.js';
-import { isoTimestamp } from '../../iso-time.js';
+import { isoTimestamp } from '../../../platform/iso-time.js';
 import { parseBody } from '../../gateway/validation.js';
 import type { DeliveryRecord, WebhookRecord } from './repository.js';
 import type { WebhookService } from './service.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import type { Db } from '../../store/index.js';
 import type { WebhookEmitter, WebhookEvent } from './events.js';
 import { WebhookRepository } from './repository.js';

@@ -4,7 +4,7 @@
  * restarted (or another) process picks up what this one left: a lease that outlives the send's timeout returns a
  * row whose worker died mid-send.
  */
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import type { ClaimedDelivery, WebhookRepository } from './repository.js';
 import { postWebhook, TargetRefusedError, type SendOptions, type SendResult } from './send.js';
 import { signPayload, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';

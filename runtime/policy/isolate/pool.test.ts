@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../../platform/log.js';
 import type { PlanEntry } from '../plan.js';
 import { IsolatePool } from './pool.js';
 

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DecisionLimits } from '../../../rego/index.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../../platform/log.js';
 import type { FailureClass } from '../failure.js';
 import type { PlanEntry, PlanResult } from '../plan.js';
 import type { FromWorker, ToWorker } from './protocol.js';

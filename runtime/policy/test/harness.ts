@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../../platform/log.js';
 import { FolderSource } from '../../source/index.js';
 import { RegoPolicyEngine, type PolicyEngineOptions } from '../engine.js';
 import type { PolicyEvaluation, PolicyScope } from '../types.js';

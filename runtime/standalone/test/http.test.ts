@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, standaloneConfigSchema } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { parseConfig } from '../../../platform/config.js';
+import { standaloneConfigSchema } from '../../config.js';
+import { createLogger } from '../../../platform/log.js';
 import { startStandalone, type Standalone } from '../main.js';
 
 let app: Standalone;

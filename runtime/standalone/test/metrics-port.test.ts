@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExposition } from '../../../testing/prometheus-text.js';
-import { parseConfig, standaloneConfigSchema } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { parseConfig } from '../../../platform/config.js';
+import { standaloneConfigSchema } from '../../config.js';
+import { createLogger } from '../../../platform/log.js';
 import { startStandalone, type Standalone } from '../main.js';
 
 /**

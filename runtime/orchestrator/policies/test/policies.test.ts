@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, startTestOrchestrator, type TestGateway } from '../../../../testing/gateway.js';
-import { createLogger } from '../../../log.js';
+import { createLogger } from '../../../../platform/log.js';
 import { RegoPolicyEngine } from '../../../policy/engine.js';
 import { FolderSource } from '../../../source/index.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDatabase } from '../../../../testing/pgdb.js';
-import { createLogger } from '../../../log.js';
+import { createLogger } from '../../../../platform/log.js';
 import { openStore, type Store } from '../../../store/index.js';
 import { WebhookService } from '../service.js';
 import { Receiver } from './receiver.js';

@@ -1,8 +1,8 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { AnyResource } from '../api/index.js';
-import { compileError, policyModule, WASM_NOT_EVALUATED } from './policy/module.js';
-import { parseManifestFile } from './source/index.js';
+import { compileError, policyModule, WASM_NOT_EVALUATED } from '../runtime/policy/module.js';
+import { parseManifestFile } from '../runtime/source/index.js';
 
 export interface ValidateOptions {
   /** Documents of other APIs (Secrets, ConfigMaps, ...) are errors instead of being skipped. @default false */

@@ -1,9 +1,10 @@
 // NB: only light modules at the top: a configuration error must end the process before the gateway's modules
 // (fastify, the Rego engine, PGlite, the LLM SDKs) load, which takes seconds under tsx. They are imported after parsing.
 import { Command } from 'commander';
-import { VERSION } from './version.js';
-import { agentConfigSchema, ConfigError, orchestratorConfigSchema, parseConfig, standaloneConfigSchema } from './config.js';
-import { StartupError } from './startup-error.js';
+import { VERSION } from '../platform/version.js';
+import { ConfigError, parseConfig } from '../platform/config.js';
+import { agentConfigSchema, orchestratorConfigSchema, standaloneConfigSchema } from '../runtime/config.js';
+import { StartupError } from '../platform/startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
 export function buildCli(env: Record<string, string | undefined>): Command {
@@ -15,9 +16,9 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .action(async () => {
       const config = parseConfig(standaloneConfigSchema, env);
       // Checked before the heavy imports too, so that a mistyped folder is reported in well under a second.
-      const { checkManifestFolders } = await import('./source/folders.js');
+      const { checkManifestFolders } = await import('../runtime/source/folders.js');
       await checkManifestFolders(config.STEWARD_MANIFESTS);
-      const { runStandalone } = await import('./standalone/main.js');
+      const { runStandalone } = await import('../runtime/standalone/main.js');
       await runStandalone(env, config);
     });
 
@@ -26,7 +27,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .description('the orchestrator alone on PORT (8081): parallel surface over STEWARD_AGENT_ENDPOINTS or in-process agents')
     .action(async () => {
       const config = parseConfig(orchestratorConfigSchema, env);
-      const { runOrchestrator } = await import('./orchestrator/main.js');
+      const { runOrchestrator } = await import('../runtime/orchestrator/main.js');
       await runOrchestrator(env, config);
     });
 
@@ -35,7 +36,7 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .description('a pool agent: runs work items for one AgentConfig (STEWARD_AGENT_NAME) on STEWARD_AGENT_PORT')
     .action(async () => {
       const config = parseConfig(agentConfigSchema, env);
-      const { runAgent } = await import('./agent/main.js');
+      const { runAgent } = await import('../runtime/agent/main.js');
       await runAgent(env, config);
     });
 

@@ -1,4 +1,0 @@
-// Entry point of the compiled image (node dist/runtime/main.js). `process.env` is read here and only here.
-import { main } from './cli.js';
-
-await main(process.argv, process.env);
