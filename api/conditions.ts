@@ -50,6 +50,20 @@ export const Reason = {
   ReplicasUnavailable: 'ReplicasUnavailable',
   /** A connector health check failed. */
   HealthCheckFailed: 'HealthCheckFailed',
+  /** The database Secret is missing or the runtimes cannot reach PostgreSQL. */
+  DatabaseUnreachable: 'DatabaseUnreachable',
+  /** The agent pool has fewer healthy agents than desired. */
+  PoolUnhealthy: 'PoolUnhealthy',
+  /** Applying the desired objects failed; the message has the API server's error. */
+  ReconcileFailed: 'ReconcileFailed',
+  /** Some gateway pods have not loaded the Policy's current generation yet. */
+  RolloutPending: 'RolloutPending',
+  /** Every gateway pod evaluates the Policy's current generation. */
+  Loaded: 'Loaded',
+  /** The Connector's references resolve (Secret and key present). */
+  ReferencesResolved: 'ReferencesResolved',
+  /** The License key is well-formed, correctly signed and not expired. */
+  LicenseValid: 'LicenseValid',
 } as const;
 
 export interface ConditionInput {

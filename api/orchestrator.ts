@@ -42,6 +42,10 @@ export const orchestratorSpec = z
     orchestrator: component
       .default({ replicas: 2 })
       .describe('the orchestrator (multi-agent plans, agent registry, webhooks)'),
+    communityMode: z
+      .boolean()
+      .default(false)
+      .describe('serve without credentials (development only); a cluster install is never in community mode unless this says so'),
     licenseRef: z
       .object({ name: z.string().min(1).describe('License name, same namespace') })
       .strict()

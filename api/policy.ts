@@ -71,10 +71,26 @@ export const policySpec = z
   .describe('desired state: the policy source and how its result is used');
 export type PolicySpec = z.infer<typeof policySpec>;
 
+/** One gateway pod's view of a Policy: which generation it evaluates, or why it could not load it. */
+export const policyPodStatus = z
+  .object({
+    pod: z.string().min(1).describe('gateway pod name'),
+    observedGeneration: z.number().int().min(0).describe('metadata.generation the pod has in force'),
+    loaded: z.boolean().describe('whether that generation compiled and is evaluated by the pod'),
+    error: z.string().max(4096).optional().describe('why the pod could not load it, with file:line:column for Rego'),
+  })
+  .strict();
+export type PolicyPodStatus = z.infer<typeof policyPodStatus>;
+
 export const policyStatus = z
   .object({
     conditions: conditionsField,
     observedGeneration: observedGenerationField,
+    byPod: z
+      .array(policyPodStatus)
+      .max(1000)
+      .optional()
+      .describe('per gateway pod: the generation it has loaded; Ready holds when every gateway pod has the current one'),
   })
   .strict()
   .describe('observed state: whether the source compiled (Compiled condition, with the error and its position)');

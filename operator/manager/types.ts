@@ -1,0 +1,80 @@
+/**
+ * The contract between the manager (work queues, informers, leader election) and the controllers.
+ * A reconciler is small (STYLE.md habit 1): `reconcile(ctx)` re-reads its object by key from the cache,
+ * computes the desired state (a pure `desired.ts`), applies it, writes status, and throws to be retried
+ * with back-off. `TerminalError` is an error no retry can fix: it is logged and not retried until the
+ * object (or something it watches) changes.
+ */
+import type { Logger } from 'pino';
+import type { Informer } from '../../platform/kube/informer.js';
+import type { KubeClient, KubeObject } from '../../platform/kube/client.js';
+import type { ResourceRef } from '../../platform/kube/resources.js';
+
+export interface ReconcileRequest {
+  namespace: string;
+  name: string;
+  /** `namespace/name`. */
+  key: string;
+  /** Bound with controller, namespace, name and reconcileId. */
+  log: Logger;
+  /** Aborted when the manager stops or loses leadership. */
+  signal: AbortSignal;
+}
+
+export interface ReconcileResult {
+  /** Reconcile this key again after this long even if nothing changes (e.g. at a License's expiry). */
+  requeueAfterMs?: number;
+}
+
+export interface Reconciler {
+  reconcile(req: ReconcileRequest): Promise<ReconcileResult | void>;
+}
+
+export class TerminalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+/** Read access to the manager's shared informers (one per resource type, started on first use). */
+export interface Cache {
+  informer<T extends KubeObject = KubeObject>(ref: ResourceRef): Informer<T>;
+  get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string, name: string): T | undefined;
+  list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string): T[];
+}
+
+/** What a user should see with `kubectl describe`. */
+export interface EventRecorder {
+  event(object: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+/** Everything a controller factory gets from the manager. */
+export interface ControllerContext {
+  client: KubeClient;
+  cache: Cache;
+  events: EventRecorder;
+  /** Injected so tests control time (License expiry). */
+  now: () => Date;
+  log: Logger;
+}
+
+export interface Watch {
+  resource: ResourceRef;
+  /** The primary keys (`namespace/name`) to reconcile when this object changes. */
+  map: (obj: KubeObject) => string[];
+}
+
+export interface ControllerSpec {
+  /** `orchestrator`, `agentconfig`, ... (log field and metric label). */
+  name: string;
+  /** The primary resource: its changes enqueue its own key. */
+  for: ResourceRef;
+  /** Owned resources: a change enqueues the owner named by the controller ownerReference of `for.kind`. */
+  owns?: ResourceRef[];
+  /** Other resources whose changes map to primary keys. */
+  watches?: Watch[];
+  reconciler: Reconciler;
+  /** Keys reconciled at once. @default 4 */
+  concurrency?: number;
+}
