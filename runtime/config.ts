@@ -102,6 +102,25 @@ const tls = {
   STEWARD_TLS_KEY_FILE: z.string().min(1).optional(),
 };
 
+/**
+ * Where the runtimes read declarative state, and who they are in a cluster (docs/cluster-mode.md): the
+ * operator sets these in the gateway, orchestrator and agent pods.
+ */
+const cluster = {
+  /** 'folder': STEWARD_MANIFESTS; 'kubernetes': the API server's resources in STEWARD_NAMESPACE. @default folder */
+  STEWARD_SOURCE: z.enum(['folder', 'kubernetes']).default('folder'),
+  /** Kubeconfig file for STEWARD_SOURCE=kubernetes; absent: the pod's service account. */
+  STEWARD_KUBECONFIG: z.string().min(1).optional(),
+  /** Namespace whose resources the runtime reads (the pod's own). @default default */
+  STEWARD_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name').default('default'),
+  /** This pod's name (status entries, leases). @default the host name */
+  STEWARD_POD_NAME: z.string().min(1).max(253).optional(),
+  /** The Orchestrator resource this pod belongs to (status it reports, leases it takes). */
+  STEWARD_ORCHESTRATOR_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an Orchestrator name').optional(),
+  /** Least time between two status writes of one object by this runtime. @default 2s */
+  STEWARD_STATUS_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
+};
+
 /** The parallel surface (standalone and the orchestrator process). */
 const parallel = {
   /**
@@ -200,6 +219,7 @@ export const standaloneConfigSchema = z.object({
 export const gatewayConfigSchema = z.object({
   ...base,
   ...gateway,
+  ...cluster,
   /** A cluster install is never in community mode unless configured so. @default false */
   STEWARD_COMMUNITY_MODE: communityMode('false'),
   STEWARD_HOST: z.string().default('0.0.0.0'),
@@ -221,6 +241,12 @@ export const orchestratorConfigSchema = z
     ...llm,
     ...tls,
     ...parallel,
+    ...cluster,
+    /**
+     * 'static': STEWARD_AGENT_ENDPOINTS (or in-process agents without it); 'kubernetes': the EndpointSlices of
+     * the agent Services of the AgentConfigs the Orchestrator selects. @default static
+     */
+    STEWARD_AGENT_DISCOVERY: z.enum(['static', 'kubernetes']).default('static'),
     ...webhooks,
     ...plan,
     /** Accept identities forwarded by gateways holding the same secret (X-Steward-Identity). */
@@ -276,6 +302,7 @@ export const agentConfigSchema = z
   .object({
     ...base,
     ...llm,
+    ...cluster,
     STEWARD_HOST: z.string().default('0.0.0.0'),
     /** @default 8090 */
     STEWARD_AGENT_PORT: port.default(DEFAULT_AGENT_PORT),
