@@ -17,7 +17,7 @@ import type { LogProvider, ServerDeps } from './http/context.js';
 import { createApiServer } from './http/server.js';
 import { builtinTypes } from './kinds/index.js';
 import { startWorkloads, type Workloads, type WorkloadOptions } from './workloads.js';
-import { kubeconfigYaml, selfSignedCertificate, writeKubeconfig } from './kubeconfig.js';
+import { kubeconfigYaml, selfSignedCertificate, TEST_TOKEN, writeKubeconfig } from './kubeconfig.js';
 import { NamespaceLifecycle } from './namespace-lifecycle.js';
 import { Registry } from './registry.js';
 import { isObject, type JsonObject } from './schema/types.js';
@@ -154,7 +154,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const kubeconfig = opts.kubeconfigPath ?? join(tmp!, 'kubeconfig');
   await writeKubeconfig(kubeconfig, url);
 
-  const workloads = opts.workloads ? await startWorkloads({ api, clock, deps, apiServer: { host: '127.0.0.1', port } }, opts.workloads === true ? {} : opts.workloads) : undefined;
+  const workloads = opts.workloads ? await startWorkloads({ api, clock, deps, apiServer: { host: '127.0.0.1', port }, serviceAccount: { token: TEST_TOKEN, caCert: tls ? String(tls.cert) : undefined } }, opts.workloads === true ? {} : opts.workloads) : undefined;
 
   const restore = (s: Snapshot): void => {
     watches.closeAll();

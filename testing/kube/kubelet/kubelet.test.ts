@@ -98,6 +98,15 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     expect(status('nope').phase).toBe('Pending');
   });
 
+  it('mounts the service account (token, namespace) unless the pod opts out', async () => {
+    const show = 'cat $STEWARD_POD_ROOT/var/run/secrets/kubernetes.io/serviceaccount/namespace; echo; cat $STEWARD_POD_ROOT/var/run/secrets/kubernetes.io/serviceaccount/token';
+    cluster.store.create('pods', pod('sa', { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }] }));
+    cluster.store.create('pods', pod('no-sa', { restartPolicy: 'Never', automountServiceAccountToken: false, containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }] }));
+    await eventually('both pods done', () => (['Succeeded', 'Failed'].includes(String(status('sa').phase)) && ['Succeeded', 'Failed'].includes(String(status('no-sa').phase)) ? true : undefined));
+    expect(cluster.workloads!.kubelet.logs.read('default', 'sa', 'main', {})).toBe('default\nsteward-test-token');
+    expect(status('no-sa').phase).toBe('Failed');
+  });
+
   it('runs a Never pod to completion (Succeeded)', async () => {
     cluster.store.create('pods', pod('once', { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo done'] }] }));
     await eventually('Succeeded', () => (status('once').phase === 'Succeeded' ? true : undefined));

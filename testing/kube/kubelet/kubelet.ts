@@ -26,6 +26,11 @@ export interface KubeletOptions {
   clock: TestClock;
   /** Where the API server listens, for KUBERNETES_SERVICE_HOST/PORT in containers. */
   apiServer: { host: string; port: number };
+  /**
+   * What pods find at /var/run/secrets/kubernetes.io/serviceaccount (under STEWARD_POD_ROOT): `token`,
+   * `namespace`, and `ca.crt` when the API server speaks TLS. Absent: no service account is mounted.
+   */
+  serviceAccount?: { token: string; caCert?: string };
   /** `process`: containers are child processes; `simulated`: pods go Running and Ready without any. @default 'process' */
   mode?: 'process' | 'simulated';
   /** Image (with or without tag) → argv of its entrypoint, besides the built-in Steward image. */
@@ -127,6 +132,7 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
       w = new PodWorker(pod, spec.hostNetwork === true ? NODE_IP : nextPodIP(), {
         api, clock, node, nodeIP: NODE_IP, images: opts.images ?? {}, backoffBaseMs: opts.backoffBaseMs ?? 10_000, backoffMaxMs: opts.backoffMaxMs ?? 300_000,
         logs, record, dir: join(root, 'pods', String(meta.uid)), baseEnv, serviceVars: (ns) => network.serviceVars(ns), log,
+        serviceAccount: opts.serviceAccount,
       });
       workers.set(key, w);
       const started = w;

@@ -14,7 +14,7 @@ import type { EventRecorder } from './events.js';
 import { entrypointFor } from './images.js';
 import type { LogStore } from './logs.js';
 import { Conditions, podPhase } from './pod-status.js';
-import { containerRoot, materialiseVolumes } from './volumes.js';
+import { containerRoot, materialiseServiceAccount, materialiseVolumes } from './volumes.js';
 
 const o = (v: unknown): JsonObject => (isObject(v) ? v : {});
 const a = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -35,6 +35,8 @@ export interface PodWorkerDeps {
   baseEnv: (namespace: string) => Record<string, string>;
   serviceVars: (namespace: string) => Record<string, string>;
   log: (msg: string) => void;
+  /** Mounted in every container unless the pod sets automountServiceAccountToken: false. */
+  serviceAccount?: { token: string; caCert?: string };
 }
 
 export class PodWorker {
@@ -106,6 +108,9 @@ export class PodWorker {
     let error: string | undefined;
     try {
       await materialiseVolumes(this.d.dir, this.pod, sources);
+      if (this.d.serviceAccount && this.spec.automountServiceAccountToken !== false) {
+        await materialiseServiceAccount(this.d.dir, this.namespace, this.d.serviceAccount);
+      }
     } catch (err) {
       if (!(err instanceof EnvError)) throw err;
       error = err.message;
@@ -135,7 +140,8 @@ export class PodWorker {
 
   private async makeRunner(c: JsonObject, sources: Omit<EnvSources, 'serviceVars'>, serviceVars: Record<string, string>): Promise<{ runner: ContainerRunner; error?: string }> {
     const withIP: JsonObject = { ...this.pod, status: { ...o(this.pod.status), podIP: this.ip, podIPs: [{ ip: this.ip }], hostIP: this.d.nodeIP, hostIPs: [{ ip: this.d.nodeIP }] } };
-    const root = await containerRoot(this.d.dir, c);
+    const mountToken = this.d.serviceAccount !== undefined && this.spec.automountServiceAccountToken !== false;
+    const root = await containerRoot(this.d.dir, c, mountToken);
     let env: Record<string, string> = {};
     let error: string | undefined;
     try {

@@ -51,11 +51,31 @@ export async function materialiseVolumes(podDir: string, pod: JsonObject, src: V
   }
 }
 
-/** Builds `podDir/roots/CONTAINER` with a symlink per volumeMount; returns that root. */
-export async function containerRoot(podDir: string, container: JsonObject): Promise<string> {
+/** Where a pod's service account appears, as a real kubelet mounts it (the kube-api-access volume). */
+export const SERVICE_ACCOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+const SERVICE_ACCOUNT_VOLUME = 'kube-api-access';
+
+/** Writes the service account's token, namespace and CA certificate as the pod's `kube-api-access` volume. */
+export async function materialiseServiceAccount(podDir: string, namespace: string, sa: { token: string; caCert?: string }): Promise<void> {
+  const dir = join(podDir, 'volumes', SERVICE_ACCOUNT_VOLUME);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'token'), sa.token);
+  await writeFile(join(dir, 'namespace'), namespace);
+  if (sa.caCert) await writeFile(join(dir, 'ca.crt'), sa.caCert);
+}
+
+/**
+ * Builds `podDir/roots/CONTAINER` with a symlink per volumeMount (and the service account's, unless the
+ * container mounts something there itself); returns that root.
+ */
+export async function containerRoot(podDir: string, container: JsonObject, mountServiceAccount = false): Promise<string> {
   const root = join(podDir, 'roots', String(container.name));
   await mkdir(root, { recursive: true });
-  for (const m of a(container.volumeMounts).map(o)) {
+  const mounts = a(container.volumeMounts).map(o);
+  if (mountServiceAccount && !mounts.some((m) => m.mountPath === SERVICE_ACCOUNT_PATH)) {
+    mounts.push({ name: SERVICE_ACCOUNT_VOLUME, mountPath: SERVICE_ACCOUNT_PATH });
+  }
+  for (const m of mounts) {
     const target = join(podDir, 'volumes', String(m.name), String(m.subPath ?? ''));
     const at = join(root, String(m.mountPath));
     await mkdir(dirname(at), { recursive: true });
