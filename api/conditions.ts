@@ -64,6 +64,12 @@ export const Reason = {
   ReferencesResolved: 'ReferencesResolved',
   /** The License key is well-formed, correctly signed and not expired. */
   LicenseValid: 'LicenseValid',
+  /** No Orchestrator's agentPool selects the AgentConfig, so it has no image or ServiceAccount to run with. */
+  NoOrchestrator: 'NoOrchestrator',
+  /** A Deployment, Service or other object the operator made was created (Event reason). */
+  Created: 'Created',
+  /** An object the operator made was updated to the desired state (Event reason). */
+  Updated: 'Updated',
 } as const;
 
 export interface ConditionInput {

@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   parallel: async () => (await import('./parallel.js')).run(),
   plan: async () => (await import('./plan.js')).run(),
   connectors: async () => (await import('./connectors.js')).run(),
+  operator: async () => (await import('./operator.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

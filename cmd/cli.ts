@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../platform/version.js';
 import { ConfigError, parseConfig } from '../platform/config.js';
-import { agentConfigSchema, orchestratorConfigSchema, standaloneConfigSchema } from '../runtime/config.js';
+import { agentConfigSchema, gatewayConfigSchema, orchestratorConfigSchema, standaloneConfigSchema } from '../runtime/config.js';
 import { StartupError } from '../platform/startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
@@ -23,6 +23,15 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     });
 
   program
+    .command('gateway')
+    .description('the gateway alone on STEWARD_GATEWAY_PORT (8080); STEWARD_SOURCE=kubernetes reads the cluster (docs/cluster-mode.md)')
+    .action(async () => {
+      const config = parseConfig(gatewayConfigSchema, env);
+      const { runGateway } = await import('../runtime/gateway/main.js');
+      await runGateway(env, config);
+    });
+
+  program
     .command('orchestrator')
     .description('the orchestrator alone on PORT (8081): parallel surface over STEWARD_AGENT_ENDPOINTS or in-process agents')
     .action(async () => {
@@ -38,6 +47,16 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       const config = parseConfig(agentConfigSchema, env);
       const { runAgent } = await import('../runtime/agent/main.js');
       await runAgent(env, config);
+    });
+
+  program
+    .command('operator')
+    .description('the Kubernetes operator: reconciles the five kinds into workloads (leader-elected over a Lease)')
+    .action(async () => {
+      const { operatorConfigSchema } = await import('../operator/config.js');
+      const config = parseConfig(operatorConfigSchema, env);
+      const { runOperator } = await import('../operator/main.js');
+      await runOperator(env, config);
     });
 
   program

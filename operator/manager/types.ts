@@ -57,6 +57,21 @@ export interface ControllerContext {
   /** Injected so tests control time (License expiry). */
   now: () => Date;
   log: Logger;
+  /** The operator's settings controllers need (operator/config.ts); absent in tests that need none. */
+  settings?: ControllerSettings;
+}
+
+/** Operator settings passed to the controllers (from operator/config.ts). */
+export interface ControllerSettings {
+  /**
+   * Image of the runtime pods (STEWARD_DEFAULT_IMAGE) when an Orchestrator keeps the schema's default image;
+   * absent: that default.
+   */
+  defaultImage?: string;
+  /** Signs and verifies License keys (STEWARD_LICENSE_SIGNING_SECRET), copied into each `O-internal`; absent: every License is invalid. */
+  licenseSigningSecret?: string;
+  /** The one namespace watched (STEWARD_WATCH_NAMESPACE); absent: every namespace. */
+  watchNamespace?: string;
 }
 
 export interface Watch {

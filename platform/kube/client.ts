@@ -66,6 +66,11 @@ export interface KubeClientOptions {
   kubeconfigFile?: string;
   /** Kubeconfig text (tests). */
   kubeconfigYaml?: string;
+  /**
+   * Without a kubeconfig: the folder the pod's /var/run/secrets/kubernetes.io/serviceaccount is found under.
+   * '' in a real pod; the test kubelet's STEWARD_POD_ROOT there. @default ''
+   */
+  podRoot?: string;
   /** Sustained requests per second. @default 100 */
   qps?: number;
   /** Requests allowed at once above the sustained rate. @default 200 */
@@ -110,7 +115,7 @@ export class KubeClient {
     const kc = new k8s.KubeConfig();
     if (opts.kubeconfigYaml !== undefined) kc.loadFromString(opts.kubeconfigYaml);
     else if (opts.kubeconfigFile !== undefined) kc.loadFromFile(opts.kubeconfigFile);
-    else kc.loadFromCluster();
+    else kc.loadFromCluster(opts.podRoot || undefined);
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the Kubernetes configuration names no current cluster');
     const tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; servername?: string; headers?: Record<string, string> } = {};

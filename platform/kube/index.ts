@@ -4,3 +4,6 @@ export { Informer, objectKey, type InformerEvent, type InformerListener, type In
 export { Resources, apiVersionOf, collectionPath, objectPath, type ResourceName, type ResourceRef } from './resources.js';
 export { jsonEqual, patchStatus, updateStatus, type StatusWrite } from './status.js';
 export { TokenBucket } from './token-bucket.js';
+export { KubeEventRecorder, type EventRecorderOptions, type EventType } from './events.js';
+export { LeaderElector, type LeaderElectorOptions } from './leader.js';
+export { leaseExpired, leaseSpec, microTime, type LeaseSpec } from './lease.js';

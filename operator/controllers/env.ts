@@ -1,0 +1,143 @@
+/**
+ * The environment of the runtime pods, as docs/cluster-mode.md lists it (`runtime/config.ts` parses it).
+ * Pure: imports only api/ and types.
+ */
+import type { V1EnvVar } from '@kubernetes/client-node';
+import type { OrchestratorResource } from '../../api/resources.js';
+import { INTERNAL_KEYS, PORTS, names } from './meta.js';
+
+/** Where the orchestrator's TLS Secret is mounted. */
+export const TLS_MOUNT_PATH = '/etc/steward/tls';
+
+const fieldRef = (name: string, fieldPath: string): V1EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
+const secretRef = (name: string, ref: { name: string; key: string }, optional?: boolean): V1EnvVar => ({
+  name,
+  valueFrom: { secretKeyRef: { name: ref.name, key: ref.key, ...(optional ? { optional: true } : {}) } },
+});
+const values = (settings: Record<string, string>, keys: readonly string[]): V1EnvVar[] =>
+  keys.filter((k) => settings[k] !== undefined).map((k) => ({ name: k, value: settings[k]! }));
+
+/** `http(s)://O-orchestrator.NS.svc:8081` and the gateway's URL (`status.endpoints`, `STEWARD_ORCHESTRATOR_URL`). */
+export function endpoints(o: OrchestratorResource): { gateway: string; orchestrator: string } {
+  const ns = o.metadata.namespace;
+  return {
+    gateway: `http://${names.gateway(o.metadata.name)}.${ns}.svc:${PORTS.gateway}`,
+    orchestrator: `${o.spec.tls ? 'https' : 'http'}://${names.orchestrator(o.metadata.name)}.${ns}.svc:${PORTS.orchestrator}`,
+  };
+}
+
+/** LLM settings of one provider type: the secret variable (API key) and the plain ones. */
+const LLM_VARS = {
+  openai: { key: 'OPENAI_API_KEY', endpoint: 'OPENAI_BASE_URL', model: 'STEWARD_OPENAI_MODEL' },
+  anthropic: { key: 'ANTHROPIC_API_KEY', endpoint: 'ANTHROPIC_BASE_URL', model: 'STEWARD_ANTHROPIC_MODEL' },
+  'aws-bedrock': { region: 'STEWARD_BEDROCK_REGION', model: 'STEWARD_BEDROCK_MODEL', endpoint: 'STEWARD_BEDROCK_ENDPOINT' },
+  ollama: { endpoint: 'OLLAMA_HOST', model: 'STEWARD_OLLAMA_MODEL' },
+} as const satisfies Record<string, { key?: string; endpoint?: string; model: string; region?: string }>;
+
+type Provider = NonNullable<OrchestratorResource['spec']['llm']>['providers'][number];
+
+/** One provider per type (docs/cluster-mode.md): the first of each type wins. */
+function providersByType(o: OrchestratorResource): Provider[] {
+  const seen = new Set<string>();
+  return (o.spec.llm?.providers ?? []).filter((p) => !seen.has(p.type) && seen.add(p.type));
+}
+
+/**
+ * The non-secret settings every component shares: the data of the `O-config` ConfigMap, hashed into the pod
+ * templates, and set as plain env values in the containers.
+ */
+export function sharedSettings(o: OrchestratorResource): Record<string, string> {
+  const out: Record<string, string> = {
+    STEWARD_SOURCE: 'kubernetes',
+    STEWARD_ORCHESTRATOR_NAME: o.metadata.name,
+    LOG_FORMAT: 'json',
+    STEWARD_COMMUNITY_MODE: String(o.spec.communityMode),
+    STEWARD_ORCHESTRATOR_URL: endpoints(o).orchestrator,
+  };
+  for (const p of providersByType(o)) {
+    const vars: { endpoint?: string; model: string; region?: string } = LLM_VARS[p.type];
+    out[vars.model] = p.model;
+    if (vars.endpoint && p.endpoint) out[vars.endpoint] = p.endpoint;
+    if (vars.region && p.region) out[vars.region] = p.region;
+  }
+  const def = o.spec.llm?.providers.find((p) => p.name === o.spec.llm?.defaultProvider);
+  if (def) out.STEWARD_LLM_DEFAULT_PROVIDER = def.type;
+  return out;
+}
+
+/** `STEWARD_SOURCE` ... `LOG_FORMAT`: what all three components get. */
+function commonEnv(settings: Record<string, string>): V1EnvVar[] {
+  return [
+    ...values(settings, ['STEWARD_SOURCE']),
+    fieldRef('STEWARD_NAMESPACE', 'metadata.namespace'),
+    fieldRef('STEWARD_POD_NAME', 'metadata.name'),
+    ...values(settings, ['STEWARD_ORCHESTRATOR_NAME']),
+    fieldRef('STEWARD_HOST', 'status.podIP'),
+    ...values(settings, ['LOG_FORMAT']),
+  ];
+}
+
+/** The providers of `spec.llm`: plain values from the settings, API keys from their Secrets. */
+function llmEnv(o: OrchestratorResource, settings: Record<string, string>): V1EnvVar[] {
+  const out: V1EnvVar[] = [];
+  for (const p of providersByType(o)) {
+    const vars: { key?: string; endpoint?: string; model: string; region?: string } = LLM_VARS[p.type];
+    if (vars.key && p.secretRef) out.push(secretRef(vars.key, p.secretRef));
+    out.push(...values(settings, [vars.model, vars.endpoint, vars.region].filter((v): v is string => v !== undefined)));
+  }
+  return [...out, ...values(settings, ['STEWARD_LLM_DEFAULT_PROVIDER'])];
+}
+
+/** What the gateway and the orchestrator share: the databases, the internal secrets, community mode. */
+function serverEnv(o: OrchestratorResource, settings: Record<string, string>): V1EnvVar[] {
+  const internal = names.internal(o.metadata.name);
+  return [
+    ...(o.spec.database ? [secretRef('DATABASE_URL', o.spec.database.secretRef)] : []),
+    ...(o.spec.redis ? [secretRef('REDIS_URL', o.spec.redis.secretRef)] : []),
+    secretRef('STEWARD_INTERNAL_SECRET', { name: internal, key: INTERNAL_KEYS.internalSecret }),
+    // NB: optional: the key is absent when the operator has no signing secret configured.
+    secretRef('STEWARD_LICENSE_SIGNING_SECRET', { name: internal, key: INTERNAL_KEYS.licenseSigningSecret }, true),
+    ...values(settings, ['STEWARD_COMMUNITY_MODE']),
+  ];
+}
+
+export function gatewayEnv(o: OrchestratorResource): V1EnvVar[] {
+  const s = sharedSettings(o);
+  return [...commonEnv(s), { name: 'STEWARD_GATEWAY_PORT', value: String(PORTS.gateway) }, ...values(s, ['STEWARD_ORCHESTRATOR_URL']), ...serverEnv(o, s), ...llmEnv(o, s)];
+}
+
+export function orchestratorEnv(o: OrchestratorResource): V1EnvVar[] {
+  const s = sharedSettings(o);
+  return [
+    ...commonEnv(s),
+    { name: 'PORT', value: String(PORTS.orchestrator) },
+    ...serverEnv(o, s),
+    { name: 'STEWARD_AGENT_DISCOVERY', value: 'kubernetes' },
+    secretRef('STEWARD_AGENT_TOKEN', { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),
+    ...(o.spec.tls
+      ? [
+          { name: 'STEWARD_TLS_CERT_FILE', value: `${TLS_MOUNT_PATH}/tls.crt` },
+          { name: 'STEWARD_TLS_KEY_FILE', value: `${TLS_MOUNT_PATH}/tls.key` },
+        ]
+      : []),
+    ...llmEnv(o, s),
+  ];
+}
+
+export function agentEnv(o: OrchestratorResource, agent: { name: string; namespace: string }): V1EnvVar[] {
+  const s = sharedSettings(o);
+  return [
+    ...commonEnv(s),
+    { name: 'STEWARD_AGENT_NAME', value: agent.name },
+    { name: 'STEWARD_AGENT_NAMESPACE', value: agent.namespace },
+    { name: 'STEWARD_AGENT_PORT', value: String(PORTS.agent) },
+    secretRef('STEWARD_AGENT_TOKEN', { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),
+    ...llmEnv(o, s),
+  ];
+}
+
+/** Names of the Secrets an Orchestrator's pods read (besides `O-internal`): their data goes into the config hash. */
+export function referencedSecrets(o: OrchestratorResource): string[] {
+  const refs = [o.spec.database?.secretRef.name, o.spec.redis?.secretRef.name, o.spec.tls?.secretName, ...providersByType(o).map((p) => p.secretRef?.name)];
+  return [...new Set(refs.filter((n): n is string => n !== undefined))].sort();
+}

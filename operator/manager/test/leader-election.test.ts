@@ -1,0 +1,131 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
+import { KubeClient } from '../../../platform/kube/client.js';
+import { Resources } from '../../../platform/kube/resources.js';
+import { Manager } from '../manager.js';
+import { configMap, eventually, silent, sleep } from './helpers.js';
+
+let cluster: TestCluster;
+const running: { manager: Manager; client: KubeClient }[] = [];
+
+beforeAll(async () => {
+  cluster = await startTestCluster({ crds: 'crds/' });
+});
+afterAll(async () => {
+  await cluster?.close();
+});
+beforeEach(() => {
+  cluster.reset();
+  cluster.faults.clear();
+});
+afterEach(async () => {
+  cluster.faults.clear();
+  for (const r of running.splice(0)) {
+    await r.manager.stop();
+    await r.client.close();
+  }
+});
+
+interface Reconcile {
+  holder: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * A replica: its own client and manager, with a controller that reconciles every ConfigMap again every 10 ms
+ * (so whoever leads is always busy) and records when each reconcile ran.
+ */
+async function replica(identity: string, log: Reconcile[], extra: { onLostLeadership?: () => void; leaseDurationMs?: number; renewDeadlineMs?: number } = {}): Promise<Manager> {
+  const { leaseDurationMs = 2000, renewDeadlineMs = 1500, onLostLeadership } = extra;
+  const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: identity });
+  const manager = new Manager({
+    client,
+    log: silent,
+    namespace: 'default',
+    informerBackoffMs: 20,
+    leaderElection: { namespace: 'default', name: 'operator-lease', identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs: 100 },
+    onLostLeadership,
+  });
+  manager.add({
+    name: 'busy',
+    for: Resources.ConfigMap,
+    reconciler: {
+      async reconcile() {
+        const startedAt = Date.now();
+        await sleep(5);
+        log.push({ holder: identity, startedAt, endedAt: Date.now() });
+        return { requeueAfterMs: 10 };
+      },
+    },
+  });
+  running.push({ manager, client });
+  await manager.start();
+  return manager;
+}
+
+/** Reconciles of different replicas never overlap in time. */
+function expectNoOverlap(log: Reconcile[]): void {
+  const sorted = [...log].sort((x, y) => x.startedAt - y.startedAt);
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted.slice(0, i).filter((r) => r.holder !== sorted[i]!.holder);
+    const lastOther = Math.max(...prev.map((r) => r.endedAt), -Infinity);
+    expect(sorted[i]!.startedAt, `${sorted[i]!.holder} started while another replica was reconciling`).toBeGreaterThanOrEqual(lastOther);
+  }
+}
+
+const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
+const countBy = (log: Reconcile[], holder: string) => log.filter((r) => r.holder === holder).length;
+
+describe('two managers behind one Lease', () => {
+  it('run the controllers on one replica only, and hand over at once on a graceful stop', async () => {
+    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    const log: Reconcile[] = [];
+    // A 60 s Lease: had a not released it, b would take over only after the test's deadline.
+    const long = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000 };
+    const a = await replica('a', log, long);
+    await eventually(() => expect(countBy(log, 'a')).toBeGreaterThan(5));
+    const b = await replica('b', log, long);
+    expect(b.ready).toBe(true);
+    // b has a synced cache (ready) but does not reconcile while a leads.
+    const seenByA = countBy(log, 'a');
+    await eventually(() => expect(countBy(log, 'a')).toBeGreaterThan(seenByA + 20));
+    expect(countBy(log, 'b')).toBe(0);
+    expect(b.leading).toBe(false);
+
+    await a.stop();
+    await eventually(() => expect(countBy(log, 'b')).toBeGreaterThan(5));
+    expect(a.leading).toBe(false);
+    expectNoOverlap(log);
+  });
+
+  it('hand over within the lease duration when the leader crashes without releasing', async () => {
+    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    const log: Reconcile[] = [];
+    const a = await replica('a', log);
+    await eventually(() => expect(countBy(log, 'a')).toBeGreaterThan(5));
+    const b = await replica('b', log);
+    await a.stop({ releaseLease: false });
+    const crashedAt = Date.now();
+    await eventually(() => expect(countBy(log, 'b')).toBeGreaterThan(5));
+    expectNoOverlap(log);
+    // The Lease was not released: b waited for it to expire (a lower bound, safe on any machine).
+    const firstOfB = Math.min(...log.filter((r) => r.holder === 'b').map((r) => r.startedAt));
+    expect(firstOfB).toBeGreaterThan(crashedAt);
+    expect(b.leading).toBe(true);
+  });
+
+  it('stop the workers of a leader that cannot renew, and tell the process', async () => {
+    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    const log: Reconcile[] = [];
+    let lost = 0;
+    const a = await replica('a', log, { onLostLeadership: () => lost++ });
+    await eventually(() => expect(countBy(log, 'a')).toBeGreaterThan(5));
+    cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
+    await eventually(() => expect(lost).toBe(1));
+    expect(a.leading).toBe(false);
+    const after = countBy(log, 'a');
+    await sleep(100);
+    expect(countBy(log, 'a')).toBe(after);
+  });
+});
