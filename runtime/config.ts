@@ -117,6 +117,11 @@ const cluster = {
   STEWARD_POD_NAME: z.string().min(1).max(253).optional(),
   /** The Orchestrator resource this pod belongs to (status it reports, leases it takes). */
   STEWARD_ORCHESTRATOR_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an Orchestrator name').optional(),
+  /**
+   * The folder a pod's mount paths are found under: set by the test cluster's kubelet, which runs pods as
+   * processes without a root of their own (testing/kube/README.md). Absent: '/' as in a real pod.
+   */
+  STEWARD_POD_ROOT: z.string().min(1).optional(),
   /** Least time between two status writes of one object by this runtime. @default 2s */
   STEWARD_STATUS_MIN_INTERVAL_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
 };
@@ -278,7 +283,16 @@ export const orchestratorConfigSchema = z
     /** PEM certificate authorities of the remote agents' certificates; absent: the system's. */
     STEWARD_AGENT_CA_FILE: z.string().min(1).optional(),
   })
-  .superRefine(checkTlsPair);
+  .superRefine((c, ctx) => {
+    checkTlsPair(c, ctx);
+    if (c.STEWARD_AGENT_DISCOVERY !== 'kubernetes') return;
+    if (c.STEWARD_ORCHESTRATOR_NAME === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['STEWARD_ORCHESTRATOR_NAME'], message: 'required with STEWARD_AGENT_DISCOVERY=kubernetes: its spec.agentPool.selector picks the pool agents' });
+    }
+    if (c.STEWARD_AGENT_ENDPOINTS !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['STEWARD_AGENT_ENDPOINTS'], message: 'set either STEWARD_AGENT_ENDPOINTS (STEWARD_AGENT_DISCOVERY=static) or STEWARD_AGENT_DISCOVERY=kubernetes, not both' });
+    }
+  });
 
 /** The webhook settings of a parsed configuration. */
 export function webhookSettings(c: { STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean; STEWARD_WEBHOOK_TIMEOUT_MS: number; STEWARD_WEBHOOK_MAX_ATTEMPTS: number; STEWARD_WEBHOOK_RETRY_BASE_MS: number }) {
@@ -306,10 +320,10 @@ export const agentConfigSchema = z
     STEWARD_HOST: z.string().default('0.0.0.0'),
     /** @default 8090 */
     STEWARD_AGENT_PORT: port.default(DEFAULT_AGENT_PORT),
-    /** The AgentConfig this agent serves (its `spec.llm` and `description`), read from STEWARD_MANIFESTS. */
+    /** The AgentConfig this agent serves (its `spec.llm` and `description`), read from STEWARD_MANIFESTS or the cluster (STEWARD_SOURCE). */
     STEWARD_AGENT_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an AgentConfig name such as travel-agent'),
-    /** @default default */
-    STEWARD_AGENT_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name').default('default'),
+    /** The AgentConfig's namespace. @default STEWARD_NAMESPACE */
+    STEWARD_AGENT_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name').optional(),
     /** The id reported in results and stats. @default `<STEWARD_AGENT_NAME>-<host name>-<pid>` (a pod's host name is its name) */
     STEWARD_AGENT_ID: z.string().min(1).max(253).optional(),
     /** Work items run at once; one more is answered 429 AGENT_BUSY (never queued). @default 1 */

@@ -21,6 +21,12 @@ export const gatewayHealth = z.object({
   license: licenseStatusBody.optional(),
 });
 
+/** GET /healthz (liveness) and GET /readyz (readiness: 503 with the reasons while not ready). */
+export const gatewayProbe = z.object({
+  status: z.enum(['ok', 'not-ready']),
+  reason: z.string().optional().describe('why the gateway is not ready'),
+});
+
 export const preCheckRequest = z
   .object({
     client_id: safeText().min(1),

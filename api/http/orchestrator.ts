@@ -20,6 +20,12 @@ export const orchestratorHealth = z.object({
   timestamp,
 });
 
+/** GET /healthz (liveness) and GET /readyz (readiness: 503 with the reasons while not ready). */
+export const orchestratorProbe = z.object({
+  status: z.enum(['ok', 'not-ready']),
+  reason: z.string().optional().describe('why the orchestrator is not ready'),
+});
+
 export const registryAgent = z.object({
   name: z.string(),
   domain: z.string(),

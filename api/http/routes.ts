@@ -30,6 +30,8 @@ const prometheusText = z.string().describe('Prometheus text exposition format 0.
 export const GATEWAY_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness and readiness; unauthenticated and cheap', response: g.gatewayHealth, error: agentError },
   { method: 'POST', path: '/health', auth: 'none', summary: 'Health with the license status of X-License-Key', response: g.gatewayHealth, error: agentError },
+  { method: 'GET', path: '/healthz', auth: 'none', summary: 'Liveness probe: the process serves', response: g.gatewayProbe, error: agentError },
+  { method: 'GET', path: '/readyz', auth: 'none', summary: 'Readiness probe: informers synced, database reachable, not draining; 503 with the reason otherwise', response: g.gatewayProbe, error: agentError },
   { method: 'GET', path: '/metrics', auth: 'any', summary: "Request metrics of the caller's organization over a sliding window", response: g.gatewayMetrics, error: agentError },
   { method: 'GET', path: '/metrics/prometheus', auth: 'operator', summary: "The process's Prometheus metrics (operator token, or community mode)", response: prometheusText, responseType: 'text/plain', error: agentError },
   { method: 'POST', path: '/api/policy/pre-check', auth: 'any', summary: 'Evaluate a query against every enabled policy', request: g.preCheckRequest, response: g.policyDecision, error: agentError },
@@ -60,6 +62,8 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
  */
 export const ORCHESTRATOR_ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness of the orchestrator process', response: o.orchestratorHealth, error: envelopeError },
+  { method: 'GET', path: '/healthz', auth: 'none', summary: 'Liveness probe: the process serves', response: o.orchestratorProbe, error: envelopeError },
+  { method: 'GET', path: '/readyz', auth: 'none', summary: 'Readiness probe: informers synced, database reachable, pool discovery synced, not draining; 503 with the reason otherwise', response: o.orchestratorProbe, error: envelopeError },
   { method: 'GET', path: '/metrics/prometheus', auth: 'operator', summary: "The process's Prometheus metrics (operator token, or community mode)", response: prometheusText, responseType: 'text/plain', error: envelopeError },
   { method: 'POST', path: '/orchestrator/parallel', auth: 'license-key', summary: 'Run up to 100 queries (Rego decision, then MCP or LLM) on the agent pool, in parallel batches or one by one', request: o.parallelRequest, response: o.parallelResponse, error: envelopeError },
   { method: 'GET', path: '/orchestrator/health', auth: 'none', summary: 'The agent pool, the database and the load balancer; 503 when no agent (or too few) is healthy', response: o.orchestratorHealth, status: 200, error: envelopeError },

@@ -5,15 +5,14 @@
  */
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import type { AgentConfigSpec } from '../../api/index.js';
 import { parseConfig } from '../../platform/config.js';
 import { agentConfigSchema, type AgentRuntimeConfig } from '../config.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { readTlsSettings } from '../http/tls.js';
 import { llmFromSettings } from '../llm/index.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
-import { checkManifestFolders, FolderSource } from '../source/index.js';
-import { listenFailure, StartupError } from '../../platform/startup-error.js';
+import { listenFailure } from '../../platform/startup-error.js';
+import { agentNamespace, readAgentSpec } from './agent-spec.js';
 import { LocalAgent } from './executor.js';
 import { buildAgentServer } from './server.js';
 import { installShutdown } from '../../platform/shutdown.js';
@@ -58,7 +57,7 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
   log.info(
     {
       agentId: agent.id,
-      agentConfig: `${config.STEWARD_AGENT_NAMESPACE}/${config.STEWARD_AGENT_NAME}`,
+      agentConfig: `${agentNamespace(config)}/${config.STEWARD_AGENT_NAME}`,
       url,
       protocols: tls ? ['h2', 'http/1.1'] : ['http/1.1'],
       maxInFlight: agent.maxInFlight,
@@ -84,27 +83,6 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
       return closing;
     },
   };
-}
-
-/** The AgentConfig's spec from the manifest folders; a missing one is a setting to fix (exit 2). */
-async function readAgentSpec(config: AgentRuntimeConfig, log: Logger): Promise<AgentConfigSpec> {
-  await checkManifestFolders(config.STEWARD_MANIFESTS);
-  const source = new FolderSource({ dirs: config.STEWARD_MANIFESTS, watch: false, log: log.child({ component: 'source' }) });
-  try {
-    await source.ready();
-    const found = source.get('AgentConfig', config.STEWARD_AGENT_NAME, config.STEWARD_AGENT_NAMESPACE);
-    if (!found) {
-      const known = source.list('AgentConfig').map((a) => `${a.metadata.namespace ?? 'default'}/${a.metadata.name}`);
-      throw new StartupError(
-        'STEWARD_AGENT_NAME',
-        `STEWARD_AGENT_NAME: no AgentConfig ${config.STEWARD_AGENT_NAMESPACE}/${config.STEWARD_AGENT_NAME} in STEWARD_MANIFESTS (${config.STEWARD_MANIFESTS.join(', ')}); ` +
-          `found: ${known.length ? known.sort().join(', ') : 'none'}`,
-      );
-    }
-    return found.spec;
-  } finally {
-    await source.close();
-  }
 }
 
 /** `steward agent`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */

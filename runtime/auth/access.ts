@@ -19,7 +19,7 @@ import type { DeclarativeSource } from '../source/index.js';
 import { redisFailure, StartupError } from '../../platform/startup-error.js';
 import type { Store } from '../store/index.js';
 import { communityActive, type AuthDeps } from './authenticate.js';
-import { LicenseRegistry } from './licenses.js';
+import { LicenseRegistry, type SecretResolver } from './licenses.js';
 
 /** The reference: legacy credentials were deprecated in October 2025. */
 const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
@@ -55,9 +55,17 @@ export interface Access {
 
 export function assembleAccess(
   config: Readonly<AccessSettings>,
-  parts: { source: DeclarativeSource; store: Store; env: Readonly<Record<string, string | undefined>>; log: Logger; now: () => Date },
+  parts: {
+    source: DeclarativeSource;
+    store: Store;
+    env: Readonly<Record<string, string | undefined>>;
+    log: Logger;
+    now: () => Date;
+    /** License `keySecretRef`s (a cluster's Secrets); absent standalone. */
+    resolveSecret?: SecretResolver;
+  },
 ): Access {
-  const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now: parts.now });
+  const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now: parts.now, resolveSecret: parts.resolveSecret });
   const auth: AuthDeps = {
     settings: {
       communityMode: config.STEWARD_COMMUNITY_MODE,

@@ -6,6 +6,7 @@ import { gatewayOpenApi } from '../../api/gen/openapi.js';
 import { registerAuth } from '../auth/plugin.js';
 import type { GatewayDeps } from './deps.js';
 import { healthRoutes } from './health.js';
+import { probeRoutes } from './probes.js';
 import { gatewayObserve } from './observe.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { llmRoutes } from './routes/llm.js';
@@ -25,6 +26,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   registerAuth(app, 'gateway', deps.auth);
   void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics, telemetry: deps.telemetry });
   void app.register(healthRoutes, deps);
+  void app.register(probeRoutes, deps);
   void app.register(metricsRoutes, deps);
   void app.register(precheckRoutes, deps);
   void app.register(auditRoutes, deps);

@@ -12,10 +12,12 @@ import { connectionSettings } from '../http/app.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { assembleAccess } from '../auth/access.js';
 import { httpPlanForwarder } from './plan-forward.js';
-import { ConnectorRegistry, connectionResolver } from '../connectors/index.js';
+import { ConnectorRegistry, connectionResolver, type ConnectorStatusReporter } from '../connectors/index.js';
 
 export interface GatewayParts {
   deps: GatewayDeps;
+  /** The policy engine of `deps.policies`, with its per-policy load states (cluster status reporting). */
+  policies: RegoPolicyEngine;
   /**
    * Resolves once the external services answer (Redis, when REDIS_URL is set) and the Connectors are loaded (their
    * pools connect in the background); rejects with a StartupError naming the setting otherwise. Call before listening.
@@ -36,11 +38,15 @@ export function assembleGateway(
     now?: () => Date;
     /** The process's Prometheus metrics. @default a registry of its own */
     telemetry?: StewardTelemetry;
+    /** Secret keys for `secretRef`s (Connectors, Licenses): the Kubernetes source in a cluster; none standalone. */
+    secrets?: (namespace: string, name: string, key: string) => string | undefined;
+    /** Where connector health results go besides memory (Connector.status in a cluster). */
+    connectorReporter?: ConnectorStatusReporter;
   },
 ): GatewayParts {
   const now = parts.now ?? (() => new Date());
   const telemetry = parts.telemetry ?? new StewardTelemetry({ version: parts.version });
-  const access = assembleAccess(config, { source: parts.source, store: parts.store, env: parts.env, log: parts.log, now });
+  const access = assembleAccess(config, { source: parts.source, store: parts.store, env: parts.env, log: parts.log, now, resolveSecret: parts.secrets });
   const policies = new RegoPolicyEngine({
     source: parts.source,
     // NB: `module`, not `component`: the gateway's logger already binds `component`, and pino would repeat the key.
@@ -54,8 +60,10 @@ export function assembleGateway(
   parts.store.contexts.observeWrites(telemetry.storeWrite);
   parts.store.audit.observeWrites(telemetry.storeWrite);
   const { router: llm, described } = llmFromSettings(config);
-  // NB: connection URLs come from the environment (fromEnv) standalone; the cluster wiring adds a Secret reader.
-  const connectors = new ConnectorRegistry({ source: parts.source, resolveUrl: connectionResolver({ env: parts.env }), log: parts.log.child({ module: 'connectors' }), now });
+  // NB: connection URLs come from the environment (fromEnv) standalone; in a cluster from Secrets (secretRef) too.
+  const secrets = parts.secrets;
+  const resolveUrl = connectionResolver({ env: parts.env, ...(secrets ? { secrets: async (ns: string, name: string, key: string) => secrets(ns, name, key) } : {}) });
+  const connectors = new ConnectorRegistry({ source: parts.source, resolveUrl, reporter: parts.connectorReporter, log: parts.log.child({ module: 'connectors' }), now });
   parts.log.info(
     { llm: described, rateLimits: access.windows, limiter: access.limiterKind },
     'gateway configured',
@@ -87,6 +95,7 @@ export function assembleGateway(
   };
   return {
     deps,
+    policies,
     async ready() {
       await access.ready();
       await connectors.start();

@@ -56,4 +56,9 @@ export interface GatewayDeps {
   telemetry: StewardTelemetry;
   /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */
   apiDocs?: boolean;
+  /**
+   * Why the process should not get traffic now (the source not synced, draining): GET /readyz answers 503 naming
+   * them. @default none
+   */
+  notReady?: () => readonly string[];
 }

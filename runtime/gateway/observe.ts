@@ -13,7 +13,7 @@ declare module 'fastify' {
 }
 
 /** Paths that are neither counted nor limited: cheap probes that must answer under any load. */
-const UNMETERED = new Set(['/health', '/metrics', '/metrics/prometheus']);
+const UNMETERED = new Set(['/health', '/healthz', '/readyz', '/metrics', '/metrics/prometheus']);
 
 export interface ObserveOptions {
   limiter: RateLimiter;

@@ -10,6 +10,8 @@ import { apiDocs } from '../http/api-docs.js';
 import { httpMetrics, prometheusRoute } from '../http/metrics.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { orchestratorOpenApi } from '../../api/gen/openapi.js';
+import { orchestratorProbe } from '../../api/http/orchestrator.js';
+import { responseSchema } from '../http/serializer.js';
 import { parallelRoutes, type ParallelDeps } from './parallel/routes.js';
 import { planRoutes, type PlanRouteDeps } from './plan/routes.js';
 import { registryRoutes } from './registry/routes.js';
@@ -41,7 +43,15 @@ export interface OrchestratorDeps {
   plan: PlanRouteDeps;
   /** The secret of identities the gateway forwards (STEWARD_INTERNAL_SECRET); absent: X-Steward-Identity is refused. */
   internalSecret?: string;
+  /**
+   * Why the process is not ready besides the database (informers not synced, pool discovery not synced, draining);
+   * GET /readyz answers 503 naming them. @default none
+   */
+  notReady?: () => readonly string[];
 }
+
+/** How long GET /readyz waits for the database. */
+const READY_DB_TIMEOUT_MS = 500;
 
 /** `GET /health`: public, like the gateway's. */
 const healthRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => {
@@ -59,6 +69,25 @@ const healthRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => 
   });
 };
 
+/**
+ * `GET /healthz` (liveness: the process serves) and `GET /readyz` (readiness), public for the kubelet
+ * (docs/cluster-mode.md, Probes).
+ */
+const probeRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => {
+  const schema = { response: { 200: responseSchema(orchestratorProbe), 503: responseSchema(orchestratorProbe) } };
+  app.get('/healthz', { config: { auth: { require: 'none' } }, schema }, async () => ({ status: 'ok' as const }));
+  app.get('/readyz', { config: { auth: { require: 'none' } }, schema }, async (_req, reply) => {
+    const reasons = [...(deps.notReady?.() ?? [])];
+    // NB: with a reason already (draining, say), the database is not asked.
+    if (reasons.length === 0) {
+      const db = await deps.store.db.ping(READY_DB_TIMEOUT_MS).then(() => undefined, (err: unknown) => (err instanceof Error ? err.message : String(err)));
+      if (db !== undefined) reasons.push(`the database does not answer (${db})`);
+    }
+    if (reasons.length === 0) return { status: 'ok' as const };
+    return reply.code(503).send({ status: 'not-ready' as const, reason: reasons.join('; ') });
+  });
+};
+
 /** The Orchestrator (plan and parallel surfaces). Built, not started. Every route states its credential rule. */
 export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'plan', errorStyle: 'envelope', connections: deps.connections, tls: deps.tls });
@@ -66,6 +95,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   void app.register(httpMetrics, { telemetry, server: 'orchestrator' });
   registerAuth(app, 'plan', deps.auth, { internalSecret: deps.internalSecret });
   void app.register(healthRoutes, deps);
+  void app.register(probeRoutes, deps);
   void app.register(validateRoutes, deps);
   void app.register(async (scope) => planRoutes(scope, deps.plan));
   void app.register(registryRoutes, { source: deps.source, now: deps.now });

@@ -29,6 +29,11 @@ export interface OrchestratorSettings {
   tls?: HttpTls;
   /** Remote pool agents (STEWARD_AGENT_ENDPOINTS); absent: in-process agents, `spec.replicas` per AgentConfig. */
   agentEndpoints?: readonly string[];
+  /**
+   * Pool members from elsewhere (the cluster's EndpointSlices, STEWARD_AGENT_DISCOVERY=kubernetes); the pool closes
+   * it. Absent: `agentEndpoints`, else in-process agents.
+   */
+  members?: MemberSource;
   /** The agents' shared token (STEWARD_AGENT_TOKEN), sent to remote agents. */
   agentToken?: string;
   /** PEM authorities that sign the remote agents' certificates (STEWARD_AGENT_CA_FILE); absent: the system's. */
@@ -79,14 +84,16 @@ const POLICY_CACHE_ENTRIES = 1024;
 export async function assembleOrchestrator(settings: OrchestratorSettings, shared: OrchestratorShared): Promise<OrchestratorParts> {
   const policies = new PolicyCache(POLICY_CACHE_ENTRIES);
   const poolLog = shared.log.child({ module: 'pool' });
-  const members: MemberSource = settings.agentEndpoints
-    ? new StaticSource(settings.agentEndpoints, { token: settings.agentToken, ...(settings.agentCa ? { ca: settings.agentCa } : {}) })
-    : new StandaloneSource({
-        source: shared.source,
-        orchestrator: settings.orchestrator,
-        log: poolLog,
-        factory: (config, replica) => new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies }),
-      });
+  const members: MemberSource =
+    settings.members ??
+    (settings.agentEndpoints
+      ? new StaticSource(settings.agentEndpoints, { token: settings.agentToken, ...(settings.agentCa ? { ca: settings.agentCa } : {}) })
+      : new StandaloneSource({
+          source: shared.source,
+          orchestrator: settings.orchestrator,
+          log: poolLog,
+          factory: (config, replica) => new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies }),
+        }));
   const pool = await AgentPool.start({ source: members, probeIntervalMs: settings.probeIntervalMs, log: poolLog });
   const webhooks = new WebhookService(shared.store.db, settings.webhooks ?? {}, shared.log.child({ module: 'webhooks' }), shared.now);
   webhooks.start();
@@ -107,7 +114,8 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
     policies: planPolicies,
     events: webhooks,
     planner: settings.planner,
-    checkProviders: !settings.agentEndpoints,
+    // Remote agents call their own providers; only in-process ones need this process's.
+    checkProviders: members instanceof StandaloneSource,
     planTimeoutMs: settings.planTimeoutMs,
     log: shared.log.child({ module: 'plans' }),
   });

@@ -1,8 +1,10 @@
 /**
  * `steward orchestrator`: the orchestrator alone on PORT (8081), for installs that run the gateway, the orchestrator
- * and the pool agents as separate processes. Credentials and Licenses come from STEWARD_MANIFESTS (a cluster adds
- * its resources in the operator issue), rate limits are shared with the gateways through REDIS_URL, and the pool is
- * STEWARD_AGENT_ENDPOINTS (remote `steward agent` processes) or, without it, in-process agents.
+ * and the pool agents as separate processes. Credentials, Licenses and policies come from STEWARD_MANIFESTS, or from
+ * the API server with STEWARD_SOURCE=kubernetes (dynamic policies are then Policy resources); rate limits are shared
+ * with the gateways through REDIS_URL; the pool is the EndpointSlices of the selected AgentConfigs
+ * (STEWARD_AGENT_DISCOVERY=kubernetes, docs/cluster-mode.md), STEWARD_AGENT_ENDPOINTS (remote `steward agent`
+ * processes) or, without either, in-process agents.
  */
 import type { FastifyInstance } from 'fastify';
 import { assembleAccess } from '../auth/access.js';
@@ -15,12 +17,13 @@ import { llmFromSettings } from '../llm/index.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { installShutdown } from '../../platform/shutdown.js';
-import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
+import { checkManifestFolders, FolderSource, manifestFolders, type DeclarativeSource } from '../source/index.js';
 import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../../platform/startup-error.js';
 import { openStore, type Store } from '../store/index.js';
 import { VERSION } from '../../platform/version.js';
 import { buildOrchestrator } from './app.js';
 import { assembleOrchestrator, type OrchestratorParts } from './assemble.js';
+import { openOrchestratorCluster } from './cluster.js';
 
 export interface RunningOrchestrator {
   app: FastifyInstance;
@@ -36,24 +39,38 @@ export async function startOrchestrator(
   log: Logger = createLogger({ level: config.LOG_LEVEL }),
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<RunningOrchestrator> {
-  await checkManifestFolders(config.STEWARD_MANIFESTS);
   const tls = await readTlsSettings(config);
   const agentCa = config.STEWARD_AGENT_CA_FILE ? await readSettingFile('STEWARD_AGENT_CA_FILE', config.STEWARD_AGENT_CA_FILE) : undefined;
-  const source = new FolderSource({
-    dirs: manifestFolders(config.STEWARD_MANIFESTS, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled' }),
-    writeDir: config.STEWARD_MANIFESTS_WRITE_DIR,
-    watch: config.STEWARD_WATCH_MANIFESTS,
-    log: log.child({ component: 'source' }),
-  });
-  const closers: (() => unknown)[] = [() => source.close()];
+  if (config.STEWARD_SOURCE === 'folder') await checkManifestFolders(config.STEWARD_MANIFESTS);
+  const cluster = await openOrchestratorCluster(config, log);
+  const source: DeclarativeSource =
+    cluster?.source ??
+    new FolderSource({
+      dirs: manifestFolders(config.STEWARD_MANIFESTS, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled' }),
+      writeDir: config.STEWARD_MANIFESTS_WRITE_DIR,
+      watch: config.STEWARD_WATCH_MANIFESTS,
+      log: log.child({ component: 'source' }),
+    });
+  // NB: the cluster parts close last: the pool closes the discovery it was given, the source follows.
+  const closers: (() => unknown)[] = [...(cluster ? [() => cluster.close()] : []), ...(cluster?.source ? [] : [() => source.close()])];
   const closeAll = async () => {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
   };
+  let draining = false;
   try {
     const [store] = await Promise.all([openConfiguredStore(config, log), source.ready()]);
     closers.push(() => store.close());
     const telemetry = new StewardTelemetry({ version: VERSION });
-    const access = assembleAccess(config, { source, store, env, log, now: () => new Date() });
+    const kubeSource = cluster?.source;
+    const access = assembleAccess(config, {
+      source,
+      store,
+      env,
+      log,
+      now: () => new Date(),
+      // License keySecretRefs: the namespace's Secrets, as the gateway reads them.
+      ...(kubeSource ? { resolveSecret: (ns: string, name: string, key: string) => kubeSource.secret(ns, name, key) } : {}),
+    });
     closers.push(() => access.close());
     await access.ready();
     const { router: llm, described } = llmFromSettings(config);
@@ -65,6 +82,7 @@ export async function startOrchestrator(
         apiDocs: config.STEWARD_API_DOCS,
         tls,
         agentEndpoints: config.STEWARD_AGENT_ENDPOINTS,
+        ...(cluster?.discovery ? { members: cluster.discovery } : {}),
         agentToken: config.STEWARD_AGENT_TOKEN,
         agentCa,
         probeIntervalMs: config.STEWARD_AGENT_PROBE_INTERVAL_MS,
@@ -77,7 +95,11 @@ export async function startOrchestrator(
       { store, source, log, version: VERSION, auth: access.auth, limiter: access.limiter, concurrency: access.concurrency, llm, telemetry },
     );
     closers.push(() => parts.close());
-    const app = buildOrchestrator(parts.deps);
+    cluster?.reportPool(parts.pool);
+    const app = buildOrchestrator({
+      ...parts.deps,
+      notReady: () => [...(draining ? ['the orchestrator is shutting down'] : []), ...(cluster?.notReady() ?? [])],
+    });
     closers.push(() => app.close());
     const metrics =
       config.STEWARD_METRICS_PORT === undefined ? undefined : buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry, token: config.STEWARD_METRICS_TOKEN });
@@ -93,7 +115,8 @@ export async function startOrchestrator(
       {
         url,
         protocols: tls ? ['h2', 'http/1.1'] : ['http/1.1'],
-        pool: config.STEWARD_AGENT_ENDPOINTS ? 'static' : 'in-process',
+        source: config.STEWARD_SOURCE,
+        pool: cluster?.discovery ? 'kubernetes' : config.STEWARD_AGENT_ENDPOINTS ? 'static' : 'in-process',
         agents: parts.pool.status(),
         database: store.db.backend,
         limiter: access.limiterKind,
@@ -102,7 +125,16 @@ export async function startOrchestrator(
       'steward orchestrator ready',
     );
     let closing: Promise<void> | undefined;
-    return { app, parts, url, close: () => (closing ??= closeAll()) };
+    return {
+      app,
+      parts,
+      url,
+      close: () => {
+        // NB: GET /readyz fails from the first moment of the shutdown; requests in flight then drain.
+        draining = true;
+        return (closing ??= closeAll());
+      },
+    };
   } catch (err) {
     await closeAll();
     throw err;

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { policySurface, type PolicyResource } from '../../api/index.js';
 import { PolicySetCache } from '../../rego/index.js';
 import type { Logger } from '../../platform/log.js';
@@ -44,6 +45,21 @@ interface Loaded {
   entry: PlanEntry;
 }
 
+/** This process's view of one Policy after a compile: what `Policy.status.byPod` reports in a cluster. */
+export interface PolicyLoadState {
+  namespace: string;
+  name: string;
+  /** metadata.generation of the version seen (0 where the source has none: files). */
+  generation: number;
+  /**
+   * The version seen is in force (compiled), or disabled as it asks. False: it did not compile (the last good
+   * version, if any, stays in force) or cannot be evaluated here (wasm).
+   */
+  loaded: boolean;
+  /** Why not, with file:line:column for Rego. */
+  error?: string;
+}
+
 /**
  * Every enabled Policy document of the source, compiled into one plan per scope (surface × tenant named by some
  * policy, and the untenanted scope) before any request, and evaluated in priority order. A policy whose new
@@ -54,6 +70,10 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   private loaded: Loaded[] = [];
   private compileProblems: { policy: string; message: string }[] = [];
   private lastGood = new Map<string, Loaded>();
+  private states: PolicyLoadState[] = [];
+  /** What each policy's last rebuild saw: a status-only change (another writer) recompiles nothing. */
+  private seen = new Map<string, unknown>();
+  private readonly compiledListeners = new Set<(states: readonly PolicyLoadState[]) => void>();
   private readonly sets = new PolicySetCache(256);
   /**
    * plans by scope key (`surface \0 organization \0 tenant`); organizations and tenants no policy names share the
@@ -77,8 +97,21 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.pool = options.isolation === false ? undefined : new IsolatePool(options.log, options.isolation);
     this.rebuild();
     this.unsubscribe = options.source.subscribe((events) => {
-      if (events.some((e) => e.resource.kind === 'Policy')) this.rebuild();
+      if (events.some((e) => e.resource.kind === 'Policy' && (e.type !== 'modified' || !isDeepStrictEqual(this.seen.get(policyKey(e.resource as PolicyResource)), compiledPart(e.resource as PolicyResource))))) {
+        this.rebuild();
+      }
     });
+  }
+
+  /** Every Policy of the source as the last compile left it (the order of the source). */
+  loadStates(): readonly PolicyLoadState[] {
+    return this.states;
+  }
+
+  /** Called after every compile of the policy set (not for the first, in the constructor: read `loadStates()`). */
+  onCompiled(listener: (states: readonly PolicyLoadState[]) => void): () => void {
+    this.compiledListeners.add(listener);
+    return () => this.compiledListeners.delete(listener);
   }
 
   problems(): readonly { policy: string; message: string }[] {
@@ -198,28 +231,42 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   private rebuild(): void {
     const next: Loaded[] = [];
     const problems: { policy: string; message: string }[] = [];
+    const states: PolicyLoadState[] = [];
+    const seen = new Map<string, unknown>();
     for (const doc of this.options.source.list('Policy')) {
-      if (!doc.spec.enabled) continue;
       const name = doc.metadata.name;
+      const key = policyKey(doc);
+      seen.set(key, compiledPart(doc));
+      const state = { namespace: doc.metadata.namespace ?? 'default', name, generation: doc.metadata.generation ?? 0 };
+      if (!doc.spec.enabled) {
+        states.push({ ...state, loaded: true });
+        continue;
+      }
       const module = policyModule(doc);
       if (module === undefined) {
         problems.push({ policy: name, message: WASM_NOT_EVALUATED });
+        states.push({ ...state, loaded: false, error: WASM_NOT_EVALUATED });
         continue;
       }
-      const key = `${doc.metadata.namespace}/${name}`;
       // Per-policy diagnostics: one broken policy must not take the others down.
       const message = compileError(module);
       if (message === undefined) {
         const loaded = { doc, entry: { module, strict: doc.spec.strictBuiltinErrors !== false } };
         this.lastGood.set(key, loaded);
         next.push(loaded);
+        states.push({ ...state, loaded: true });
       } else {
         problems.push({ policy: name, message });
+        states.push({ ...state, loaded: false, error: message });
         this.options.log.error({ policy: name, error: message }, 'policy does not compile');
+        // NB: the last version that compiled stays in force (in this process's memory: a restart loses it).
         const old = this.lastGood.get(key);
         if (old) next.push(old);
       }
     }
+    for (const key of this.lastGood.keys()) if (!seen.has(key)) this.lastGood.delete(key);
+    this.seen = seen;
+    this.states = states;
     this.loaded = next;
     this.compileProblems = problems;
     this.compileScopes();
@@ -228,6 +275,13 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     warmUpPack(this.planFor({ surface: 'pre-check' }));
     this.options.log.info({ policies: next.length, failed: problems.length, scopes: this.byScope.size }, 'policies compiled');
     if (next.length === 0) this.options.log.warn({ policies: 0 }, NO_POLICY_WARNING);
+    for (const l of this.compiledListeners) {
+      try {
+        l(states);
+      } catch (err) {
+        this.options.log.error({ err }, 'policy compile listener failed');
+      }
+    }
   }
 
   /**
@@ -266,6 +320,11 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.pool?.load([...entriesOf]);
   }
 }
+
+const policyKey = (doc: PolicyResource) => `${doc.metadata.namespace}/${doc.metadata.name}`;
+
+/** What a compile reads of a document: its spec and generation, not its status (other writers') nor its labels. */
+const compiledPart = (doc: PolicyResource) => ({ spec: doc.spec, generation: doc.metadata.generation });
 
 function policyName(module: string): string {
   return module.endsWith('.rego') ? module.slice(0, -5) : module;

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { parseConfig } from '../../platform/config.js';
 import { standaloneConfigSchema, webhookSettings, type StandaloneConfig } from '../config.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
-import { openStore, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { openConfiguredStore } from '../store/configured.js';
 import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
 import { buildGateway } from '../gateway/app.js';
 import { assembleGateway } from '../gateway/assemble.js';
@@ -15,7 +16,7 @@ import { readTlsSettings } from '../http/tls.js';
 import { VERSION } from '../../platform/version.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
-import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../../platform/startup-error.js';
+import { listenFailure } from '../../platform/startup-error.js';
 import { installShutdown } from '../../platform/shutdown.js';
 
 export interface Standalone {
@@ -150,14 +151,6 @@ function nextSteps(gateway: FastifyInstance, apiDocs: boolean): { docs?: string;
 async function checkedManifestFolders(config: StandaloneConfig): Promise<string[]> {
   await checkManifestFolders(config.STEWARD_MANIFESTS);
   return manifestFolders(config.STEWARD_MANIFESTS, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled' });
-}
-
-async function openConfiguredStore(config: StandaloneConfig, log: Logger): Promise<Store> {
-  try {
-    return await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.STEWARD_DATA_DIR, log });
-  } catch (err) {
-    throw config.DATABASE_URL ? databaseFailure(err, config.DATABASE_URL) : embeddedDatabaseFailure(err, config.STEWARD_DATA_DIR);
-  }
 }
 
 function countResources(source: FolderSource): Record<string, number> {

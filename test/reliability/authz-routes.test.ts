@@ -8,7 +8,7 @@ import { errorOf, routeStyle, routeTable, startOrchestrator, type Style } from '
  * routes come from the apps, so a route added without an auth requirement fails here. Public routes are the
  * ones listed below, nothing else.
  */
-const PUBLIC = [/^\/health$/, /^\/orchestrator\/health$/, /^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
+const PUBLIC = [/^\/health$/, /^\/healthz$/, /^\/readyz$/, /^\/orchestrator\/health$/, /^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
 const isPublic = (url: string) => PUBLIC.some((re) => re.test(url));
 /** Routes for the operator's token, not a tenant's credentials (docs/adr/0006): the Prometheus scrape. */
 const OPERATOR = [/^\/metrics\/prometheus$/];

@@ -64,8 +64,17 @@ const BAD_CREDENTIALS: { name: string; headers: (t: TestGateway) => Record<strin
   { name: 'an unknown legacy client secret', headers: () => ({ 'x-client-id': 'x', 'x-client-secret': 'nope' }) },
 ];
 
-/** Health is public: load balancers and the SDKs call it without credentials (the orchestrator's pool health too). */
-const PUBLIC = new Set(['GET /health', 'HEAD /health', 'GET /orchestrator/health', 'HEAD /orchestrator/health']);
+/**
+ * Health is public: load balancers and the SDKs call it without credentials (the orchestrator's pool health too), and
+ * so are the kubelet's probes.
+ */
+const PUBLIC = new Set([
+  'GET /health',
+  'HEAD /health',
+  'GET /orchestrator/health',
+  'HEAD /orchestrator/health',
+  ...['/healthz', '/readyz'].flatMap((p) => [`GET ${p}`, `HEAD ${p}`]),
+]);
 /** The API reference (`/openapi.json`, `/docs` and the page's assets) is public too. */
 const isApiReference = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
 

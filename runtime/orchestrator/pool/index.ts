@@ -6,3 +6,4 @@ export { StaticSource, parseAgentEndpoints, type StaticSourceOptions } from './s
 export { RemoteAgent, type RemoteAgentOptions } from './remote-agent.js';
 export { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, PoolConfigError, type CommunicationFailure } from './errors.js';
 export { matchesSelector, type LabelSelector } from './selector.js';
+export { EndpointSliceSource, SERVICE_NAME_LABEL, agentServiceName, type EndpointSliceSourceOptions, type SelectedAgentConfig } from './endpointslice-source.js';

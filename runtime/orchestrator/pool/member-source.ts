@@ -36,10 +36,9 @@ export interface MemberChange {
  * - standalone: `spec.replicas` in-process agents per selected AgentConfig of the DeclarativeSource
  *   (standalone-source.ts);
  * - static: the remote endpoints of STEWARD_AGENT_ENDPOINTS (static-source.ts);
- * - kubernetes: the ready addresses of the EndpointSlices of each AgentConfig's Service, watched
- *   through an informer. Not written yet: it belongs to the operator issue and implements this
- *   interface with `kind: 'remote'` members (RemoteAgent) and `desired` = the sum of the replicas of
- *   the selected AgentConfigs.
+ * - kubernetes: the ready endpoints of the EndpointSlices of each selected AgentConfig's Service,
+ *   watched through informers (endpointslice-source.ts): `kind: 'remote'` members (RemoteAgent) and
+ *   `desired` = the sum of the replicas of the selected AgentConfigs.
  */
 export interface MemberSource {
   /** For logs and docs: 'standalone', 'static', 'kubernetes'. */

@@ -222,3 +222,38 @@ describe('AgentPool members and status', () => {
     expect(source.closed).toBe(true);
   });
 });
+
+/** A member with a probe whose answer the test sets. */
+class ProbedFake extends FakeAgent {
+  up = true;
+  async probe(): Promise<void> {
+    if (!this.up) throw new Error(`${this.id} is down`);
+  }
+}
+
+describe('AgentPool health per AgentConfig', () => {
+  it('tells onHealth listeners when two AgentConfigs swap a healthy member, though the totals stay', async () => {
+    const [a, b] = [new ProbedFake('a'), new ProbedFake('b')];
+    b.up = false;
+    const p = await start(
+      new ListSource([
+        { key: 'a', kind: 'remote', agent: a, agentConfig: 'default/alpha' },
+        { key: 'b', kind: 'remote', agent: b, agentConfig: 'default/beta' },
+      ]),
+    );
+    expect(Object.fromEntries(p.healthyByAgentConfig())).toEqual({ 'default/alpha': 1 });
+    let health = 0;
+    let status = 0;
+    p.onHealth(() => health++);
+    p.onStatus(() => status++);
+    await p.probeNow();
+    const before = health;
+
+    [a.up, b.up] = [false, true];
+    await p.probeNow();
+    expect(Object.fromEntries(p.healthyByAgentConfig())).toEqual({ 'default/beta': 1 });
+    expect(p.status()).toMatchObject({ healthy: 1, unhealthy: 1 });
+    expect(health).toBe(before + 1);
+    expect(status).toBe(0);
+  });
+});

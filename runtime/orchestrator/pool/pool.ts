@@ -73,6 +73,8 @@ export class AgentPool {
   private readonly waiters: Waiter[] = [];
   private readonly drained = new Set<Promise<void>>();
   private readonly statusListeners = new Set<(s: PoolStatus) => void>();
+  private readonly healthListeners = new Set<() => void>();
+  private lastHealth = '';
   private cursor = 0;
   private lastStatus = '';
   private timer: NodeJS.Timeout | undefined;
@@ -128,6 +130,24 @@ export class AgentPool {
   onStatus(listener: (s: PoolStatus) => void): () => void {
     this.statusListeners.add(listener);
     return () => this.statusListeners.delete(listener);
+  }
+
+  /** Healthy members per AgentConfig (`namespace/name`); members whose source names no AgentConfig are not counted. */
+  healthyByAgentConfig(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const m of this.order) {
+      if (m.agentConfig !== undefined && m.health === 'healthy') out.set(m.agentConfig, (out.get(m.agentConfig) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  /**
+   * Calls `listener` whenever the status or the healthy count of an AgentConfig changed (the cluster's status
+   * writer needs both: two members of two AgentConfigs may swap health with the totals unchanged).
+   */
+  onHealth(listener: () => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
   }
 
   /**
@@ -347,6 +367,13 @@ export class AgentPool {
     this.pump();
     const status = this.status();
     const text = JSON.stringify(status);
+    if (this.healthListeners.size > 0) {
+      const health = `${text} ${JSON.stringify([...this.healthyByAgentConfig()].sort(([a], [b]) => a.localeCompare(b)))}`;
+      if (health !== this.lastHealth) {
+        this.lastHealth = health;
+        for (const l of this.healthListeners) l();
+      }
+    }
     if (text === this.lastStatus) return;
     this.lastStatus = text;
     for (const l of this.statusListeners) l(status);

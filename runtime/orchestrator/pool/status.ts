@@ -20,8 +20,8 @@ export interface PoolStatus {
 }
 
 /**
- * Where the pool reports its status when it changes. Standalone exposes the latest figures; the operator
- * issue backs it with the Orchestrator's `status.pool`. Called only when a figure changed.
+ * Where the pool reports its status when it changes. Called only when a figure changed. (In a cluster the
+ * Orchestrator's `status.pool` is written by runtime/cluster/pool-status.ts, which follows `AgentPool.onHealth`.)
  */
 export interface PoolStatusReporter {
   report(status: PoolStatus): void | Promise<void>;

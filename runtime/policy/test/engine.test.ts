@@ -55,6 +55,36 @@ describe('RegoPolicyEngine', () => {
     expect(ask(e, 'old').approved).toBe(false);
   });
 
+  it('reports each policy\'s load state after every compile: loaded, not compiled (with its position), disabled', async () => {
+    const e = await startEngine(policy('good', {}, BLOCK_WORD('p.good', 'a')) + policy('off', { enabled: false }, BLOCK_WORD('p.off', 'b')));
+    expect(e.loadStates()).toEqual([
+      { namespace: 'default', name: 'good', generation: 0, loaded: true },
+      { namespace: 'default', name: 'off', generation: 0, loaded: true },
+    ]);
+    const compiles: string[][] = [];
+    e.onCompiled((states) => compiles.push(states.map((s) => `${s.name}:${s.loaded}`)));
+    await engineSource().apply({
+      apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'good', namespace: 'default' },
+      spec: { type: 'custom', priority: 100, enabled: true, action: 'block', regoVersion: 'v1', rego: 'package p.good\ndeny contains "x" if {' },
+    } as never);
+    expect(compiles).toEqual([['good:false', 'off:true']]);
+    expect(e.loadStates()[0]).toMatchObject({ name: 'good', loaded: false, error: expect.stringMatching(/^good\.rego:\d+:\d+: /) });
+    expect(ask(e, 'a').approved).toBe(false);
+  });
+
+  it('does not recompile for a change of status only (another writer\'s)', async () => {
+    const e = await startEngine(policy('steady', {}, BLOCK_WORD('p.steady', 'a')));
+    const compiles: number[] = [];
+    e.onCompiled(() => compiles.push(1));
+    await engineSource().apply({
+      apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'steady', namespace: 'default' },
+      spec: { type: 'custom', priority: 100, enabled: true, action: 'block', regoVersion: 'v1', strictBuiltinErrors: true, rego: BLOCK_WORD('p.steady', 'a') },
+      status: { byPod: [{ pod: 'gw-1', observedGeneration: 0, loaded: true }] },
+    } as never);
+    expect(engineSource().get('Policy', 'steady')?.status?.byPod).toHaveLength(1);
+    expect(compiles).toEqual([]);
+  });
+
   it('fails closed when evaluation exceeds its step budget', async () => {
     const e = await startEngine(policy('spin', {}, 'package p.spin\ndeny contains "never" if {\n  n := count([x | some x in numbers.range(1, 100000)])\n  n < 0\n}\n'), { limits: { deadlineMs: 1000, maxSteps: 1000 } });
     const r = ask(e, 'hi');
