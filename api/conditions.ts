@@ -56,6 +56,8 @@ export const Reason = {
   PoolUnhealthy: 'PoolUnhealthy',
   /** Applying the desired objects failed; the message has the API server's error. */
   ReconcileFailed: 'ReconcileFailed',
+  /** The agent's Orchestrator has not created what its pods need yet (the `O-internal` Secret). */
+  OrchestratorPending: 'OrchestratorPending',
   /** Some gateway pods have not loaded the Policy's current generation yet. */
   RolloutPending: 'RolloutPending',
   /** Every gateway pod evaluates the Policy's current generation. */

@@ -57,6 +57,9 @@ export function desiredDeployment(w: WorkloadInput): DesiredDeployment {
               ports: [{ name: 'http', containerPort: PORTS[w.component], protocol: 'TCP' }],
               env: w.env,
               ...(hasResources ? { resources: w.resources } : {}),
+              // NB: liveness waits for the startup probe: a first start (migrations, compiling the policy set) on a
+              // busy node can take a minute, and a liveness kill then would only start it over.
+              startupProbe: probe('/healthz', 2, 60),
               livenessProbe: probe('/healthz', 10, 3),
               readinessProbe: probe('/readyz', 5, 2),
               ...(w.volumeMounts?.length ? { volumeMounts: w.volumeMounts } : {}),

@@ -1,9 +1,10 @@
 /**
  * `steward gateway`: the gateway alone on STEWARD_HOST:STEWARD_GATEWAY_PORT, as the operator runs it in a cluster
  * (docs/cluster-mode.md). Declarative state from STEWARD_SOURCE: the API server's resources of STEWARD_NAMESPACE
- * (informers) or folders of manifests; PostgreSQL at DATABASE_URL (PGlite without); Redis limits at REDIS_URL; plans
- * forwarded to STEWARD_ORCHESTRATOR_URL. In a cluster it also reports this pod's policy loads (Policy.status.byPod)
- * and, while holding the Lease `O-gateway-status`, connector health (Connector.status).
+ * (informers) or folders of manifests, either over the built-in policy pack; PostgreSQL at DATABASE_URL (PGlite
+ * without); Redis limits at REDIS_URL; plans forwarded to STEWARD_ORCHESTRATOR_URL. In a cluster it also reports
+ * this pod's policy loads (Policy.status.byPod) and, while holding the Lease `O-gateway-status`, connector health
+ * (Connector.status).
  */
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -18,7 +19,7 @@ import { ConnectorStatusPublisher, LeaseRole, PolicyStatusReporter } from '../cl
 import { gatewayConfigSchema, type GatewayConfig } from '../config.js';
 import { listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
-import { checkManifestFolders, FolderSource, KubernetesSource, manifestFolders, type DeclarativeSource } from '../source/index.js';
+import { checkManifestFolders, FolderSource, KubernetesSource, manifestFolders, withBuiltinPack, type DeclarativeSource } from '../source/index.js';
 import { openConfiguredStore } from '../store/configured.js';
 import type { Store } from '../store/index.js';
 import { buildGateway } from './app.js';
@@ -60,8 +61,12 @@ export async function startGateway(
   try {
     const kube = config.STEWARD_SOURCE === 'kubernetes' ? await connectKube(config, 'gateway') : undefined;
     if (kube) closers.push(() => kube.close());
-    const source = kube
+    const kubeSource = kube
       ? new KubernetesSource({ client: kube, namespace: config.STEWARD_NAMESPACE, informer: cluster.informer, log: log.child({ component: 'source' }) })
+      : undefined;
+    // NB: the policy engine and the routes read the pack under the namespace's resources; the status writers the objects.
+    const source = kubeSource
+      ? withBuiltinPack(kubeSource, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled', log: log.child({ component: 'source' }) })
       : await folderSource(config, log);
     closers.push(() => source.close());
     if (kube) log.info({ namespace: config.STEWARD_NAMESPACE }, 'waiting for the resources of the namespace');
@@ -70,8 +75,8 @@ export async function startGateway(
 
     const pod = config.STEWARD_POD_NAME ?? hostname();
     const publisher =
-      kube && source instanceof KubernetesSource
-        ? new ConnectorStatusPublisher({ client: kube, source, minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS, refreshMs: cluster.connectorRefreshMs, log: log.child({ component: 'connector-status' }) })
+      kube && kubeSource
+        ? new ConnectorStatusPublisher({ client: kube, source: kubeSource, minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS, refreshMs: cluster.connectorRefreshMs, log: log.child({ component: 'connector-status' }) })
         : undefined;
     const parts = assembleGateway(config, {
       store,
@@ -79,14 +84,15 @@ export async function startGateway(
       env,
       version: VERSION,
       log: log.child({ component: 'gateway' }),
-      ...(source instanceof KubernetesSource ? { secrets: (ns: string, name: string, key: string) => source.secret(ns, name, key) } : {}),
+      ...(kubeSource ? { secrets: (ns: string, name: string, key: string) => kubeSource.secret(ns, name, key) } : {}),
       connectorReporter: publisher,
     });
     closers.push(() => parts.close());
     await parts.ready();
 
-    if (kube && source instanceof KubernetesSource) {
-      const reporter = new PolicyStatusReporter({ client: kube, source, engine: parts.policies, pod, minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS, log: log.child({ component: 'policy-status' }) });
+    if (kube && kubeSource) {
+      // Entries only for Policies that are objects: a pack policy has none to write to.
+      const reporter = new PolicyStatusReporter({ client: kube, source: kubeSource, engine: parts.policies, pod, minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS, log: log.child({ component: 'policy-status' }) });
       reporter.start();
       closers.push(() => reporter.close());
       if (publisher) {
@@ -112,7 +118,7 @@ export async function startGateway(
 
     parts.deps.notReady = () => [
       ...(draining ? ['draining: the process is shutting down'] : []),
-      ...(source instanceof KubernetesSource && !source.synced ? ['the Kubernetes informers have not synced'] : []),
+      ...(kubeSource && !kubeSource.synced ? ['the Kubernetes informers have not synced'] : []),
     ];
     const app = buildGateway(parts.deps);
     closers.push(() => app.close());

@@ -1,7 +1,8 @@
 /**
  * The orchestrator's cluster parts (docs/cluster-mode.md): the Kubernetes client, the declarative state from the
- * API server (STEWARD_SOURCE=kubernetes), the pool agents from EndpointSlices (STEWARD_AGENT_DISCOVERY=kubernetes)
- * and the writer of the pool's status. Absent both settings, the orchestrator has no cluster parts.
+ * API server over the built-in policy pack (STEWARD_SOURCE=kubernetes), the pool agents from EndpointSlices
+ * (STEWARD_AGENT_DISCOVERY=kubernetes) and the writer of the pool's status. Absent both settings, the orchestrator
+ * has no cluster parts.
  */
 import { hostname } from 'node:os';
 import type { KubeClient } from '../../platform/kube/index.js';
@@ -9,13 +10,15 @@ import { connectKube } from '../cluster/connect.js';
 import type { Logger } from '../../platform/log.js';
 import { PoolStatusWriter } from '../cluster/pool-status.js';
 import type { OrchestratorConfig } from '../config.js';
-import { KubernetesSource } from '../source/index.js';
+import { KubernetesSource, withBuiltinPack, type DeclarativeSource } from '../source/index.js';
 import { EndpointSliceSource, type AgentPool } from './pool/index.js';
 
 export interface OrchestratorCluster {
   client: KubeClient;
-  /** STEWARD_SOURCE=kubernetes: the five kinds from the API server. */
-  source?: KubernetesSource;
+  /** STEWARD_SOURCE=kubernetes: the five kinds from the API server (the objects, and the namespace's Secrets). */
+  kubeSource?: KubernetesSource;
+  /** STEWARD_SOURCE=kubernetes: what the orchestrator reads, `kubeSource` over the built-in policy pack unless disabled. */
+  source?: DeclarativeSource;
   /** STEWARD_AGENT_DISCOVERY=kubernetes: the pool's members. The pool owns it (closes it). */
   discovery?: EndpointSliceSource;
   /** Why the cluster parts are not ready (GET /readyz). */
@@ -32,7 +35,8 @@ export async function openOrchestratorCluster(config: OrchestratorConfig, log: L
   if (!fromSource && !discovering) return undefined;
   const client = await connectKube(config, 'orchestrator');
   const namespace = config.STEWARD_NAMESPACE;
-  const source = fromSource ? new KubernetesSource({ client, namespace, log: log.child({ component: 'source' }) }) : undefined;
+  const kubeSource = fromSource ? new KubernetesSource({ client, namespace, log: log.child({ component: 'source' }) }) : undefined;
+  const source = kubeSource && withBuiltinPack(kubeSource, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled', log: log.child({ component: 'source' }) });
   const discovery = discovering
     ? new EndpointSliceSource({
         client,
@@ -46,10 +50,11 @@ export async function openOrchestratorCluster(config: OrchestratorConfig, log: L
   let writer: PoolStatusWriter | undefined;
   return {
     client,
+    kubeSource,
     source,
     discovery,
     notReady: () => [
-      ...(source && !source.synced ? ['the Kubernetes informers have not listed yet'] : []),
+      ...(kubeSource && !kubeSource.synced ? ['the Kubernetes informers have not listed yet'] : []),
       ...(discovery && !discovery.synced ? ['the pool discovery has not listed the EndpointSlices yet'] : []),
     ],
     reportPool(pool) {

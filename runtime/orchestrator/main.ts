@@ -61,7 +61,7 @@ export async function startOrchestrator(
     const [store] = await Promise.all([openConfiguredStore(config, log), source.ready()]);
     closers.push(() => store.close());
     const telemetry = new StewardTelemetry({ version: VERSION });
-    const kubeSource = cluster?.source;
+    const kubeSource = cluster?.kubeSource;
     const access = assembleAccess(config, {
       source,
       store,

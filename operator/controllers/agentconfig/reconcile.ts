@@ -46,7 +46,13 @@ export class AgentConfigReconciler implements Reconciler {
     const ready = readyReplicas(cache.get(Resources.Deployment, ns, deploymentName));
     const facts: AgentFacts = { orchestrator: owner?.metadata.name, requested: a.spec.replicas, wanted: a.spec.replicas, ready };
 
-    if (owner) {
+    // NB: the pods read the agent token from O-internal; a Deployment made before the Orchestrator made that Secret
+    // would wait in CreateContainerConfigError, then roll once more when the Secret's hash joins the template. The
+    // Secret's creation wakes this reconciler (agentsOfSecret).
+    const internalSecret = owner ? names.internal(owner.metadata.name) : undefined;
+    if (owner && !cache.get(Resources.Secret, ns, internalSecret!)) facts.missingSecret = internalSecret;
+
+    if (owner && !facts.missingSecret) {
       const cap = nodeCap(owner, allOrchestrators, agentConfigs.parseAll(cache.list(Resources.AgentConfig, ns)), licenses.parseAll(cache.list(Resources.License, ns)));
       facts.wanted = cap?.allocation.agents[a.metadata.name] ?? a.spec.replicas;
       if (cap) facts.limitedBy = { license: cap.license, maxNodes: cap.maxNodes };

@@ -39,6 +39,11 @@ describe('AgentConfig reconciler', () => {
   it("creates A-agent with the Orchestrator's ServiceAccount, keeps healthyAgents, and then makes no write", async () => {
     await h.client.create(Resources.Orchestrator, manifest(orchestrator('prod', withCommunityMode())));
     await h.client.create(Resources.AgentConfig, manifest(agentConfig('travel', withReplicas(2))));
+    // Before the Orchestrator made O-internal (the agent token), the agent waits instead of deploying pods that cannot start.
+    await h.reconcile('agentconfig', `${NS}/travel`);
+    expect(condition(await get(Resources.AgentConfig, 'travel'), 'Ready')).toMatchObject({ status: 'False', reason: 'OrchestratorPending' });
+    expect(await get(Resources.Deployment, 'travel-agent')).toBeUndefined();
+    await h.reconcile('orchestrator', `${NS}/prod`);
     await h.reconcile('agentconfig', `${NS}/travel`);
     const d = (await get(Resources.Deployment, 'travel-agent')) as KubeObject & { spec: { replicas: number; template: { spec: { serviceAccountName: string } } } };
     expect([d.spec.replicas, d.spec.template.spec.serviceAccountName]).toEqual([2, 'prod-runtime']);

@@ -130,6 +130,51 @@ describe('steward gateway in cluster mode', () => {
     expect(await byPod('no-bad')).toEqual([{ pod: POD, observedGeneration: 1, loaded: true }]);
   });
 
+  it('blocks a US SSN with the built-in pack, whose policies have no object and so no pod entry', async () => {
+    expect((await precheck('my ssn is 123-45-6789')).json()).toMatchObject({ approved: false, block_reason: expect.stringMatching(/^builtin-pii: /) });
+    expect(gw.source.get('Policy', 'builtin-pii')?.metadata).toMatchObject({ namespace: NS, labels: { 'steward.dev/pack': 'builtin' } });
+    expect(await client.tryGet(Resources.Policy, NS, 'builtin-pii')).toBeUndefined();
+    expect(cluster.requests.count({ resource: 'policies/status', name: 'no-bad' })).toBeGreaterThan(0);
+    expect(cluster.requests.count({ resource: 'policies/status', name: 'builtin-pii' })).toBe(0);
+  });
+
+  it('lets a cluster Policy of the same name override a pack policy, and deleting it brings the pack policy back', async () => {
+    await client.create(Resources.Policy, { ...policy('builtin-pii', ''), spec: { type: 'pii', enabled: false, rego: 'package steward.builtin.pii\n' } });
+    await eventually(async () => expect((await precheck('my ssn is 123-45-6789')).json()).toMatchObject({ approved: true }));
+    // The override is an object: this pod reports it.
+    await eventually(async () => expect(await byPod('builtin-pii')).toEqual([{ pod: POD, observedGeneration: 1, loaded: true }]));
+    await client.delete(Resources.Policy, NS, 'builtin-pii');
+    await eventually(async () => expect((await precheck('my ssn is 123-45-6789')).json()).toMatchObject({ approved: false, block_reason: expect.stringMatching(/^builtin-pii: /) }));
+    expect(gw.source.get('Policy', 'builtin-pii')?.spec.enabled).toBe(true);
+  });
+
+  it('leaves the pack out with STEWARD_BUILTIN_POLICY_PACK=disabled', async () => {
+    const bare = await startGateway(
+      parseConfig(gatewayConfigSchema, {
+        STEWARD_SOURCE: 'kubernetes',
+        STEWARD_KUBECONFIG: cluster.kubeconfig,
+        STEWARD_NAMESPACE: NS,
+        STEWARD_POD_NAME: 'steward-gateway-bare',
+        STEWARD_BUILTIN_POLICY_PACK: 'disabled',
+        STEWARD_HOST: '127.0.0.1',
+        STEWARD_GATEWAY_PORT: '0',
+        STEWARD_DATA_DIR: join(dataDir, 'bare'),
+        STEWARD_LICENSE_SIGNING_SECRET: TEST_SIGNING_SECRET,
+        STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
+      }),
+      createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+      {},
+      { informer: { backoffMs: 20, maxBackoffMs: 200 } },
+    );
+    try {
+      expect(bare.source.get('Policy', 'builtin-pii')).toBeUndefined();
+      const res = await bare.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers: { 'x-license-key': KEY }, payload: { client_id: 'app', user_token: 'u', query: 'my ssn is 123-45-6789' } });
+      expect(res.json()).toMatchObject({ approved: true });
+    } finally {
+      await bare.close();
+    }
+  });
+
   it('writes Connector.status once while holding the Lease, and not again while nothing changes', async () => {
     await eventually(async () => {
       const obj = (await client.get(Resources.Connector, NS, 'api')) as KubeObject & { status?: Record<string, unknown> };

@@ -130,6 +130,10 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
     expect(names).toContain('hotels');
   });
 
+  it("reads the built-in policy pack under the namespace's Policies", () => {
+    expect(orch.parts.deps.source.get('Policy', 'builtin-pii')?.metadata).toMatchObject({ namespace: NS, labels: { 'steward.dev/pack': 'builtin' } });
+  });
+
   it('stores a dynamic policy as a Policy resource', async () => {
     const rego = 'package custom.nobanana\n\ndeny contains msg if {\n  contains(lower(input.query), "banana")\n  msg := "no bananas"\n}\n';
     const res = await fetch(`${orch.url}/api/v1/policies`, {
