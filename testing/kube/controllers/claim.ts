@@ -5,7 +5,7 @@
  */
 import type { ClusterApi } from '../client.js';
 import type { JsonObject } from '../schema/types.js';
-import { controllerRef, isDeleting, keyOf, meta, nameOf, namespaceOf, newControllerRef, obj, ownerReferences, selectorMatches, statusCode, uidOf } from './util.js';
+import { controllerRef, isDeleting, keyOf, meta, nameOf, namespaceOf, newControllerRef, obj, ownerReferences, selectorMatcher, selectorMatches, statusCode, uidOf } from './util.js';
 
 export interface ClaimTarget {
   /** The owned resource (`pods`, `replicasets.apps`). */
@@ -39,6 +39,22 @@ export function claim(api: ClusterApi, t: ClaimTarget, candidates: JsonObject[])
     }
   }
   return out;
+}
+
+/**
+ * What `claim` looks at: the objects of the owner's namespace that its selector matches or that it controls
+ * (only those are copied out of the store).
+ */
+export function claimCandidates(api: ClusterApi, resource: string, owner: JsonObject): JsonObject[] {
+  const uid = uidOf(owner);
+  const matches = selectorMatcher(obj(owner.spec).selector);
+  return api.listWhere(resource, namespaceOf(owner), (o) => controllerRef(o as JsonObject)?.uid === uid || matches(meta(o as JsonObject).labels));
+}
+
+/** The objects of the owner's namespace it controls. */
+export function controlledBy(api: ClusterApi, resource: string, owner: JsonObject): JsonObject[] {
+  const uid = uidOf(owner);
+  return api.listWhere(resource, namespaceOf(owner), (o) => controllerRef(o as JsonObject)?.uid === uid);
 }
 
 /** Keys of the controllers (of `resource`, in the object's namespace) that could adopt an orphan. */

@@ -5,7 +5,7 @@
  * reads. One step per reconcile: every write brings a watch event and the next step.
  */
 import { jsonEqual, type JsonObject } from '../schema/types.js';
-import { adopterKeys, claim } from './claim.js';
+import { adopterKeys, claim, claimCandidates, controlledBy } from './claim.js';
 import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { calculateStatus, isComplete, rolloutStatus } from './deployment-status.js';
 import {
@@ -32,7 +32,7 @@ export class DeploymentController implements Reconciler {
     const [namespace, name] = splitKey(key);
     let d = this.deps.api.tryGet('deployments.apps', namespace, name);
     if (!d || isDeleting(d)) return;
-    const candidates = this.deps.api.list('replicasets.apps', { namespace }).items;
+    const candidates = claimCandidates(this.deps.api, 'replicasets.apps', d);
     const owned = claim(this.deps.api, { resource: 'replicasets.apps', owner: d, ownerApiVersion: 'apps/v1', ownerKind: 'Deployment' }, candidates);
     let newRS = owned.find((rs) => sameTemplate(obj(rs.spec).template, obj(d!.spec).template));
     const old = owned.filter((rs) => rs !== newRS);
@@ -53,7 +53,7 @@ export class DeploymentController implements Reconciler {
       if (isRollingUpdate(d)) this.rollRolling(d, newRS ? [newRS, ...old] : old, newRS, old);
       else this.rollRecreate(d, newRS, old);
     }
-    const fresh = this.deps.api.list('replicasets.apps', { namespace }).items.filter((rs) => isControlledBy(rs, d!));
+    const fresh = controlledBy(this.deps.api, 'replicasets.apps', d);
     const freshNew = newRS && fresh.find((rs) => meta(rs).uid === meta(newRS!).uid);
     const freshOld = fresh.filter((rs) => rs !== freshNew);
     if (paused || (freshNew && isComplete(d, calculateStatus(d, fresh, freshNew, this.deps.clock.nowIso())))) this.cleanup(d, freshOld);

@@ -4,6 +4,7 @@
  * ones left out — deleted with the Service. Runs only where `endpoints` is served.
  */
 import { jsonEqual, type JsonObject } from '../schema/types.js';
+import { equalitySelector, ServiceSelectors } from './service-index.js';
 import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { resolveTargetPort } from './endpointslice.js';
 import { arr, isDeleting, isPodReady, keyOf, meta, nameOf, namespaceOf, obj, selectorMatches, splitKey, statusCode } from './util.js';
@@ -42,10 +43,12 @@ export function endpointSubsets(svc: JsonObject, pods: JsonObject[]): JsonObject
 export class EndpointsController implements Reconciler {
   readonly name = 'endpoints';
   readonly watches: WatchSpec[] = [
-    { resource: 'services', keys: (o) => [keyOf(o)] },
-    { resource: 'pods', keys: (o) => this.deps.api.list('services', { namespace: namespaceOf(o) }).items.filter(hasSelector).map(keyOf) },
+    { resource: 'services', keys: (o, ev) => (this.selectors.noteService(o, ev), [keyOf(o)]) },
+    { resource: 'pods', keys: (o, ev) => this.selectors.servicesFor(o, ev) },
     { resource: 'endpoints', keys: (o) => [keyOf(o)] },
   ];
+
+  private readonly selectors = new ServiceSelectors();
 
   constructor(private readonly deps: ControllerDeps) {}
 
@@ -65,7 +68,7 @@ export class EndpointsController implements Reconciler {
       return;
     }
     if (isDeleting(svc) || !hasSelector(svc)) return;
-    const pods = api.list('pods', { namespace })
+    const pods = api.list('pods', { namespace, labelSelector: equalitySelector(obj(obj(svc.spec).selector)) })
       .items.filter((p) => selectorMatches({ matchLabels: obj(svc.spec).selector }, meta(p).labels) && !['Succeeded', 'Failed'].includes(String(obj(p.status).phase)))
       .sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
     const subsets = endpointSubsets(svc, pods);

@@ -5,6 +5,7 @@
  * targetPorts resolved against the pods' container ports.
  */
 import { jsonEqual, type JsonObject } from '../schema/types.js';
+import { equalitySelector, ServiceSelectors } from './service-index.js';
 import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { arr, isDeleting, isPodReady, keyOf, meta, nameOf, namespaceOf, newControllerRef, obj, selectorMatches, splitKey } from './util.js';
 
@@ -64,16 +65,14 @@ function sliceLabels(svc: JsonObject): JsonObject {
 export class EndpointSliceController implements Reconciler {
   readonly name = 'endpointslice';
   readonly watches: WatchSpec[] = [
-    { resource: 'services', keys: (o) => [keyOf(o)] },
-    { resource: 'pods', keys: (o) => this.servicesIn(namespaceOf(o)) },
+    { resource: 'services', keys: (o, ev) => (this.selectors.noteService(o, ev), [keyOf(o)]) },
+    { resource: 'pods', keys: (o, ev) => this.selectors.servicesFor(o, ev) },
     { resource: 'endpointslices.discovery.k8s.io', keys: (o) => this.sliceService(o) },
   ];
 
-  constructor(private readonly deps: ControllerDeps) {}
+  private readonly selectors = new ServiceSelectors();
 
-  private servicesIn(namespace: string): string[] {
-    return this.deps.api.list('services', { namespace }).items.filter(hasSelector).map(keyOf);
-  }
+  constructor(private readonly deps: ControllerDeps) {}
 
   private sliceService(slice: JsonObject): string[] {
     const labels = obj(meta(slice).labels);
@@ -85,7 +84,7 @@ export class EndpointSliceController implements Reconciler {
     const [namespace, name] = splitKey(key);
     const svc = api.tryGet('services', namespace, name);
     if (!svc || isDeleting(svc) || !hasSelector(svc)) return; // the garbage collector removes slices of deleted Services
-    const pods = api.list('pods', { namespace })
+    const pods = api.list('pods', { namespace, labelSelector: equalitySelector(obj(obj(svc.spec).selector)) })
       .items.filter((p) => selectorMatches({ matchLabels: obj(svc.spec).selector }, meta(p).labels) && obj(p.status).podIP && !['Succeeded', 'Failed'].includes(String(obj(p.status).phase)))
       .sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
     const endpoints = pods.map((p) => endpointFor(svc, p));

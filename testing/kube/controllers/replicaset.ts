@@ -5,12 +5,12 @@
  * observedGeneration.
  */
 import { jsonEqual, type JsonObject } from '../schema/types.js';
-import { adopterKeys, claim } from './claim.js';
+import { adopterKeys, claim, claimCandidates, controlledBy } from './claim.js';
 import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { recordEvent } from './events.js';
 import type { ReconcileResult } from './queue.js';
 import {
-  arr, condition, isControlledBy, isDeleting, isPodActive, isPodReady, keyOf, meta, msUntilAvailable, nameOf, newControllerRef, obj,
+  arr, condition, isDeleting, isPodActive, isPodReady, keyOf, meta, msUntilAvailable, nameOf, newControllerRef, obj,
   ownerKeys, selectorMatches, splitKey, statusCode,
 } from './util.js';
 
@@ -70,7 +70,7 @@ export class ReplicaSetController implements Reconciler {
     const rs = api.tryGet('replicasets.apps', namespace, name);
     if (!rs) return;
     const spec = obj(rs.spec);
-    const owned = claim(api, { resource: 'pods', owner: rs, ownerApiVersion: 'apps/v1', ownerKind: 'ReplicaSet' }, api.list('pods', { namespace }).items);
+    const owned = claim(api, { resource: 'pods', owner: rs, ownerApiVersion: 'apps/v1', ownerKind: 'ReplicaSet' }, claimCandidates(api, 'pods', rs));
     const active = owned.filter(isPodActive);
     let failure: Error | undefined;
     try {
@@ -78,7 +78,7 @@ export class ReplicaSetController implements Reconciler {
     } catch (err) {
       failure = err as Error;
     }
-    const now = api.list('pods', { namespace }).items.filter((p) => isControlledBy(p, rs) && isPodActive(p));
+    const now = controlledBy(api, 'pods', rs).filter(isPodActive);
     const result = this.writeStatus(rs, now, failure);
     if (failure) throw failure; // retried with backoff, as upstream requeues a failed sync
     return result;

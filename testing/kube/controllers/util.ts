@@ -59,7 +59,13 @@ export function isControlledBy(o: JsonObject, owner: JsonObject): boolean {
 }
 
 export function selectorMatches(selector: unknown, labels: unknown): boolean {
-  return matchesLabels(fromLabelSelectorObject(obj(selector) as Parameters<typeof fromLabelSelectorObject>[0]), obj(labels) as Record<string, string>);
+  return selectorMatcher(selector)(labels);
+}
+
+/** `selectorMatches` with the selector parsed once, for checking many objects. */
+export function selectorMatcher(selector: unknown): (labels: unknown) => boolean {
+  const parsed = fromLabelSelectorObject(obj(selector) as Parameters<typeof fromLabelSelectorObject>[0]);
+  return (labels) => matchesLabels(parsed, obj(labels) as Record<string, string>);
 }
 
 export function condition(o: JsonObject, type: string): JsonObject | undefined {
