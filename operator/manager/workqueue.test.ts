@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WorkQueue } from './workqueue.js';
-
-async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-}
+import { eventually } from '../../testing/eventually.js';
 
 /** A promise the test resolves by hand: a reconcile that finishes when the test says so. */
 function gate(): { promise: Promise<void>; open: () => void } {

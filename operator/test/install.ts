@@ -14,22 +14,12 @@ import { parseConfig } from '../../platform/config.js';
 import type { KubeObject } from '../../platform/kube/client.js';
 import { startTestCluster, type TestCluster } from '../../testing/kube/index.js';
 import { operatorConfigSchema, type OperatorConfig } from '../config.js';
+import { eventually as waitFor } from '../../testing/eventually.js';
 
 export const SIGNING_SECRET = 'operator-e2e-signing-secret-0123456789';
 
-/** Generous: a loaded 2-core machine may be slow, but a converging operator gets there. */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+/** `eventually` with the minute these installations may take on a busy machine. */
+export const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> => waitFor(check, timeoutMs);
 
 export function startSimulatedCluster(): Promise<TestCluster> {
   return startTestCluster({ crds: 'crds/', workloads: { kubeletMode: 'simulated' } });

@@ -4,21 +4,9 @@ import type { KubeClient, KubeObject } from '../../../platform/kube/client.js';
 import { isNotFound } from '../../../platform/kube/errors.js';
 import { Resources } from '../../../platform/kube/resources.js';
 import type { Cache, ControllerSpec, ReconcileRequest } from '../types.js';
+export { eventually } from '../../../testing/eventually.js';
 
 export const silent = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

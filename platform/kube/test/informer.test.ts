@@ -4,6 +4,7 @@ import { KubeClient, type KubeObject } from '../client.js';
 import { isConflict, isNotFound, KubeApiError } from '../errors.js';
 import { Informer, type InformerEvent } from '../informer.js';
 import { Resources } from '../resources.js';
+import { eventually } from '../../../testing/eventually.js';
 
 let cluster: TestCluster;
 let client: KubeClient;
@@ -19,19 +20,6 @@ afterAll(async () => {
 beforeEach(() => cluster.reset());
 
 const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
-
-async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
 
 describe('KubeClient', () => {
   it('creates, reads, replaces, patches and deletes', async () => {

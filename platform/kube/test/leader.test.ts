@@ -5,6 +5,7 @@ import { KubeClient, type KubeObject } from '../client.js';
 import { LeaderElector, type LeaderElectorOptions } from '../leader.js';
 import { leaseExpired, leaseSpec, microTime, type LeaseSpec } from '../lease.js';
 import { Resources } from '../resources.js';
+import { eventually } from '../../../testing/eventually.js';
 
 let cluster: TestCluster;
 let client: KubeClient;
@@ -27,19 +28,6 @@ afterEach(async () => {
   cluster.faults.clear();
   await Promise.all(electors.splice(0).map((e) => e.stop()));
 });
-
-async function eventually(check: () => void | Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
 
 interface Candidate {
   elector: LeaderElector;

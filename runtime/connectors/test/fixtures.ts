@@ -7,6 +7,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import type { ConnectorResource } from '../../../api/resources.js';
+export { eventually } from '../../../testing/eventually.js';
 
 export const PG_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 export const MYSQL_URL = 'mysql://root@127.0.0.1:3306/test';
@@ -133,15 +134,3 @@ export function mcpSseHandler(): (req: IncomingMessage, res: ServerResponse) => 
   };
 }
 
-/** Polls until `check` passes or the deadline passes (no timing assertions, only a deadline). */
-export async function eventually<T>(check: () => Promise<T> | T, deadlineMs = 20_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      if (Date.now() > end) throw e;
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  }
-}

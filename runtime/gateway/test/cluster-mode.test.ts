@@ -17,6 +17,7 @@ import { TEST_SIGNING_SECRET } from '../../../testing/gateway.js';
 import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
 import { gatewayConfigSchema } from '../../config.js';
 import { startGateway, type RunningGateway } from '../main.js';
+import { eventually } from '../../../testing/eventually.js';
 
 const NS = 'default';
 const POD = 'steward-gateway-0';
@@ -74,19 +75,6 @@ afterAll(async () => {
   await new Promise((resolve) => api?.close(resolve));
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
-
-async function eventually(check: () => void | Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 const precheck = (query: string) =>
   gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers: { 'x-license-key': KEY }, payload: { client_id: 'app', user_token: 'u', query } });

@@ -1,6 +1,7 @@
 /** Builders for the cluster-mode tests: Orchestrators, AgentConfigs, agent Services and hand-made EndpointSlices. */
 import type { KubeObject } from '../../../platform/kube/index.js';
 import { SERVICE_NAME_LABEL, agentServiceName } from '../pool/index.js';
+export { eventually } from '../../../testing/eventually.js';
 
 export const NS = 'default';
 const API_VERSION = 'steward.dev/v1alpha1';
@@ -69,15 +70,3 @@ export function agentWorkload(agent: string, replicas: number, namespace = NS): 
   };
 }
 
-/** Polls `check` until it stops throwing; no fixed sleeps. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}

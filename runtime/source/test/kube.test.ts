@@ -3,6 +3,7 @@ import type { AnyResource, PolicyResource } from '../../../api/index.js';
 import { KubeClient, Resources, type KubeObject } from '../../../platform/kube/index.js';
 import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
 import { KubernetesSource, SourceWriteError, type SourceEvent } from '../index.js';
+import { eventually } from '../../../testing/eventually.js';
 
 let cluster: TestCluster;
 let client: KubeClient;
@@ -32,19 +33,6 @@ const policy = (name: string, rego = 'package t\n\ndeny contains "no" if input.q
 function start(): KubernetesSource {
   source = new KubernetesSource({ client, namespace: 'default', informer: { backoffMs: 20, maxBackoffMs: 100, watchTimeoutSeconds: 1 } });
   return source;
-}
-
-async function eventually(check: () => void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
 }
 
 function recorder(s: KubernetesSource): string[] {
