@@ -18,8 +18,8 @@ import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { installShutdown } from '../../platform/shutdown.js';
 import { checkManifestFolders, FolderSource, manifestFolders, type DeclarativeSource } from '../source/index.js';
-import { databaseFailure, embeddedDatabaseFailure, listenFailure } from '../../platform/startup-error.js';
-import { openStore, type Store } from '../store/index.js';
+import { listenFailure } from '../../platform/startup-error.js';
+import { openConfiguredStore } from '../store/configured.js';
 import { VERSION } from '../../platform/version.js';
 import { buildOrchestrator } from './app.js';
 import { assembleOrchestrator, type OrchestratorParts } from './assemble.js';
@@ -138,14 +138,6 @@ export async function startOrchestrator(
   } catch (err) {
     await closeAll();
     throw err;
-  }
-}
-
-async function openConfiguredStore(config: OrchestratorConfig, log: Logger): Promise<Store> {
-  try {
-    return await openStore({ databaseUrl: config.DATABASE_URL, dataDir: config.STEWARD_DATA_DIR, log: log.child({ component: 'store' }) });
-  } catch (err) {
-    throw config.DATABASE_URL ? databaseFailure(err, config.DATABASE_URL) : embeddedDatabaseFailure(err, config.STEWARD_DATA_DIR);
   }
 }
 
