@@ -72,7 +72,6 @@ function commonEnv(settings: Record<string, string>): V1EnvVar[] {
     fieldRef('STEWARD_NAMESPACE', 'metadata.namespace'),
     fieldRef('STEWARD_POD_NAME', 'metadata.name'),
     ...values(settings, ['STEWARD_ORCHESTRATOR_NAME']),
-    fieldRef('STEWARD_HOST', 'status.podIP'),
     ...values(settings, ['LOG_FORMAT']),
   ];
 }

@@ -3,7 +3,11 @@
 // DNS would: NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local. Other names go to the system resolver.
 // NB: only dns.lookup (what net, http and fetch use) is patched; dns.resolve* and non-Node processes
 // do not see these names.
+// It also plays the pod's network namespace for servers: a listen on every interface (no host, 0.0.0.0 or ::)
+// binds the pod's IP ($STEWARD_KUBE_POD_IP) instead, so that several pods can serve the same port, as they do
+// in a cluster, while the program binds all interfaces as it should there.
 import dns from 'node:dns';
+import net from 'node:net';
 import { readFileSync } from 'node:fs';
 
 const hostsFile = process.env.STEWARD_KUBE_HOSTS;
@@ -40,3 +44,19 @@ dns.promises.lookup = async function lookup(hostname, options) {
   if (address === undefined || opts.family === 6) return originalPromise.call(dns.promises, hostname, options);
   return opts.all ? [{ address, family: 4 }] : { address, family: 4 };
 };
+
+const podIP = process.env.STEWARD_KUBE_POD_IP;
+if (podIP) {
+  const anyHost = (h) => h === undefined || h === null || h === '' || h === '0.0.0.0' || h === '::';
+  const originalListen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function listen(...args) {
+    const [first, second] = args;
+    if (typeof first === 'object' && first !== null && first.path === undefined && first.handle === undefined && first.fd === undefined) {
+      if (anyHost(first.host)) args[0] = { ...first, host: podIP };
+    } else if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
+      if (typeof second === 'function' || typeof second === 'number') args.splice(1, 0, podIP);
+      else if (anyHost(second)) args[1] = podIP;
+    }
+    return originalListen.apply(this, args);
+  };
+}

@@ -48,3 +48,27 @@ describe('DNS preload', () => {
     expect(got.localhost).toMatch(/^(127\.0\.0\.1|::1)$/);
   }, 30_000);
 });
+
+const LISTEN = `
+import net from 'node:net';
+import http from 'node:http';
+const out = [];
+for (const args of [[0], [0, '0.0.0.0'], [{ port: 0 }], [{ port: 0, host: '::' }], [0, '127.0.0.1']]) {
+  const server = http.createServer();
+  await new Promise((r) => server.listen(...args, r));
+  out.push(server.address().address);
+  await new Promise((r) => server.close(r));
+}
+console.log(JSON.stringify(out));
+`;
+
+describe('listen preload', () => {
+  it('binds the pod IP when a server listens on every interface, and keeps an explicit address', async () => {
+    const got = await new Promise<string[]>((resolve, reject) => {
+      execFile(projectNode(), ['--input-type=module', '-e', LISTEN], {
+        env: { PATH: process.env.PATH, NODE_OPTIONS: `--import=${DNS_PRELOAD}`, STEWARD_KUBE_POD_IP: '127.77.250.9' },
+      }, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(JSON.parse(stdout) as string[])));
+    });
+    expect(got).toEqual(['127.77.250.9', '127.77.250.9', '127.77.250.9', '127.77.250.9', '127.0.0.1']);
+  }, 30_000);
+});

@@ -145,7 +145,7 @@ export class PodWorker {
     let env: Record<string, string> = {};
     let error: string | undefined;
     try {
-      const base: Record<string, string> = { ...this.d.baseEnv(this.namespace), HOSTNAME: this.name, HOME: root, STEWARD_POD_ROOT: root };
+      const base: Record<string, string> = { ...this.d.baseEnv(this.namespace), HOSTNAME: this.name, HOME: root, STEWARD_POD_ROOT: root, STEWARD_KUBE_POD_IP: this.ip };
       env = { ...base, ...containerEnv(withIP, c, { ...sources, serviceVars: { ...serviceVars, STEWARD_POD_ROOT: root } }) };
       // A pod's own NODE_OPTIONS keeps the DNS preload.
       if (base.NODE_OPTIONS && env.NODE_OPTIONS !== base.NODE_OPTIONS) env.NODE_OPTIONS = `${base.NODE_OPTIONS} ${env.NODE_OPTIONS ?? ''}`.trim();
