@@ -104,6 +104,11 @@ describe('helm install, upgrade and uninstall of charts/steward on the test clus
     expect(deployments.items.map((d) => d.metadata.name).sort()).toEqual(['steward-gateway', 'steward-operator', 'steward-orchestrator']);
   });
 
+  it('passes helm test: a US SSN is blocked and a benign question approved through the gateway Service', async () => {
+    const out = await helmOrDiagnose(['test', 'steward', '-n', NS, '--timeout', '5m']);
+    expect(out).toMatch(/steward-test-pre-check[\s\S]*Succeeded/);
+  });
+
   it('upgrades with a changed value and a changed CRD: the hook updates the CRD, the operator pods roll', async () => {
     const before = (await operatorPods()).map((p) => p.name);
     // A later chart version whose CRD changed (Helm itself never upgrades crds/).
