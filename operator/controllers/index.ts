@@ -2,7 +2,7 @@
  * The operator's controllers, one per kind (operator/controllers/<kind>/): `allControllers` builds their specs
  * for the manager — the primary resource, what each owns, and which other changes wake it.
  */
-import { Resources } from '../../platform/kube/resources.js';
+import { Resources, type ResourceRef } from '../../platform/kube/resources.js';
 import type { ControllerContext, ControllerSettings, ControllerSpec, Reconciler, ReconcileRequest } from '../manager/types.js';
 import { AgentConfigReconciler } from './agentconfig/reconcile.js';
 import { ConnectorReconciler } from './connector/reconcile.js';
@@ -24,6 +24,19 @@ export type { ControllerSettings } from '../manager/types.js';
 export { createOrUpdate, type ApplyResult } from './apply.js';
 export { capReplicas, type CapAllocation, type CapRequest } from './cap.js';
 
+/** The kinds an Orchestrator's objects are made of (and which the operator deletes with it). */
+export const ORCHESTRATOR_OWNS: readonly ResourceRef[] = [
+  Resources.Deployment,
+  Resources.Service,
+  Resources.ConfigMap,
+  Resources.Secret,
+  Resources.PodDisruptionBudget,
+  Resources.Ingress,
+  Resources.ServiceAccount,
+  Resources.Role,
+  Resources.RoleBinding,
+];
+
 /** The five controllers. `settings` defaults to the manager's (`ctx.settings`). */
 export function allControllers(ctx: ControllerContext, settings: ControllerSettings = ctx.settings ?? {}): ControllerSpec[] {
   const { cache } = ctx;
@@ -32,17 +45,7 @@ export function allControllers(ctx: ControllerContext, settings: ControllerSetti
     {
       name: 'orchestrator',
       for: Resources.Orchestrator,
-      owns: [
-        Resources.Deployment,
-        Resources.Service,
-        Resources.ConfigMap,
-        Resources.Secret,
-        Resources.PodDisruptionBudget,
-        Resources.Ingress,
-        Resources.ServiceAccount,
-        Resources.Role,
-        Resources.RoleBinding,
-      ],
+      owns: ORCHESTRATOR_OWNS,
       watches: [
         { resource: Resources.License, map: orchestratorsOfLicense(cache) },
         { resource: Resources.Orchestrator, map: orchestratorsOfLicense(cache) },

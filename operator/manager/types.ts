@@ -86,7 +86,7 @@ export interface ControllerSpec {
   /** The primary resource: its changes enqueue its own key. */
   for: ResourceRef;
   /** Owned resources: a change enqueues the owner named by the controller ownerReference of `for.kind`. */
-  owns?: ResourceRef[];
+  owns?: readonly ResourceRef[];
   /** Other resources whose changes map to primary keys. */
   watches?: Watch[];
   reconciler: Reconciler;

@@ -16,6 +16,7 @@ import { CONFIG_HASH_ANNOTATION, AGENT_LABEL } from '../controllers/meta.js';
 import { startOperator, type RunningOperator } from '../main.js';
 import { silent } from '../manager/test/helpers.js';
 import { DAY_MS, eventually, GOOD_REGO, licenseKey, m, ManifestDir, operatorConfig, startSimulatedCluster } from './install.js';
+import { ORCHESTRATOR_OWNS } from '../controllers/index.js';
 
 let cluster: TestCluster;
 let client: KubeClient;
@@ -82,17 +83,7 @@ async function install(ns: string, hooks: { beforeResources?: () => void; betwee
 }
 
 /** What the operator manages (the kinds it owns). */
-const OWNED: ResourceRef[] = [
-  Resources.Deployment,
-  Resources.Service,
-  Resources.ConfigMap,
-  Resources.Secret,
-  Resources.PodDisruptionBudget,
-  Resources.Ingress,
-  Resources.ServiceAccount,
-  Resources.Role,
-  Resources.RoleBinding,
-];
+const OWNED = ORCHESTRATOR_OWNS;
 const STEWARD_KINDS: ResourceRef[] = [Resources.Orchestrator, Resources.AgentConfig, Resources.Policy, Resources.Connector, Resources.License];
 
 interface Snapshot {
