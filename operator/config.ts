@@ -40,7 +40,7 @@ export const operatorConfigSchema = z
     STEWARD_KUBE_BURST: z.coerce.number().int().min(1).max(10_000).default(400),
     /** Reconciles at once per controller. @default 4 */
     STEWARD_OPERATOR_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-    /** GET /healthz (the process serves) and GET /readyz (informers synced, not draining). @default 8082 */
+    /** GET /healthz (the process serves), GET /readyz (informers synced, not draining) and GET /metrics (Prometheus). @default 8082 */
     STEWARD_PROBE_PORT: port.default(8082),
     /** @default 0.0.0.0 */
     STEWARD_PROBE_HOST: z.string().min(1).default('0.0.0.0'),

@@ -14,6 +14,7 @@ import { operatorConfigSchema, type OperatorConfig } from './config.js';
 import { allControllers } from './controllers/index.js';
 import { Manager } from './manager/manager.js';
 import type { ControllerContext, ControllerSpec } from './manager/types.js';
+import { OperatorMetrics } from './metrics/index.js';
 import { startProbeServer } from './probes.js';
 
 /** Builds the controllers from the manager's context; `allControllers` unless a test passes its own. */
@@ -32,8 +33,9 @@ export interface OperatorOptions {
 
 export interface RunningOperator {
   manager: Manager;
-  /** The probe server's URL. */
+  /** The probe server's URL (`/healthz`, `/readyz`, `/metrics`). */
   probeUrl: string;
+  metrics: OperatorMetrics;
   /** This replica's identity in the Lease. */
   identity: string;
   /**
@@ -51,6 +53,7 @@ export function operatorIdentity(config: Pick<OperatorConfig, 'STEWARD_POD_NAME'
 export async function startOperator(config: OperatorConfig, opts: OperatorOptions = {}): Promise<RunningOperator> {
   const log = opts.log ?? createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
   const identity = operatorIdentity(config);
+  const metrics = new OperatorMetrics({ version: VERSION });
   const client = await KubeClient.connect({
     kubeconfigYaml: opts.kubeconfigYaml,
     kubeconfigFile: opts.kubeconfigYaml === undefined ? config.STEWARD_KUBECONFIG : undefined,
@@ -58,6 +61,7 @@ export async function startOperator(config: OperatorConfig, opts: OperatorOption
     qps: config.STEWARD_KUBE_QPS,
     burst: config.STEWARD_KUBE_BURST,
     userAgent: `steward-operator/${VERSION}`,
+    observer: metrics.kubeRequests,
   });
   const manager = new Manager({
     client,
@@ -66,6 +70,7 @@ export async function startOperator(config: OperatorConfig, opts: OperatorOption
     concurrency: config.STEWARD_OPERATOR_CONCURRENCY,
     backoff: opts.backoffBaseDelayMs === undefined ? undefined : { baseDelayMs: opts.backoffBaseDelayMs },
     onLostLeadership: opts.onLostLeadership,
+    metrics,
     leaderElection: config.STEWARD_LEADER_ELECTION
       ? {
           namespace: config.STEWARD_NAMESPACE,
@@ -83,12 +88,14 @@ export async function startOperator(config: OperatorConfig, opts: OperatorOption
     watchNamespace: config.STEWARD_WATCH_NAMESPACE,
   });
   for (const spec of (opts.controllers ?? ((c: ControllerContext) => allControllers(c)))(ctx)) manager.add(spec);
+  metrics.watch(manager);
 
   let draining = false;
   const probes = await startProbeServer({
     host: config.STEWARD_PROBE_HOST,
     port: config.STEWARD_PROBE_PORT,
     ready: () => !draining && manager.ready,
+    metrics: () => metrics.scrape(),
   }).catch(async (err: unknown) => {
     await client.close();
     throw listenFailure(err, 'STEWARD_PROBE_PORT', config.STEWARD_PROBE_HOST, config.STEWARD_PROBE_PORT);
@@ -105,7 +112,7 @@ export async function startOperator(config: OperatorConfig, opts: OperatorOption
     await probes.close();
     await client.close();
   };
-  return { manager, probeUrl: probes.url, identity, stop: (stopOpts) => (stopping ??= stop(stopOpts)) };
+  return { manager, probeUrl: probes.url, identity, metrics, stop: (stopOpts) => (stopping ??= stop(stopOpts)) };
 }
 
 /** `steward operator`: parse once, start, drain on SIGTERM/SIGINT, exit when leadership is lost. */

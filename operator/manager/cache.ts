@@ -16,6 +16,14 @@ export interface SharedCacheOptions {
   backoffMs?: number;
 }
 
+/** One informer's counts (`Informer.stats`) and its resource's plural. */
+export interface InformerStats {
+  resource: string;
+  lists: number;
+  watches: number;
+  relistsOnGone: number;
+}
+
 const refKey = (r: ResourceRef): string => `${r.group}/${r.version}/${r.plural}`;
 
 export class SharedCache implements Cache {
@@ -53,6 +61,11 @@ export class SharedCache implements Cache {
 
   list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string): T[] {
     return this.informer<T>(ref).list(namespace);
+  }
+
+  /** Lists and watches of each informer started so far (the `resource` is its plural). */
+  informerStats(): InformerStats[] {
+    return [...this.informers.values()].map((i) => ({ resource: i.resource.plural, ...i.stats }));
   }
 
   /** True when every informer started so far has its first list. */

@@ -8,20 +8,27 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../../platform/kube/client.js';
 import { objectKey, type InformerEvent } from '../../platform/kube/informer.js';
 import type { SharedCache } from './cache.js';
-import { TerminalError, type ControllerSpec } from './types.js';
-import { WorkQueue, type WorkQueueOptions } from './workqueue.js';
+import { TerminalError, type ControllerSpec, type ReconcileTimer } from './types.js';
+import { WorkQueue, type WorkQueueCounts, type WorkQueueOptions, type WorkQueueState } from './workqueue.js';
 
-export interface ControllerStats {
+export interface ControllerStats extends WorkQueueCounts {
   /** Reconciles run (finished, failed or not). */
   reconciles: number;
+  /** Reconciles that returned without `requeueAfterMs`. */
+  successes: number;
+  /** Reconciles that returned `requeueAfterMs`. */
+  requeues: number;
   /** Reconciles that threw, terminal errors included. */
   errors: number;
   /** Reconciles that threw a TerminalError (not retried). */
   terminalErrors: number;
 }
 
+const IDLE: WorkQueueState = Object.freeze({ depth: 0, processing: 0, longestRunningMs: 0, unfinishedWorkMs: 0 });
+
 export class Controller {
-  readonly stats: ControllerStats = { reconciles: 0, errors: 0, terminalErrors: 0 };
+  /** NB: also the queues' counts (adds, retries), so that they add up across leadership terms. */
+  readonly stats: ControllerStats = { reconciles: 0, successes: 0, requeues: 0, errors: 0, terminalErrors: 0, adds: 0, retries: 0 };
   private queue: WorkQueue | undefined;
   private term: AbortController | undefined;
   private readonly log: Logger;
@@ -31,8 +38,14 @@ export class Controller {
     private readonly cache: SharedCache,
     log: Logger,
     private readonly backoff: WorkQueueOptions = {},
+    private readonly timer?: ReconcileTimer,
   ) {
     this.log = log.child({ controller: spec.name });
+  }
+
+  /** The current term's queue; idle while not leading. */
+  queueState(now?: number): WorkQueueState {
+    return this.queue?.state(now) ?? IDLE;
   }
 
   /** Subscribes to the informers of `for`, `owns` and `watches` (starting them). */
@@ -55,7 +68,7 @@ export class Controller {
   start(concurrency: number): void {
     if (this.queue) return;
     const term = (this.term = new AbortController());
-    const queue = (this.queue = new WorkQueue(this.backoff));
+    const queue = (this.queue = new WorkQueue({ ...this.backoff, counts: this.stats }));
     for (const obj of this.cache.list(this.spec.for)) queue.add(objectKey(obj));
     queue.run(this.spec.concurrency ?? concurrency, (key) => this.process(queue, key, term.signal));
   }
@@ -90,10 +103,16 @@ export class Controller {
     const reconcileId = randomUUID();
     const log = this.log.child({ namespace, name, reconcileId });
     this.stats.reconciles++;
+    const startedAt = performance.now();
     try {
       const result = await this.spec.reconciler.reconcile({ namespace, name, key, log, signal });
       queue.forget(key);
-      if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      if (result?.requeueAfterMs !== undefined) {
+        this.stats.requeues++;
+        queue.addAfter(key, result.requeueAfterMs);
+      } else {
+        this.stats.successes++;
+      }
     } catch (err) {
       this.stats.errors++;
       if (signal.aborted) {
@@ -106,6 +125,8 @@ export class Controller {
         log.error({ err, retries: queue.numRequeues(key) }, 'reconcile failed; retrying with back-off');
         queue.addRateLimited(key);
       }
+    } finally {
+      this.timer?.((performance.now() - startedAt) / 1000);
     }
   }
 }

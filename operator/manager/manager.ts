@@ -12,8 +12,8 @@ import { KubeEventRecorder } from '../../platform/kube/events.js';
 import { LeaderElector, type LeaderElectorOptions } from '../../platform/kube/leader.js';
 import { SharedCache } from './cache.js';
 import { Controller, type ControllerStats } from './controller.js';
-import type { ControllerContext, ControllerSettings, ControllerSpec, EventRecorder } from './types.js';
-import type { WorkQueueOptions } from './workqueue.js';
+import type { ControllerContext, ControllerSettings, ControllerSpec, EventRecorder, ManagerMetrics } from './types.js';
+import type { WorkQueueOptions, WorkQueueState } from './workqueue.js';
 
 export type LeaderElectionSettings = Pick<LeaderElectorOptions, 'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
 
@@ -36,6 +36,8 @@ export interface ManagerOptions {
   onLostLeadership?: () => void;
   /** First back-off of the informers after a failed list or watch. @default 250 */
   informerBackoffMs?: number;
+  /** Reconcile durations go here; absent: not measured. */
+  metrics?: ManagerMetrics;
 }
 
 export class Manager {
@@ -73,7 +75,7 @@ export class Manager {
   add(spec: ControllerSpec): this {
     if (this.started) throw new Error(`controller ${spec.name} added after the manager started`);
     if (this.controllers.some((c) => c.spec.name === spec.name)) throw new Error(`controller ${spec.name} added twice`);
-    this.controllers.push(new Controller(spec, this.cache, this.log, this.opts.backoff));
+    this.controllers.push(new Controller(spec, this.cache, this.log, this.opts.backoff, this.opts.metrics?.reconcileTimer(spec.name)));
     return this;
   }
 
@@ -119,9 +121,15 @@ export class Manager {
     return this.leadingNow;
   }
 
-  /** Reconciles and errors per controller since start. */
+  /** Reconciles, errors and queue adds per controller since start. */
   stats(): Record<string, ControllerStats> {
     return Object.fromEntries(this.controllers.map((c) => [c.spec.name, { ...c.stats }]));
+  }
+
+  /** Each controller's work queue now (idle while not leading). */
+  queues(): Record<string, WorkQueueState> {
+    const now = performance.now();
+    return Object.fromEntries(this.controllers.map((c) => [c.spec.name, c.queueState(now)]));
   }
 
   /**

@@ -80,6 +80,18 @@ export interface Watch {
   map: (obj: KubeObject) => string[];
 }
 
+/** Observes one reconcile's duration, in seconds (the metrics' histogram of one controller, its labels bound). */
+export type ReconcileTimer = (seconds: number) => void;
+
+/**
+ * What the manager reports to metrics as it happens; everything else (counts, queue depths, leadership) is read
+ * from `Manager` at scrape time.
+ */
+export interface ManagerMetrics {
+  /** Called once per controller, when it is added. */
+  reconcileTimer(controller: string): ReconcileTimer;
+}
+
 export interface ControllerSpec {
   /** `orchestrator`, `agentconfig`, ... (log field and metric label). */
   name: string;

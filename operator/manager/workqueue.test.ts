@@ -139,4 +139,38 @@ describe('WorkQueue', () => {
     await eventually(() => expect(handled).toEqual(['bad', 'good']));
     await q.shutdown();
   });
+
+  it('counts adds of keys not already waiting and retries, into counts that outlive the queue', async () => {
+    const counts = { adds: 0, retries: 0 };
+    const q = new WorkQueue({ counts, baseDelayMs: 1 });
+    q.add('a');
+    q.add('a');
+    q.add('b');
+    q.addRateLimited('c');
+    expect(counts).toEqual({ adds: 2, retries: 1 });
+    await eventually(() => expect(counts.adds).toBe(3));
+    await q.shutdown();
+    const next = new WorkQueue({ counts });
+    next.add('a');
+    expect(counts.adds).toBe(4);
+    await next.shutdown();
+  });
+
+  it('reports its depth and how long the keys being processed have been', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    q.add('c');
+    expect(q.state()).toEqual({ depth: 3, processing: 0, longestRunningMs: 0, unfinishedWorkMs: 0 });
+    await q.get();
+    await q.get();
+    const state = q.state(performance.now() + 1000);
+    expect(state).toMatchObject({ depth: 1, processing: 2 });
+    expect(state.longestRunningMs).toBeGreaterThanOrEqual(1000);
+    expect(state.unfinishedWorkMs).toBeGreaterThanOrEqual(2000);
+    expect(state.unfinishedWorkMs).toBeGreaterThan(state.longestRunningMs);
+    q.done('a');
+    expect(q.state().processing).toBe(1);
+    await q.shutdown();
+  });
 });

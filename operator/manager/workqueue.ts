@@ -12,6 +12,28 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   /** Longest delay between retries. @default 5 min */
   maxDelayMs?: number;
+  /** Counted into, so that a controller's totals outlive the queue of one leadership term. @default a fresh one */
+  counts?: WorkQueueCounts;
+}
+
+/** What a queue did since it was created (or since `counts` was first passed to a queue). */
+export interface WorkQueueCounts {
+  /** Keys queued; an add of a key already waiting is not one. */
+  adds: number;
+  /** Keys re-added after a failure (`addRateLimited`). */
+  retries: number;
+}
+
+/** The queue now, for metrics: read at scrape time, not kept. */
+export interface WorkQueueState {
+  /** Keys waiting (`length`). */
+  depth: number;
+  /** Keys being processed (one worker each). */
+  processing: number;
+  /** How long the oldest key still being processed has been, in ms; 0 when none is. */
+  longestRunningMs: number;
+  /** The sum of how long each key being processed has been, in ms (client-go's unfinished work). */
+  unfinishedWorkMs: number;
 }
 
 export class WorkQueue<K = string> {
@@ -20,16 +42,19 @@ export class WorkQueue<K = string> {
   private queue: K[] = [];
   /** Keys waiting to be processed (queued, or re-added while a worker holds them). */
   private readonly dirty = new Set<K>();
-  private readonly processing = new Set<K>();
+  /** Keys handed to a worker, and when (performance.now()). */
+  private readonly processing = new Map<K, number>();
   private readonly failures = new Map<K, number>();
   private readonly timers = new Map<K, { at: number; timer: NodeJS.Timeout }>();
   private waiters: ((key: K | undefined) => void)[] = [];
   private workers: Promise<void>[] = [];
   private shuttingDown = false;
+  readonly counts: WorkQueueCounts;
 
   constructor(opts: WorkQueueOptions = {}) {
     this.baseDelayMs = opts.baseDelayMs ?? 5;
     this.maxDelayMs = opts.maxDelayMs ?? 300_000;
+    this.counts = opts.counts ?? { adds: 0, retries: 0 };
   }
 
   /** Keys waiting (not counting those being processed or waiting for a delay). */
@@ -41,9 +66,21 @@ export class WorkQueue<K = string> {
     return this.shuttingDown;
   }
 
+  state(now = performance.now()): WorkQueueState {
+    let longestRunningMs = 0;
+    let unfinishedWorkMs = 0;
+    for (const since of this.processing.values()) {
+      const ms = Math.max(0, now - since);
+      unfinishedWorkMs += ms;
+      if (ms > longestRunningMs) longestRunningMs = ms;
+    }
+    return { depth: this.queue.length, processing: this.processing.size, longestRunningMs, unfinishedWorkMs };
+  }
+
   add(key: K): void {
     if (this.shuttingDown || this.dirty.has(key)) return;
     this.dirty.add(key);
+    this.counts.adds++;
     // NB: a key being processed waits in `dirty`; `done` queues it, so no two workers ever hold it.
     if (this.processing.has(key)) return;
     const waiter = this.waiters.shift();
@@ -71,6 +108,7 @@ export class WorkQueue<K = string> {
   addRateLimited(key: K): void {
     const failures = this.failures.get(key) ?? 0;
     this.failures.set(key, failures + 1);
+    this.counts.retries++;
     this.addAfter(key, this.backoffMs(failures));
   }
 
@@ -126,7 +164,7 @@ export class WorkQueue<K = string> {
 
   private take(key: K): K {
     this.dirty.delete(key);
-    this.processing.add(key);
+    this.processing.set(key, performance.now());
     return key;
   }
 

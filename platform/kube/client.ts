@@ -4,7 +4,8 @@
  * themselves go through one keep-alive undici Agent, because client-node makes a new connection pool per call.
  *
  * What it adds: typed errors (`KubeApiError`), a deadline on every call, 429 answered by waiting Retry-After,
- * a client-side token bucket (QPS and burst, as client-go has), and a counter of requests by verb.
+ * a client-side token bucket (QPS and burst, as client-go has), a counter of requests by verb, and an observer
+ * told of every request's verb, resource, status code and latency (the operator's metrics).
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { KubeApiError } from './errors.js';
@@ -54,6 +55,22 @@ export interface KubeList<T extends KubeObject = KubeObject> {
 }
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+/** The API's verbs, as client-go and RBAC name them. */
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+/**
+ * Told of every request sent, each attempt on its own (a 429 waited out and retried is two). Called on the
+ * request path: it must be cheap and must not throw.
+ */
+export interface KubeRequestObserver {
+  /**
+   * `subresource` is '' or e.g. 'status'; `code` the HTTP status, 0 when no answer came (timeout, connection
+   * failure); `seconds` from sending to the answer read (a watch: to its headers), without the wait for the
+   * client's own rate limit.
+   */
+  request(verb: KubeVerb, resource: ResourceRef, subresource: string, code: number, seconds: number): void;
+}
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
@@ -81,6 +98,8 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Most times a 429 is retried after its Retry-After. @default 5 */
   maxThrottleRetries?: number;
+  /** Told of every request (metrics). */
+  observer?: KubeRequestObserver;
 }
 
 interface Connection {
@@ -99,6 +118,7 @@ export class KubeClient {
   private readonly userAgent: string;
   private readonly maxThrottleRetries: number;
   private readonly counts = new Map<string, number>();
+  private readonly observer: KubeRequestObserver | undefined;
 
   private constructor(
     private readonly conn: Connection,
@@ -108,6 +128,7 @@ export class KubeClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.userAgent = opts.userAgent ?? 'steward';
     this.maxThrottleRetries = opts.maxThrottleRetries ?? 5;
+    this.observer = opts.observer;
   }
 
   static async connect(opts: KubeClientOptions = {}): Promise<KubeClient> {
@@ -150,11 +171,11 @@ export class KubeClient {
     if (opts.limit) query.limit = String(opts.limit);
     if (opts.continue) query.continue = opts.continue;
     if (opts.resourceVersion !== undefined) query.resourceVersion = opts.resourceVersion;
-    return (await this.call('list', 'GET', collectionPath(r, opts.namespace), { query })) as KubeList<T>;
+    return (await this.call('list', 'GET', r, collectionPath(r, opts.namespace), { query })) as KubeList<T>;
   }
 
   async get<T extends KubeObject = KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T> {
-    return (await this.call('get', 'GET', objectPath(r, namespace, name))) as T;
+    return (await this.call('get', 'GET', r, objectPath(r, namespace, name))) as T;
   }
 
   /** Like `get`, but undefined on 404. */
@@ -168,17 +189,17 @@ export class KubeClient {
   }
 
   async create<T extends KubeObject>(r: ResourceRef, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
-    return (await this.call('create', 'POST', collectionPath(r, obj.metadata.namespace), { body: obj, query: managerQuery(opts) })) as T;
+    return (await this.call('create', 'POST', r, collectionPath(r, obj.metadata.namespace), { body: obj, query: managerQuery(opts) })) as T;
   }
 
   /** Replaces the object; 409 when `metadata.resourceVersion` is stale. */
   async replace<T extends KubeObject>(r: ResourceRef, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
-    return (await this.call('update', 'PUT', objectPath(r, obj.metadata.namespace, obj.metadata.name!), { body: obj, query: managerQuery(opts) })) as T;
+    return (await this.call('update', 'PUT', r, objectPath(r, obj.metadata.namespace, obj.metadata.name!), { body: obj, query: managerQuery(opts) })) as T;
   }
 
   /** Replaces the status subresource; 409 when `metadata.resourceVersion` is stale. */
   async replaceStatus<T extends KubeObject>(r: ResourceRef, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
-    return (await this.call('update', 'PUT', objectPath(r, obj.metadata.namespace, obj.metadata.name!, 'status'), { body: obj, query: managerQuery(opts) })) as T;
+    return (await this.call('update', 'PUT', r, objectPath(r, obj.metadata.namespace, obj.metadata.name!, 'status'), { body: obj, query: managerQuery(opts), subresource: 'status' })) as T;
   }
 
   async patch<T extends KubeObject = KubeObject>(
@@ -191,7 +212,7 @@ export class KubeClient {
     const type = opts.type ?? 'merge';
     const query = managerQuery(opts);
     if (opts.force) query.force = 'true';
-    return (await this.call('patch', 'PATCH', objectPath(r, namespace, name, opts.subresource), { body, query, contentType: PATCH_CONTENT_TYPES[type] })) as T;
+    return (await this.call('patch', 'PATCH', r, objectPath(r, namespace, name, opts.subresource), { body, query, contentType: PATCH_CONTENT_TYPES[type], subresource: opts.subresource })) as T;
   }
 
   /** Deletes; false when it was already gone. Background propagation: owned objects go after their owner. */
@@ -199,7 +220,7 @@ export class KubeClient {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' };
     if (opts.uid) body.preconditions = { uid: opts.uid };
     try {
-      await this.call('delete', 'DELETE', objectPath(r, namespace, name), { body });
+      await this.call('delete', 'DELETE', r, objectPath(r, namespace, name), { body });
       return true;
     } catch (err) {
       if (err instanceof KubeApiError && err.code === 404) return false;
@@ -216,14 +237,16 @@ export class KubeClient {
     this.count('watch');
     const url = new URL(collectionPath(r, namespace), this.conn.server);
     for (const [k, v] of Object.entries({ ...query, watch: 'true' })) url.searchParams.set(k, v);
-    const res = await request(url, {
-      method: 'GET',
-      headers: { ...(await this.conn.headers()), accept: 'application/json', 'user-agent': this.userAgent },
-      dispatcher: this.conn.dispatcher,
-      signal,
-      bodyTimeout: 0,
-      headersTimeout: this.timeoutMs,
-    });
+    const headers = { ...(await this.conn.headers()), accept: 'application/json', 'user-agent': this.userAgent };
+    const startedAt = performance.now();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, { method: 'GET', headers, dispatcher: this.conn.dispatcher, signal, bodyTimeout: 0, headersTimeout: this.timeoutMs });
+    } catch (err) {
+      this.observe('watch', r, '', 0, startedAt);
+      throw err;
+    }
+    this.observe('watch', r, '', res.statusCode, startedAt);
     if (res.statusCode !== 200) throw await apiError(res);
     return res;
   }
@@ -236,12 +259,18 @@ export class KubeClient {
     this.counts.set(verb, (this.counts.get(verb) ?? 0) + 1);
   }
 
+  private observe(verb: KubeVerb, r: ResourceRef, subresource: string, code: number, startedAt: number): void {
+    this.observer?.request(verb, r, subresource, code, (performance.now() - startedAt) / 1000);
+  }
+
   private async call(
-    verb: string,
+    verb: KubeVerb,
     method: Dispatcher.HttpMethod,
+    r: ResourceRef,
     path: string,
-    opts: { query?: Record<string, string>; body?: unknown; contentType?: string } = {},
+    opts: { query?: Record<string, string>; body?: unknown; contentType?: string; subresource?: string } = {},
   ): Promise<unknown> {
+    const subresource = opts.subresource ?? '';
     const url = new URL(path, this.conn.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
@@ -249,6 +278,7 @@ export class KubeClient {
       const signal = AbortSignal.timeout(this.timeoutMs);
       await this.bucket.take(signal);
       this.count(verb);
+      const startedAt = performance.now();
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
@@ -264,11 +294,17 @@ export class KubeClient {
           signal,
         });
       } catch (err) {
+        this.observe(verb, r, subresource, 0, startedAt);
         const timedOut = signal.aborted;
         throw new KubeApiError(0, timedOut ? 'Timeout' : 'ConnectionFailed', `${method} ${url.pathname}: ${timedOut ? `no answer within ${this.timeoutMs} ms` : (err as Error).message}`, undefined, { cause: err });
       }
-      if (res.statusCode >= 200 && res.statusCode < 300) return await res.body.json();
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        const answer = await res.body.json();
+        this.observe(verb, r, subresource, res.statusCode, startedAt);
+        return answer;
+      }
       const error = await apiError(res);
+      this.observe(verb, r, subresource, res.statusCode, startedAt);
       if (error.code === 429 && attempt < this.maxThrottleRetries) {
         await sleep(Math.min(error.retryAfterSeconds ?? 1, MAX_RETRY_AFTER_S) * 1000);
         continue;

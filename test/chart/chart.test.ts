@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { allControllers } from '../../operator/controllers/index.js';
 import { RUNTIME_RULES } from '../../operator/controllers/orchestrator/desired.js';
+import { METRICS_PATH } from '../../operator/probes.js';
 import { Resources, type ResourceRef } from '../../platform/kube/resources.js';
 import { startTestCluster, type TestCluster } from '../../testing/kube/index.js';
 import { Kubectl } from '../../testing/kube/test/kubectl.js';
@@ -103,6 +104,19 @@ describe('charts/steward', () => {
     expect(await kinds('service-monitor')).toContain('ServiceMonitor/steward-operator');
     expect(await kinds('network-policy')).toContain('NetworkPolicy/steward-operator');
     expect((await kinds('crd-upgrade-off')).filter((k) => k.includes('crd-upgrade'))).toEqual([]);
+  });
+
+  it('points the ServiceMonitor at the port and path the operator serves its metrics on', async () => {
+    const all = objects(await render('service-monitor'));
+    const find = <T>(kind: string) => all.find((o) => o.kind === kind && o.metadata.name === 'steward-operator') as Obj & T;
+    const [endpoint] = find<{ spec: { endpoints: { port: string; path: string }[] } }>('ServiceMonitor').spec.endpoints;
+    expect(endpoint!.path).toBe(METRICS_PATH);
+    const servicePort = find<{ spec: { ports: { name: string; targetPort: string }[] } }>('Service').spec.ports.find((p) => p.name === endpoint!.port);
+    type Container = { ports: { name: string; containerPort: number }[]; env: { name: string; value?: string }[] };
+    const [container] = find<{ spec: { template: { spec: { containers: Container[] } } } }>('Deployment').spec.template.spec.containers;
+    const containerPort = container!.ports.find((p) => p.name === servicePort?.targetPort)?.containerPort;
+    expect(containerPort).toBe(8082);
+    expect(container!.env.find((e) => e.name === 'STEWARD_PROBE_PORT')?.value).toBe(String(containerPort));
   });
 
   it('puts every CRD of crds/ into the upgrade hook', async () => {
