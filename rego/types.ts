@@ -2,7 +2,7 @@
  * OPA's type language, used by builtin declarations and the compile-time checks (arity, argument
  * types of calls whose operands are known at compile time).
  */
-import { RObject, RSet, compareStrings, type Value } from './value.js';
+import { NumLit, RObject, RSet, compareStrings, type Value } from './value.js';
 
 export type Type =
   | { readonly kind: 'any'; readonly of: readonly Type[] } // `of` empty: any value
@@ -106,6 +106,7 @@ export function typeOfValue(v: Value): Type {
       return string;
     default:
       if (Array.isArray(v)) return T.tuple(...v.map(typeOfValue));
+      if (v instanceof NumLit) return number;
       if (v instanceof RSet) return T.set(unionOf(v.values().map(typeOfValue)));
       return objectTypeOf(v);
   }

@@ -3,9 +3,43 @@
  * value.ts is the public surface and re-exports everything here.
  */
 
-export type Value = null | boolean | number | bigint | string | Value[] | RObject | RSet;
+export type Value = null | boolean | number | bigint | string | NumLit | Value[] | RObject | RSet;
 
 type Prim = null | boolean | number | bigint | string;
+
+/**
+ * A number that keeps its literal text, as OPA's json.Number does, where OPA's behaviour depends on
+ * it: `1.0` prints as `1.0`, and `1e3` or `-1e9` are not integers to builtins that take an int
+ * (OPA's IntOperand parses the text with json.Number.Int64). It equals, compares and hashes as its
+ * value `n` (1.0 == 1, `{1.0: "a"}[1]`). NB: made only when the text differs from `String(n)`, so
+ * every ordinary number stays a plain JS number (or a bigint beyond 2^53) and the fast paths stay.
+ */
+export class NumLit {
+  constructor(
+    /** the literal text, e.g. `1.0`, `1e3`, `-0` */
+    readonly text: string,
+    /** the exact value: an integer within ±(2^53−1) or a double as number, a larger integer as bigint */
+    readonly n: number | bigint,
+  ) {}
+}
+
+/** The value of a number literal `text` whose exact value is `n`: plain when the text is canonical. */
+export function numberValue(text: string, n: number | bigint): number | bigint | NumLit {
+  return String(n) === text ? n : new NumLit(text, n);
+}
+
+/**
+ * Whether OPA's json.Number.Int64 parses the literal's text (IntOperand and friends): `-0` does,
+ * `1.0` and `1e3` do not, although their values are integers.
+ */
+export function hasIntText(v: NumLit): boolean {
+  return /^-?\d+$/.test(v.text);
+}
+
+/** The numeric value of a number (a literal's value, or the number itself). */
+export function numOf(v: number | bigint | NumLit): number | bigint {
+  return typeof v === 'object' ? v.n : v;
+}
 
 /** Up to this many keys, primitive keys are found by a scan of the keys instead of a Map. */
 const SCAN_MAX = 8;
@@ -21,6 +55,8 @@ class Slots {
   readonly keys: Value[] = [];
   /** present once there are more than SCAN_MAX keys */
   private prim: Map<Prim, number> | undefined;
+  /** some key is a NumLit (found by its value, so scans look through it) */
+  private lits = false;
   private comp: Map<string, number> | undefined;
   /** order()'s answer; null: the insertion order is OPA's order */
   private sorted: number[] | null | undefined;
@@ -29,10 +65,11 @@ class Slots {
 
   indexOf(k: Value): number {
     if (k === null || typeof k !== 'object') {
-      if (this.prim === undefined) return scan(this.keys, k);
+      if (this.prim === undefined) return this.lits ? scanLits(this.keys, k) : scan(this.keys, k);
       const i = this.prim.get(k);
       return i === undefined ? -1 : i;
     }
+    if (k instanceof NumLit) return this.indexOf(k.n);
     if (this.comp === undefined) return -1;
     const i = this.comp.get(keyOf(k));
     return i === undefined ? -1 : i;
@@ -46,6 +83,9 @@ class Slots {
     this.keys.push(k);
     if (k === null || typeof k !== 'object') {
       this.prim?.set(k, i);
+    } else if (k instanceof NumLit) {
+      this.lits = true;
+      this.prim?.set(k.n, i);
     } else {
       (this.comp ??= new Map()).set(keyOf(k), i);
     }
@@ -94,12 +134,22 @@ function scan(keys: readonly Value[], k: Prim): number {
   return -1;
 }
 
-/** The slots of the primitive keys. */
+/** scan() over keys some of which are NumLits, found by their value. */
+function scanLits(keys: readonly Value[], k: Prim): number {
+  for (let i = 0; i < keys.length; i++) {
+    const x = keys[i];
+    if (x === k || (x !== x && k !== k) || (x instanceof NumLit && x.n === k)) return i;
+  }
+  return -1;
+}
+
+/** The slots of the primitive keys (NumLits by their value). */
 function primIndex(keys: readonly Value[]): Map<Prim, number> {
   const m = new Map<Prim, number>();
   for (let i = 0; i < keys.length; i++) {
     const x = keys[i]!;
     if (x === null || typeof x !== 'object') m.set(x, i);
+    else if (x instanceof NumLit) m.set(x.n, i);
   }
   return m;
 }
@@ -217,12 +267,13 @@ export function normNum(x: number | bigint): number | bigint {
   return Object.is(x, -0) ? 0 : x;
 }
 
-export function isNumber(v: Value | undefined): v is number | bigint {
-  return typeof v === 'number' || typeof v === 'bigint';
+export function isNumber(v: Value | undefined): v is number | bigint | NumLit {
+  return typeof v === 'number' || typeof v === 'bigint' || v instanceof NumLit;
 }
 
-/** True for integers (number without fraction, or bigint). */
-export function isInteger(v: Value | undefined): v is number | bigint {
+/** True for integer values (number without fraction, bigint, or a literal such as 1.0 or 1e3). */
+export function isInteger(v: Value | undefined): v is number | bigint | NumLit {
+  if (v instanceof NumLit) v = v.n;
   return typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
 }
 
@@ -240,6 +291,7 @@ export function typeName(v: Value): TypeName {
       return 'string';
     default:
       if (Array.isArray(v)) return 'array';
+      if (v instanceof NumLit) return 'number';
       return v instanceof RObject ? 'object' : 'set';
   }
 }
@@ -258,6 +310,7 @@ function rank(v: Value): number {
       return 3;
     default:
       if (Array.isArray(v)) return 4;
+      if (v instanceof NumLit) return 2;
       return v instanceof RObject ? 5 : 6;
   }
 }
@@ -308,7 +361,7 @@ export function compare(a: Value, b: Value): number {
     case 1:
       return a ? 1 : -1;
     case 2:
-      return compareNumbers(a as number | bigint, b as number | bigint);
+      return compareNumbers(numOf(a as number | bigint | NumLit), numOf(b as number | bigint | NumLit));
     case 3:
       return compareStrings(a as string, b as string);
     case 4: {
@@ -355,8 +408,9 @@ export function equal(a: Value, b: Value): boolean {
     if ((ta === 'number' || ta === 'bigint') && (tb === 'number' || tb === 'bigint')) {
       return compareNumbers(a as number | bigint, b as number | bigint) === 0;
     }
-    return false;
+    return (ta === 'object' || tb === 'object') && numLitEqual(a, b);
   }
+  if (a instanceof NumLit || b instanceof NumLit) return numLitEqual(a, b);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!equal(a[i]!, b[i]!)) return false;
@@ -380,6 +434,11 @@ export function equal(a: Value, b: Value): boolean {
   return ok;
 }
 
+/** equal() when a or b is a NumLit: equal numbers, whatever their text (1.0 == 1). */
+function numLitEqual(a: Value, b: Value): boolean {
+  return isNumber(a) && isNumber(b) && compareNumbers(numOf(a), numOf(b)) === 0;
+}
+
 const keyCache = new WeakMap<object, string>();
 
 /**
@@ -398,6 +457,7 @@ export function keyOf(v: Value): string {
     case 'string':
       return JSON.stringify(v);
     default: {
+      if (v instanceof NumLit) return keyOf(v.n);
       const hit = keyCache.get(v);
       if (hit !== undefined) return hit;
       let s: string;

@@ -1,8 +1,9 @@
 /**
- * A JSON parser that keeps integers beyond 2^53 exact (as bigint) and reports the position of the
- * first error. `JSON.parse` would silently round such integers.
+ * A JSON parser that keeps integers beyond 2^53 exact (as bigint), keeps a number's text where it is
+ * not the number's own (`1.0`, `1e3`: OPA decodes JSON numbers as json.Number) and reports the
+ * position of the first error. `JSON.parse` would silently round such integers.
  */
-import { RObject, normNum, type Value } from './value-core.js';
+import { NumLit, RObject, normNum, numberValue, type Value } from './value-core.js';
 
 /** JSON's one-character escapes (after the backslash) and what they stand for; shared by every JSON reader. */
 export const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
@@ -134,7 +135,7 @@ class JSONReader {
     return this.fail('invalid literal');
   }
 
-  private number(): number | bigint {
+  private number(): number | bigint | NumLit {
     const m = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
     m.lastIndex = this.i;
     const r = m.exec(this.s);
@@ -142,11 +143,11 @@ class JSONReader {
     const text = r[0];
     this.i += text.length;
     if (r[1] === undefined && r[2] === undefined) {
-      return text.length > 15 ? normNum(BigInt(text)) : Number(text);
+      return numberValue(text, normNum(text.length > 15 ? BigInt(text) : Number(text)));
     }
     const n = Number(text);
     if (!Number.isFinite(n)) return this.fail('number out of range', this.i - text.length);
-    return normNum(n);
+    return numberValue(text, normNum(n));
   }
 
   string(): string {

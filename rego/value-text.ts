@@ -1,13 +1,14 @@
 /** Text forms of values: JSON (as OPA serializes results) and Rego term syntax (as OPA prints terms). */
-import { RObject, RSet, compareStrings, type Value } from './value-core.js';
+import { NumLit, RObject, RSet, compareStrings, type Value } from './value-core.js';
 
 export interface JSONTextOptions {
   /** Escape <, > and & as \u003c etc., like Go's json.Marshal. @default false */
   escapeHTML?: boolean;
 }
 
-function numberText(n: number | bigint): string {
-  return String(n);
+/** A literal keeps its text (OPA prints `1.0` as `1.0`); other numbers print as `String(n)`. */
+export function numberText(n: number | bigint | NumLit): string {
+  return typeof n === 'object' ? n.text : String(n);
 }
 
 function quoteJSON(s: string, escapeHTML: boolean): string {
@@ -37,6 +38,7 @@ export function toJSONText(v: Value, opts: JSONTextOptions = {}): string {
       default:
         if (Array.isArray(x)) return `[${x.map(enc).join(',')}]`;
         if (x instanceof RSet) return `[${x.values().map(enc).join(',')}]`;
+        if (x instanceof NumLit) return x.text;
         return encObject(x);
     }
   };
@@ -105,6 +107,7 @@ export function toRegoText(v: Value): string {
       return quoteGo(v);
     default:
       if (Array.isArray(v)) return `[${v.map(toRegoText).join(', ')}]`;
+      if (v instanceof NumLit) return v.text;
       if (v instanceof RSet) return v.size === 0 ? 'set()' : `{${v.values().map(toRegoText).join(', ')}}`;
       return `{${v.entries().map(([k, x]) => `${toRegoText(k)}: ${toRegoText(x)}`).join(', ')}}`;
   }

@@ -2,12 +2,16 @@
  * Rego's value model — the public surface shared by the engine and every builtin family.
  * Composite values are never mutated after construction (RObject.set / RSet.add are for building).
  */
-import { RObject, RSet, normNum, type Value } from './value-core.js';
+import { NumLit, RObject, RSet, normNum, type Value } from './value-core.js';
 import { toJSONText } from './value-text.js';
 
 export {
   RObject,
   RSet,
+  NumLit,
+  numberValue,
+  hasIntText,
+  numOf,
   normNum,
   isNumber,
   isInteger,
@@ -36,7 +40,7 @@ export function fromJS(x: unknown): Value {
       return normNum(x);
     case 'object': {
       if (Array.isArray(x)) return x.map(fromJS);
-      if (x instanceof RObject || x instanceof RSet) return x;
+      if (x instanceof RObject || x instanceof RSet || x instanceof NumLit) return x;
       if (x instanceof Set) return RSet.from([...x].map(fromJS));
       if (x instanceof Map) {
         const o = new RObject();
@@ -64,6 +68,7 @@ export type JSValue = null | boolean | number | bigint | string | JSValue[] | { 
 export function toJS(v: Value): JSValue {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map(toJS);
+  if (v instanceof NumLit) return v.n;
   if (v instanceof RSet) return v.values().map(toJS);
   const out: { [k: string]: JSValue } = {};
   for (const [k, val] of v.entries()) out[typeof k === 'string' ? k : toJSONText(k)] = toJS(val);

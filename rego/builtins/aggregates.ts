@@ -5,7 +5,7 @@
  */
 import { operandElementError, operandError } from '../errors.js';
 import { T } from '../types.js';
-import { RObject, RSet, compare, equal, normNum, type Value } from '../value.js';
+import { NumLit, RObject, RSet, compare, equal, normNum, type Value } from '../value.js';
 import * as A from './args.js';
 import * as F from './numbers-float.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
@@ -51,7 +51,8 @@ function countImpl(args: readonly Value[]): Value {
 /** Exact integer fold, or undefined when an element is not an integer (OPA's exactIntAccumulate). */
 function exactFold(xs: readonly Value[], init: bigint, op: (a: bigint, b: bigint) => bigint): Value | undefined {
   let acc = init;
-  for (const x of xs) {
+  for (let x of xs) {
+    if (x instanceof NumLit) x = x.n;
     if (typeof x === 'bigint') acc = op(acc, x);
     else if (typeof x === 'number' && Number.isInteger(x)) acc = op(acc, BigInt(x));
     else return undefined;
@@ -68,11 +69,12 @@ function floatFold(
   op: (a: F.BigFloat, b: F.BigFloat, prec: number) => F.BigFloat,
 ): Value {
   let acc = init;
-  for (const x of xs) {
+  for (let x of xs) {
+    if (x instanceof NumLit) x = x.n;
     if (typeof x !== 'number' && typeof x !== 'bigint') throw operandElementError(1, container, x, 'number');
     acc = op(acc, F.fromValue(x), prec);
   }
-  return F.toValue(acc, prec);
+  return F.toNumber(acc, prec);
 }
 
 function sumImpl(args: readonly Value[]): Value {

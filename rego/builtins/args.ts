@@ -3,7 +3,7 @@
  * OPA's operand error (positions are 1-based in messages, indices 0-based here).
  */
 import { operandElementError, operandError, operandErrorText } from '../errors.js';
-import { RObject, RSet, type Value } from '../value.js';
+import { NumLit, hasIntText, RObject, RSet, typeName, type Value } from '../value.js';
 
 function at(args: readonly Value[], i: number): Value {
   const v = args[i];
@@ -18,15 +18,21 @@ export function str(args: readonly Value[], i: number): string {
   return v;
 }
 
+/** A number's value (a literal's text is dropped: arithmetic works on values, as OPA's big.Float does). */
 export function num(args: readonly Value[], i: number): number | bigint {
   const v = at(args, i);
-  if (typeof v !== 'number' && typeof v !== 'bigint') throw operandError(i + 1, 'number', v);
-  return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return v;
+  if (v instanceof NumLit) return v.n;
+  throw operandError(i + 1, 'number', v);
 }
 
-/** An integer within ±(2^53−1); OPA's IntOperand. */
+/**
+ * An integer within ±(2^53−1); OPA's IntOperand, which parses the number's text with
+ * json.Number.Int64: a literal written `1.0` or `1e3` is a floating-point number to it.
+ */
 export function int(args: readonly Value[], i: number): number {
-  const v = at(args, i);
+  let v = at(args, i);
+  if (v instanceof NumLit) v = intLiteral(v, i);
   if (typeof v === 'number') {
     if (!Number.isInteger(v)) throw operandErrorText(i + 1, 'must be integer number but got floating-point number');
     return v;
@@ -35,9 +41,19 @@ export function int(args: readonly Value[], i: number): number {
   throw operandError(i + 1, 'number', v);
 }
 
-/** Any integer, exactly; OPA's BigIntOperand. */
+/**
+ * A literal's value as IntOperand reads it (json.Number.Int64 of its text), or OPA's floating-point
+ * operand error for argument index `i`: `-0` is an integer to it, `1.0` and `1e3` are not.
+ */
+export function intLiteral(v: NumLit, i: number): number | bigint {
+  if (!hasIntText(v)) throw operandErrorText(i + 1, 'must be integer number but got floating-point number');
+  return v.n;
+}
+
+/** Any integer value, exactly (`1e3` and `1.0` too: OPA's BigIntOperand goes through big.Float). */
 export function bigint(args: readonly Value[], i: number): bigint {
-  const v = at(args, i);
+  let v = at(args, i);
+  if (v instanceof NumLit) v = v.n;
   if (typeof v === 'bigint') return v;
   if (typeof v === 'number') {
     if (!Number.isInteger(v)) throw operandErrorText(i + 1, 'must be integer number but got floating-point number');
@@ -98,7 +114,6 @@ export function any(args: readonly Value[], i: number): Value {
 /** Throws OPA's type error unless the argument has one of the given type names. */
 export function oneOf(args: readonly Value[], i: number, ...expected: string[]): Value {
   const v = at(args, i);
-  const t = v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof RObject ? 'object' : v instanceof RSet ? 'set' : typeof v === 'bigint' ? 'number' : typeof v;
-  if (!expected.includes(t)) throw operandError(i + 1, expected, v);
+  if (!expected.includes(typeName(v))) throw operandError(i + 1, expected, v);
   return v;
 }

@@ -1,7 +1,7 @@
 /** array.concat, array.flatten, array.slice and array.reverse (OPA's topdown/array.go). */
 import { operandError, operandErrorText } from '../errors.js';
 import { T } from '../types.js';
-import type { Value } from '../value.js';
+import { NumLit, type Value } from '../value.js';
 import * as A from './args.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 
@@ -19,7 +19,8 @@ const decls: Record<string, Omit<BuiltinDecl, 'name'>> = {
  * `must be integer number` error.
  */
 function intOperand(args: readonly Value[], i: number): number {
-  const v = A.any(args, i);
+  let v = A.any(args, i);
+  if (v instanceof NumLit) v = A.intLiteral(v, i);
   if (typeof v === 'bigint') {
     // NB: OPA's int is 64 bits; beyond that it reports a floating-point operand.
     if (v > 9223372036854775807n || v < -9223372036854775808n) {

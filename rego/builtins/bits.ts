@@ -1,7 +1,7 @@
 /** Bitwise builtins on exact integers of any size (OPA's topdown/bits.go, big.Int semantics). */
 import { BuiltinError, operandError, operandErrorText } from '../errors.js';
 import { T } from '../types.js';
-import { normNum, type Value } from '../value.js';
+import { NumLit, normNum, type Value } from '../value.js';
 import * as A from './args.js';
 import type { BuiltinImpl, BuiltinRegistry } from './registry.js';
 
@@ -10,7 +10,8 @@ export const MAX_SHIFT_BITS = 1 << 24;
 
 /** OPA's IntOperand for the shift count: a (64-bit) integer that must not be negative. */
 function shiftCount(args: readonly Value[]): number {
-  const v = A.any(args, 1);
+  let v = A.any(args, 1);
+  if (v instanceof NumLit) v = A.intLiteral(v, 1);
   if (typeof v !== 'number' && typeof v !== 'bigint') throw operandError(2, 'number', v);
   if (typeof v === 'number' && !Number.isInteger(v)) {
     throw operandErrorText(2, 'must be integer number but got floating-point number');

@@ -5,7 +5,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { BuiltinError, operandError } from '../errors.js';
 import { T } from '../types.js';
-import { RObject, RSet, fromJS, type Value } from '../value.js';
+import { NumLit, RObject, RSet, fromJS, hasIntText, type Value } from '../value.js';
 import { obj, str } from './args.js';
 import { decodeStdBase64, pemDecode, toBytes } from './crypto-encoding.js';
 import { certsFromString, goErrors, keyPairJSON, privateKeysFromPEM } from './crypto-pem.js';
@@ -85,14 +85,18 @@ function verifyOptions(options: RObject, ctx: BuiltinContext): VerifyOptions {
         opts.dnsName = v.replace(/^"+|"+$/g, '');
         break;
       case 'CurrentTime': {
-        if (typeof v !== 'number' && typeof v !== 'bigint') throw new BuiltinError("'CurrentTime' should be a number");
-        if (typeof v === 'number' && !Number.isInteger(v)) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
-        const n = BigInt(v);
+        // NB: OPA reads the option with json.Number.Int64, which rejects a literal such as 1e18.
+        if (v instanceof NumLit && !hasIntText(v)) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
+        const t = v instanceof NumLit ? v.n : v;
+        if (typeof t !== 'number' && typeof t !== 'bigint') throw new BuiltinError("'CurrentTime' should be a number");
+        if (typeof t === 'number' && !Number.isInteger(t)) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
+        const n = BigInt(t);
         if (n < INT64_MIN || n > INT64_MAX) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
         opts.currentTimeNs = n;
         break;
       }
       case 'MaxConstraintComparisons':
+        if (v instanceof NumLit) throw new BuiltinError("'MaxConstraintComparisons' should be a valid number");
         if (typeof v !== 'number' && typeof v !== 'bigint') throw new BuiltinError("'MaxConstraintComparisons' should be a number");
         if (typeof v !== 'number' || !Number.isInteger(v)) throw new BuiltinError("'MaxConstraintComparisons' should be a valid number");
         break;

@@ -4,7 +4,7 @@
  * with encoding/json's error messages that keeps number text exact (json.Number).
  */
 import { BuiltinError } from '../errors.js';
-import { RObject, RSet, compareStrings, quoteGo, type Value } from '../value.js';
+import { NumLit, RObject, RSet, compareStrings, numberValue, quoteGo, type Value } from '../value.js';
 import { decimalToValue } from './numbers-float.js';
 import { JSON_ESCAPES } from '../value-json.js';
 
@@ -39,8 +39,9 @@ export function quoteJSON(s: string, escapeHTML = true): string {
   return `${out}${s.slice(start)}"`;
 }
 
-function numberText(n: number | bigint): string {
-  return String(n);
+/** json.Number keeps a literal's text: json.marshal(1.0) is `1.0`. */
+function numberText(n: number | bigint | NumLit): string {
+  return typeof n === 'object' ? n.text : String(n);
 }
 
 /** Object entries as Go sees them after ast.JSON: string keys, later duplicates winning. */
@@ -64,6 +65,7 @@ export function marshalJSON(v: Value): string {
     default:
       if (Array.isArray(v)) return `[${v.map(marshalJSON).join(',')}]`;
       if (v instanceof RSet) return `[${v.values().map(marshalJSON).join(',')}]`;
+      if (v instanceof NumLit) return numberText(v);
       return `{${stringKeyed(v)
         .map(([k, x]) => `${quoteJSON(k)}:${marshalJSON(x)}`)
         .join(',')}}`;
@@ -248,7 +250,7 @@ class Reader {
     const text = this.s.slice(start, this.i);
     const v = decimalToValue(text);
     if (v === undefined) throw new GoJSONError(`json: cannot represent number ${text}`);
-    return v;
+    return numberValue(text, v);
   }
 
   string(): string {

@@ -4,7 +4,7 @@
  * libyaml's scalar style rules (plain → single → double quotes, literal blocks for multi-line text)
  * and its folding of long scalars at 80 columns.
  */
-import { RObject, RSet, type Value } from '../value.js';
+import { NumLit, RObject, RSet, hasIntText, type Value } from '../value.js';
 import { marshalJSON } from './encoding-json.js';
 
 const BEST_WIDTH = 80;
@@ -24,6 +24,8 @@ function toNode(v: Value): Node {
   if (typeof v === 'bigint') return v >= INT64_MIN && v <= UINT64_MAX ? v : Number(v);
   if (Array.isArray(v)) return v.map(toNode);
   if (v instanceof RSet) return v.values().map(toNode);
+  // YAML reads a literal's JSON text `1.0` or `1e3` as a float.
+  if (v instanceof NumLit) return hasIntText(v) ? toNode(v.n) : Number(v.n);
   const m = new Map<string, Node>();
   for (const [k, x] of (v as RObject).entries()) m.set(typeof k === 'string' ? k : marshalJSON(k), toNode(x));
   return m;

@@ -5,7 +5,7 @@
  * Field first. NB: since a Field accepts almost any object, fragment objects decode as fields,
  * exactly as in OPA.
  */
-import { RObject, type Value } from '../value.js';
+import { NumLit, RObject, hasIntText, type Value } from '../value.js';
 import {
   ValueKind,
   type GArgument,
@@ -33,7 +33,7 @@ function jsonType(v: Value): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof NumLit) return 'number';
   return Array.isArray(v) ? 'array' : 'object';
 }
 
@@ -69,6 +69,7 @@ function bool(v: Value | undefined, where: string): boolean {
 
 function int(v: Value | undefined, where: string): number {
   if (v === undefined || v === null) return 0;
+  if (v instanceof NumLit && hasIntText(v)) v = v.n;
   if (typeof v !== 'number' || !Number.isInteger(v)) mismatch(v, where, 'int');
   return v;
 }

@@ -3,7 +3,7 @@
  * gojsonschema after ast.JSON), exact rationals for numeric keywords (big.Rat), the float64-normalized
  * JSON text gojsonschema compares const/enum/uniqueItems with, and Go's %v of a big.Float.
  */
-import { RObject, RSet, type Value } from '../value.js';
+import { NumLit, RObject, RSet, type Value } from '../value.js';
 import { marshalJSON, quoteJSON } from './encoding-json.js';
 import * as F from './numbers-float.js';
 
@@ -65,6 +65,8 @@ export function formatRational(r: Rational): string {
  */
 export function toJSONDoc(v: Value): Value {
   if (v === null || typeof v !== 'object') return v;
+  // gojsonschema reads numbers by value (json.Number through big.Rat): 1.0 is an integer to it.
+  if (v instanceof NumLit) return v.n;
   if (Array.isArray(v)) return v.map(toJSONDoc);
   if (v instanceof RSet) return v.values().map(toJSONDoc);
   const out = new RObject();

@@ -21,7 +21,7 @@ class LoadError extends Error {}
 function load(v: Value): Value {
   if (typeof v === 'string') {
     if (!validJSON(v)) throw new LoadError('invalid JSON string');
-    return unmarshalJSON(v);
+    return toJSONDoc(unmarshalJSON(v));
   }
   if (v instanceof RObject || Array.isArray(v)) return toJSONDoc(v);
   throw new LoadError('wrong type, expected string or object');

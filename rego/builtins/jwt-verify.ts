@@ -3,7 +3,7 @@
  * check against the constrained key(s) or secret, nested tokens, then iss/aud/exp/nbf.
  */
 import { BuiltinError } from '../errors.js';
-import { RObject, compareNumbers, type Value } from '../value.js';
+import { RObject, compareNumbers, numOf, isNumber, type Value } from '../value.js';
 import { keysFromCertOrJWK, verifyJWS, type JWSKey, type VerificationKey } from './jwt-keys.js';
 import { decodeHeader, decodeJWT, decodePayload, decodeSignature, parseTokenHeader, validHeader } from './jwt-token.js';
 import { decodeBase64URLLenient } from './crypto-encoding.js';
@@ -24,8 +24,8 @@ function stringConstraint(name: string, v: Value): string {
 }
 
 function timeFrom(v: Value): number {
-  if (typeof v !== 'number' && typeof v !== 'bigint') throw new BuiltinError('token time constraint: must be a number');
-  const t = Number(v);
+  if (!isNumber(v)) throw new BuiltinError('token time constraint: must be a number');
+  const t = Number(numOf(v));
   if (!Number.isFinite(t)) throw new BuiltinError('token time constraint: unvalid float64');
   if (t < 0) throw new BuiltinError('token time constraint: must not be negative');
   return t;
@@ -129,13 +129,13 @@ export function decodeVerify(jwt: Value, constraintsObj: RObject, nowNs: bigint)
   const nowSec = c.time / 1e9;
   const exp = payload.get('exp');
   if (exp !== undefined) {
-    if (typeof exp !== 'number' && typeof exp !== 'bigint') throw new BuiltinError('exp value must be a number');
-    if (compareNumbers(nowSec, exp) >= 0) return UNVERIFIED;
+    if (!isNumber(exp)) throw new BuiltinError('exp value must be a number');
+    if (compareNumbers(nowSec, numOf(exp)) >= 0) return UNVERIFIED;
   }
   const nbf = payload.get('nbf');
   if (nbf !== undefined) {
-    if (typeof nbf !== 'number' && typeof nbf !== 'bigint') throw new BuiltinError('nbf value must be a number');
-    if (compareNumbers(nowSec, nbf) < 0) return UNVERIFIED;
+    if (!isNumber(nbf)) throw new BuiltinError('nbf value must be a number');
+    if (compareNumbers(nowSec, numOf(nbf)) < 0) return UNVERIFIED;
   }
   return [true, header, payload];
 }

@@ -3,7 +3,7 @@
  * and keep the exact value of their text, as OPA keeps the text itself.
  */
 import { BuiltinError, operandError } from '../errors.js';
-import { quoteGo, type Value } from '../value.js';
+import { NumLit, numberValue, quoteGo, type Value } from '../value.js';
 import * as A from './args.js';
 import * as F from './numbers-float.js';
 
@@ -61,7 +61,7 @@ export function toNumberImpl(args: readonly Value[]): Value {
   const v = A.any(args, 0);
   if (v === null) return 0;
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (typeof v === 'number' || typeof v === 'bigint') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof NumLit) return v;
   if (typeof v !== 'string') throw operandError(1, ['null', 'boolean', 'number', 'string'], v);
   const lower = v.replace(/^[+-]+/, '').toLowerCase();
   if (lower === 'inf' || lower === 'infinity' || lower === 'nan') {
@@ -70,5 +70,9 @@ export function toNumberImpl(args: readonly Value[]): Value {
   const r = parseGoFloat(v);
   if (r === undefined) throw new BuiltinError(`strconv.ParseFloat: parsing ${quoteGo(v)}: invalid syntax`);
   if (r === 'range') throw new BuiltinError(`strconv.ParseFloat: parsing ${quoteGo(v)}: value out of range`);
-  return r;
+  // OPA returns json.Number(v): the string's own text, printed as it is (`to_number("1.0")` is 1.0).
+  // NB: only JSON's number syntax keeps it; Go-only forms (`+1`, `0x1p4`, `1_000`) would print invalid JSON.
+  return JSON_NUMBER.test(v) ? numberValue(v, r) : r;
 }
+
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;

@@ -6,7 +6,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { BuiltinError, operandError } from '../errors.js';
 import { T } from '../types.js';
-import { RSet, normNum, type Value } from '../value.js';
+import { RSet, isNumber, normNum, numOf, type NumLit, type Value } from '../value.js';
 import * as A from './args.js';
 import * as F from './numbers-float.js';
 import { toNumberImpl } from './numbers-parse.js';
@@ -14,6 +14,8 @@ import { MAX_RESULT_ELEMENTS, chargeElements } from './limits.js';
 import type { BuiltinContext, BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 
 export type Num = number | bigint;
+/** An arithmetic result: a float keeps OPA's text where it is not the double's own (F.toNumber). */
+type Result = number | bigint | NumLit;
 
 const N = T.number;
 const numOrSet = T.anyOf(N, T.set());
@@ -58,6 +60,18 @@ const sumExact = (a: number, b: number): boolean => dyadic(a) && dyadic(b);
 const productExact = (a: number, b: number): boolean =>
   dyadic(a) && dyadic(b) && Number.isSafeInteger(a * 1024 * (b * 1024));
 
+/**
+ * Whether a fraction prints as OPA prints it: `String(r)` is r's exact decimal expansion (so it is
+ * Go's 64-bit shortest text too: r has no more fraction bits than the text has digits), and Go's %g
+ * does not switch to an exponent (below 1e-4, from 1e6 on). Otherwise the float path makes the text.
+ */
+function printsAsOPA(r: number): boolean {
+  const m = Math.abs(r);
+  if (m < 1e-4 || m >= 1e6) return false;
+  const s = String(r);
+  return Number.isInteger(r * 2 ** (s.length - s.indexOf('.') - 1));
+}
+
 type FloatOp = (x: F.BigFloat, y: F.BigFloat) => F.BigFloat;
 
 function arith(
@@ -67,28 +81,31 @@ function arith(
   fast: (x: number, y: number) => number,
   fastIsExact: (x: number, y: number) => boolean,
   float: FloatOp,
-): Num {
+): Result {
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isInteger(a) && Number.isInteger(b)) {
       const r = fast(a, b);
       return Number.isSafeInteger(r) ? r : normNum(exact(BigInt(a), BigInt(b)));
     }
-    if (fastIsExact(a, b)) return normNum(fast(a, b));
+    if (fastIsExact(a, b)) {
+      const r = fast(a, b);
+      if (Number.isInteger(r) || printsAsOPA(r)) return normNum(r);
+    }
   } else if (isIntegral(a) && isIntegral(b)) {
     return normNum(exact(big(a), big(b)));
   }
-  return F.toValue(float(F.fromValue(a), F.fromValue(b)));
+  return F.toNumber(float(F.fromValue(a), F.fromValue(b)));
 }
 
-export function plus(a: Num, b: Num): Num {
+export function plus(a: Num, b: Num): Result {
   return arith(a, b, (x, y) => x + y, (x, y) => x + y, sumExact, (x, y) => F.add(x, y));
 }
 
-export function minus(a: Num, b: Num): Num {
+export function minus(a: Num, b: Num): Result {
   return arith(a, b, (x, y) => x - y, (x, y) => x - y, sumExact, (x, y) => F.sub(x, y));
 }
 
-export function mul(a: Num, b: Num): Num {
+export function mul(a: Num, b: Num): Result {
   return arith(a, b, (x, y) => x * y, (x, y) => x * y, productExact, (x, y) => F.mul(x, y));
 }
 
@@ -97,12 +114,12 @@ function isZeroNum(n: Num): boolean {
 }
 
 /** Division is exact only for integers that divide; everything else is a 64-bit float quotient. */
-export function div(a: Num, b: Num): Num {
+export function div(a: Num, b: Num): Result {
   if (isZeroNum(b)) throw new BuiltinError('divide by zero');
   if (typeof a === 'number' && typeof b === 'number' && Number.isInteger(a) && Number.isInteger(b) && a % b === 0) {
     return normNum(a / b);
   }
-  return F.toValue(F.quo(F.fromValue(a), F.fromValue(b)));
+  return F.toNumber(F.quo(F.fromValue(a), F.fromValue(b)));
 }
 
 /** Remainder with the dividend's sign (Go's % and big.Int.Rem); integers only. */
@@ -121,16 +138,16 @@ function smallInt(n: Num): n is number {
 }
 
 /** abs: ints in the int32 window directly, anything else through a 64-bit float. */
-function unary(n: Num, small: (x: number) => number, float: (x: F.BigFloat) => F.BigFloat): Num {
+function unary(n: Num, small: (x: number) => number, float: (x: F.BigFloat) => F.BigFloat): Result {
   if (smallInt(n)) return normNum(small(n));
   // Safe integers survive the 64-bit float exactly; only bigints can be rounded there.
   if (typeof n === 'number' && Number.isInteger(n)) return normNum(small(n));
-  return F.toValue(float(F.fromValue(n)));
+  return F.toNumber(float(F.fromValue(n)));
 }
 
 const HALF = F.fromDecimal('0.5');
 
-export function abs(n: Num): Num {
+export function abs(n: Num): Result {
   return unary(n, Math.abs, F.abs);
 }
 
@@ -169,20 +186,20 @@ export function floor(n: Num): Num {
 // ---------------------------------------------------------------------------------------------
 // Builtin wrappers.
 
-function binary(op: (a: Num, b: Num) => Num): BuiltinImpl {
+function binary(op: (a: Num, b: Num) => Result): BuiltinImpl {
   return (args) => op(A.num(args, 0), A.num(args, 1));
 }
 
-function unaryImpl(op: (a: Num) => Num): BuiltinImpl {
+function unaryImpl(op: (a: Num) => Result): BuiltinImpl {
   return (args) => op(A.num(args, 0));
 }
 
 /** `-` on numbers or sets (set difference); OPA's builtinMinus error order. */
 function minusImpl(args: readonly Value[]): Value {
   const [a, b] = [A.any(args, 0), A.any(args, 1)];
-  const an = typeof a === 'number' || typeof a === 'bigint';
-  const bn = typeof b === 'number' || typeof b === 'bigint';
-  if (an && bn) return minus(a, b);
+  const an = isNumber(a);
+  const bn = isNumber(b);
+  if (an && bn) return minus(numOf(a), numOf(b));
   if (a instanceof RSet && b instanceof RSet) return setDiff(a, b);
   if (!an && !(a instanceof RSet)) throw operandError(1, ['number', 'set'], a);
   if (bn) throw operandError(2, 'set', b);

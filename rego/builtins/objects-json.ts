@@ -5,7 +5,7 @@
  */
 import { operandErrorText, operandError } from '../errors.js';
 import { T } from '../types.js';
-import { RObject, RSet, keyOf, typeName, type Value } from '../value.js';
+import { NumLit, RObject, RSet, keyOf, typeName, type Value } from '../value.js';
 import * as A from './args.js';
 import type { BuiltinRegistry } from './registry.js';
 
@@ -77,7 +77,7 @@ export function pathsToTree(paths: readonly Value[][]): PathTree {
 export function filterValue(v: Value, filter: Value): Value {
   if (filter === null) return v;
   if (!(filter instanceof RObject)) return v;
-  if (v === null || typeof v !== 'object') return v;
+  if (v === null || typeof v !== 'object' || v instanceof NumLit) return v;
   if (Array.isArray(v)) {
     const out: Value[] = [];
     for (let i = 0; i < v.length; i++) {
@@ -109,7 +109,7 @@ export function removePaths(v: Value, paths: Value | undefined): Value | undefin
   if (paths === undefined) return v;
   if (paths === null) return undefined;
   if (!(paths instanceof RObject)) return v;
-  if (v === null || typeof v !== 'object') return v;
+  if (v === null || typeof v !== 'object' || v instanceof NumLit) return v;
   if (Array.isArray(v)) {
     const out: Value[] = [];
     for (let i = 0; i < v.length; i++) {

@@ -5,7 +5,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { BuiltinError, operandError, operandErrorText } from '../errors.js';
 import { T } from '../types.js';
-import { RObject, RSet, toJSONText, toRegoText, type Value } from '../value.js';
+import { NumLit, RObject, RSet, hasIntText, toJSONText, toRegoText, type Value } from '../value.js';
 import { parseURL } from './crypto-x509-san.js';
 import { formatTime } from './time-format.js';
 import { UTC } from './time-zone.js';
@@ -155,8 +155,9 @@ function signReq(args: readonly Value[]): Value {
   const cfg = objectArg(args, 1);
   validateConfig(cfg);
   const ts = args[2]!;
-  if (typeof ts !== 'number' && typeof ts !== 'bigint') throw operandError(1, 'number', ts);
-  const int64 = typeof ts === 'bigint' ? ts : Number.isInteger(ts) ? BigInt(ts) : undefined;
+  if (typeof ts !== 'number' && typeof ts !== 'bigint' && !(ts instanceof NumLit)) throw operandError(1, 'number', ts);
+  // NB: OPA reads the timestamp with json.Number.Int64, so `-1e9` is no timestamp (a conformance case).
+  const int64 = ts instanceof NumLit ? (hasIntText(ts) ? BigInt(ts.n) : undefined) : typeof ts === 'bigint' ? ts : Number.isInteger(ts) ? BigInt(ts) : undefined;
   if (int64 === undefined || int64 < -(1n << 63n) || int64 >= 1n << 63n) {
     throw operandErrorText(3, 'could not convert time_ns value into a unix timestamp');
   }

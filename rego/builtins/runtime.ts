@@ -7,7 +7,7 @@ import { BuiltinError, RegoParseError } from '../errors.js';
 import { moduleJSON } from '../syntax/ast-json.js';
 import { parseModule } from '../syntax/module.js';
 import { T } from '../types.js';
-import { RObject, RSet, equal, toRegoText, type Value } from '../value.js';
+import { NumLit, RObject, RSet, equal, toRegoText, type Value } from '../value.js';
 import { arr, str } from './args.js';
 import type { BuiltinRegistry } from './registry.js';
 
@@ -58,7 +58,7 @@ function printLines(parts: readonly Value[]): string[] {
     }
     const p = parts[i]!;
     if (!(p instanceof RSet)) {
-      if (p !== null && typeof p === 'object') throw new BuiltinError(`illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`);
+      if (p !== null && typeof p === 'object' && !(p instanceof NumLit)) throw new BuiltinError(`illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`);
       buf[i] = show(p);
       rec(i + 1);
       return;
@@ -84,7 +84,7 @@ function templateString(parts: readonly Value[]): string {
       if (p.size === 0) s += '<undefined>';
       else if (p.size === 1) s += show(p.values()[0]!);
       else throw new BuiltinError('template-strings must not produce multiple outputs');
-    } else if (p !== null && typeof p === 'object') {
+    } else if (p !== null && typeof p === 'object' && !(p instanceof NumLit)) {
       throw new BuiltinError(`illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`);
     } else s += show(p);
   }

@@ -8,7 +8,7 @@
  */
 import { operandError } from '../errors.js';
 import { T } from '../types.js';
-import { toRegoText, type Value } from '../value.js';
+import { NumLit, hasIntText, toRegoText, type Value } from '../value.js';
 import { str } from './args.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 import { goSprintf, type GoArg } from './sprintf-go.js';
@@ -32,6 +32,8 @@ export function toGoArg(v: Value): GoArg {
     case 'string':
       return { t: 'string', v };
     default:
+      // NB: OPA hands a number that json.Number.Int64 and big.Int cannot parse (`1.0`, `1e3`) to fmt as float64.
+      if (v instanceof NumLit) return hasIntText(v) ? intArg(BigInt(v.text)) : { t: 'float', v: Number(v.n) };
       return { t: 'string', v: toRegoText(v) };
   }
 }

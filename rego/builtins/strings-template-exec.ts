@@ -5,7 +5,7 @@
  * a missing map key an error.
  */
 import { BuiltinError } from '../errors.js';
-import { RObject, RSet, toRegoText, type Value } from '../value.js';
+import { NumLit, RObject, RSet, toRegoText, type Value } from '../value.js';
 import { formatFloat } from './sprintf-float.js';
 import { goSprintf, type GoArg } from './sprintf-go.js';
 import type { Arg, Pipe, TNode, Where } from './strings-template.js';
@@ -26,6 +26,7 @@ type GV = null | boolean | string | JNum | Lit | GV[] | Map<string, GV>;
 function fromValue(v: Value): GV {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'bigint') return new JNum(String(v));
+  if (v instanceof NumLit) return new JNum(v.text);
   if (Array.isArray(v)) return v.map(fromValue);
   if (v instanceof RSet) return v.values().map(fromValue);
   const m = new Map<string, GV>();

@@ -4,7 +4,7 @@
  */
 import { BuiltinError, operandElementError, operandError, operandErrorText } from '../errors.js';
 import { T, type Type } from '../types.js';
-import { RObject, RSet, type Value } from '../value.js';
+import { NumLit, RObject, RSet, type Value } from '../value.js';
 import { int, num, obj, str } from './args.js';
 import type { BuiltinContext, BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 import { MAX_RESULT_CHARS, chargeChars, textUnits } from './limits.js';
@@ -88,7 +88,8 @@ const concat: BuiltinImpl = (args, ctx) => {
 const formatInt: BuiltinImpl = (args) => {
   const x = num(args, 0);
   const base = num(args, 1);
-  const radix = typeof base === 'number' ? base : Number.NaN;
+  // NB: OPA matches the base by its text, so `16.0` is not a base.
+  const radix = typeof base === 'number' && !(args[1] instanceof NumLit) ? base : Number.NaN;
   if (radix !== 2 && radix !== 8 && radix !== 10 && radix !== 16) {
     throw operandErrorText(2, 'must be one of {2, 8, 10, 16}');
   }

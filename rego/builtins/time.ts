@@ -4,7 +4,7 @@
  */
 import { BuiltinError, operandError } from '../errors.js';
 import { T } from '../types.js';
-import { normNum, type Value } from '../value.js';
+import { NumLit, normNum, type Value } from '../value.js';
 import { int, str } from './args.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 import {
@@ -65,6 +65,7 @@ function zonedTime(args: readonly Value[], i: number): ZonedTime {
   if (Array.isArray(a)) {
     if (a.length === 0) throw operandError(i + 1, TZ_EXPECTED, a);
     n = a[0]!;
+    if (n instanceof NumLit) n = n.n;
     if (typeof n !== 'number' && typeof n !== 'bigint') throw operandError(i + 1, 'number', n);
     if (a.length > 1) {
       const tz = a[1]!;
@@ -76,8 +77,8 @@ function zonedTime(args: readonly Value[], i: number): ZonedTime {
       if (typeof l !== 'string') throw operandError(i + 1, 'string', l);
       layout = l;
     }
-  } else if (typeof a === 'number' || typeof a === 'bigint') {
-    n = a;
+  } else if (typeof a === 'number' || typeof a === 'bigint' || a instanceof NumLit) {
+    n = a instanceof NumLit ? a.n : a;
   } else {
     throw operandError(i + 1, TZ_EXPECTED, a);
   }

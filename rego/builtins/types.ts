@@ -1,12 +1,12 @@
 /** Type predicates (is_*), type_name, and the casts deprecated since OPA v0.13 (cast_*). */
 import { operandError } from '../errors.js';
 import { T, type Type } from '../types.js';
-import { RObject, RSet, typeName, type Value } from '../value.js';
+import { RObject, RSet, isNumber, typeName, type Value } from '../value.js';
 import * as A from './args.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 
 const predicates: Record<string, (v: Value) => boolean> = {
-  is_number: (v) => typeof v === 'number' || typeof v === 'bigint',
+  is_number: isNumber,
   is_string: (v) => typeof v === 'string',
   is_boolean: (v) => typeof v === 'boolean',
   is_array: (v) => Array.isArray(v),

@@ -6,6 +6,7 @@ import type { Builtin, BuiltinRegistry } from '../builtins/registry.js';
 import type { Location } from '../errors.js';
 import { callIR, exprIR, ruleIR, termIR, type BodyIR, type CallIR, type ExprIR, type IterIR, type LogicIR, type NodeIR, type RuleIR, type TermIR, type WithIR } from '../eval/ir.js';
 import type { Expr, LogicNode, Term } from '../syntax/ast.js';
+import { scalarValue } from '../syntax/parser-scalars.js';
 import { callName } from '../syntax/walk.js';
 import { RObject, RSet, type Value } from '../value.js';
 import { ruleRef, type PlacedRule } from './tree.js';
@@ -66,7 +67,7 @@ export class Lowerer {
   private termOf(t: Term): TermIR {
     switch (t.type) {
       case 'scalar':
-        return { k: 'c', v: t.value };
+        return { k: 'c', v: scalarValue(t) };
       case 'var':
         return { k: 'v', s: this.slots.slot(t.name), n: t.name };
       case 'ref': {

@@ -5,6 +5,7 @@
  */
 import { RObject, type Value } from '../value.js';
 import type { Expr, LogicNode, Module, Rule, Term, With } from './ast.js';
+import { scalarValue } from './parser-scalars.js';
 
 function obj(entries: [string, Value | undefined][]): RObject {
   const o = new RObject();
@@ -26,7 +27,7 @@ export function termJSON(t: Term): Value {
       if (v === null) return typed('null', null);
       if (typeof v === 'boolean') return typed('boolean', v);
       if (typeof v === 'string') return typed('string', v);
-      return typed('number', v);
+      return typed('number', scalarValue(t));
     }
     case 'var':
       return typed('var', t.name);

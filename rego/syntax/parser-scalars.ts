@@ -2,8 +2,8 @@
  * Scalars: vars (with `_` wildcards), numbers (exact beyond 2^53), strings, raw strings and
  * template strings (`$"…{expr}…"`, whose embedded expressions are full literals).
  */
-import { normNum } from '../value.js';
-import type { Expr, Term } from './ast.js';
+import { normNum, numberValue, type Value } from '../value.js';
+import type { Expr, ScalarTerm, Term } from './ast.js';
 import { ParserBase } from './parser-base.js';
 
 export abstract class ScalarParser extends ParserBase {
@@ -136,6 +136,16 @@ function templateExprProblem(e: Expr): string | undefined {
  * Converts a number literal to a value: exact bigint for large integers, double otherwise.
  * `undefined` for numbers OPA rejects as too big.
  */
+/**
+ * A scalar's value; a number literal keeps its text where it is not the number's own (`1.0`, `1e3`),
+ * as OPA's json.Number does. NB: `.5` is kept as `0.5`: OPA keeps `.5`, which its JSON encoder rejects.
+ */
+export function scalarValue(t: ScalarTerm): Value {
+  const v = t.value;
+  if (t.text === undefined || (typeof v !== 'number' && typeof v !== 'bigint')) return v;
+  return numberValue(t.text.replace(/^(-?)\./, '$10.'), v);
+}
+
 export function numberFromText(text: string): number | bigint | undefined {
   if (/^-?\d+$/.test(text)) {
     if (text.replace('-', '').length > 1000) return undefined;
