@@ -4,9 +4,45 @@ import { commonColumns, defineKind } from './kind.js';
 
 /** Surfaces a policy can apply to. */
 export const policySurface = z
-  .enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel'])
-  .describe('a surface policies apply to: pre-check, llm, mcp, plan or parallel');
+  .enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel', 'llm_output'])
+  .describe(
+    'a surface policies apply to: pre-check, llm, mcp, plan, parallel, or llm_output (the provider\'s answer text and tool-call arguments; opt-in: only policies that name it)',
+  );
 export type PolicySurface = z.infer<typeof policySurface>;
+
+/**
+ * The output surface. NB: opt-in, unlike the others: a policy with no `scope.surfaces` applies to every input
+ * surface but not to this one (a pack written for prompts would otherwise block answers that quote them).
+ */
+export const LLM_OUTPUT_SURFACE = 'llm_output' satisfies PolicySurface;
+
+/** PII detector kinds of runtime/redact/pii.ts (a test keeps the two lists equal). */
+export const PII_REDACTION_KINDS = [
+  'us_ssn', 'payment_card', 'iban', 'passport', 'aadhaar', 'india_pan', 'uk_nino', 'canada_sin', 'spain_dni', 'email', 'phone',
+] as const;
+/** Secret detector kinds of runtime/redact/secrets.ts (a test keeps the two lists equal). */
+export const SECRET_REDACTION_KINDS = [
+  'private_key', 'url_credentials', 'slack_webhook', 'aws_secret_key', 'aws_access_key', 'google_api_key', 'google_oauth_token',
+  'github_token', 'gitlab_token', 'slack_token', 'stripe_key', 'npm_token', 'sendgrid_key', 'anthropic_api_key', 'openai_api_key',
+  'azure_client_secret', 'azure_storage_key', 'azure_sas_token', 'azure_api_key', 'jwt', 'bearer_token', 'password',
+] as const;
+
+/** A detector kind, or `pii` / `secrets`: every PII / secret kind. */
+export const redactionKind = z
+  .enum(['pii', 'secrets', ...PII_REDACTION_KINDS, ...SECRET_REDACTION_KINDS])
+  .describe('a detector kind (us_ssn, payment_card, email, github_token, ...), or pii / secrets for every PII / secret kind');
+export type RedactionKind = z.infer<typeof redactionKind>;
+
+/** The detector kinds a `spec.redact.kinds` list stands for, shorthands expanded, in list order without repeats. */
+export function expandRedactionKinds(kinds: readonly RedactionKind[]): string[] {
+  const out = new Set<string>();
+  for (const k of kinds) {
+    if (k === 'pii') PII_REDACTION_KINDS.forEach((x) => out.add(x));
+    else if (k === 'secrets') SECRET_REDACTION_KINDS.forEach((x) => out.add(x));
+    else out.add(k);
+  }
+  return [...out];
+}
 
 export const policySpec = z
   .object({
@@ -20,9 +56,18 @@ export const policySpec = z
     priority: z.number().int().min(0).max(10000).default(100).describe('higher priorities are evaluated first'),
     enabled: z.boolean().default(true).describe('false keeps the policy in place without evaluating it'),
     action: z
-      .enum(['block', 'warn', 'log'])
+      .enum(['block', 'warn', 'log', 'redact'])
       .default('block')
-      .describe('what a deny result does: block the request, add a warning to the answer, or only log it'),
+      .describe(
+        'what a deny result does: block the request, add a warning to the answer, or only log it; redact (llm_output only, no Rego) masks the spec.redact kinds in the answer',
+      ),
+    redact: z
+      .object({
+        kinds: z.array(redactionKind).min(1).max(64).describe('detector kinds to mask as [REDACTED:<kind>]; pii and secrets stand for every kind of the family'),
+      })
+      .strict()
+      .optional()
+      .describe('with action redact (and only then): what to mask in the provider\'s answer and tool-call arguments'),
     rego: z
       .string()
       .max(1_048_576)
@@ -56,7 +101,10 @@ export const policySpec = z
       .describe('precompiled OPA wasm policy, as an alternative to rego'),
     scope: z
       .object({
-        surfaces: z.array(policySurface).optional().describe('surfaces the policy applies to; empty or absent: every surface'),
+        surfaces: z
+          .array(policySurface)
+          .optional()
+          .describe('surfaces the policy applies to; empty or absent: every surface but llm_output (redact policies: llm_output only)'),
         tenants: z.array(z.string().min(1)).optional().describe('tenants (client organizations) the policy applies to; empty or absent: every tenant'),
         organizations: z
           .array(z.string().min(1))
@@ -101,7 +149,7 @@ export const Policy = defineKind({
   singular: 'policy',
   // NB: not `pol`: Kyverno's Policy owns it (and the plural `policies`; `kubectl get policies.steward.dev` is exact).
   shortNames: ['stwpol'],
-  description: 'A Rego (or precompiled OPA wasm) policy evaluated by the runtimes.',
+  description: 'A Rego (or precompiled OPA wasm) policy evaluated by the runtimes, or a redact policy over LLM output.',
   spec: policySpec,
   status: policyStatus,
   printerColumns: [

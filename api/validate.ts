@@ -35,7 +35,28 @@ const RULES: Partial<Record<KindName, Rule[]>> = {
   ],
   Policy: [
     (s) =>
-      (s.rego === undefined) === (s.wasm === undefined)
+      s.action === 'redact' && (s.rego !== undefined || s.wasm !== undefined)
+        ? {
+            field: s.rego !== undefined ? 'spec.rego' : 'spec.wasm',
+            message: 'a redact policy has no spec.rego or spec.wasm: its detectors (spec.redact.kinds) are its rule',
+          }
+        : undefined,
+    (s) =>
+      s.action === 'redact' && s.redact === undefined
+        ? { field: 'spec.redact', message: 'spec.redact.kinds is required with action redact' }
+        : undefined,
+    (s) =>
+      s.action !== 'redact' && s.redact !== undefined
+        ? { field: 'spec.redact', message: 'spec.redact is only allowed with action redact' }
+        : undefined,
+    (s) => {
+      const other = ((s.scope as { surfaces?: string[] } | undefined)?.surfaces ?? []).find((x) => x !== 'llm_output');
+      return s.action === 'redact' && other !== undefined
+        ? { field: 'spec.scope.surfaces', message: `a redact policy applies to llm_output only, not ${other}` }
+        : undefined;
+    },
+    (s) =>
+      s.action !== 'redact' && (s.rego === undefined) === (s.wasm === undefined)
         ? { field: 'spec.rego', message: 'exactly one of spec.rego or spec.wasm must be set' }
         : undefined,
     (s) => {

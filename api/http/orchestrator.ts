@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { timestamp } from './common.js';
 import { jsonObject, safeText } from './safe.js';
+import { policySurface } from '../policy.js';
 
 export const orchestratorHealth = z.object({
   status: z.enum(['healthy', 'unhealthy']),
@@ -130,7 +131,7 @@ export const dynamicPolicy = z.object({
   regoVersion: z.enum(['v0', 'v1']).optional(),
   action: z.enum(['block', 'warn', 'log']).default('block'),
   scope: z
-    .object({ surfaces: z.array(z.enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel'])).max(5).optional(), tenants: z.array(safeText().min(1).max(253)).max(100).optional() })
+    .object({ surfaces: z.array(policySurface).max(policySurface.options.length).optional(), tenants: z.array(safeText().min(1).max(253)).max(100).optional() })
     .optional(),
 });
 

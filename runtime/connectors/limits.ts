@@ -1,6 +1,6 @@
 import { ConnectorError } from './errors.js';
 import type { EffectiveLimits } from './options.js';
-import { redactValue, type RedactionCounts } from './redact/redact.js';
+import { redactValue, type RedactionCounts } from '../redact/index.js';
 import type { Row } from './types.js';
 
 /** Cuts rows at `maxRows` and at `maxResultBytes` of JSON; the flag says whether anything was cut. */

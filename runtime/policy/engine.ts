@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { policySurface, type PolicyResource } from '../../api/index.js';
+import { expandRedactionKinds, LLM_OUTPUT_SURFACE, policySurface, type PolicyResource } from '../../api/index.js';
 import { PolicySetCache } from '../../rego/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource } from '../source/index.js';
@@ -73,6 +73,10 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   private states: PolicyLoadState[] = [];
   /** What each policy's last rebuild saw: a status-only change (another writer) recompiles nothing. */
   private seen = new Map<string, unknown>();
+  /** Enabled redact policies (no Rego: the detectors of runtime/redact are their rule). */
+  private redactDocs: PolicyResource[] = [];
+  /** redactKinds() per organization × tenant key, emptied by every rebuild (it is called per request). */
+  private redactCache = new Map<string, readonly string[]>();
   private readonly compiledListeners = new Set<(states: readonly PolicyLoadState[]) => void>();
   private readonly sets = new PolicySetCache(256);
   /**
@@ -126,9 +130,35 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     return this.failureLog.counts();
   }
 
-  /** Names of the policies in force. */
+  /** Names of the policies in force (redact policies included). */
   active(): string[] {
-    return this.loaded.map((l) => l.doc.metadata.name);
+    return [...this.loaded.map((l) => l.doc.metadata.name), ...this.redactDocs.map((d) => d.metadata.name)];
+  }
+
+  /**
+   * The detector kinds to mask in the provider's answer for this caller: the union of the kinds of the enabled
+   * redact policies in scope (they apply to llm_output only), shorthands expanded. Cached per policy-set version.
+   */
+  redactKinds(scope: PolicyScope): readonly string[] {
+    if (scope.surface !== LLM_OUTPUT_SURFACE || this.redactDocs.length === 0) return NO_KINDS;
+    const key = `${scope.organizationId ?? ''}\u0000${scope.tenantId ?? ''}`;
+    let kinds = this.redactCache.get(key);
+    if (!kinds) {
+      const set = new Set<string>();
+      for (const doc of this.redactDocs) {
+        if (inScope(doc, scope)) for (const k of expandRedactionKinds(doc.spec.redact?.kinds ?? [])) set.add(k);
+      }
+      kinds = Object.freeze([...set]);
+      // NB: bounded: caller-chosen tenants that no policy names all map to the same answer, but still get a key
+      if (this.redactCache.size >= 1024) this.redactCache.clear();
+      this.redactCache.set(key, kinds);
+    }
+    return kinds;
+  }
+
+  /** Whether some Rego policy (block, warn or log) applies to this scope: false lets callers skip `evaluate`. */
+  hasPolicies(scope: PolicyScope): boolean {
+    return this.planFor(scope).key !== EMPTY_PLAN_KEY;
   }
 
   /** Resolves once the isolation workers hold the current policies. */
@@ -233,12 +263,19 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     const problems: { policy: string; message: string }[] = [];
     const states: PolicyLoadState[] = [];
     const seen = new Map<string, unknown>();
+    const redactDocs: PolicyResource[] = [];
     for (const doc of this.options.source.list('Policy')) {
       const name = doc.metadata.name;
       const key = policyKey(doc);
       seen.set(key, compiledPart(doc));
       const state = { namespace: doc.metadata.namespace ?? 'default', name, generation: doc.metadata.generation ?? 0 };
       if (!doc.spec.enabled) {
+        states.push({ ...state, loaded: true });
+        continue;
+      }
+      if (doc.spec.action === 'redact') {
+        // validated by the api rules: no Rego, kinds listed, scope llm_output only
+        redactDocs.push(doc);
         states.push({ ...state, loaded: true });
         continue;
       }
@@ -269,6 +306,8 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.states = states;
     this.loaded = next;
     this.compileProblems = problems;
+    this.redactDocs = redactDocs;
+    this.redactCache = new Map();
     this.compileScopes();
     this.failureLog.retain(next.map((l) => l.doc.metadata.name));
     // The warm-up fills the shared regex cache.
@@ -330,9 +369,20 @@ function policyName(module: string): string {
   return module.endsWith('.rego') ? module.slice(0, -5) : module;
 }
 
+const NO_KINDS: readonly string[] = Object.freeze([]);
+const EMPTY_PLAN_KEY = planKey([]);
+
+/**
+ * Scope matching. NB: llm_output is opt-in: a policy without `scope.surfaces` applies to every input surface but
+ * not to the answer, unless it is a redact policy (which applies to llm_output only, and by default).
+ */
 function inScope(doc: PolicyResource, scope: PolicyScope): boolean {
   const s = doc.spec.scope;
-  if (s?.surfaces?.length && !s.surfaces.includes(scope.surface)) return false;
+  if (s?.surfaces?.length) {
+    if (!s.surfaces.includes(scope.surface)) return false;
+  } else if ((scope.surface === LLM_OUTPUT_SURFACE) !== (doc.spec.action === 'redact')) {
+    return false;
+  }
   if (s?.tenants?.length && (scope.tenantId === undefined || !s.tenants.includes(scope.tenantId))) return false;
   if (s?.organizations?.length && (scope.organizationId === undefined || !s.organizations.includes(scope.organizationId))) return false;
   return true;

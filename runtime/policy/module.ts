@@ -6,10 +6,11 @@ export const WASM_NOT_EVALUATED = 'wasm bundles are not evaluated by the gateway
 
 /**
  * The Rego module of a Policy document, named `<policy>.rego` so that its errors read `<policy>.rego:3:7` in the
- * log, on /health and in `steward validate` alike; undefined for a wasm-only policy.
+ * log, on /health and in `steward validate` alike; undefined for a wasm-only or redact policy.
  */
 export function policyModule(doc: PolicyResource): PolicyModule | undefined {
-  if (doc.spec.rego === undefined) return undefined;
+  // NB: a redact policy has no module (validation refuses one): the engine keeps it apart
+  if (doc.spec.rego === undefined || doc.spec.action === 'redact') return undefined;
   return { name: `${doc.metadata.name}.rego`, source: doc.spec.rego, regoVersion: doc.spec.regoVersion, priority: doc.spec.priority, action: doc.spec.action };
 }
 

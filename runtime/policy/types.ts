@@ -48,6 +48,13 @@ export interface PolicyEvaluator {
   active(): readonly string[];
   /** Names and compile errors of policies that could not be loaded. */
   problems(): readonly { policy: string; message: string }[];
+  /**
+   * Detector kinds (runtime/redact) to mask in the provider's answer for this scope: the union of the enabled
+   * redact policies in scope; empty unless `scope.surface` is llm_output. Cheap (cached per policy-set version).
+   */
+  redactKinds(scope: PolicyScope): readonly string[];
+  /** Whether some Rego policy applies to the scope; false: `evaluate` would approve without evaluating anything. */
+  hasPolicies(scope: PolicyScope): boolean;
   /** Policies that keep failing (the /health rule). */
   failing(): readonly FailingPolicy[];
   /** Failures since start per policy and class (the Prometheus counter). */

@@ -14,6 +14,7 @@ describe('compiledCondition', () => {
     { name: 'refuses a wasm bundle that is not base64', spec: { wasm: { bundleBase64: 'not base64!', entrypoint: 'x/deny' } }, status: 'False', reason: 'CompileFailed' },
     { name: 'refuses a wasm section without a bundle', spec: { wasm: { entrypoint: 'x/deny' } }, status: 'False', reason: 'CompileFailed' },
     { name: 'refuses a Policy with neither rego nor wasm', spec: {}, status: 'False', reason: 'CompileFailed' },
+    { name: 'accepts a redact policy, whose rule is its detectors', spec: { action: 'redact' as const, redact: { kinds: ['payment_card' as const] } }, status: 'True', reason: 'CompileSucceeded' },
   ])('$name', ({ spec, status, reason }) => {
     const error = spec.rego === undefined ? undefined : compileError('p', spec.rego, 'v1');
     expect(compiledCondition(spec, 'p.rego', error)).toMatchObject({ type: 'Compiled', status, reason });

@@ -13,8 +13,12 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * `Compiled` from the spec and the compile error (undefined: compiled). A wasm bundle is not compiled by the
  * operator: it only has to be there.
  */
-export function compiledCondition(spec: Pick<PolicySpec, 'rego' | 'wasm'>, module: string, error: string | undefined): ConditionInput {
+export function compiledCondition(spec: Pick<PolicySpec, 'rego' | 'wasm'> & Partial<Pick<PolicySpec, 'action' | 'redact'>>, module: string, error: string | undefined): ConditionInput {
   const failed = (message: string): ConditionInput => ({ type: ConditionType.Compiled, status: 'False', reason: Reason.CompileFailed, message });
+  // A redact policy has no code: its rule is the detectors it names (validated with the spec).
+  if (spec.action === 'redact') {
+    return { type: ConditionType.Compiled, status: 'True', reason: Reason.CompileSucceeded, message: `redacts ${spec.redact?.kinds.join(', ') ?? 'nothing'} (detectors, nothing to compile)` };
+  }
   if (spec.rego !== undefined) {
     if (error !== undefined) return failed(error);
     return { type: ConditionType.Compiled, status: 'True', reason: Reason.CompileSucceeded, message: `${module} compiled` };

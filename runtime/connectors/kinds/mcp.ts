@@ -7,7 +7,7 @@ import { Backoff, capRows, redactRows, withTimeout } from '../limits.js';
 import { splitCredentials } from '../net/auth.js';
 import { GuardedHttp } from '../net/client.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
-import { redactValue, type RedactionCounts } from '../redact/redact.js';
+import { redactValue, type RedactionCounts } from '../../redact/index.js';
 import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
 import { ConnectorBase } from './base.js';
 import { VERSION } from '../../../platform/version.js';

@@ -104,7 +104,8 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
       type: patch.type ?? s.type,
       priority: patch.priority ?? s.priority,
       enabled: patch.enabled ?? s.enabled,
-      action: patch.action ?? s.action,
+      // NB: this API writes Rego policies only; a redact policy (no Rego) is not one of its documents
+      action: patch.action ?? (s.action === 'redact' ? 'block' : s.action),
       rego: patch.rego ?? s.rego ?? '',
       regoVersion: patch.regoVersion ?? s.regoVersion,
       description: patch.description ?? s.description,

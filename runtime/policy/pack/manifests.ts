@@ -1,7 +1,8 @@
 /**
  * Reads Policy manifests (the built-in pack in config/policies, or any folder of the same shape) with
  * the `yaml` package and validates each document against the api schema. Only `spec.rego` policies are
- * returned: the pack is Rego by design, and a wasm policy has no module to compile here.
+ * returned: the pack is Rego by design, and a wasm policy has no module to compile here; redact policies
+ * (output-redaction.yaml) have no Rego and are skipped: the engine reads them from the declarative source.
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -61,7 +62,7 @@ export class PolicyManifestError extends Error {
 /** Converts a validated Policy resource; throws for a wasm policy. */
 export function fromResource(resource: PolicyResource, source: string): PackPolicy {
   const spec = resource.spec;
-  if (spec.rego === undefined) {
+  if (spec.rego === undefined || spec.action === 'redact') {
     throw new PolicyManifestError(`policy ${resource.metadata.name}: only spec.rego policies can be loaded here`, source, [
       { field: 'spec.rego', message: 'spec.rego is required for this loader' },
     ]);
@@ -100,7 +101,10 @@ export function parsePolicyManifests(source: string, text: string): PackPolicy[]
       const first = result.errors[0];
       throw new PolicyManifestError(`${where}: ${first ? `${first.field}: ${first.message}` : 'invalid manifest'}`, where, result.errors);
     }
-    out.push(fromResource(result.resource as PolicyResource, where));
+    const resource = result.resource as PolicyResource;
+    // a redact policy has no Rego: the source gives it to the engine, which runs the redact detectors for it
+    if (resource.spec.action === 'redact') return;
+    out.push(fromResource(resource, where));
   });
   return out;
 }

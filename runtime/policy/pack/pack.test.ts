@@ -1,7 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { validateManifest } from '../../../api/index.js';
 import { PolicySet } from '../../../rego/index.js';
 import { readCorpus, inputFor } from './corpus.js';
 import {
@@ -42,6 +44,14 @@ describe('the shipped manifests', () => {
       ['builtin-sql-injection', 'sql_injection', 'block', true, 'v1'],
     ]);
     for (const p of pack) expect(p.rego).toMatch(new RegExp(`^package steward\\.builtin\\.${p.type}$`, 'm'));
+  });
+
+  it('hold one redact policy, with no Rego, masking every PII and secret kind in LLM output', async () => {
+    const text = await readFile(join(BUILTIN_PACK_DIR, 'output-redaction.yaml'), 'utf8');
+    const result = validateManifest(parse(text));
+    expect(result.errors).toEqual([]);
+    expect(result.resource?.spec).toMatchObject({ action: 'redact', enabled: true, redact: { kinds: ['pii', 'secrets'] }, scope: { surfaces: ['llm_output'] } });
+    expect(pack.map((p) => p.name)).not.toContain('builtin-output-redaction');
   });
 
   it('define only deny and warn, never allow (the pack cannot fail closed by accident)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCorpus } from '../../policy/pack/corpus.js';
+import { readCorpus } from '../policy/pack/corpus.js';
 import { redactText, redactValue, type RedactionCounts } from './redact.js';
 
 const redact = (text: string) => {

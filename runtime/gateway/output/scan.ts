@@ -1,0 +1,197 @@
+/**
+ * Governance of LLM output: the provider's answer text and tool-call arguments pass the llm_output policies before
+ * they reach the client. Redact policies mask detector kinds in place, streaming-safe (runtime/redact/stream.ts);
+ * block policies (action block, warn or log, scoped to llm_output) are evaluated by the Rego engine on the answer so
+ * far — on a stream at most once per `EVALUATE_EVERY_CHARS` new characters (or a quarter of the answer so far, if
+ * more) and once at the end, never per chunk.
+ * NB: text already sent cannot be recalled: a block mid-stream stops the answer where it is, and a block found at
+ * `finish()` only withholds what was still held back (the redactor's window).
+ */
+import { LLM_OUTPUT_SURFACE } from '../../../api/index.js';
+import { PolicyInputTooLargeError } from '../../policy/input-size.js';
+import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from '../../policy/types.js';
+import { detectorsOf, StreamRedactor } from '../../redact/index.js';
+
+/**
+ * New answer characters (text and tool arguments together) between two block evaluations of a stream; a quarter of
+ * the answer so far when that is more.
+ */
+export const EVALUATE_EVERY_CHARS = 512;
+
+export interface OutputScanMeta {
+  organizationId?: string;
+  tenantId?: string;
+  clientId: string;
+  userToken: string;
+  provider: string;
+  model: string;
+  context?: Record<string, unknown>;
+}
+
+export type OutputStep = { blocked: false; emit: string } | { blocked: true; evaluation: PolicyEvaluation };
+
+/** The end of a scan: the rest of the text (or the block), redaction counts, the last evaluation, tool-argument rests. */
+export type OutputEnd = OutputStep & {
+  /** replacements per detector kind, text and tool arguments together */
+  redactions: Record<string, number>;
+  /** the final block evaluation (its warnings are the answer's); null when no block policy is in scope */
+  evaluation: PolicyEvaluation | null;
+  /** per tool call index: the rest of its arguments, redacted (empty when blocked) */
+  toolArguments: Map<number, string>;
+};
+
+export interface OutputScan {
+  /** false when no output policy (block or redact) is in scope: callers may pass text through untouched */
+  readonly active: boolean;
+  /** feed answer text; returns what may be sent now (redacted), or a block */
+  text(chunk: string): OutputStep | Promise<OutputStep>;
+  /**
+   * feed tool-call argument text of call `index` (redacted with its own window); `name`, when known, is what block
+   * policies see as `input.llm.output.tool_calls[index].name`
+   */
+  toolArguments(index: number, chunk: string, name?: string): OutputStep | Promise<OutputStep>;
+  /**
+   * The model moved on from a channel (`'text'`, or a tool call's index): its held-back text, redacted, so that it
+   * goes out before the next block begins. A channel fed again later starts a new window.
+   */
+  close(channel: 'text' | number): string;
+  /** end of the answer: flushes every window and runs the final block evaluation on the whole answer */
+  finish(): Promise<OutputEnd>;
+}
+
+/** Opens the scan of one answer. Cheap when nothing is in scope (`active` false, every method a pass-through). */
+export function openOutputScan(policies: PolicyEvaluator, meta: OutputScanMeta): OutputScan {
+  const scope: PolicyScope = { surface: LLM_OUTPUT_SURFACE, organizationId: meta.organizationId, tenantId: meta.tenantId };
+  const kinds = policies.redactKinds(scope);
+  const blocking = policies.hasPolicies(scope);
+  if (kinds.length === 0 && !blocking) return PASS_THROUGH;
+  return new ActiveScan(policies, meta, scope, kinds, blocking);
+}
+
+const PASS_THROUGH: OutputScan = Object.freeze({
+  active: false,
+  text: (chunk: string): OutputStep => ({ blocked: false, emit: chunk }),
+  toolArguments: (_index: number, chunk: string): OutputStep => ({ blocked: false, emit: chunk }),
+  close: () => '',
+  finish: () => Promise.resolve({ blocked: false as const, emit: '', redactions: {}, evaluation: null, toolArguments: new Map<number, string>() }),
+});
+
+interface ToolCall {
+  name: string;
+  raw: string;
+  redactor: StreamRedactor | undefined;
+}
+
+class ActiveScan implements OutputScan {
+  readonly active = true;
+  private readonly detectors;
+  private readonly answer: StreamRedactor | undefined;
+  private raw = '';
+  private readonly calls = new Map<number, ToolCall>();
+  /** answer characters (text and arguments) seen, and seen by the last evaluation */
+  private seen = 0;
+  private evaluatedAt = 0;
+  private last: PolicyEvaluation | null = null;
+  private block: PolicyEvaluation | undefined;
+
+  constructor(
+    private readonly policies: PolicyEvaluator,
+    private readonly meta: OutputScanMeta,
+    private readonly scope: PolicyScope,
+    kinds: readonly string[],
+    private readonly blocking: boolean,
+  ) {
+    this.detectors = detectorsOf(kinds);
+    this.answer = this.detectors.length ? new StreamRedactor(this.detectors) : undefined;
+  }
+
+  text(chunk: string): OutputStep | Promise<OutputStep> {
+    if (this.block) return { blocked: true, evaluation: this.block };
+    this.raw += chunk;
+    return this.step(chunk.length, () => (this.answer ? this.answer.push(chunk) : chunk));
+  }
+
+  toolArguments(index: number, chunk: string, name?: string): OutputStep | Promise<OutputStep> {
+    if (this.block) return { blocked: true, evaluation: this.block };
+    let call = this.calls.get(index);
+    if (!call) this.calls.set(index, (call = { name: name ?? '', raw: '', redactor: this.detectors.length ? new StreamRedactor(this.detectors) : undefined }));
+    if (name && !call.name) call.name = name;
+    call.raw += chunk;
+    const redactor = call.redactor;
+    return this.step(chunk.length, () => (redactor ? redactor.push(chunk) : chunk));
+  }
+
+  close(channel: 'text' | number): string {
+    if (this.block) return '';
+    const redactor = channel === 'text' ? this.answer : this.calls.get(channel)?.redactor;
+    return redactor ? redactor.end() : '';
+  }
+
+  async finish(): Promise<OutputEnd> {
+    const toolArguments = new Map<number, string>();
+    if (!this.block && this.blocking && (this.last === null || this.evaluatedAt < this.seen)) this.conclude(await this.evaluate());
+    if (this.block) return { blocked: true, evaluation: this.block, redactions: this.redactions(), toolArguments };
+    const emit = this.answer ? this.answer.end() : '';
+    for (const [i, call] of this.calls) toolArguments.set(i, call.redactor ? call.redactor.end() : '');
+    return { blocked: false, emit, redactions: this.redactions(), evaluation: this.last, toolArguments };
+  }
+
+  /** Evaluates when due (before the redactor takes the chunk: a blocked chunk is never emitted), then redacts. */
+  private step(added: number, redact: () => string): OutputStep | Promise<OutputStep> {
+    this.seen += added;
+    // NB: every evaluation reads the whole answer so far: spacing them by a quarter of it keeps their total linear
+    if (this.blocking && this.seen - this.evaluatedAt >= Math.max(EVALUATE_EVERY_CHARS, this.evaluatedAt >> 2)) {
+      const outcome = this.evaluate();
+      if (outcome instanceof Promise) return outcome.then((e) => this.after(e, redact));
+      return this.after(outcome, redact);
+    }
+    return { blocked: false, emit: redact() };
+  }
+
+  private after(evaluation: PolicyEvaluation, redact: () => string): OutputStep {
+    this.conclude(evaluation);
+    return this.block ? { blocked: true, evaluation: this.block } : { blocked: false, emit: redact() };
+  }
+
+  private conclude(evaluation: PolicyEvaluation): void {
+    this.last = evaluation;
+    if (!evaluation.approved) this.block = evaluation;
+  }
+
+  private evaluate(): PolicyOutcome {
+    this.evaluatedAt = this.seen;
+    const input: PolicyInput = {
+      query: this.raw,
+      surface: LLM_OUTPUT_SURFACE,
+      client_id: this.meta.clientId,
+      user: { id: this.meta.userToken },
+      context: this.meta.context ?? {},
+      llm: {
+        provider: this.meta.provider,
+        model: this.meta.model,
+        output: { text: this.raw, tool_calls: [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ name: c.name, arguments: c.raw })) },
+      },
+    };
+    try {
+      return this.policies.evaluate(input, this.scope);
+    } catch (err) {
+      // NB: an answer too large to evaluate is blocked (fail closed), as an input would be
+      if (err instanceof PolicyInputTooLargeError) return tooLarge(err);
+      throw err;
+    }
+  }
+
+  private redactions(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const add = (counts: Record<string, number>) => {
+      for (const [k, n] of Object.entries(counts)) out[k] = (out[k] ?? 0) + n;
+    };
+    if (this.answer) add(this.answer.counts);
+    for (const c of this.calls.values()) if (c.redactor) add(c.redactor.counts);
+    return out;
+  }
+}
+
+function tooLarge(err: PolicyInputTooLargeError): PolicyEvaluation {
+  return { approved: false, triggered: [], blockReason: `llm_output: ${err.message}`, warnings: [], logged: [], evaluated: [], evaluationMs: 0 };
+}
