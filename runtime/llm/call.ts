@@ -1,4 +1,4 @@
-import { LlmAbortedError, LlmProviderError, LlmTimeoutError, type LlmError } from './errors.js';
+import { LlmAbortedError, LlmError, LlmProviderError, LlmTimeoutError } from './errors.js';
 
 export interface CallOptions {
   provider: string;
@@ -47,7 +47,8 @@ export async function callWithDeadline<T>(opts: CallOptions, attempt: (signal: A
             ? new LlmTimeoutError(opts.provider, opts.timeoutMs, { cause: err })
             : new LlmAbortedError(opts.provider, { cause: err });
         }
-        const failure = opts.classify(err);
+        // NB: our own errors (a request the adapter refused, an unusable answer) pass through unchanged.
+        const failure = err instanceof LlmError ? err : opts.classify(err);
         if (failure instanceof LlmTimeoutError) throw new LlmTimeoutError(opts.provider, opts.timeoutMs, { cause: err });
         if (!(failure instanceof LlmProviderError) || !failure.retryable || retry >= opts.maxRetries) throw failure;
         const waitMs = backoffMs(retry, failure.retryAfterSec, opts.backoffBaseMs ?? 250);

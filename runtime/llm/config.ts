@@ -48,9 +48,12 @@ export const providerConfigSchema = z
       })
       .strict()
       .optional(),
-    /** Deadline of one call, retries included. @default 30s */
+    /**
+     * Deadline of one call, retries included; for a streamed call, the deadline until the provider accepts it
+     * and then of each gap between two events. @default 30s
+     */
     timeoutMs: z.number().int().min(1).max(600_000).default(DEFAULT_LLM_TIMEOUT_MS),
-    /** Retries on 429/5xx/connection errors, inside the same deadline. @default 0 */
+    /** Retries on 429/5xx/connection errors, inside the same deadline (streams: only before acceptance). @default 0 */
     maxRetries: z.number().int().min(0).max(5).default(0),
   })
   .strict()

@@ -3,7 +3,22 @@
  * official SDKs, and a clearly labelled `echo` stand-in for development. Config is passed in; nothing here
  * reads the environment.
  */
-export type { FinishReason, LlmMessage, LlmProvider, LlmProviderType, LlmRequest, LlmResponse, LlmRole, LlmUsage } from './types.js';
+export type {
+  FinishReason,
+  LlmMessage,
+  LlmProvider,
+  LlmProviderType,
+  LlmRequest,
+  LlmResponse,
+  LlmResponseFormat,
+  LlmRole,
+  LlmStream,
+  LlmStreamEvent,
+  LlmTool,
+  LlmToolCall,
+  LlmToolChoice,
+  LlmUsage,
+} from './types.js';
 export {
   DEFAULT_LLM_TIMEOUT_MS,
   DEFAULT_MAX_TOKENS,
@@ -24,7 +39,7 @@ export {
   LlmValidationError,
   type LlmProviderErrorCode,
 } from './errors.js';
-export { MAX_MESSAGES, normalizeRequest } from './validate.js';
+export { MAX_MESSAGES, MAX_TOOLS, TOOL_NAME, normalizeRequest } from './validate.js';
 export { ECHO_NOTICE } from './echo.js';
 export { LlmConfigError, createLlmRouter, createProvider, type LlmRouter, type LlmRouterOptions } from './router.js';
 export { llmFromSettings, providersFromConfig } from './settings.js';

@@ -1,7 +1,7 @@
 import { providerConfigSchema, type ProviderConfig, type ProviderConfigInput } from './config.js';
 import { createEchoProvider } from './echo.js';
 import { LlmNotConfiguredError, LlmValidationError } from './errors.js';
-import type { LlmProvider, LlmProviderType, LlmRequest, LlmResponse } from './types.js';
+import type { LlmProvider, LlmProviderType, LlmRequest, LlmResponse, LlmStream } from './types.js';
 
 /** A provider configuration the router cannot use; `issues` name the config entry and field. */
 export class LlmConfigError extends Error {
@@ -40,6 +40,7 @@ function build(config: ProviderConfig): LlmProvider {
     type: config.type,
     defaultModel: config.model,
     complete: async (request) => (await load()).complete(request),
+    stream: async (request) => (await load()).stream(request),
     async close() {
       if (loaded) await (await loaded).close();
     },
@@ -72,6 +73,8 @@ export interface LlmRouter {
    */
   get(nameOrType?: string): LlmProvider;
   complete(request: LlmRequest & { provider?: string }): Promise<LlmResponse>;
+  /** A streamed answer from the named provider (or the default); see {@link LlmProvider.stream}. */
+  stream(request: LlmRequest & { provider?: string }): Promise<LlmStream>;
   close(): Promise<void>;
 }
 
@@ -108,14 +111,23 @@ export function createLlmRouter(configs: readonly ProviderConfigInput[], options
     defaultName: defaultProvider?.name,
     hasProvider: (nameOrType) => find(nameOrType) !== undefined,
     get,
-    async complete(request) {
-      if (typeof request !== 'object' || request === null) throw new LlmValidationError('request', 'must be an object');
-      const { provider, ...rest } = request;
-      if (provider !== undefined && typeof provider !== 'string') throw new LlmValidationError('provider', 'must be a string');
+    complete: async (request) => {
+      const { provider, rest } = splitProvider(request);
       return get(provider).complete(rest);
+    },
+    stream: async (request) => {
+      const { provider, rest } = splitProvider(request);
+      return get(provider).stream(rest);
     },
     async close() {
       await Promise.allSettled(providers.map((p) => p.close()));
     },
   };
+}
+
+function splitProvider(request: LlmRequest & { provider?: string }): { provider: string | undefined; rest: LlmRequest } {
+  if (typeof request !== 'object' || request === null) throw new LlmValidationError('request', 'must be an object');
+  const { provider, ...rest } = request;
+  if (provider !== undefined && typeof provider !== 'string') throw new LlmValidationError('provider', 'must be a string');
+  return { provider, rest };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LlmValidationError } from './errors.js';
-import type { LlmRequest } from './types.js';
-import { MAX_MESSAGES, mergeConsecutiveTurns, normalizeRequest } from './validate.js';
+import type { LlmMessage, LlmRequest } from './types.js';
+import { MAX_MESSAGES, MAX_TOOLS, blockTurns, normalizeRequest } from './validate.js';
 
 const defaults = { model: 'gpt-4o', timeoutMs: 30_000 };
 const normalize = (req: unknown) => normalizeRequest(req as LlmRequest, defaults);
@@ -16,6 +16,31 @@ describe('normalizeRequest', () => {
       maxTokens: 500,
       timeoutMs: 30_000,
     });
+  });
+
+  it('keeps tools, tool choice, tool turns and a JSON format; an assistant turn that only calls tools may be empty', () => {
+    const n = normalize({
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+        { role: 'tool', content: 'rain', toolCallId: 'c1' },
+      ],
+      tools: [{ name: 'get_weather', parameters: { type: 'object' } }],
+      toolChoice: { name: 'get_weather' },
+      responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true },
+    });
+    expect(n.messages[1]).toEqual({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
+    expect(n.messages[2]).toEqual({ role: 'tool', content: 'rain', toolCallId: 'c1' });
+    expect(n.tools).toEqual([{ name: 'get_weather', parameters: { type: 'object' } }]);
+    expect(n.toolChoice).toEqual({ name: 'get_weather' });
+    expect(n.responseFormat).toEqual({ type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true });
+  });
+
+  it('leaves out a text response format and a tool choice without tools', () => {
+    const n = normalize({ prompt: 'x', responseFormat: { type: 'text' }, toolChoice: 'none', tools: [] });
+    expect(n).not.toHaveProperty('responseFormat');
+    expect(n).not.toHaveProperty('toolChoice');
+    expect(n).not.toHaveProperty('tools');
   });
 
   it('accepts the bounds of the temperature range', () => {
@@ -49,7 +74,7 @@ describe('normalizeRequest', () => {
     { name: 'both prompt and messages', req: { prompt: 'x', messages: [{ role: 'user', content: 'y' }] }, field: 'prompt' },
     { name: 'an empty prompt', req: { prompt: '   ' }, field: 'prompt' },
     { name: 'messages that are not an array', req: { messages: 'hi' }, field: 'messages' },
-    { name: 'an unknown role', req: { messages: [{ role: 'tool', content: 'x' }] }, field: 'messages[0].role' },
+    { name: 'an unknown role', req: { messages: [{ role: 'developer', content: 'x' }] }, field: 'messages[0].role' },
     { name: 'empty content', req: { messages: [{ role: 'user', content: '' }] }, field: 'messages[0].content' },
     { name: 'a message that is not an object', req: { messages: [null] }, field: 'messages[0]' },
     { name: 'only system messages', req: { messages: [{ role: 'system', content: 'x' }] }, field: 'messages' },
@@ -57,6 +82,34 @@ describe('normalizeRequest', () => {
     { name: 'a system that is not a string', req: { prompt: 'x', system: 3 }, field: 'system' },
     { name: 'too many messages', req: { messages: Array.from({ length: MAX_MESSAGES + 1 }, () => ({ role: 'user', content: 'x' })) }, field: 'messages' },
     { name: 'a request that is not an object', req: null, field: 'request' },
+    { name: 'tools that are not an array', req: { prompt: 'x', tools: {} }, field: 'tools' },
+    { name: 'a tool name with a space', req: { prompt: 'x', tools: [{ name: 'get weather' }] }, field: 'tools[0].name' },
+    { name: 'a 65-character tool name', req: { prompt: 'x', tools: [{ name: 'a'.repeat(65) }] }, field: 'tools[0].name' },
+    { name: 'two tools of one name', req: { prompt: 'x', tools: [{ name: 't' }, { name: 't' }] }, field: 'tools[1].name' },
+    { name: 'more than 128 tools', req: { prompt: 'x', tools: Array.from({ length: MAX_TOOLS + 1 }, (_, i) => ({ name: `t${i}` })) }, field: 'tools' },
+    { name: 'parameters that are not an object', req: { prompt: 'x', tools: [{ name: 't', parameters: 'string' }] }, field: 'tools[0].parameters' },
+    { name: 'a toolChoice naming no offered tool', req: { prompt: 'x', tools: [{ name: 't' }], toolChoice: { name: 'u' } }, field: 'toolChoice.name' },
+    { name: 'toolChoice required without tools', req: { prompt: 'x', toolChoice: 'required' }, field: 'toolChoice' },
+    { name: 'an unknown toolChoice', req: { prompt: 'x', tools: [{ name: 't' }], toolChoice: 'any' }, field: 'toolChoice' },
+    {
+      name: 'a tool message without toolCallId',
+      req: { messages: [{ role: 'user', content: 'q' }, { role: 'tool', content: 'r' }] },
+      field: 'messages[1].toolCallId',
+    },
+    { name: 'tool calls on a user message', req: { messages: [{ role: 'user', content: 'q', toolCalls: [{ id: '1', name: 't', arguments: '{}' }] }] }, field: 'messages[0].toolCalls' },
+    {
+      name: 'a tool call with a bad name',
+      req: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 'a b', arguments: '{}' }] }] },
+      field: 'messages[1].toolCalls[0].name',
+    },
+    {
+      name: 'tool call arguments that are not a string',
+      req: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 't', arguments: {} }] }] },
+      field: 'messages[1].toolCalls[0].arguments',
+    },
+    { name: 'an empty assistant message without tool calls', req: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '' }] }, field: 'messages[1].content' },
+    { name: 'an unknown response format', req: { prompt: 'x', responseFormat: { type: 'xml' } }, field: 'responseFormat.type' },
+    { name: 'a json_schema format without a schema', req: { prompt: 'x', responseFormat: { type: 'json_schema', name: 'answer' } }, field: 'responseFormat.schema' },
   ])('rejects $name naming the field $field', ({ req, field }) => {
     let caught: unknown;
     try {
@@ -70,28 +123,40 @@ describe('normalizeRequest', () => {
   });
 });
 
-describe('mergeConsecutiveTurns', () => {
+describe('blockTurns', () => {
+  const asText = (m: LlmMessage) => [m.role === 'tool' ? `result:${m.content}` : m.content];
+  const blocks = { textOf: (b: string) => (b.startsWith('result:') ? undefined : b), text: (t: string) => t };
+
   it('joins consecutive turns of one role and leaves alternating turns alone', () => {
-    expect(
-      mergeConsecutiveTurns([
-        { role: 'user', content: 'a' },
-        { role: 'user', content: 'b' },
-        { role: 'assistant', content: 'c' },
-        { role: 'user', content: 'd' },
-      ]),
-    ).toEqual([
-      { role: 'user', content: 'a\n\nb' },
+    const messages: LlmMessage[] = [
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
       { role: 'assistant', content: 'c' },
       { role: 'user', content: 'd' },
+    ];
+    expect(blockTurns(messages, asText, blocks)).toEqual([
+      { role: 'user', content: ['a\n\nb'] },
+      { role: 'assistant', content: ['c'] },
+      { role: 'user', content: ['d'] },
     ]);
   });
 
-  it('does not modify its input', () => {
-    const input = [
-      { role: 'user' as const, content: 'a' },
-      { role: 'user' as const, content: 'b' },
+  it('puts consecutive tool results into one user turn, without joining them as text', () => {
+    const messages: LlmMessage[] = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 't', arguments: '{}' }, { id: '2', name: 't', arguments: '{}' }] },
+      { role: 'tool', content: 'x', toolCallId: '1' },
+      { role: 'tool', content: 'y', toolCallId: '2' },
     ];
-    mergeConsecutiveTurns(input);
+    expect(blockTurns(messages, asText, blocks)[2]).toEqual({ role: 'user', content: ['result:x', 'result:y'] });
+  });
+
+  it('does not modify its input', () => {
+    const input: LlmMessage[] = [
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
+    ];
+    blockTurns(input, asText, blocks);
     expect(input[0]!.content).toBe('a');
   });
 });

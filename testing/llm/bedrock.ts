@@ -1,10 +1,25 @@
 /**
- * Fake Bedrock Runtime server for the Converse API: `POST /model/{modelId}/converse` over cleartext HTTP/2
+ * Fake Bedrock Runtime server for the Converse API: `POST /model/{modelId}/converse` and `.../converse-stream`
+ * (answered in the AWS event-stream binary framing) over cleartext HTTP/2
  * (the SDK's transport). It parses SigV4 authorization and checks the signed payload hash against the body,
  * but does not recompute signatures. Errors carry `x-amzn-errortype`, from which the SDK names its exception.
  */
 import { createHash } from 'node:crypto';
-import { lastUserText, startFakeServer, words, type Answer, type FakeServerHandle, type RecordedRequest, type Scenario } from './server.js';
+import { crc32 } from 'node:zlib';
+import {
+  FrameList,
+  argumentPieces,
+  lastUserText,
+  replyText,
+  startFakeServer,
+  textPieces,
+  words,
+  type Answer,
+  type FakeServerHandle,
+  type RecordedRequest,
+  type Scenario,
+  type StreamedAnswer,
+} from './server.js';
 
 export interface FakeBedrockOptions {
   /** Access key id the server accepts in SigV4 requests; others get 403 UnrecognizedClientException. */
@@ -93,8 +108,8 @@ function conversationProblem(messages: unknown): string | undefined {
   return undefined;
 }
 
-function respond(req: RecordedRequest, scenario: Scenario | undefined, options: FakeBedrockOptions): Answer | 'hang' {
-  const route = /^\/model\/([^/]+)\/converse$/.exec(req.path);
+function respond(req: RecordedRequest, scenario: Scenario | undefined, options: FakeBedrockOptions): Answer | StreamedAnswer | 'hang' {
+  const route = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(req.path);
   if (req.method !== 'POST' || !route) return error(404, `Unknown operation ${req.method} ${req.path}`, 'UnknownOperationException');
   const denied = authFailure(req, options);
   if (denied) return denied;
@@ -111,18 +126,79 @@ function respond(req: RecordedRequest, scenario: Scenario | undefined, options: 
   if (scenario?.kind === 'hang') return 'hang';
   if (scenario?.kind === 'error') return error(scenario.status, scenario.message ?? `fake error ${scenario.status}`, undefined, scenario.retryAfterSec);
   if (scenario?.kind === 'malformed') return { status: 200, body: { stopReason: 'end_turn', usage: {} } };
-  const text = scenario?.text ?? `Fake Bedrock reply to: ${lastUserText(body.messages)}`;
-  const input = scenario?.usage?.promptTokens ?? (body.messages as { content: unknown }[]).reduce((n: number, m) => n + words(lastUserText([{ role: 'user', content: m.content }])), 0);
-  const cached = scenario?.usage?.cachedPromptTokens ?? 0;
-  const output = scenario?.usage?.completionTokens ?? words(text);
+  const reply = scenario?.kind === 'reply' ? scenario : undefined;
+  const fallback = `Fake Bedrock reply to: ${lastUserText(body.messages)}`;
+  const input = reply?.usage?.promptTokens ?? (body.messages as { content: unknown }[]).reduce((n: number, m) => n + words(lastUserText([{ role: 'user', content: m.content }])), 0);
+  const cached = reply?.usage?.cachedPromptTokens ?? 0;
+  if (route[2] === 'converse-stream') return streamed(reply, fallback, input, cached);
+  const text = replyText(reply, fallback);
+  const output = reply?.usage?.completionTokens ?? words(text);
+  const toolUses = (reply?.toolCalls ?? []).map((c, i) => ({ toolUse: { toolUseId: c.id ?? `tooluse_fake${i}`, name: c.name, input: JSON.parse(argumentPieces(c).whole || '{}') as unknown } }));
   return {
     status: 200,
     headers: { 'x-amzn-requestid': 'fake-request-id' },
     body: {
-      output: { message: { role: 'assistant', content: [{ text }] } },
-      stopReason: scenario?.finish ?? 'end_turn',
+      output: { message: { role: 'assistant', content: [...(text || !toolUses.length ? [{ text }] : []), ...toolUses] } },
+      stopReason: reply?.finish ?? (toolUses.length ? 'tool_use' : 'end_turn'),
       usage: { inputTokens: input, outputTokens: output, totalTokens: input + cached + output, cacheReadInputTokens: cached, cacheWriteInputTokens: 0 },
       metrics: { latencyMs: 42 },
     },
   };
+}
+
+/**
+ * A ConverseStream answer: `messageStart`, a text block of deltas, per tool call a block opened with its id and
+ * name and filled with input deltas, `messageStop` and `metadata` (the counts).
+ */
+function streamed(reply: Extract<Scenario, { kind: 'reply' }> | undefined, fallback: string, input: number, cached: number): StreamedAnswer {
+  const out = new FrameList(reply?.stallAfter);
+  out.add(eventMessage('messageStart', { role: 'assistant' }));
+  let index = 0;
+  const pieces = textPieces(reply, fallback);
+  if (pieces.length) {
+    for (const text of pieces) out.piece(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { text } }));
+    out.add(eventMessage('contentBlockStop', { contentBlockIndex: index++ }));
+  }
+  const calls = reply?.toolCalls ?? [];
+  calls.forEach((c, i) => {
+    out.add(eventMessage('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId: c.id ?? `tooluse_fake${i}`, name: c.name } } }));
+    for (const piece of argumentPieces(c).pieces) out.piece(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: piece } } }));
+    out.add(eventMessage('contentBlockStop', { contentBlockIndex: index++ }));
+  });
+  out.add(eventMessage('messageStop', { stopReason: reply?.finish ?? (calls.length ? 'tool_use' : 'end_turn') }));
+  if (!reply?.omitUsage) {
+    const output = reply?.usage?.completionTokens ?? words(pieces.join('')) + calls.length;
+    out.add(eventMessage('metadata', { usage: { inputTokens: input, outputTokens: output, totalTokens: input + cached + output, cacheReadInputTokens: cached, cacheWriteInputTokens: 0 }, metrics: { latencyMs: 42 } }));
+  }
+  return { status: 200, headers: { 'x-amzn-requestid': 'fake-request-id' }, contentType: 'application/vnd.amazon.eventstream', frames: out.frames, stallAfterFrames: out.stallAfterFrames };
+}
+
+/**
+ * One message of the AWS event-stream framing: total and header lengths, a CRC32 of those, string headers
+ * (`:event-type`, `:content-type`, `:message-type`), the JSON payload and a CRC32 of everything before it.
+ */
+export function eventMessage(eventType: string, payload: unknown): Uint8Array {
+  const headers = Buffer.concat(
+    Object.entries({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }).map(([name, value]) => {
+      const n = Buffer.from(name);
+      const v = Buffer.from(value);
+      const h = Buffer.alloc(1 + n.length + 1 + 2 + v.length);
+      h.writeUInt8(n.length, 0);
+      n.copy(h, 1);
+      h.writeUInt8(7, 1 + n.length); // 7: string
+      h.writeUInt16BE(v.length, 2 + n.length);
+      v.copy(h, 4 + n.length);
+      return h;
+    }),
+  );
+  const body = Buffer.from(JSON.stringify(payload));
+  const total = 12 + headers.length + body.length + 4;
+  const message = Buffer.alloc(total);
+  message.writeUInt32BE(total, 0);
+  message.writeUInt32BE(headers.length, 4);
+  message.writeUInt32BE(crc32(message.subarray(0, 8)), 8);
+  headers.copy(message, 12);
+  body.copy(message, 12 + headers.length);
+  message.writeUInt32BE(crc32(message.subarray(0, total - 4)), total - 4);
+  return message;
 }

@@ -28,9 +28,17 @@ export type Scenario =
        * uncached input, `cachedPromptTokens` input read from the provider's prompt cache.
        */
       usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number };
-      /** The provider's own stop word, e.g. `length`, `max_tokens`, `end_turn`. */
+      /** The provider's own stop word, e.g. `length`, `max_tokens`, `end_turn`. @default stop, or the tool-call word */
       finish?: string;
       model?: string;
+      /** Streamed answers: the text in these pieces, one event each; joined, they are the answer (`text` is ignored). */
+      chunks?: readonly string[];
+      /** Calls the model makes, streamed or not; `arguments` is JSON text, given whole or in the pieces it streams in. */
+      toolCalls?: readonly ScriptedToolCall[];
+      /** Streamed answers: send no token counts at all. */
+      omitUsage?: boolean;
+      /** Streamed answers: after this many content pieces (text chunks, argument pieces) stop sending and hold the connection open. */
+      stallAfter?: number;
     }
   | { kind: 'error'; status: number; message?: string; retryAfterSec?: number }
   /** Accept the request and never answer (the connection stays open until the server closes). */
@@ -38,19 +46,78 @@ export type Scenario =
   /** Answer 200 with a body that is not what the protocol promises. */
   | { kind: 'malformed' };
 
+export interface ScriptedToolCall {
+  /** @default a fresh provider-style id */
+  id?: string;
+  name: string;
+  arguments: string | readonly string[];
+}
+
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
   body: unknown;
 }
 
+/** A streamed 2xx answer: its frames (SSE events, NDJSON lines, event-stream messages) are written one at a time. */
+export interface StreamedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  contentType: string;
+  frames: readonly (string | Uint8Array)[];
+  /** Frames written before the fake stops sending and holds the connection open; absent: all of them, then the end. */
+  stallAfterFrames?: number;
+}
+
 /** A protocol module: decides the answer for one request (validation, auth, scenario rendering). */
-export type Responder = (req: RecordedRequest, scenario: Scenario | undefined) => Answer | 'hang';
+export type Responder = (req: RecordedRequest, scenario: Scenario | undefined) => Answer | StreamedAnswer | 'hang';
+
+/** Collects a stream's frames, noting where a scenario's `stallAfter` (counted in content pieces) cuts it. */
+export class FrameList {
+  readonly frames: (string | Uint8Array)[] = [];
+  stallAfterFrames: number | undefined;
+  #pieces = 0;
+  constructor(private readonly stallAfter: number | undefined) {
+    if (stallAfter === 0) this.stallAfterFrames = 0;
+  }
+  /** A frame without content (start, stop, usage). */
+  add(frame: string | Uint8Array): void {
+    this.frames.push(frame);
+  }
+  /** A frame with one content piece. */
+  piece(frame: string | Uint8Array): void {
+    this.frames.push(frame);
+    if (++this.#pieces === this.stallAfter) this.stallAfterFrames ??= this.frames.length;
+  }
+}
+
+/** The text pieces of a streamed reply: the scenario's chunks, or its text a word at a time. */
+export function textPieces(scenario: Extract<Scenario, { kind: 'reply' }> | undefined, fallback: string): string[] {
+  if (scenario?.chunks) return [...scenario.chunks];
+  const text = replyText(scenario, fallback);
+  return text.match(/\S+\s*/g) ?? [];
+}
+
+/** The whole reply text: joined chunks, else `text`, else (unless the reply only calls tools) the fallback. */
+export function replyText(scenario: Extract<Scenario, { kind: 'reply' }> | undefined, fallback: string): string {
+  if (scenario?.chunks) return scenario.chunks.join('');
+  return scenario?.text ?? (scenario?.toolCalls?.length ? '' : fallback);
+}
+
+/** A scripted call's argument pieces and whole text. */
+export function argumentPieces(call: ScriptedToolCall): { pieces: string[]; whole: string } {
+  const pieces = typeof call.arguments === 'string' ? [call.arguments] : [...call.arguments];
+  return { pieces, whole: pieces.join('') };
+}
 
 export interface FakeServerHandle {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
   readonly requests: RecordedRequest[];
+  /** Answers whose connection the client closed before the server finished them (cancelled or abandoned calls). */
+  readonly clientAborts: number;
+  /** Resolves once `clientAborts` reaches `count`. */
+  waitForClientAborts(count?: number): Promise<void>;
   /** Scenarios for the next requests, in order. */
   enqueue(...scenarios: Scenario[]): void;
   /** The last recorded request; throws when there is none, so a test cannot pass on an empty record. */
@@ -72,6 +139,18 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
   const requests: RecordedRequest[] = [];
   const queue: Scenario[] = [];
   const hanging = new Set<{ destroy(): void }>();
+  let clientAborts = 0;
+  let closing = false;
+  const abortWaiters = new Set<{ count: number; resolve: () => void }>();
+  const onClientAbort = () => {
+    clientAborts++;
+    for (const w of abortWaiters) {
+      if (clientAborts >= w.count) {
+        abortWaiters.delete(w);
+        w.resolve();
+      }
+    }
+  };
 
   const onRequest = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -88,10 +167,16 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
       }
       const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers, rawBody, body: parseJson(rawBody) };
       requests.push(recorded);
+      res.on('close', () => {
+        if (!res.writableEnded && !closing) onClientAbort();
+      });
       const answer = pacing.hangWhen?.(recorded) ? 'hang' : respond(recorded, queue.shift());
-      if (answer === 'hang') {
-        const stream = 'stream' in req ? req.stream : req.socket;
-        hanging.add(stream);
+      const hold = () => hanging.add('stream' in req ? req.stream : req.socket);
+      if (answer === 'hang') return void hold();
+      if ('frames' in answer) {
+        const start = () => void writeFrames(res as http.ServerResponse, answer, hold);
+        if (pacing.delayMs) setTimeout(start, pacing.delayMs);
+        else start();
         return;
       }
       const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
@@ -128,6 +213,13 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    get clientAborts() {
+      return clientAborts;
+    },
+    waitForClientAborts(count = 1) {
+      if (clientAborts >= count) return Promise.resolve();
+      return new Promise<void>((resolve) => abortWaiters.add({ count, resolve }));
+    },
     enqueue: (...s) => void queue.push(...s),
     lastRequest() {
       const last = requests[requests.length - 1];
@@ -135,12 +227,30 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
       return last;
     },
     async close() {
+      closing = true;
       for (const h of hanging) h.destroy();
       for (const session of sessions) session.destroy();
       if (server instanceof http.Server) server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Writes a streamed answer frame by frame, a turn of the event loop apart, until it ends or the client leaves. */
+async function writeFrames(res: http.ServerResponse, answer: StreamedAnswer, hold: () => void): Promise<void> {
+  let gone = false;
+  res.once('close', () => (gone = true));
+  res.writeHead(answer.status, { 'content-type': answer.contentType, 'cache-control': 'no-cache', ...answer.headers });
+  if (typeof res.flushHeaders === 'function') res.flushHeaders(); // NB: absent on HTTP/2, where writeHead sends them.
+  const upTo = answer.stallAfterFrames ?? answer.frames.length;
+  for (const frame of answer.frames.slice(0, upTo)) {
+    if (gone) return;
+    res.write(frame);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (gone) return;
+  if (upTo < answer.frames.length) hold();
+  else res.end();
 }
 
 function parseJson(raw: string): unknown {

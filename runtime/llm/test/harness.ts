@@ -24,11 +24,22 @@ export interface WireView {
   credential: string | undefined;
 }
 
+/** Tool traffic of a wire request: offered tool names, echoed assistant calls, tool results. */
+export interface WireTools {
+  tools: string[];
+  calls: { name: string; args: unknown }[];
+  /** `ref`: the call id the result answers (Ollama: the tool name, as it has no ids). */
+  results: { ref: string; content: string }[];
+}
+
 export interface Harness {
   type: 'openai' | 'anthropic' | 'aws-bedrock' | 'ollama';
   /** Starts a fake that accepts `goodKey` and a config presenting `presentedKey`. */
   start(presentedKey: string): Promise<{ server: FakeServerHandle; config: ProviderConfigInput }>;
   read(req: RecordedRequest): WireView;
+  readTools(req: RecordedRequest): WireTools;
+  /** True when the provider's tool calls carry its own ids (Ollama's do not; Steward makes them up). */
+  toolCallIds: boolean;
   /** The wire path a completion for `model` goes to. */
   path(model: string): string;
   /** The status the provider answers to bad credentials. */
@@ -64,6 +75,16 @@ export const harnesses: Harness[] = [
         credential: req.headers.authorization?.replace(/^Bearer /, ''),
       };
     },
+    readTools(req) {
+      const b = req.body as Body & { tools?: { function: { name: string } }[] };
+      const m = b.messages as { role: string; content: unknown; tool_calls?: { function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+      return {
+        tools: (b.tools ?? []).map((t) => t.function.name),
+        calls: m.flatMap((x) => x.tool_calls ?? []).map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) })),
+        results: m.filter((x) => x.role === 'tool').map((x) => ({ ref: x.tool_call_id!, content: text(x.content) })),
+      };
+    },
+    toolCallIds: true,
     path: () => '/v1/chat/completions',
     badCredentialStatus: 401,
     lengthWord: 'length',
@@ -86,6 +107,16 @@ export const harnesses: Harness[] = [
         credential: req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, ''),
       };
     },
+    readTools(req) {
+      const b = req.body as Body & { tools?: { name: string }[] };
+      const blocks = b.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : []));
+      return {
+        tools: (b.tools ?? []).map((t) => t.name),
+        calls: blocks.filter((x) => x.type === 'tool_use').map((x) => ({ name: x.name as string, args: x.input })),
+        results: blocks.filter((x) => x.type === 'tool_result').map((x) => ({ ref: x.tool_use_id as string, content: text(x.content) })),
+      };
+    },
+    toolCallIds: true,
     path: () => '/v1/messages',
     badCredentialStatus: 401,
     lengthWord: 'max_tokens',
@@ -117,6 +148,16 @@ export const harnesses: Harness[] = [
         credential: parseSigV4(req.headers.authorization)?.accessKeyId,
       };
     },
+    readTools(req) {
+      const b = req.body as Body & { toolConfig?: { tools: { toolSpec: { name: string } }[] } };
+      const blocks = b.messages.flatMap((m) => m.content as Record<string, Record<string, unknown> | undefined>[]);
+      return {
+        tools: (b.toolConfig?.tools ?? []).map((t) => t.toolSpec.name),
+        calls: blocks.flatMap((x) => (x.toolUse ? [{ name: x.toolUse.name as string, args: x.toolUse.input }] : [])),
+        results: blocks.flatMap((x) => (x.toolResult ? [{ ref: x.toolResult.toolUseId as string, content: text(x.toolResult.content) }] : [])),
+      };
+    },
+    toolCallIds: true,
     // Bedrock refuses unknown credentials with 403 UnrecognizedClientException, never 401.
     path: (model) => `/model/${encodeURIComponent(model)}/converse`,
     badCredentialStatus: 403,
@@ -141,6 +182,16 @@ export const harnesses: Harness[] = [
         credential: req.headers.authorization?.replace(/^Bearer /, ''),
       };
     },
+    readTools(req) {
+      const b = req.body as Body & { tools?: { function: { name: string } }[] };
+      const m = b.messages as { role: string; content: string; tool_calls?: { function: { name: string; arguments: unknown } }[]; tool_name?: string }[];
+      return {
+        tools: (b.tools ?? []).map((t) => t.function.name),
+        calls: m.flatMap((x) => x.tool_calls ?? []).map((c) => ({ name: c.function.name, args: c.function.arguments })),
+        results: m.filter((x) => x.role === 'tool').map((x) => ({ ref: x.tool_name!, content: x.content })),
+      };
+    },
+    toolCallIds: false,
     path: () => '/api/chat',
     badCredentialStatus: 401,
     lengthWord: 'length',
