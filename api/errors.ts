@@ -39,7 +39,7 @@ export const GATEWAY_ERRORS = {
   PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),
   POLICY_INPUT_TOO_LARGE: e(413, 'the text to check (query plus the other strings of the policy input) exceeds STEWARD_POLICY_INPUT_MAX_BYTES'),
   UNSUPPORTED_MEDIA_TYPE: e(415, 'the Content-Type is not JSON (or YAML where accepted)'),
-  RATE_LIMITED: e(429, 'the organization exceeded its request limit; see Retry-After', true),
+  RATE_LIMITED: e(429, 'the organization exceeded its request limit (or, on LLM calls, its tokens per minute: details.unit tokens); see Retry-After', true),
   HEADERS_TOO_LARGE: e(431, 'the request headers exceed the server\'s limit (16 KiB)'),
   INTERNAL_ERROR: e(500, 'an unexpected error; the log has the request id', true),
   EXECUTION_ERROR: e(500, '/api/request plan: a step failed; the answer carries the plan and details.steps', true),

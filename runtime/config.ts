@@ -92,6 +92,12 @@ const access = {
   /** Requests per organization per minute and per hour (gateway endpoints; a parallel request counts as one). */
   STEWARD_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   STEWARD_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(10_000),
+  /**
+   * LLM tokens per organization per minute on the governed LLM routes. A call is charged when it is admitted, for
+   * its worst case: the prompt's estimated tokens (characters / 4) plus its token budget (`max_tokens`, 500 when
+   * absent), as Azure OpenAI counts its tokens-per-minute quota.
+   */
+  STEWARD_LLM_TOKENS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1_000_000),
 };
 
 /** A certificate: with both files, HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; without, plain HTTP/1.1. */
@@ -178,6 +184,13 @@ const gateway = {
   STEWARD_POLICY_INLINE_MAX_BYTES: z.coerce.number().int().min(0).max(64 * 1024 * 1024).default(8 * 1024),
   /** Tag in minted API keys: client-{name}-{env}-…  @default prod */
   STEWARD_ENVIRONMENT: z.string().regex(/^[a-z0-9]{1,16}$/).default('prod'),
+  /**
+   * When a governed LLM call's context and audit entry are written (/v1/chat/completions, /v1/messages,
+   * /v1/execute, /api/request): `commit` before the answer (an answer implies a durable entry), or `background`
+   * behind it (lower latency; an entry can be lost if the process dies before the write, a failure is logged and
+   * counted in steward_llm_audit_background_failures_total). @default commit
+   */
+  STEWARD_LLM_AUDIT: z.enum(['commit', 'background']).default('commit'),
   ...llm,
 };
 

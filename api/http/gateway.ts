@@ -216,9 +216,25 @@ export const mcpJsonRpc = z.union([jsonObject(), z.array(jsonObject())]);
 const contentParts = z.array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue)).max(1000);
 const tokenBudget = z.number().int().min(1).max(1_000_000);
 
+/** A tool's name, as both OpenAI and Anthropic accept it. */
+const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'a tool name is 1 to 64 letters, digits, _ or -' });
+/** A JSON Schema object (tool parameters, response formats); its content is the provider's to judge. */
+const jsonSchemaObject = jsonObject();
+/** At most 128 tools per request, as at OpenAI. */
+const MAX_TOOLS = 128;
+
+const openAiToolCall = z
+  .object({
+    id: safeText().min(1).max(256),
+    type: z.literal('function'),
+    function: z.object({ name: toolName, arguments: safeText().max(1_048_576) }).catchall(jsonValue),
+  })
+  .catchall(jsonValue);
+
 /**
- * `POST /v1/chat/completions`: OpenAI's Chat Completions request. Fields Steward does not use (top_p, n, seed, …)
- * are accepted and ignored; `tools` and `functions` are refused with 400 until they are served.
+ * `POST /v1/chat/completions`: OpenAI's Chat Completions request. Fields Steward does not use (top_p, seed, …)
+ * are accepted and ignored; `n` other than 1, the legacy `functions`/`function_call` and `function` messages are
+ * refused with 400 (docs/llm-proxy.md).
  */
 export const chatCompletionRequest = z
   .object({
@@ -231,6 +247,10 @@ export const chatCompletionRequest = z
             role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
             content: z.union([safeText(), contentParts]).nullable().optional(),
             name: safeText().max(256).optional(),
+            /** Assistant turns: the calls the model made. */
+            tool_calls: z.array(openAiToolCall).max(MAX_TOOLS).nullable().optional(),
+            /** Tool turns: the call this is the result of. */
+            tool_call_id: safeText().min(1).max(256).optional(),
           })
           .catchall(jsonValue),
       )
@@ -243,6 +263,36 @@ export const chatCompletionRequest = z
     /** The answer as server-sent events (`chat.completion.chunk`s, then `data: [DONE]`). */
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).catchall(jsonValue).nullable().optional(),
+    tools: z
+      .array(
+        z
+          .object({
+            type: z.literal('function'),
+            function: z
+              .object({ name: toolName, description: safeText().max(16_384).optional(), parameters: jsonSchemaObject.optional(), strict: z.boolean().nullable().optional() })
+              .catchall(jsonValue),
+          })
+          .catchall(jsonValue),
+      )
+      .max(MAX_TOOLS)
+      .nullable()
+      .optional(),
+    tool_choice: z
+      .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: toolName }).catchall(jsonValue) }).catchall(jsonValue)])
+      .nullable()
+      .optional(),
+    response_format: z
+      .union([
+        z.object({ type: z.enum(['text', 'json_object']) }).catchall(jsonValue),
+        z
+          .object({
+            type: z.literal('json_schema'),
+            json_schema: z.object({ name: toolName, description: safeText().max(16_384).optional(), schema: jsonSchemaObject.optional(), strict: z.boolean().nullable().optional() }).catchall(jsonValue),
+          })
+          .catchall(jsonValue),
+      ])
+      .nullable()
+      .optional(),
     user: safeText().max(256).optional(),
   })
   .catchall(jsonValue);
@@ -255,7 +305,12 @@ export const chatCompletion = z.object({
   choices: z.array(
     z.object({
       index: z.number().int(),
-      message: z.object({ role: z.literal('assistant'), content: z.string(), refusal: z.null() }),
+      message: z.object({
+        role: z.literal('assistant'),
+        content: z.string().nullable(),
+        refusal: z.null(),
+        tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+      }),
       logprobs: z.null(),
       finish_reason: z.enum(['stop', 'length', 'content_filter', 'tool_calls']),
     }),
@@ -274,9 +329,24 @@ export const openAiError = z.object({
   request_id: z.string(),
 });
 
-const anthropicContent = z.union([safeText(), contentParts]);
+/** Text, tool_use and tool_result blocks; image, document and other blocks are refused by the route with 400. */
+const anthropicBlock = z
+  .object({
+    type: safeText().max(64),
+    text: safeText().optional(),
+    /** tool_use */
+    id: safeText().max(256).optional(),
+    name: toolName.optional(),
+    input: jsonValue.optional(),
+    /** tool_result */
+    tool_use_id: safeText().max(256).optional(),
+    content: z.union([safeText(), z.array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue)).max(1000)]).optional(),
+    is_error: z.boolean().optional(),
+  })
+  .catchall(jsonValue);
+const anthropicContent = z.union([safeText(), z.array(anthropicBlock).max(1000)]);
 
-/** `POST /v1/messages`: Anthropic's Messages request; `tools` are refused with 400 until they are served. */
+/** `POST /v1/messages`: Anthropic's Messages request, tools included (docs/llm-proxy.md). */
 export const anthropicMessagesRequest = z
   .object({
     model: safeText().min(1).max(256),
@@ -288,6 +358,14 @@ export const anthropicMessagesRequest = z
       .max(1000),
     temperature: z.number().min(0).max(1).optional(),
     stream: z.boolean().optional(),
+    tools: z
+      .array(z.object({ name: toolName, description: safeText().max(16_384).optional(), input_schema: jsonSchemaObject }).catchall(jsonValue))
+      .max(MAX_TOOLS)
+      .optional(),
+    tool_choice: z
+      .object({ type: z.enum(['auto', 'any', 'tool', 'none']), name: toolName.optional(), disable_parallel_tool_use: z.boolean().optional() })
+      .catchall(jsonValue)
+      .optional(),
   })
   .catchall(jsonValue);
 
@@ -296,7 +374,12 @@ export const anthropicMessage = z.object({
   type: z.literal('message'),
   role: z.literal('assistant'),
   model: z.string(),
-  content: z.array(z.object({ type: z.literal('text'), text: z.string() })),
+  content: z.array(
+    z.union([
+      z.object({ type: z.literal('text'), text: z.string() }),
+      z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
+    ]),
+  ),
   stop_reason: z.enum(['end_turn', 'max_tokens', 'refusal', 'tool_use']),
   stop_sequence: z.null(),
   usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }),

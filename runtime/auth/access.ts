@@ -36,6 +36,7 @@ export interface AccessSettings {
   STEWARD_METRICS_TOKEN?: string;
   STEWARD_RATE_LIMIT_PER_MINUTE: number;
   STEWARD_RATE_LIMIT_PER_HOUR: number;
+  STEWARD_LLM_TOKENS_PER_MINUTE: number;
   REDIS_URL?: string;
 }
 
@@ -43,6 +44,8 @@ export interface Access {
   auth: AuthDeps;
   licenses: LicenseRegistry;
   limiter: RateLimiter;
+  /** LLM tokens per organization per minute (`STEWARD_LLM_TOKENS_PER_MINUTE`), shared through Redis as well. */
+  tokenLimiter: RateLimiter;
   /** Concurrent operations per organization (plans), shared through Redis like the rate counters. */
   concurrency: ConcurrencyLimiter;
   windows: readonly RateLimitWindow[];
@@ -97,6 +100,10 @@ export function assembleAccess(
   });
   // NB: one key prefix for the gateway and the orchestrator: a parallel request spends the organization's budget.
   const limiter: RateLimiter = redis ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' }) : new MemoryRateLimiter({ windows });
+  const tokenWindows = [{ limit: config.STEWARD_LLM_TOKENS_PER_MINUTE, windowSec: 60 }];
+  const tokenLimiter: RateLimiter = redis
+    ? new RedisRateLimiter({ redis, windows: tokenWindows, keyPrefix: 'steward:rl:tokens:' })
+    : new MemoryRateLimiter({ windows: tokenWindows });
   const defaultLimit = PLAN_TIER_LIMITS.community.concurrentPlans;
   const concurrency: ConcurrencyLimiter = redis
     ? new RedisConcurrencyLimiter({ redis, defaultLimit, keyPrefix: 'steward:cc:' })
@@ -105,6 +112,7 @@ export function assembleAccess(
     auth,
     licenses,
     limiter,
+    tokenLimiter,
     concurrency,
     windows,
     limiterKind: redis ? 'redis' : 'memory',

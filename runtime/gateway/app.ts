@@ -19,6 +19,9 @@ import { anthropicCompatRoutes } from './routes/anthropic-compat.js';
 
 export type { GatewayDeps } from './deps.js';
 
+/** The longest a closing gateway waits for records written behind their answers (STEWARD_LLM_AUDIT=background). */
+const BACKGROUND_DRAIN_MS = 5000;
+
 /** The Agent gateway: registers its route plugins and returns the app; `main` listens. */
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent', connections: deps.connections });
@@ -36,5 +39,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(anthropicCompatRoutes, deps);
   void app.register(mcpRoutes, deps);
   if (deps.apiDocs !== false) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
+  // NB: after the server stops taking requests and before the store closes (the mains close the app first).
+  const writes = deps.backgroundWrites;
+  if (writes) app.addHook('onClose', () => writes.drain(BACKGROUND_DRAIN_MS));
   return app;
 }

@@ -74,7 +74,8 @@ export function installCompatErrorHandler(app: FastifyInstance, render: CompatEr
   });
 }
 
-function compatErrorOf(err: Error, req: FastifyRequest): CompatError {
+/** An error as the compatible formats report it: the catalogue's code and status, upstream 400/404/429 passed on. */
+export function compatErrorOf(err: Error, req: FastifyRequest): CompatError {
   if (err instanceof ApiError) {
     if (err.status >= 500) req.log.error({ err, code: err.code }, 'request failed');
     const upstream = err.code === 'PROVIDER_ERROR' && err.cause instanceof LlmProviderError ? err.cause.status : undefined;
@@ -113,7 +114,56 @@ export function textOf(content: string | readonly { type: string; text?: string 
  * too: the caller writes them (a client may put anything there) and the provider reads them.
  */
 export function promptOf(messages: readonly LlmMessage[]): string {
-  return messages.map((m) => m.content).join('\n');
+  const parts: string[] = [];
+  for (const m of messages) {
+    if (m.content !== '') parts.push(m.content);
+    // NB: the arguments of calls the conversation says the model made are text the provider reads, like content.
+    if (m.toolCalls) for (const c of m.toolCalls) parts.push(`${c.name}(${c.arguments})`);
+  }
+  return parts.join('\n');
+}
+
+/**
+ * `Server-Timing` of one answer (auth, policy, upstream, output, total, in ms) so that callers see Steward's own
+ * overhead: `auth` is the time from the request's arrival to its body (authentication, rate limits, reading the
+ * body), `total` the time to the answer's head.
+ */
+export class ServerTiming {
+  private readonly parts: string[] = [];
+
+  constructor(authMs: number) {
+    this.add('auth', authMs);
+  }
+
+  add(name: string, ms: number, desc?: string): void {
+    this.parts.push(`${name};dur=${ms.toFixed(1)}${desc ? `;desc="${desc}"` : ''}`);
+  }
+
+  header(totalMs: number): string {
+    return `${this.parts.join(', ')}, total;dur=${totalMs.toFixed(1)}`;
+  }
+}
+
+const timings = new WeakMap<FastifyRequest, ServerTiming>();
+
+/** The request's Server-Timing (made when its body starts, by `installServerTiming`; else now). */
+export function serverTimingOf(req: FastifyRequest): ServerTiming {
+  let t = timings.get(req);
+  if (!t) timings.set(req, (t = new ServerTiming(0)));
+  return t;
+}
+
+/** Puts `Server-Timing` on every answer of the scope, errors included (streams set theirs with their head). */
+export function installServerTiming(app: FastifyInstance): void {
+  app.addHook('preParsing', (req, reply, payload, done) => {
+    timings.set(req, new ServerTiming(reply.elapsedTime));
+    done(null, payload);
+  });
+  app.addHook('onSend', (req, reply, payload, done) => {
+    // NB: a request refused before its body (credentials, limits) has no timing yet: all of it was `auth`.
+    if (!reply.hasHeader('server-timing')) void reply.header('server-timing', (timings.get(req) ?? new ServerTiming(reply.elapsedTime)).header(reply.elapsedTime));
+    done(null, payload);
+  });
 }
 
 /** A blocked request: 403 POLICY_VIOLATION naming the policy, in the caller's format. */

@@ -11,6 +11,7 @@ import type { ConnectionSettings } from '../http/app.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import type { PlanForwarder } from './plan-forward.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
+import type { BackgroundWrites } from './background-writes.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -44,8 +45,20 @@ export interface GatewayDeps {
   metrics?: OutcomeRecorder;
   /** Per-organization limits on Agent endpoints. */
   limiter: RateLimiter;
+  /**
+   * LLM tokens per organization per minute on governed LLM calls (`STEWARD_LLM_TOKENS_PER_MINUTE`); absent: no
+   * token limit.
+   */
+  tokens?: { limiter: RateLimiter; perMinute: number };
   /** Request metrics per organization (the caller's organization is all /metrics shows). */
   requestMetrics: OrganizationMetrics;
+  /**
+   * When the records of a governed LLM call (its context and audit entry) are written (`STEWARD_LLM_AUDIT`):
+   * `commit` before the answer (durable: an answer implies its entry), `background` behind it. @default 'commit'
+   */
+  llmAudit?: 'commit' | 'background';
+  /** Tracks `background` writes and drains them when the app closes. */
+  backgroundWrites?: BackgroundWrites;
   /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
   llm?: LlmRouter;
   /** The Connectors of the source, followed as they change (started by the assembly's `ready()`). */

@@ -10,6 +10,9 @@ import {
 } from '../llm/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
 import type { Identity } from '../auth/identity.js';
+import { RateLimitStoreError, type RateLimitDecision } from '../limits/index.js';
+import type { LlmRouter } from '../llm/index.js';
+import { newId } from '../store/index.js';
 import type { GatewayDeps } from './deps.js';
 import { evaluatePolicies } from './policy-call.js';
 
@@ -42,7 +45,8 @@ export interface PolicyCheckCall {
   clientId: string;
   userToken: string;
   context?: Record<string, unknown>;
-  llm?: { provider?: string; model?: string; messages?: readonly LlmMessage[] };
+  /** `input.llm`: provider, model, messages as `policyMessages` writes them, tools. */
+  llm?: { provider?: string; model?: string; messages?: readonly Record<string, unknown>[]; tools?: readonly unknown[] };
 }
 
 /**
@@ -50,25 +54,63 @@ export interface PolicyCheckCall {
  * (approved or blocked), as a pre-check would: the first step of every governed request.
  */
 export async function checkAndRecord(deps: GatewayDeps, identity: Identity, call: PolicyCheckCall) {
+  const { evaluation, contextId, committed } = await checkAndStartRecord(deps, identity, call);
+  await committed;
+  return { evaluation, ctx: { id: contextId } };
+}
+
+/** A policy decision whose context row is on its way to the database. */
+export interface StartedCheck {
+  evaluation: PolicyEvaluation;
+  contextId: string;
+  /** Resolves once the context row is committed (the audit entry's foreign key needs it first). */
+  committed: Promise<void>;
+}
+
+/**
+ * `checkAndRecord` without waiting for the context's commit: a governed LLM call overlaps it with the provider
+ * call and awaits `committed` before its audit entry. NB: `committed` has a handler attached, so a failure while
+ * nobody awaits it yet is not an unhandled rejection; it rejects again for whoever awaits it.
+ */
+export async function checkAndStartRecord(deps: GatewayDeps, identity: Identity, call: PolicyCheckCall): Promise<StartedCheck> {
   const evaluation = await evaluatePolicies(
     deps.policies,
     { query: call.query, surface: call.surface, client_id: call.clientId, user: { id: call.userToken }, context: call.context ?? {}, ...(call.llm ? { llm: call.llm } : {}) },
     { surface: call.surface, organizationId: identity.organizationId, tenantId: identity.tenantId },
   );
   const createdAt = deps.now();
-  const ctx = await deps.store.contexts.record({
-    organizationId: identity.organizationId,
-    clientId: call.clientId,
-    userToken: call.userToken,
-    query: call.query,
-    approved: evaluation.approved,
-    policies: evaluation.triggered,
-    blockReason: evaluation.blockReason,
-    warnings: evaluation.warnings,
-    createdAt,
-    expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
-  });
-  return { evaluation, ctx };
+  const contextId = newId('ctx');
+  const committed = deps.store.contexts
+    .record({
+      id: contextId,
+      organizationId: identity.organizationId,
+      clientId: call.clientId,
+      userToken: call.userToken,
+      query: call.query,
+      approved: evaluation.approved,
+      policies: evaluation.triggered,
+      blockReason: evaluation.blockReason,
+      warnings: evaluation.warnings,
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
+    })
+    .then(() => undefined);
+  committed.catch(() => {});
+  return { evaluation, contextId, committed };
+}
+
+/**
+ * Writes a governed LLM call's records as `deps.llmAudit` says: `commit` (the default) waits for the commit, so
+ * the answer follows a durable entry; `background` returns at once and the write completes behind the answer
+ * (`deps.backgroundWrites` tracks it, logs and counts a failure, and drains it at shutdown; when it is full, the
+ * caller waits as in `commit` mode).
+ */
+export async function writeLlmRecords(deps: GatewayDeps, write: () => Promise<unknown>): Promise<void> {
+  if (deps.llmAudit !== 'background' || !deps.backgroundWrites || deps.backgroundWrites.full) {
+    await write();
+    return;
+  }
+  deps.backgroundWrites.track(write());
 }
 
 /**
@@ -76,31 +118,32 @@ export async function checkAndRecord(deps: GatewayDeps, identity: Identity, call
  * allowed one is audited (committed) before the caller gets the answer. Both outcomes record a context.
  */
 export async function governedLlmCall(deps: GatewayDeps, identity: Identity, call: GovernedCall): Promise<GovernedResult> {
-  const { evaluation, ctx } = await checkAndRecord(deps, identity, {
+  await admitTokens(deps, identity, call.messages ? call.messages.map((m) => m.content).join('\n') : call.prompt, call.maxTokens);
+  const { evaluation, contextId, committed } = await checkAndStartRecord(deps, identity, {
     query: call.prompt,
     surface: 'llm',
     clientId: call.clientId,
     userToken: call.userToken,
     context: call.context,
     // NB: every turn, assistant ones included: the caller writes them all, and the provider reads them all.
-    llm: { provider: call.provider, model: call.model, ...(call.messages ? { messages: call.messages } : {}) },
+    llm: { provider: call.provider, model: call.model, ...(call.messages ? { messages: policyMessages(call.messages) } : {}) },
   });
-  if (!evaluation.approved) return { blocked: true, evaluation, contextId: ctx.id };
-  // NB: after the policies: a query they block is blocked whether or not a provider is configured.
-  if (!deps.llm?.hasProvider(call.provider)) {
-    throw new ApiError(
-      'gateway',
-      'PROVIDER_NOT_CONFIGURED',
-      call.provider
-        ? `no LLM provider named ${echo(call.provider)} is configured`
-        : 'no LLM provider is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST',
-    );
+  if (!evaluation.approved) {
+    await writeLlmRecords(deps, () => committed.then(() => contextId));
+    return { blocked: true, evaluation, contextId };
+  }
+  let llm: LlmRouter;
+  try {
+    llm = requireProvider(deps, call.provider);
+  } catch (err) {
+    await committed;
+    throw err;
   }
 
   let response: LlmResponse;
   const t0 = performance.now();
   try {
-    response = await deps.llm.complete({
+    response = await llm.complete({
       provider: call.provider,
       ...(call.messages ? { messages: call.messages } : { prompt: call.prompt }),
       model: call.model,
@@ -111,13 +154,16 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
   } catch (err) {
     const provider = err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : (call.provider ?? 'default');
     deps.telemetry.llmCall(provider, call.model ?? 'default', (performance.now() - t0) / 1000);
+    await committed;
     throw toApiError(err);
   }
   deps.telemetry.llmCall(response.provider, response.model, response.latencyMs / 1000, response.usage);
-  const entry = await deps.store.audit.record({
+  const auditId = newId('aud');
+  const audit = {
+    id: auditId,
     organizationId: identity.organizationId,
     clientId: call.clientId,
-    contextId: ctx.id,
+    contextId,
     userToken: call.userToken,
     provider: response.provider,
     model: response.model,
@@ -128,8 +174,56 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
     completionTokens: response.usage.completionTokens,
     totalTokens: response.usage.totalTokens,
     metadata: { finish_reason: response.finishReason, governed: true },
-  });
-  return { blocked: false, evaluation, contextId: ctx.id, auditId: entry.id, response };
+  };
+  await writeLlmRecords(deps, () => committed.then(() => deps.store.audit.record(audit)).then((e) => e.id));
+  return { blocked: false, evaluation, contextId, auditId, response };
+}
+
+/**
+ * The router, once a governed call may go on. NB: checked after the policies: a query they block is blocked
+ * whether or not a provider is configured.
+ */
+export function requireProvider(deps: GatewayDeps, provider: string | undefined): LlmRouter {
+  if (deps.llm?.hasProvider(provider)) return deps.llm;
+  throw new ApiError(
+    'gateway',
+    'PROVIDER_NOT_CONFIGURED',
+    provider
+      ? `no LLM provider named ${echo(provider)} is configured`
+      : 'no LLM provider is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST',
+  );
+}
+
+/** The token budget a call asks for when it names none (runtime/llm's default). */
+const DEFAULT_MAX_TOKENS = 500;
+
+/**
+ * Charges a governed LLM call to its organization's tokens per minute (`deps.tokens`) for its worst case: the
+ * prompt's estimated tokens (characters / 4) plus its token budget. A call larger than the whole limit is charged
+ * the limit (it passes only in an unused minute). Refused: 429 RATE_LIMITED with Retry-After. NB: as for request
+ * limits, a failing Redis lets the call through and says so in the log.
+ */
+export async function admitTokens(deps: GatewayDeps, identity: Identity, prompt: string, maxTokens: number | undefined): Promise<void> {
+  if (!deps.tokens) return;
+  const { limiter, perMinute } = deps.tokens;
+  const cost = Math.min(perMinute, Math.ceil(prompt.length / 4) + (maxTokens ?? DEFAULT_MAX_TOKENS));
+  let decision: RateLimitDecision;
+  try {
+    decision = limiter.hitSync ? limiter.hitSync(identity.organizationId, cost) : await limiter.hit(identity.organizationId, cost);
+  } catch (err) {
+    if (!(err instanceof RateLimitStoreError)) throw err;
+    deps.log.error({ err }, 'token limiter unavailable; allowing the call');
+    return;
+  }
+  if (decision.allowed) return;
+  deps.telemetry.rateLimitRejections.inc({ window: 'tokens-60s' });
+  throw new ApiError(
+    'gateway',
+    'RATE_LIMITED',
+    `token limit of ${decision.limit} LLM tokens per minute exceeded for this organization (this call reserves ${cost}: prompt characters / 4 plus max_tokens)`,
+    { limit: decision.limit, period: `${decision.windowSec}s`, unit: 'tokens', requested: cost, remaining: decision.remaining, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
+    { headers: { 'retry-after': String(decision.retryAfterSec) } },
+  );
 }
 
 /** Maps the LLM layer's typed errors onto the gateway catalogue. */
@@ -152,4 +246,17 @@ export function policyInfo(evaluation: PolicyEvaluation, identity: Identity) {
     processing_time: `${evaluation.evaluationMs.toFixed(3)}ms`,
     ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
   };
+}
+
+/**
+ * The conversation as the policies read it (`input.llm.messages`): `{role, content}` per turn, with
+ * `tool_calls: [{id, name, arguments}]` on assistant turns that made calls and `tool_call_id` on tool turns.
+ */
+export function policyMessages(messages: readonly LlmMessage[]): Record<string, unknown>[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: m.content,
+    ...(m.toolCalls && m.toolCalls.length > 0 ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}),
+    ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
+  }));
 }

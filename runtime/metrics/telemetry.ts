@@ -51,6 +51,10 @@ export class StewardTelemetry {
   readonly llmRequests: Counter<'provider' | 'model' | 'outcome'>;
   readonly llmTokens: Counter<'provider' | 'model' | 'kind'>;
   readonly llmDuration: Histogram<'provider' | 'model'>;
+  readonly llmFirstToken: Histogram<'provider' | 'model'>;
+  readonly llmOutputRedactions: Counter<'kind'>;
+  readonly llmOutputBlocks: Counter<'stream'>;
+  readonly llmAuditBackgroundFailures: Counter;
   readonly rateLimitRejections: Counter<'window'>;
   readonly storeWrites: Histogram<'table'>;
   readonly parallelQueries: Counter<'status' | 'code'>;
@@ -145,6 +149,30 @@ export class StewardTelemetry {
       buckets: REQUEST_BUCKETS_S,
       registers,
     });
+    this.llmFirstToken = new Histogram({
+      name: 'steward_llm_time_to_first_token_seconds',
+      help: 'Streamed LLM calls: time from the provider call to its first text or tool-call event, by provider and model.',
+      labelNames: ['provider', 'model'],
+      buckets: REQUEST_BUCKETS_S,
+      registers,
+    });
+    this.llmOutputRedactions = new Counter({
+      name: 'steward_llm_output_redactions_total',
+      help: 'Spans of LLM answers masked by output policies (action redact), by detector kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.llmAuditBackgroundFailures = new Counter({
+      name: 'steward_llm_audit_background_failures_total',
+      help: 'Records of governed LLM calls (context, audit entry) that failed to write after the answer was sent (STEWARD_LLM_AUDIT=background).',
+      registers,
+    });
+    this.llmOutputBlocks = new Counter({
+      name: 'steward_llm_output_blocks_total',
+      help: 'LLM answers stopped by an output policy (surface llm_output), by whether the answer was streamed.',
+      labelNames: ['stream'],
+      registers,
+    });
     this.rateLimitRejections = new Counter({
       name: 'steward_rate_limit_rejections_total',
       help: 'Requests refused with 429 RATE_LIMITED, by the limit window that refused them (60s, 3600s).',
@@ -225,6 +253,17 @@ export class StewardTelemetry {
       this.llmTokens.inc({ ...labels, kind: 'prompt' }, usage.promptTokens);
       this.llmTokens.inc({ ...labels, kind: 'completion' }, usage.completionTokens);
     }
+  }
+
+  /** A streamed call's first event, `seconds` after the provider was called. */
+  llmFirstEvent(provider: string, model: string, seconds: number): void {
+    this.llmFirstToken.observe({ provider, model: this.models.of(model) }, seconds);
+  }
+
+  /** What output policies did to one answer: masked spans per kind, or a block. */
+  llmOutput(redactions: Readonly<Record<string, number>>, blocked: { stream: boolean } | undefined): void {
+    for (const kind in redactions) this.llmOutputRedactions.inc({ kind }, redactions[kind]);
+    if (blocked) this.llmOutputBlocks.inc({ stream: String(blocked.stream) });
   }
 
   /** One group-commit INSERT of `table`, in milliseconds. */

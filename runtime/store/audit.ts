@@ -3,6 +3,8 @@ import { newId } from './ids.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 
 export interface AuditInput {
+  /** An id taken in advance with `newId('aud')` (a stream names its answer before the entry is written). */
+  id?: string;
   organizationId: string;
   clientId: string;
   contextId: string | null;
@@ -75,7 +77,7 @@ export class AuditRepository {
 
   /** Inserts one entry; when the promise resolves the row is committed (group commit under load). */
   async record(input: AuditInput): Promise<AuditEntry> {
-    const id = newId('aud');
+    const id = input.id ?? newId('aud');
     const createdAt = new Date();
     await this.writer.insert({
       id,

@@ -82,6 +82,8 @@ export class ContextRepository {
    * The query itself is not kept, only its SHA-256 (it may hold the PII that was blocked).
    */
   async record(input: {
+    /** An id taken in advance with `newId('ctx')` (a governed call names its context before the row commits). */
+    id?: string;
     organizationId: string;
     clientId: string;
     userToken: string;
@@ -93,7 +95,7 @@ export class ContextRepository {
     createdAt: Date;
     expiresAt: Date;
   }): Promise<PrecheckContext> {
-    const id = newId('ctx');
+    const id = input.id ?? newId('ctx');
     await this.writer.insert({
       id,
       organization_id: input.organizationId,

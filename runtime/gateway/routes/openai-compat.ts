@@ -2,12 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { z } from 'zod';
 import { chatCompletionRequest } from '../../../api/http/gateway.js';
 import { identityOf } from '../../auth/plugin.js';
+import { ApiError } from '../../http/errors.js';
 import type { FinishReason, LlmMessage, LlmRole } from '../../llm/index.js';
 import type { GatewayDeps } from '../deps.js';
-import { governedLlmCall } from '../governed.js';
+import { serveChat, type ChatAnswer, type ChatCall, type ChatFormat } from '../chat.js';
 import { parseBody } from '../validation.js';
-import { clientSignal } from './llm.js';
-import { chooseModel, installCompatErrorHandler, policyViolation, promptOf, textOf, unsupported, type CompatErrorBody } from '../compat.js';
+import { chooseModel, installCompatErrorHandler, installServerTiming, textOf, unsupported, type CompatErrorBody } from '../compat.js';
 
 /** OpenAI's error `type` for a status; the SDK picks its exception class by the status alone. */
 function openAiType(status: number): string {
@@ -25,36 +25,66 @@ export const openAiErrorBody: CompatErrorBody = (e, requestId) => ({
   request_id: requestId,
 });
 
-const OPENAI_ROLES: Record<string, LlmRole | undefined> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
+const OPENAI_ROLES: Record<string, LlmRole | undefined> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool' };
 
 const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', content_filter: 'content_filter', tool_use: 'tool_calls', other: 'stop' };
 
 type ChatRequest = z.infer<typeof chatCompletionRequest>;
 
-/** The conversation in the common model; tool turns and non-text parts are refused rather than dropped. */
+/** The conversation in the common model: text, tool calls and tool results; other parts are refused. */
 function messagesOf(body: ChatRequest): LlmMessage[] {
   return body.messages.map((m, i) => {
     const role = OPENAI_ROLES[m.role];
-    if (!role) throw unsupported(`messages[${i}].role`, `the ${m.role} role`);
-    if ((m.tool_calls ?? m.function_call ?? null) !== null) throw unsupported(`messages[${i}]`, 'tool calls');
-    return { role, content: textOf(m.content, `messages[${i}].content`) };
+    if (!role) throw unsupported(`messages[${i}].role`, `the ${m.role} role (use tool messages)`);
+    if ((m.function_call ?? null) !== null) throw unsupported(`messages[${i}].function_call`, 'the legacy function_call (use tool_calls)');
+    const content = textOf(m.content, `messages[${i}].content`);
+    if (role === 'tool') {
+      if (!m.tool_call_id) throw new ApiError('gateway', 'INVALID_REQUEST', `messages[${i}].tool_call_id: a tool message names the call it answers`, { field: `messages[${i}].tool_call_id` });
+      return { role, content, toolCallId: m.tool_call_id };
+    }
+    const calls = role === 'assistant' ? (m.tool_calls ?? []) : [];
+    if (calls.length === 0) return { role, content };
+    return { role, content, toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
   });
 }
 
-/** Fields whose meaning Steward cannot honour yet; a request that sets them gets 400, never a silent drop. */
+/** Fields whose meaning Steward cannot honour; a request that sets them gets 400, never a silent drop. */
 function refuseUnserved(body: ChatRequest): void {
-  for (const field of ['tools', 'tool_choice', 'functions', 'function_call', 'response_format'] as const) {
-    if (body[field] !== undefined && body[field] !== null) throw unsupported(field, field);
+  for (const field of ['functions', 'function_call'] as const) {
+    if (body[field] !== undefined && body[field] !== null) throw unsupported(field, `the legacy ${field} (use tools and tool_choice)`);
   }
   if (typeof body.n === 'number' && body.n !== 1) throw unsupported('n', 'more than one choice');
 }
 
+function toolsOf(body: ChatRequest): Pick<ChatCall, 'tools' | 'toolChoice' | 'responseFormat'> {
+  const out: Pick<ChatCall, 'tools' | 'toolChoice' | 'responseFormat'> = {};
+  if (body.tools && body.tools.length > 0) {
+    out.tools = body.tools.map((t) => ({
+      name: t.function.name,
+      ...(t.function.description !== undefined ? { description: t.function.description } : {}),
+      ...(t.function.parameters !== undefined ? { parameters: t.function.parameters } : {}),
+    }));
+  }
+  const choice = body.tool_choice;
+  if (choice !== undefined && choice !== null) out.toolChoice = typeof choice === 'string' ? choice : { name: choice.function.name };
+  const format = body.response_format;
+  if (format !== undefined && format !== null) {
+    out.responseFormat =
+      format.type === 'json_schema'
+        ? { type: 'json_schema', name: format.json_schema.name, schema: format.json_schema.schema ?? {}, ...(typeof format.json_schema.strict === 'boolean' ? { strict: format.json_schema.strict } : {}) }
+        : { type: format.type };
+  }
+  return out;
+}
+
 /**
- * OpenAI-compatible endpoints: `POST /v1/chat/completions` (governed: policies, provider, audit) and
- * `GET /v1/models`. Errors answer in OpenAI's shape so the official SDK raises its documented exceptions.
+ * OpenAI-compatible endpoints: `POST /v1/chat/completions` (governed: policies on the way in and out, provider,
+ * audit; token-by-token streams) and `GET /v1/models`. Errors answer in OpenAI's shape so the official SDK raises
+ * its documented exceptions.
  */
 export const openAiCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   installCompatErrorHandler(app, openAiErrorBody);
+  installServerTiming(app);
 
   app.get('/v1/models', { config: { auth: { require: 'any', feature: 'llm' } } }, async () => {
     const router = deps.llm;
@@ -67,57 +97,76 @@ export const openAiCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, d
     const body = parseBody(chatCompletionRequest, req.body);
     refuseUnserved(body);
     const identity = identityOf(req);
-    const messages = messagesOf(body);
     const choice = chooseModel(deps.llm, body.model);
-    const result = await governedLlmCall(deps, identity, {
-      prompt: promptOf(messages),
-      messages,
-      clientId: identity.clientId ?? 'openai-compat',
-      userToken: body.user ?? identity.clientId ?? 'anonymous',
-      provider: choice.provider,
-      model: choice.model,
-      temperature: body.temperature ?? undefined,
-      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-      signal: clientSignal(reply),
-    });
-    void reply.header('x-steward-context-id', result.contextId);
-    if (result.blocked) {
-      deps.metrics?.outcome(req, 'blocked');
-      throw policyViolation(result.evaluation, result.contextId);
-    }
-    const r = result.response;
-    void reply.header('x-steward-audit-id', result.auditId);
-    const head = { id: `chatcmpl-${result.auditId}`, created: Math.floor(deps.now().getTime() / 1000), model: r.model };
-    const usage = { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens };
-    if (body.stream === true) {
-      return reply
-        .header('content-type', 'text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .send(sseOf(head, r.text, FINISH[r.finishReason], body.stream_options?.include_usage === true ? usage : undefined));
-    }
-    return {
-      ...head,
-      object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: r.text, refusal: null }, logprobs: null, finish_reason: FINISH[r.finishReason] }],
-      usage,
-    };
+    return serveChat(
+      deps,
+      req,
+      reply,
+      {
+        messages: messagesOf(body),
+        provider: choice.provider,
+        model: choice.model,
+        temperature: body.temperature ?? undefined,
+        maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+        ...toolsOf(body),
+        clientId: identity.clientId ?? 'openai-compat',
+        userToken: body.user ?? identity.clientId ?? 'anonymous',
+        stream: body.stream === true,
+      },
+      openAiFormat(body.stream_options?.include_usage === true),
+    );
   });
 };
 
+const usageBody = (a: ChatAnswer) => ({ prompt_tokens: a.usage.promptTokens, completion_tokens: a.usage.completionTokens, total_tokens: a.usage.totalTokens });
+
 /**
- * The answer as Chat Completions stream events: the role, the text, the finish reason, the usage when asked for
- * (`stream_options.include_usage`), then `[DONE]`.
- * NB: the provider is called without streaming, so the whole answer arrives at once, after the policies and the
- * audit commit; SDKs that ask for a stream get a well-formed one. Token-by-token relay is not served yet.
+ * Chat Completions' shapes: a `chat.completion`, or `chat.completion.chunk` events (the role, text deltas, tool-call
+ * deltas, the finish reason, with `stream_options.include_usage` a last chunk with empty `choices` and the
+ * usage) then `data: [DONE]`. A mid-stream error is a `data: {"error": …}` event, which the SDK raises as an
+ * APIError.
  */
-function sseOf(head: { id: string; created: number; model: string }, text: string, finish: string, usage: Record<string, number> | undefined): string {
-  const chunk = (delta: Record<string, unknown>, finishReason: string | null) => ({
-    ...head,
-    object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    ...(usage ? { usage: null } : {}),
-  });
-  const events: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null }, null), chunk({ content: text }, null), chunk({}, finish)];
-  if (usage) events.push({ ...head, object: 'chat.completion.chunk', choices: [], usage });
-  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+function openAiFormat(includeUsage: boolean): ChatFormat {
+  return {
+    whole(a, created) {
+      const toolCalls = a.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+      return {
+        id: `chatcmpl-${a.auditId}`,
+        object: 'chat.completion',
+        created,
+        model: a.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: a.text === '' && toolCalls.length > 0 ? null : a.text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+            logprobs: null,
+            finish_reason: FINISH[a.finishReason],
+          },
+        ],
+        usage: usageBody(a),
+      };
+    },
+    stream(head) {
+      const id = `chatcmpl-${head.auditId}`;
+      let model = head.model;
+      const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: head.created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
+      return {
+        start: () => chunk({ role: 'assistant', content: '', refusal: null }, null),
+        text: (text) => (text === '' ? '' : chunk({ content: text }, null)),
+        toolCall(index, callId, name, args) {
+          if (callId === undefined && name === undefined && args === '') return '';
+          const fn = name !== undefined ? { name, arguments: args } : { arguments: args };
+          return chunk({ tool_calls: [{ index, ...(callId !== undefined ? { id: callId, type: 'function' } : {}), function: fn }] }, null);
+        },
+        end(a) {
+          model = a.model;
+          let out = chunk({}, FINISH[a.finishReason]);
+          if (includeUsage) out += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: head.created, model, choices: [], usage: usageBody(a) })}\n\n`;
+          return `${out}data: [DONE]\n\n`;
+        },
+        error: (e) => `data: ${JSON.stringify(openAiErrorBody(e, head.requestId))}\n\n`,
+      };
+    },
+  };
 }

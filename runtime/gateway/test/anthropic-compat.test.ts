@@ -162,7 +162,8 @@ describe('POST /v1/messages with the Anthropic SDK', () => {
   });
 
   it.each([
-    { name: 'tools, not served yet', body: { tools: [{ name: 'f', input_schema: { type: 'object' } }] } },
+    { name: 'a tool_use block in a user turn', body: { messages: [{ role: 'user', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] }] } },
+    { name: 'a tool choice of type tool without its name', body: { tools: [{ name: 'f', input_schema: { type: 'object' } }], tool_choice: { type: 'tool' } } },
     { name: 'an image block', body: { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://x' } }] }] } },
     { name: 'a missing max_tokens', body: { max_tokens: undefined } },
   ])('refuses $name with a BadRequestError and no provider call', async ({ body }) => {

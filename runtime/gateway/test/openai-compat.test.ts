@@ -186,7 +186,9 @@ describe('POST /v1/chat/completions with the OpenAI SDK', () => {
   });
 
   it.each([
-    { name: 'tools, not served yet', body: { tools: [{ type: 'function', function: { name: 'f' } }] } },
+    { name: 'the legacy functions field', body: { functions: [{ name: 'f', parameters: { type: 'object' } }] } },
+    { name: 'a tool message without tool_call_id', body: { messages: [{ role: 'tool', content: '42' }] } },
+    { name: 'a tool name with a space', body: { tools: [{ type: 'function', function: { name: 'get weather' } }] } },
     { name: 'an image part', body: { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x' } }] }] } },
     { name: 'a temperature above 1', body: { temperature: 1.5 } },
     { name: 'no messages', body: { messages: [] } },
