@@ -22,7 +22,10 @@ export interface IsolationOptions {
   loadWaitMs?: number;
   /** the worker module (tests: a worker that misbehaves) @default ./worker.js beside this module */
   workerEntry?: URL;
-  /** when the workers start unless a job or `ready()` starts them sooner @default 2000 ms after construction */
+  /**
+   * When the workers start unless a job or `ready()` starts them sooner. @default never: the first job (an input
+   * above the inline threshold) or `ready()` starts them
+   */
   startDelayMs?: number;
 }
 
@@ -60,7 +63,7 @@ export class IsolatePool {
   private crashes = 0;
   private readonly workers: number;
   private started = false;
-  private readonly startTimer: NodeJS.Timeout;
+  private readonly startTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly log: Logger,
@@ -70,11 +73,15 @@ export class IsolatePool {
     this.loadWaitMs = options.loadWaitMs ?? 10_000;
     this.workerEntry = options.workerEntry ?? new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
     this.workers = options.workers ?? 2;
-    // NB: not at once. Each worker loads the engine, compiles every plan and warms the pack up, about a second of CPU
-    // that a small machine would take from the start-up of the process building this pool (docs/benchmarks.md,
-    // Start-up); the first job or ready() starts them sooner, and a job waits for them as for any loading worker.
-    this.startTimer = setTimeout(() => this.start(), options.startDelayMs ?? 2000);
-    this.startTimer.unref();
+    // NB: not at once, and by default not before they are needed. Each worker loads the engine, compiles every plan
+    // and warms the pack up: about a second of CPU that a small machine would take from the start-up of the process
+    // (docs/benchmarks.md, Start-up), and ~66 MB of resident memory per worker that a gateway whose inputs all stay
+    // under the inline threshold never uses (docs/benchmarks.md, LLM proxy). The first job waits for them as for any
+    // loading worker (at most `loadWaitMs`).
+    if (options.startDelayMs !== undefined) {
+      this.startTimer = setTimeout(() => this.start(), options.startDelayMs);
+      this.startTimer.unref();
+    }
   }
 
   private start(): void {
