@@ -7,13 +7,14 @@
  * requests to plain-number cells (`KubeRequestMetrics`); every count and gauge else is read from the manager at
  * scrape time, so the families need nothing from the controllers but the counts they keep anyway.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { InformerStats } from '../manager/cache.js';
 import type { ControllerStats } from '../manager/controller.js';
 import type { Manager } from '../manager/manager.js';
 import type { ManagerMetrics, ReconcileTimer } from '../manager/types.js';
 import type { WorkQueueState } from '../manager/workqueue.js';
 import { KubeRequestMetrics } from './kube-requests.js';
+import { registerProcessMetrics } from '../../platform/metrics.js';
 
 /** Buckets in seconds, as controller-runtime's reconcile_time_seconds: 5 ms to a minute. */
 const RECONCILE_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
@@ -33,13 +34,7 @@ export class OperatorMetrics implements ManagerMetrics {
 
   constructor(options: OperatorMetricsOptions) {
     const registers = [this.registry];
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
-    new Gauge({
-      name: 'steward_build_info',
-      help: 'Always 1; the labels say which Steward build and Node.js runtime this process runs.',
-      labelNames: ['version', 'node_version'],
-      registers,
-    }).set({ version: options.version, node_version: process.version }, 1);
+    registerProcessMetrics(this.registry, options);
     this.kubeRequests = new KubeRequestMetrics(this.registry);
     this.reconcileDuration = new Histogram({
       name: 'steward_operator_reconcile_duration_seconds',

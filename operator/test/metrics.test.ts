@@ -4,12 +4,11 @@
  * the standby serves the same families with `steward_operator_leader 0`, and takes over the 1 when the leader goes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../platform/config.js';
 import { KubeClient } from '../../platform/kube/client.js';
 import { Resources } from '../../platform/kube/resources.js';
 import { startTestCluster, type TestCluster } from '../../testing/kube/index.js';
 import { parseExposition, type Exposition } from '../../testing/prometheus-text.js';
-import { operatorConfigSchema } from '../config.js';
+import { fastLeaseConfig } from './fixtures.js';
 import { startOperator, type RunningOperator } from '../main.js';
 import type { ControllerContext, ControllerSpec } from '../manager/types.js';
 import { configMap, copyController, eventually, silent } from '../manager/test/helpers.js';
@@ -26,16 +25,7 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-const config = (identity: string) =>
-  parseConfig(operatorConfigSchema, {
-    STEWARD_KUBECONFIG: cluster.kubeconfig,
-    STEWARD_POD_NAME: identity,
-    STEWARD_PROBE_PORT: '0',
-    STEWARD_PROBE_HOST: '127.0.0.1',
-    STEWARD_LEASE_DURATION_MS: '2000',
-    STEWARD_LEASE_RENEW_DEADLINE_MS: '1500',
-    STEWARD_LEASE_RETRY_PERIOD_MS: '100',
-  });
+const config = (identity: string) => fastLeaseConfig(cluster.kubeconfig, identity);
 
 /** The copy controller, asking to run again in a minute for ConfigMaps named `requeue-*`. */
 const controllers = (ctx: ControllerContext): ControllerSpec[] => {

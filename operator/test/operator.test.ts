@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../testing/kube/index.js';
-import { parseConfig } from '../../platform/config.js';
 import { Resources } from '../../platform/kube/resources.js';
-import { operatorConfigSchema } from '../config.js';
+import { fastLeaseConfig } from './fixtures.js';
 import { startOperator, type RunningOperator } from '../main.js';
 import { configMap, copyController, eventually, secretData, silent } from '../manager/test/helpers.js';
 import { KubeClient } from '../../platform/kube/client.js';
@@ -19,16 +18,7 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-const config = (identity: string) =>
-  parseConfig(operatorConfigSchema, {
-    STEWARD_KUBECONFIG: cluster.kubeconfig,
-    STEWARD_POD_NAME: identity,
-    STEWARD_PROBE_PORT: '0',
-    STEWARD_PROBE_HOST: '127.0.0.1',
-    STEWARD_LEASE_DURATION_MS: '2000',
-    STEWARD_LEASE_RENEW_DEADLINE_MS: '1500',
-    STEWARD_LEASE_RETRY_PERIOD_MS: '100',
-  });
+const config = (identity: string) => fastLeaseConfig(cluster.kubeconfig, identity);
 
 const probe = async (op: RunningOperator, path: string) => (await fetch(`${op.probeUrl}${path}`)).status;
 

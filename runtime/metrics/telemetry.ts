@@ -5,8 +5,9 @@
  * Every label takes values from a bounded set: route patterns, methods, status classes, loaded policies, fixed
  * outcome lists, configured providers; model names (which a request may choose) are capped by `BoundedLabel`.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { POLICY_FAILURES_METRIC } from './policy-failures.js';
+import { registerProcessMetrics } from '../../platform/metrics.js';
 
 /** Buckets in seconds for HTTP requests and LLM calls: 1 ms to a minute. */
 const REQUEST_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -69,13 +70,7 @@ export class StewardTelemetry {
 
   constructor(options: TelemetryOptions) {
     const registers = [this.registry];
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
-    new Gauge({
-      name: 'steward_build_info',
-      help: 'Always 1; the labels say which Steward build and Node.js runtime this process runs.',
-      labelNames: ['version', 'node_version'],
-      registers,
-    }).set({ version: options.version, node_version: process.version }, 1);
+    registerProcessMetrics(this.registry, options);
     const httpCells = this.httpCells;
     this.httpRequests = new Counter({
       name: 'steward_http_requests_total',

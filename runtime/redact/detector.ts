@@ -23,6 +23,12 @@ export interface Detector {
    */
   breaks?: { on: 'space' | 'line' | 'delimiter'; after: number };
   /**
+   * Streaming hint, with `breaks`: how many characters past its end a match's pattern reads (a closing `\b` or
+   * `(?![\w-])`: 1). With 1, a break in the last character already closes every match before it; absent, the
+   * redactor assumes 2 and keeps the last two characters' breaks out of its reckoning.
+   */
+  lookahead?: 1;
+  /**
    * Streaming hint: every match starts with a match of this global regex (`-----BEGIN `, `mysql`), at most
    * `head.length` characters long: text with no head in the last `maxLength` characters need not be held.
    */
@@ -31,6 +37,13 @@ export interface Detector {
     length: number;
     /** the characters a head can begin with: an incomplete head at the end is held only from one of them */
     first?: RegExp;
+    /**
+     * Every head, as lower-case words (for case-insensitive heads): an incomplete head at the end is held only
+     * where the text there is the beginning of one of them, rather than from any character `first` allows.
+     */
+    words?: readonly string[];
+    /** Instead of `words`: matches (whole) any beginning of a head shorter than a head. */
+    partial?: RegExp;
   };
   /**
    * `valid` reads context words anywhere in the text (SSN, Aadhaar, Azure SAS): in a stream, the context is only

@@ -90,7 +90,6 @@ const phoneDigits = (s: string) => digitsOf(s).length;
 
 /** Streaming heads (detector.ts): the first character of every match. */
 const DIGIT = { pattern: /[0-9]/g, length: 1 };
-const CAPITAL = { pattern: /\b[A-Z]/g, length: 1 };
 
 /** The words before a national phone number (the start of the detector's pattern, for the stream window). */
 const PHONE_WORDS = /\b(?:phone|telephone|tel|telefon|mobile|mob|cell|cellphone|call|text|sms|fax|whatsapp|reach|dial)\b/gi;
@@ -99,7 +98,7 @@ export const PII: readonly Detector[] = [
   { kind: 'us_ssn', pattern: /(?<![\w-])(\d{3}-\d{2}-\d{4}|\d{3} \d{2} \d{4})(?![\w-]|[ .-]\d)/g, valid: ssnValid, maxLength: 16, head: DIGIT },
   { kind: 'us_ssn', pattern: /(?<![\w-])(\d{9})(?![\w-]|[ .-]\d)/g, valid: (s, text) => ssnValid(s) && SSN_CONTEXT.test(text), maxLength: 16, head: DIGIT, textContext: true },
   { kind: 'payment_card', pattern: /(?<![\d-]|\d\.)(\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{4}|\d{4}[ -]\d{6}[ -]\d{4,5}|\d{13,19})(?![\d-]|\.\d)/g, valid: (s) => cardIssuer(digitsOf(s)) && luhn(digitsOf(s)), maxLength: 24, head: DIGIT },
-  { kind: 'iban', pattern: /\b([A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{1,4}){3,8})/g, refine: ibanPrefix, maxLength: 48, head: { pattern: /[A-Za-z]{2}[0-9]{2}/g, length: 4 } },
+  { kind: 'iban', pattern: /\b([A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{1,4}){3,8})/g, refine: ibanPrefix, maxLength: 48, head: { pattern: /[A-Za-z]{2}[0-9]{2}/g, length: 4, partial: /^(?:[A-Za-z]{1,2}|[A-Za-z]{2}[0-9])$/ } },
   { kind: 'passport', pattern: /[Pp][Aa][Ss][Ss][Pp][Oo][Rr][Tt][^\n]{0,40}?\b([A-Z]{1,2}[0-9]{6,8}|[0-9]{8,9}|[A-Z0-9]{9})\b/g, valid: (s) => digitsOf(s).length >= 5, maxLength: 60, head: { pattern: /[Pp][Aa][Ss][Ss][Pp][Oo][Rr][Tt]/g, length: 8, first: /[Pp]/ } },
   {
     kind: 'aadhaar',
@@ -109,14 +108,14 @@ export const PII: readonly Detector[] = [
     head: { pattern: /[2-9]/g, length: 1 },
     textContext: true,
   },
-  { kind: 'india_pan', pattern: /\b([A-Z]{3}[ABCFGHJLPT][A-Z][0-9]{4}[A-Z])\b/g, maxLength: 12, head: CAPITAL },
-  { kind: 'uk_nino', pattern: /\b([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D])\b/g, valid: (s) => !NINO_NEVER.has(s.slice(0, 2)), maxLength: 16, head: CAPITAL },
+  { kind: 'india_pan', pattern: /\b([A-Z]{3}[ABCFGHJLPT][A-Z][0-9]{4}[A-Z])\b/g, maxLength: 12, head: { pattern: /\b[A-Z]{3}[ABCFGHJLPT]/g, length: 4, first: /[A-Z]/ } },
+  { kind: 'uk_nino', pattern: /\b([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D])\b/g, valid: (s) => !NINO_NEVER.has(s.slice(0, 2)), maxLength: 16, head: { pattern: /\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]/g, length: 2, first: /[A-CEGHJ-PR-TW-Z]/ } },
   {
     kind: 'canada_sin',
     pattern: /(?:[Ss]ocial [Ii]nsurance|SOCIAL INSURANCE|\bSIN\b)[^\n\d]{0,30}\b(\d{3}([ -]?)\d{3}\2\d{3})\b/g,
     valid: (s) => luhn(digitsOf(s)),
     maxLength: 60,
-    head: { pattern: /[Ss]ocial [Ii]nsurance|SOCIAL INSURANCE|\bSIN\b/g, length: 17, first: /[Ss]/ },
+    head: { pattern: /[Ss]ocial [Ii]nsurance|SOCIAL INSURANCE|\bSIN\b/g, length: 17, words: ['social insurance', 'sin'] },
   },
   { kind: 'spain_dni', pattern: /\b([XYZ]?[0-9]{7,8}-?[A-Z])\b/g, valid: dniValid, maxLength: 16, head: { pattern: /\b[XYZ0-9]/g, length: 1 } },
   {
@@ -129,6 +128,8 @@ export const PII: readonly Detector[] = [
     // NB: 127 labels (RFC 1035 caps a name at 253 characters) bound the span for the stream window
     maxLength: 8_250,
     breaks: { on: 'delimiter', after: 0 },
+    // the closing \b reads one character past the top-level domain
+    lookahead: 1,
   },
   { kind: 'phone', pattern: /(?<![\w+])(\+\d[\d ().-]{6,20}\d)/g, valid: (s) => phoneDigits(s) >= 8 && phoneDigits(s) <= 15, maxLength: 26, head: { pattern: /\+/g, length: 1 } },
   { kind: 'phone', pattern: /(?<![\w)])(\(\d{3}\) ?\d{3}[ .-]\d{4})\b/g, maxLength: 16, head: { pattern: /\(/g, length: 1 } },
@@ -138,6 +139,6 @@ export const PII: readonly Detector[] = [
     pattern: /\b(?:phone|telephone|tel|telefon|mobile|mob|cell|cellphone|call(?: me)?|text(?: me)?|sms|fax|whatsapp|reach (?:me|her|him|us)|dial)\b[^\n\d+]{0,25}((?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}|0\d{1,4}[ -]?\d{3,4}[ -]?\d{3,4}|0\d(?:[ .-]?\d{2}){4})\b/gi,
     valid: (s) => phoneDigits(s) >= 9,
     maxLength: 60,
-    head: { pattern: PHONE_WORDS, length: 12 },
+    head: { pattern: PHONE_WORDS, length: 12, words: ['phone', 'telephone', 'tel', 'telefon', 'mobile', 'mob', 'cell', 'cellphone', 'call', 'text', 'sms', 'fax', 'whatsapp', 'reach', 'dial'] },
   },
 ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readCorpus } from '../policy/pack/corpus.js';
 import { redactText, redactValue, type RedactionCounts } from './redact.js';
+import { HOSTILE_MEGABYTES } from './test/hostile.js';
 
 const redact = (text: string) => {
   const counts: RedactionCounts = {};
@@ -54,20 +55,7 @@ describe('redactText (mirrors the built-in pii and secrets pack)', () => {
 
 describe('redaction on hostile cells', () => {
   // NB: no time assertion; a quadratic pattern would blow the test's own timeout on these sizes
-  it.each([
-    ['word run', 'a'.repeat(1 << 20)],
-    ['email-ish run', 'a@'.repeat(1 << 19)],
-    ['unterminated PEM headers', '-----BEGIN PRIVATE KEY-----\n'.repeat(30_000)],
-    ['URL prefixes without @', 'http://a:'.repeat(100_000)],
-    ['token prefixes', 'sk-'.repeat(300_000)],
-    ['digit run', '4'.repeat(1 << 20)],
-    ['IBAN-ish run', 'GB82 '.repeat(200_000)],
-    ['password labels', 'password='.repeat(100_000)],
-    ['phone words', 'call me '.repeat(130_000)],
-    ['passport words', 'passport '.repeat(110_000)],
-    ['mysql command lines', 'mysql '.repeat(170_000)],
-    ['footerless PEM headers with material', ('-----BEGIN PRIVATE KEY-----\n' + 'A'.repeat(50) + '\n').repeat(12_000)],
-  ])('scans a megabyte %s', (_name, text) => {
+  it.each(HOSTILE_MEGABYTES)('scans a megabyte %s', (_name, text) => {
     const counts: RedactionCounts = {};
     expect(typeof redactText(text, counts)).toBe('string');
   });

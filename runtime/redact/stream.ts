@@ -56,10 +56,11 @@ interface Tracked {
 /**
  * Redacts a text that arrives in pieces (an SSE answer) as `redactText` would redact it whole, emitting as early as
  * that allows: `push` returns the text that no future piece can change, already redacted, and holds back the rest —
- * at most `STREAM_WINDOW_CHARS`, in ordinary prose a few dozen characters (the blind bound of the PII detectors,
- * the label of `password = …`, the word being written). A detector says how far back a match still open at the end
- * can begin: `maxLength`, narrowed by `breaks` (a token cannot hold a space, so it began after the last one) and
- * `head` (a PEM block begins at `-----BEGIN `).
+ * at most `STREAM_WINDOW_CHARS`; in ordinary prose nothing once a word's space has arrived (a number, a label such
+ * as `password = …`, or the beginning of a key prefix waits until it is decided). A detector says how far back a
+ * match still open at the end can begin: `maxLength`, narrowed by `breaks` (a token cannot hold a space, so it began
+ * after the last one; with `lookahead: 1` the space at the very end closes it) and `head` (a PEM block begins at
+ * `-----BEGIN `; an incomplete head at the end is held only where the text is the beginning of one).
  *
  * Cost: every push scans only the window (the held text and `contextChars` of context), and only when it can emit;
  * when the window is long (a run without spaces), only once it has grown by a quarter, so a text costs time linear in
@@ -154,7 +155,8 @@ export class StreamRedactor {
       // NB: the earliest start of a match that reads past `end` (its lookahead reads at most 2 characters past it)
       let from = end - d.maxLength + 1;
       if (d.breaks) {
-        const b = this[d.breaks.on].lastAtOrBefore(end - 3);
+        // NB: a break at `end - 1` closes a match before it only if the pattern reads one character past a match
+        const b = this[d.breaks.on].lastAtOrBefore(end - (d.lookahead === 1 ? 1 : 3));
         if (b >= 0) from = Math.max(from, b - d.breaks.after + 1);
       }
       if (d.head) {
@@ -177,6 +179,13 @@ export class StreamRedactor {
   /** Where a head not complete yet may begin at the end of the text: from its first possible character. */
   private incompleteHead(head: NonNullable<Detector['head']>, end: number): number {
     const from = Math.max(this.base, end - head.length + 1);
+    if (head.words || head.partial) {
+      for (let at = from; at < end; at++) {
+        const tail = this.buf.slice(at - this.base, end - this.base);
+        if (head.partial ? head.partial.test(tail) : head.words!.some((w) => w.length > tail.length && w.startsWith(tail.toLowerCase()))) return at;
+      }
+      return end;
+    }
     if (!head.first) return from;
     for (let at = from; at < end; at++) if (head.first.test(this.buf[at - this.base]!)) return at;
     return end;
