@@ -52,7 +52,7 @@ const SERVER_JS = 'dist-bench/bench/gateway-server.js';
  * compacts that heap some 30 s after start (pauses of 6–30 ms on that thread, seen with --trace-gc), CPU that the
  * image's process never spends, taken from two cores in the middle of a round (docs/benchmarks.md).
  */
-function buildServers(): void {
+export function buildServers(): void {
   const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { stdio: 'inherit', timeout: 300_000 });
   if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.bench.json failed (${tsc.error?.message ?? `exit ${tsc.status}`})`);
 }
@@ -93,7 +93,7 @@ interface Result {
 }
 
 /** User + system CPU time of a process in µs, from /proc (Linux). */
-function cpuTimeUs(pid: number | undefined): number {
+export function cpuTimeUs(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
@@ -103,7 +103,7 @@ function cpuTimeUs(pid: number | undefined): number {
 }
 
 /** The machine's idle and total CPU time so far, in clock ticks (the first line of /proc/stat). */
-function machineTicks(): { idle: number; total: number } {
+export function machineTicks(): { idle: number; total: number } {
   try {
     const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is inside user already)
@@ -118,7 +118,7 @@ function machineTicks(): { idle: number; total: number } {
  * cost the database on the machine the servers share. Only for a server on this machine (else `open` gives
  * undefined); a process that is not a postgres one makes the reading NaN rather than a wrong figure.
  */
-class DatabaseCpu {
+export class DatabaseCpu {
   private constructor(
     private readonly client: pg.Client,
     private readonly name: string,

@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   plan: async () => (await import('./plan.js')).run(),
   connectors: async () => (await import('./connectors.js')).run(),
   operator: async () => (await import('./operator.js')).run(),
+  proxy: async () => (await import('./proxy.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

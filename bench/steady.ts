@@ -17,6 +17,8 @@ export interface SteadyOptions {
   method?: 'GET' | 'POST';
   /** a JSON body (POST) */
   body?: string;
+  /** more request headers (a gateway's config header) */
+  headers?: Record<string, string>;
   /** requests per second */
   rate: number;
   durationS: number;
@@ -52,7 +54,7 @@ export async function steadyLoad(opts: SteadyOptions): Promise<SteadyResult> {
       const res = await pool.request({
         path: url.pathname,
         method: opts.method ?? 'POST',
-        headers: opts.body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: { ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
         body: opts.body,
         headersTimeout: 10_000,
         bodyTimeout: 10_000,
