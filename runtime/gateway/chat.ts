@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../http/errors.js';
 import { identityOf } from '../auth/plugin.js';
@@ -244,6 +245,8 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
+    // NB: what hooks set on the reply (X-RateLimit-*) goes out too: a hijacked reply skips fastify's own writing.
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',

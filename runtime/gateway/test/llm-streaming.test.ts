@@ -288,6 +288,7 @@ describe('Server-Timing', () => {
     await whole.text();
     const streamed = await post({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }], stream: true });
     expect(names(streamed.headers.get('server-timing'))).toEqual(['auth', 'policy', 'upstream', 'total']);
+    expect(streamed.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
     await streamed.text();
     const blocked = await post({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'SSN 123-45-6789' }] });
     expect(blocked.status).toBe(403);
