@@ -20,7 +20,7 @@ import {
 import { newId } from '../store/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
 import type { GatewayDeps } from './deps.js';
-import { admitTokens, checkAndStartRecord, policyMessages, requireProvider, toApiError, writeLlmRecords } from './governed.js';
+import { admitTokens, checkAndStartRecord, policyMessages, providerOf, requireProvider, toApiError, writeLlmRecords } from './governed.js';
 import { compatErrorOf, policyViolation, promptOf, serverTimingOf, type CompatError } from './compat.js';
 import { openOutputScan, type OutputScan, type OutputStep } from './output/scan.js';
 import { clientSignal } from './routes/llm.js';
@@ -165,35 +165,27 @@ async function whole(a: AuditParts, req: FastifyRequest, reply: FastifyReply, re
   try {
     response = await deps.llm!.complete(request);
   } catch (err) {
-    deps.telemetry.llmCall(providerOf(err, a.call.provider), a.call.model ?? 'default', (performance.now() - upstreamStart) / 1000);
-    await writeLlmRecords(deps, () => a.committed);
-    throw toApiError(err);
+    return providerFailed(a, err, upstreamStart);
   }
   timing.add('upstream', performance.now() - upstreamStart);
   deps.telemetry.llmCall(response.provider, response.model, response.latencyMs / 1000, response.usage);
   const outputStart = performance.now();
   const sent: Transcript = { text: '', calls: new Map() };
-  let blocked: PolicyEvaluation | undefined;
-  let redactions: Record<string, number> = {};
-  if (!scan.active) {
-    sent.text = response.text;
-    response.toolCalls.forEach((c, i) => sent.calls.set(i, { ...c }));
-  } else {
-    blocked = emit(await scan.text(response.text), (t) => (sent.text += t));
-    for (let i = 0; !blocked && i < response.toolCalls.length; i++) {
-      const c = response.toolCalls[i]!;
-      const call = { ...c, arguments: '' };
-      sent.calls.set(i, call);
-      blocked = emit(await scan.toolArguments(i, c.arguments, c.name), (t) => (call.arguments += t));
-    }
-    if (!blocked) {
-      const end = await scan.finish();
-      redactions = end.redactions;
-      blocked = emit(end, (t) => (sent.text += t));
-      for (const [i, rest] of end.toolArguments) sent.calls.get(i)!.arguments += rest;
-    }
-    timing.add('output', performance.now() - outputStart);
+  let blocked = emit(await scan.text(response.text), (t) => (sent.text += t));
+  for (let i = 0; !blocked && i < response.toolCalls.length; i++) {
+    const c = response.toolCalls[i]!;
+    const call = { ...c, arguments: '' };
+    sent.calls.set(i, call);
+    blocked = emit(await scan.toolArguments(i, c.arguments, c.name), (t) => (call.arguments += t));
   }
+  let redactions: Record<string, number> = {};
+  if (!blocked) {
+    const end = await scan.finish();
+    redactions = end.redactions;
+    blocked = emit(end, (t) => (sent.text += t));
+    for (const [i, rest] of end.toolArguments) sent.calls.get(i)!.arguments += rest;
+  }
+  if (scan.active) timing.add('output', performance.now() - outputStart);
   deps.telemetry.llmOutput(redactions, blocked ? { stream: false } : undefined);
   const auditId = newId('aud');
   const entry = {
@@ -204,10 +196,7 @@ async function whole(a: AuditParts, req: FastifyRequest, reply: FastifyReply, re
       finish_reason: response.finishReason,
       governed: true,
       stream: false,
-      decision: blocked ? 'blocked_output' : Object.keys(redactions).length > 0 ? 'redacted' : 'allowed',
-      ...(Object.keys(redactions).length > 0 ? { redactions } : {}),
-      ...(sent.calls.size > 0 ? { tool_calls: [...sent.calls.values()].map((c) => c.name) } : {}),
-      ...(blocked ? { block_reason: blocked.blockReason } : {}),
+      ...outcomeOf(sent, redactions, blocked),
     },
   };
   await writeLlmRecords(deps, () => a.committed.then(() => deps.store.audit.record(entry)));
@@ -235,9 +224,7 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
   try {
     stream = await deps.llm!.stream(request);
   } catch (err) {
-    deps.telemetry.llmCall(providerOf(err, a.call.provider), a.call.model ?? 'default', (performance.now() - upstreamStart) / 1000);
-    await writeLlmRecords(deps, () => a.committed);
-    throw toApiError(err);
+    return providerFailed(a, err, upstreamStart);
   }
   // NB: a stream's headers go before its answer exists: `upstream` is the time until the provider accepted.
   timing.add('upstream', performance.now() - upstreamStart, 'until the provider accepted');
@@ -269,19 +256,21 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
   await send(writer.start());
   /** The channel the model writes now: the text, or a tool call's index. */
   let channel: 'text' | number | undefined;
-  /** Sends what the scan held back of the channel the model left (a tool call began after text, the next call). */
-  const leave = async (next: 'text' | number) => {
-    if (channel === undefined || channel === next) return void (channel = next);
-    const rest = scan.close(channel);
-    if (rest !== '') {
-      if (channel === 'text') {
-        sent.text += rest;
-        await send(writer.text(rest));
-      } else {
-        sent.calls.get(channel)!.arguments += rest;
-        await send(writer.toolCall(channel, undefined, undefined, rest));
-      }
+  /** Sends text the scan held back of a channel (the answer's text, or a tool call's arguments). */
+  const sendRest = async (of: 'text' | number, rest: string) => {
+    if (rest === '') return;
+    if (of === 'text') {
+      sent.text += rest;
+      return send(writer.text(rest));
     }
+    const call = sent.calls.get(of);
+    if (!call) return;
+    call.arguments += rest;
+    return send(writer.toolCall(of, undefined, undefined, rest));
+  };
+  /** The model moved to another channel (a tool call began after text, the next call): the last one's rest goes first. */
+  const leave = async (next: 'text' | number) => {
+    if (channel !== undefined && channel !== next) await sendRest(channel, scan.close(channel));
     channel = next;
   };
   try {
@@ -297,7 +286,7 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
       if (ev.type === 'text') {
         if (ev.text === '') continue;
         await leave('text');
-        const step = scan.active ? await scan.text(ev.text) : { blocked: false as const, emit: ev.text };
+        const step = await scan.text(ev.text);
         blocked = emit(step, (t) => (sent.text += t));
         if (blocked) break;
         await send(writer.text(step.blocked ? '' : step.emit));
@@ -306,23 +295,18 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
       await leave(ev.index);
       let call = sent.calls.get(ev.index);
       if (!call) sent.calls.set(ev.index, (call = { id: ev.id ?? `call_${auditId}_${ev.index}`, name: ev.name ?? '', arguments: '' }));
-      const step = scan.active ? await scan.toolArguments(ev.index, ev.arguments, ev.name) : { blocked: false as const, emit: ev.arguments };
+      const step = await scan.toolArguments(ev.index, ev.arguments, ev.name);
       blocked = emit(step, (t) => (call.arguments += t));
       if (blocked) break;
       await send(writer.toolCall(ev.index, ev.id, ev.name, step.blocked ? '' : step.emit));
     }
-    if (!blocked && scan.active) {
+    if (!blocked) {
       const end = await scan.finish();
       redactions = end.redactions;
-      blocked = emit(end, (t) => (sent.text += t));
-      if (!blocked) {
-        await send(writer.text(end.blocked ? '' : end.emit));
-        for (const [i, rest] of end.toolArguments) {
-          const call = sent.calls.get(i);
-          if (!call || rest === '') continue;
-          call.arguments += rest;
-          await send(writer.toolCall(i, undefined, undefined, rest));
-        }
+      if (end.blocked) blocked = end.evaluation;
+      else {
+        await sendRest('text', end.emit);
+        for (const [i, rest] of end.toolArguments) await sendRest(i, rest);
       }
     }
   } catch (err) {
@@ -333,7 +317,6 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
   const usage = done?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   deps.telemetry.llmCall(stream.provider, done?.model ?? stream.model, latencyMs / 1000, failure ? undefined : usage);
   deps.telemetry.llmOutput(redactions, blocked ? { stream: true } : undefined);
-  const decision = blocked ? 'blocked_output' : clientGone ? 'client_closed' : failure ? 'provider_error' : Object.keys(redactions).length > 0 ? 'redacted' : 'allowed';
   // NB: written before the stream's last event: a client that saw the end of a stream knows it was audited.
   try {
     const entry = {
@@ -344,12 +327,11 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
         finish_reason: done?.finishReason ?? null,
         governed: true,
         stream: true,
-        decision,
         ttft_ms: firstEventMs === undefined ? null : Math.round(firstEventMs * 10) / 10,
         usage_reported: done?.usageReported ?? false,
-        ...(Object.keys(redactions).length > 0 ? { redactions } : {}),
-        ...(sent.calls.size > 0 ? { tool_calls: [...sent.calls.values()].map((c) => c.name) } : {}),
-        ...(blocked ? { block_reason: blocked.blockReason } : {}),
+        ...outcomeOf(sent, redactions, blocked),
+        ...(!blocked && clientGone ? { decision: 'client_closed' } : {}),
+        ...(!blocked && failure && !clientGone ? { decision: 'provider_error' } : {}),
         ...(failure && !clientGone ? { error: failure instanceof Error ? failure.message : String(failure) } : {}),
       },
     };
@@ -379,6 +361,20 @@ async function streamed(a: AuditParts, req: FastifyRequest, reply: FastifyReply,
   raw.end();
 }
 
+/**
+ * What output governance did to an answer, for its audit metadata: `decision` (blocked_output, redacted or allowed),
+ * the redaction counts, the names of the tools called and the block's reason.
+ */
+function outcomeOf(sent: Transcript, redactions: Record<string, number>, blocked: PolicyEvaluation | undefined) {
+  const redacted = Object.keys(redactions).length > 0;
+  return {
+    decision: blocked ? 'blocked_output' : redacted ? 'redacted' : 'allowed',
+    ...(redacted ? { redactions } : {}),
+    ...(sent.calls.size > 0 ? { tool_calls: [...sent.calls.values()].map((c) => c.name) } : {}),
+    ...(blocked ? { block_reason: blocked.blockReason } : {}),
+  };
+}
+
 /** Applies a scan step: calls `take` with the text to send, or returns the block. */
 function emit(step: OutputStep, take: (text: string) => void): PolicyEvaluation | undefined {
   if (step.blocked) return step.evaluation;
@@ -392,8 +388,11 @@ async function drained(raw: NodeJS.WritableStream & { destroyed: boolean }): Pro
   await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
 }
 
-function providerOf(err: unknown, fallback: string | undefined): string {
-  return err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : (fallback ?? 'default');
+/** A provider call that failed before any answer: counted, the context row written, the error in the catalogue's terms. */
+async function providerFailed(a: AuditParts, err: unknown, startedAt: number): Promise<never> {
+  a.deps.telemetry.llmCall(providerOf(err, a.call.provider), a.call.model ?? 'default', (performance.now() - startedAt) / 1000);
+  await writeLlmRecords(a.deps, () => a.committed);
+  throw toApiError(err);
 }
 
 function auditOf(a: AuditParts, provider: string, model: string, latencyMs: number, usage: LlmUsage) {

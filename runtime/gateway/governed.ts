@@ -152,8 +152,7 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
       signal: call.signal,
     });
   } catch (err) {
-    const provider = err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : (call.provider ?? 'default');
-    deps.telemetry.llmCall(provider, call.model ?? 'default', (performance.now() - t0) / 1000);
+    deps.telemetry.llmCall(providerOf(err, call.provider), call.model ?? 'default', (performance.now() - t0) / 1000);
     await committed;
     throw toApiError(err);
   }
@@ -224,6 +223,11 @@ export async function admitTokens(deps: GatewayDeps, identity: Identity, prompt:
     { limit: decision.limit, period: `${decision.windowSec}s`, unit: 'tokens', requested: cost, remaining: decision.remaining, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
     { headers: { 'retry-after': String(decision.retryAfterSec) } },
   );
+}
+
+/** The provider a failed call names (the LLM layer's errors carry it), else the one asked for, else `default`. */
+export function providerOf(err: unknown, fallback: string | undefined): string {
+  return err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : (fallback ?? 'default');
 }
 
 /** Maps the LLM layer's typed errors onto the gateway catalogue. */
