@@ -1,5 +1,6 @@
 import { ApiError, echo } from '../http/errors.js';
 import {
+  DEFAULT_MAX_TOKENS,
   LlmAbortedError,
   LlmNotConfiguredError,
   LlmProviderError,
@@ -19,11 +20,6 @@ import { evaluatePolicies } from './policy-call.js';
 export interface GovernedCall {
   /** The text the policies' `input.query`, the context and the audit entry record. */
   prompt: string;
-  /**
-   * The conversation sent to the provider instead of `prompt` as one user turn; the policies see every message
-   * of it as `input.llm.messages`.
-   */
-  messages?: readonly LlmMessage[];
   clientId: string;
   userToken: string;
   context?: Record<string, unknown>;
@@ -118,18 +114,17 @@ export async function writeLlmRecords(deps: GatewayDeps, write: () => Promise<un
  * allowed one is audited (committed) before the caller gets the answer. Both outcomes record a context.
  */
 export async function governedLlmCall(deps: GatewayDeps, identity: Identity, call: GovernedCall): Promise<GovernedResult> {
-  await admitTokens(deps, identity, call.messages ? call.messages.map((m) => m.content).join('\n') : call.prompt, call.maxTokens);
+  await admitTokens(deps, identity, call.prompt, call.maxTokens);
   const { evaluation, contextId, committed } = await checkAndStartRecord(deps, identity, {
     query: call.prompt,
     surface: 'llm',
     clientId: call.clientId,
     userToken: call.userToken,
     context: call.context,
-    // NB: every turn, assistant ones included: the caller writes them all, and the provider reads them all.
-    llm: { provider: call.provider, model: call.model, ...(call.messages ? { messages: policyMessages(call.messages) } : {}) },
+    llm: { provider: call.provider, model: call.model },
   });
   if (!evaluation.approved) {
-    await writeLlmRecords(deps, () => committed.then(() => contextId));
+    await writeLlmRecords(deps, () => committed);
     return { blocked: true, evaluation, contextId };
   }
   let llm: LlmRouter;
@@ -145,7 +140,7 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
   try {
     response = await llm.complete({
       provider: call.provider,
-      ...(call.messages ? { messages: call.messages } : { prompt: call.prompt }),
+      prompt: call.prompt,
       model: call.model,
       temperature: call.temperature,
       maxTokens: call.maxTokens,
@@ -153,7 +148,7 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
     });
   } catch (err) {
     deps.telemetry.llmCall(providerOf(err, call.provider), call.model ?? 'default', (performance.now() - t0) / 1000);
-    await committed;
+    await writeLlmRecords(deps, () => committed);
     throw toApiError(err);
   }
   deps.telemetry.llmCall(response.provider, response.model, response.latencyMs / 1000, response.usage);
@@ -174,7 +169,7 @@ export async function governedLlmCall(deps: GatewayDeps, identity: Identity, cal
     totalTokens: response.usage.totalTokens,
     metadata: { finish_reason: response.finishReason, governed: true },
   };
-  await writeLlmRecords(deps, () => committed.then(() => deps.store.audit.record(audit)).then((e) => e.id));
+  await writeLlmRecords(deps, () => committed.then(() => deps.store.audit.record(audit)));
   return { blocked: false, evaluation, contextId, auditId, response };
 }
 
@@ -192,9 +187,6 @@ export function requireProvider(deps: GatewayDeps, provider: string | undefined)
       : 'no LLM provider is configured; set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST',
   );
 }
-
-/** The token budget a call asks for when it names none (runtime/llm's default). */
-const DEFAULT_MAX_TOKENS = 500;
 
 /**
  * Charges a governed LLM call to its organization's tokens per minute (`deps.tokens`) for its worst case: the
