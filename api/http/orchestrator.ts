@@ -175,6 +175,7 @@ export const webhookUpdate = webhookRegistration.partial();
 export const webhook = z.object({
   id: z.string(),
   url: z.string(),
+  tenant_id: z.string().optional().describe('the tenant whose plans it hears of; absent: organization-wide'),
   events: z.array(z.string()),
   active: z.boolean(),
   created_at: timestamp,

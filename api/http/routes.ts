@@ -39,6 +39,7 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
   { method: 'POST', path: '/api/policies/test', auth: 'any', summary: 'Evaluate policies without recording anything', request: g.policyTestRequest, response: g.policyTestResponse, error: agentError },
   { method: 'GET', path: '/api/clients', auth: 'license-key', summary: 'List clients', response: z.object({ clients: z.array(g.client) }), error: agentError },
   { method: 'POST', path: '/api/clients', auth: 'license-key', summary: 'Create a client; the api_key is returned once', request: g.createClientRequest, response: g.createClientResponse, status: 201, error: agentError },
+  { method: 'DELETE', path: '/api/clients/{id}', auth: 'license-key', summary: "Revoke a client's API key, at once on every replica (audited)", response: g.revokeClientResponse, error: agentError },
   { method: 'POST', path: '/api/request', auth: 'any', summary: 'Governed request: LLM call or multi-agent plan', request: g.gatewayRequest, response: anyObject, error: agentError },
   { method: 'POST', path: '/v1/execute', auth: 'any', summary: 'Governed LLM call: pre-check, provider, audit', request: g.executeRequest, response: anyObject, error: agentError },
   { method: 'POST', path: '/v1/chat/completions', auth: 'any', summary: 'OpenAI-compatible governed chat completion (docs/llm-proxy.md): policies on every user and system message, provider, audit; `stream: true` answers text/event-stream; errors in OpenAI\'s shape', request: g.chatCompletionRequest, response: g.chatCompletion, error: g.openAiError },

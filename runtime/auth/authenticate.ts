@@ -98,7 +98,7 @@ function licenseIdentity(key: string, deps: AuthDeps): Identity {
 async function authorizationIdentity(authorization: string, deps: AuthDeps, community: boolean): Promise<Identity> {
   const [scheme, value = ''] = authorization.trim().split(/\s+/, 2) as [string, string?];
   if (scheme.toLowerCase() === 'bearer') {
-    const client = await deps.clients.findByApiKey(value);
+    const client = live(await deps.clients.findByApiKey(value));
     if (!client) throw fail('UNAUTHORIZED', 'invalid API key');
     return clientIdentity(client, 'api-key', deps, community);
   }
@@ -111,7 +111,7 @@ async function authorizationIdentity(authorization: string, deps: AuthDeps, comm
   const colon = decoded.indexOf(':');
   if (colon < 0) throw fail('UNAUTHORIZED', 'malformed Basic credentials: expected base64(clientId:clientSecret)');
   const clientId = decoded.slice(0, colon);
-  const client = await deps.clients.findByApiKey(decoded.slice(colon + 1));
+  const client = live(await deps.clients.findByApiKey(decoded.slice(colon + 1)));
   if (!client || (client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
   return clientIdentity(client, 'basic', deps, community);
 }
@@ -124,7 +124,7 @@ async function legacyIdentity(secret: string, clientId: string | undefined, deps
       `X-Client-ID/X-Client-Secret were retired on ${legacySunset.toISOString().slice(0, 10)}; send X-License-Key, or Authorization: Bearer <API key> from POST /api/clients`,
     );
   }
-  const client = await deps.clients.findByApiKey(secret);
+  const client = live(await deps.clients.findByApiKey(secret));
   if (!client || (clientId !== undefined && client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
   return {
     identity: clientIdentity(client, 'legacy-client-secret', deps, community),
@@ -137,11 +137,21 @@ async function legacyIdentity(secret: string, clientId: string | undefined, deps
   };
 }
 
+/**
+ * A known key's client, refusing a revoked one with its own code: a revoked key is never "unknown", so no rule that
+ * admits unknown values (community mode) can ever admit it.
+ */
+function live(client: ClientRecord | undefined): ClientRecord | undefined {
+  if (client?.revokedAt) throw fail('API_KEY_REVOKED', 'this API key was revoked', { client_id: client.id, revoked_at: client.revokedAt.toISOString() });
+  return client;
+}
+
 function clientIdentity(client: ClientRecord, credential: Identity['credential'], deps: AuthDeps, community: boolean): Identity {
   return {
     credential,
     organizationId: client.organizationId,
     tenantId: client.tenantId ?? undefined,
+    ...(client.tenantId ? { boundTenantId: client.tenantId } : {}),
     clientId: client.id,
     tier: organizationTier(client.organizationId, deps, community),
   };

@@ -12,6 +12,12 @@ export interface Identity {
   organizationId: string;
   /** Narrowest tenant the credential allows; undefined: every tenant of the organization. */
   tenantId?: string;
+  /**
+   * The tenant the credential itself is bound to (an API key created with X-Tenant-ID), as opposed to a tenant an
+   * unbound credential was narrowed to by the X-Tenant-ID header. A bound credential reaches only its tenant's
+   * objects (runtime/auth/scope.ts).
+   */
+  boundTenantId?: string;
   tier: Tier;
   /** The API client, for API-key credentials. */
   clientId?: string;

@@ -1,7 +1,7 @@
 /**
  * The caller's verified identity as the gateway hands it to the orchestrator (`/api/request` with
  * `request_type: multi-agent-plan`): header `X-Steward-Identity: <payload>.<signature>`, where payload is the
- * base64url JSON `{org, tenant?, tier, cred, client?, ts, rid}` and signature the hex HMAC-SHA256 of the payload
+ * base64url JSON `{org, tenant?, bound?, tier, cred, client?, ts, rid}` and signature the hex HMAC-SHA256 of the payload
  * text under the shared secret STEWARD_INTERNAL_SECRET. The orchestrator accepts it only when the timestamp is
  * within INTERNAL_IDENTITY_MAX_AGE_MS of its clock and `rid` equals the request's X-Request-ID, so a captured
  * header names one request and expires. Body fields (`user`, `org_id`, ...) never decide tenancy.
@@ -17,6 +17,8 @@ export const INTERNAL_IDENTITY_MAX_AGE_MS = 60_000;
 interface Payload {
   org: string;
   tenant?: string;
+  /** the tenant the credential is bound to (Identity.boundTenantId) */
+  bound?: string;
   tier: Tier;
   cred: Identity['credential'];
   client?: string;
@@ -36,6 +38,7 @@ export function signIdentity(identity: Identity, requestId: string, secret: stri
   const payload: Payload = {
     org: identity.organizationId,
     ...(identity.tenantId !== undefined ? { tenant: identity.tenantId } : {}),
+    ...(identity.boundTenantId !== undefined ? { bound: identity.boundTenantId } : {}),
     tier: identity.tier,
     cred: identity.credential,
     ...(identity.clientId !== undefined ? { client: identity.clientId } : {}),
@@ -72,6 +75,7 @@ export function verifyIdentity(header: string, requestId: string | undefined, se
     organizationId: p.org,
     tier: p.tier!,
     ...(typeof p.tenant === 'string' ? { tenantId: p.tenant } : {}),
+    ...(typeof p.bound === 'string' ? { boundTenantId: p.bound } : {}),
     ...(typeof p.client === 'string' ? { clientId: p.client } : {}),
   };
 }

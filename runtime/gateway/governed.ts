@@ -89,6 +89,8 @@ export async function checkAndStartRecord(deps: GatewayDeps, identity: Identity,
       warnings: evaluation.warnings,
       createdAt,
       expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
+      // NB: a governed call writes its own audit entry: POST /api/audit/llm-call cannot add a second one
+      auditedByGateway: true,
     })
     .then(() => undefined);
   committed.catch(() => {});

@@ -9,6 +9,8 @@ export interface ClientRecord {
   name: string;
   description: string;
   createdAt: Date;
+  /** When the key was revoked; a revoked key authenticates nothing. */
+  revokedAt?: Date;
 }
 
 /** SHA-256 of an API key; keys are random 256-bit strings, so a fast hash is the right tool (no password). */
@@ -29,6 +31,7 @@ interface Row {
   name: string;
   description: string;
   created_at: Date | string;
+  revoked_at?: Date | string | null;
 }
 
 const toRecord = (r: Row): ClientRecord => ({
@@ -38,6 +41,7 @@ const toRecord = (r: Row): ClientRecord => ({
   name: r.name,
   description: r.description,
   createdAt: new Date(r.created_at),
+  ...(r.revoked_at ? { revokedAt: new Date(r.revoked_at) } : {}),
 });
 
 export class ClientRepository {
@@ -64,20 +68,30 @@ export class ClientRepository {
     return rows.map(toRecord);
   }
 
-  /** Looks a presented key up by its hash; revoked keys do not match. */
+  /** Looks a presented key up by its hash; a revoked key is found with its `revokedAt`, so callers can tell it apart. */
   async findByApiKey(apiKey: string): Promise<ClientRecord | undefined> {
     const { rows } = await this.db.query<Row>(
-      `SELECT id, organization_id, tenant_id, name, description, created_at FROM clients
-       WHERE api_key_hash = $1 AND revoked_at IS NULL`,
+      `SELECT id, organization_id, tenant_id, name, description, created_at, revoked_at FROM clients WHERE api_key_hash = $1`,
       [hashApiKey(apiKey)],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
-  async revoke(organizationId: string, id: string): Promise<boolean> {
-    const { rows } = await this.db.query(
-      'UPDATE clients SET revoked_at = now() WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id',
+  /** One live client of the organization. */
+  async get(organizationId: string, id: string): Promise<ClientRecord | undefined> {
+    const { rows } = await this.db.query<Row>(
+      `SELECT id, organization_id, tenant_id, name, description, created_at FROM clients
+       WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL`,
       [organizationId, id],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  /** Revokes a live client's key at `at`; false when there is none (unknown, another organization's, or revoked). */
+  async revoke(organizationId: string, id: string, at: Date = new Date()): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'UPDATE clients SET revoked_at = $3 WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id',
+      [organizationId, id, at],
     );
     return rows.length === 1;
   }

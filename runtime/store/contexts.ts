@@ -56,6 +56,7 @@ const COLUMNS = {
   warnings: column.textList,
   created_at: column.timestamp,
   expires_at: column.timestamp,
+  llm_call_recorded_at: column.timestampOrNull,
 };
 
 export class ContextRepository {
@@ -94,6 +95,11 @@ export class ContextRepository {
     warnings?: string[];
     createdAt: Date;
     expiresAt: Date;
+    /**
+     * The gateway writes this context's LLM-call audit entry itself (a governed call): `POST /api/audit/llm-call`
+     * cannot add another.
+     */
+    auditedByGateway?: boolean;
   }): Promise<PrecheckContext> {
     const id = input.id ?? newId('ctx');
     await this.writer.insert({
@@ -108,6 +114,7 @@ export class ContextRepository {
       warnings: input.warnings ?? [],
       created_at: isoTimestamp(input.createdAt),
       expires_at: isoTimestamp(input.expiresAt),
+      llm_call_recorded_at: input.auditedByGateway ? isoTimestamp(input.createdAt) : null,
     });
     return {
       id,
@@ -126,6 +133,24 @@ export class ContextRepository {
   async get(organizationId: string, id: string): Promise<PrecheckContext | undefined> {
     const { rows } = await this.db.query<Row>('SELECT * FROM precheck_contexts WHERE organization_id = $1 AND id = $2', [organizationId, id]);
     return rows[0] ? toContext(rows[0]) : undefined;
+  }
+
+  /**
+   * Claims the context's one LLM-call audit entry at `at`: true for the first caller, false when it was claimed
+   * before (a replay) or the context is not the organization's. Atomic: two concurrent claims cannot both win.
+   */
+  async claimLlmCallAudit(organizationId: string, id: string, at: Date): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `UPDATE precheck_contexts SET llm_call_recorded_at = $3
+       WHERE organization_id = $1 AND id = $2 AND llm_call_recorded_at IS NULL RETURNING id`,
+      [organizationId, id, at],
+    );
+    return rows.length === 1;
+  }
+
+  /** Gives a claim back (its audit entry could not be written), so that the caller may retry. */
+  async releaseLlmCallAudit(organizationId: string, id: string): Promise<void> {
+    await this.db.query('UPDATE precheck_contexts SET llm_call_recorded_at = NULL WHERE organization_id = $1 AND id = $2', [organizationId, id]);
   }
 
   /** Deletes contexts expired before `before` that no audit entry references; returns how many. */

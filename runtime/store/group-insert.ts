@@ -12,6 +12,7 @@ export const column = {
   numberOrNull: { type: ['number', 'null'] },
   textList: { type: 'array', items: { type: 'string' } },
   timestamp: { type: 'string', format: 'date-time' },
+  timestampOrNull: { type: ['string', 'null'], format: 'date-time' },
   json: {},
 } as const satisfies Record<string, ColumnJson>;
 

@@ -165,6 +165,17 @@ CREATE TABLE webhook_delivery_attempts (
 );
 `,
   },
+  {
+    // Tenancy of webhook registrations (runtime/auth/scope.ts): NULL is organization-wide. And one LLM-call audit
+    // entry per pre-check context: the time the context's entry was claimed, set at insert for the contexts of
+    // governed calls (the gateway writes their entries itself).
+    version: 5,
+    name: 'webhook tenants, one LLM-call audit per context',
+    sql: `
+ALTER TABLE webhooks ADD COLUMN tenant_id text;
+ALTER TABLE precheck_contexts ADD COLUMN llm_call_recorded_at timestamptz;
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

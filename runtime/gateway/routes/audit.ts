@@ -3,12 +3,14 @@ import { auditRequest } from '../../../api/http/gateway.js';
 import { INT32_MAX } from '../../../api/http/safe.js';
 import { ApiError, echo } from '../../http/errors.js';
 import { identityOf } from '../../auth/plugin.js';
+import type { AuditInput } from '../../store/index.js';
 import type { GatewayDeps } from '../deps.js';
 import { parseBody } from '../validation.js';
 
 /**
  * `POST /api/audit/llm-call`: the context must exist in the caller's organization, belong to the same client
- * and not have expired. The row is committed before the 200 leaves (the insert is autocommitted and awaited).
+ * and not have expired, and have no LLM-call entry yet (one per context: a replay is a 409; the contexts of
+ * governed calls have the gateway's own). The row is committed before the 200 leaves (awaited).
  */
 export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   app.post('/api/audit/llm-call', { config: { auth: { require: 'any', feature: 'audit' } } }, async (req) => {
@@ -32,7 +34,10 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
     }
     // NB: the organization and tenant come from the credential only: the body's copies are dropped.
     const { tenant_id: _tenant, organization_id: _organization, ...metadata } = body.metadata ?? {};
-    const entry = await deps.store.audit.record({
+    if (!(await deps.store.contexts.claimLlmCallAudit(identity.organizationId, ctx.id, deps.now()))) {
+      throw new ApiError('gateway', 'AUDIT_ALREADY_RECORDED', `the pre-check context ${echo(ctx.id)} already has its LLM-call audit entry`, { context_id: ctx.id });
+    }
+    const entry = await recordOrRelease(deps, identity.organizationId, ctx.id, {
       organizationId: identity.organizationId,
       clientId: ctx.clientId,
       contextId: ctx.id,
@@ -50,3 +55,13 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
     return { success: true, audit_id: entry.id, recorded: true, timestamp: entry.createdAt.toISOString() };
   });
 };
+
+/** Writes the entry; when the write fails, the context's claim is given back so that the client may send it again. */
+async function recordOrRelease(deps: GatewayDeps, organizationId: string, contextId: string, input: AuditInput) {
+  try {
+    return await deps.store.audit.record(input);
+  } catch (err) {
+    await deps.store.contexts.releaseLlmCallAudit(organizationId, contextId).catch(() => undefined);
+    throw err;
+  }
+}

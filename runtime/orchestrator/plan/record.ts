@@ -11,7 +11,7 @@ import type { ExecutionMode, Plan, StepOutcome } from './types.js';
 
 /** Where plan events go (the webhooks' emitter): a delivery row per subscription, committed before `emit` resolves. */
 export interface PlanEvents {
-  emit(organizationId: string, event: 'plan.completed' | 'plan.failed' | 'step.completed', data: Record<string, unknown>): Promise<void>;
+  emit(organizationId: string, event: 'plan.completed' | 'plan.failed' | 'step.completed', data: Record<string, unknown>, tenantId?: string): Promise<void>;
 }
 
 export interface PlanRunInit {
@@ -88,8 +88,8 @@ export class PlanRun {
   private emit(event: 'plan.completed' | 'plan.failed' | 'step.completed', data: Record<string, unknown>): void {
     const sink = this.init.events;
     if (!sink) return;
-    const organizationId = this.init.identity.organizationId;
-    this.chain = this.chain.then(() => sink.emit(organizationId, event, data).catch((err: unknown) => this.init.log.error({ err, event, planId: data.planId }, 'plan event not recorded')));
+    const { organizationId, tenantId } = this.init.identity;
+    this.chain = this.chain.then(() => sink.emit(organizationId, event, data, tenantId).catch((err: unknown) => this.init.log.error({ err, event, planId: data.planId }, 'plan event not recorded')));
   }
 }
 

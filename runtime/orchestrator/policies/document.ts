@@ -28,9 +28,12 @@ export function resourceNameOf(organizationId: string, name: string): string {
   return `org-${organizationKey(organizationId)}.${name}`;
 }
 
-/** The Policy document of a dynamic policy of `organizationId`; a tenant-narrowed caller's applies to its tenant only. */
-export function policyDocument(organizationId: string, input: DynamicPolicyInput, tenantId?: string): PolicyResource {
-  const tenants = tenantId !== undefined ? [tenantId] : input.scope?.tenants;
+/**
+ * The Policy document of a dynamic policy of `organizationId`, for the tenants `input.scope.tenants` names (the
+ * routes decide them with runtime/auth/scope.ts; none: organization-wide).
+ */
+export function policyDocument(organizationId: string, input: DynamicPolicyInput): PolicyResource {
+  const tenants = input.scope?.tenants;
   return {
     apiVersion: API_VERSION,
     kind: 'Policy',
@@ -57,9 +60,11 @@ export function policyDocument(organizationId: string, input: DynamicPolicyInput
   };
 }
 
-/** Whether a Policy document is a dynamic policy of the organization. */
-export function ownedBy(doc: PolicyResource, organizationId: string): boolean {
-  return doc.metadata.annotations?.[ORGANIZATION_ANNOTATION] === organizationId && doc.metadata.annotations?.[NAME_ANNOTATION] !== undefined;
+/** The organization and tenants of a dynamic policy (what runtime/auth/scope.ts judges), or undefined for any other Policy. */
+export function policyScope(doc: PolicyResource): { organizationId: string; tenants?: readonly string[] } | undefined {
+  const organizationId = doc.metadata.annotations?.[ORGANIZATION_ANNOTATION];
+  if (organizationId === undefined || doc.metadata.annotations?.[NAME_ANNOTATION] === undefined) return undefined;
+  return { organizationId, tenants: doc.spec.scope?.tenants };
 }
 
 /** The API's view of a dynamic policy. */

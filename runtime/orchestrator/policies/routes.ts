@@ -10,14 +10,16 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { dynamicPolicy, dynamicPolicyUpdate } from '../../../api/http/orchestrator.js';
 import type { PolicyResource } from '../../../api/index.js';
+import type { Identity } from '../../auth/identity.js';
 import { identityOf } from '../../auth/plugin.js';
+import { mayAccess, tenantsForWrite } from '../../auth/scope.js';
 import { ApiError, echo } from '../../http/errors.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 import { parseBody } from '../../gateway/validation.js';
 import { compileError } from '../../policy/module.js';
 import { SourceWriteError, type DeclarativeSource } from '../../source/index.js';
 import { pageOf, slice } from '../paging.js';
-import { CREATED_ANNOTATION, ownedBy, policyDocument, policyView, resourceNameOf, UPDATED_ANNOTATION, type DynamicPolicyInput } from './document.js';
+import { CREATED_ANNOTATION, policyDocument, policyScope, policyView, resourceNameOf, UPDATED_ANNOTATION, type DynamicPolicyInput } from './document.js';
 
 export interface PolicyRouteDeps {
   source: DeclarativeSource;
@@ -37,9 +39,10 @@ function checkRego(name: string, rego: string, regoVersion: 'v0' | 'v1' | undefi
   });
 }
 
-function tenantVisible(doc: PolicyResource, tenantId: string | undefined): boolean {
-  const tenants = doc.spec.scope?.tenants;
-  return tenantId === undefined || !tenants?.length || tenants.includes(tenantId);
+/** Whether the caller reaches the document: a dynamic policy of its organization, in its tenant scope. */
+function reachable(doc: PolicyResource, identity: Identity): boolean {
+  const scope = policyScope(doc);
+  return scope !== undefined && mayAccess(identity, scope);
 }
 
 export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, deps) => {
@@ -49,7 +52,7 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
   const owned = (req: FastifyRequest, name: string): PolicyResource => {
     const identity = identityOf(req);
     const doc = source.get('Policy', resourceNameOf(identity.organizationId, name));
-    if (!doc || !ownedBy(doc, identity.organizationId) || !tenantVisible(doc, identity.tenantId)) {
+    if (!doc || !reachable(doc, identity)) {
       throw new ApiError('plan', 'POLICY_NOT_FOUND', `policy ${echo(name)} not found`);
     }
     return doc;
@@ -71,7 +74,7 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
     const page = pageOf(req.query as Record<string, unknown>);
     const all = source
       .list('Policy')
-      .filter((d) => ownedBy(d, identity.organizationId) && tenantVisible(d, identity.tenantId))
+      .filter((d) => reachable(d, identity))
       .sort((a, b) => b.spec.priority - a.spec.priority || a.metadata.name.localeCompare(b.metadata.name))
       .map(policyView);
     if (req.headers['x-tenant-id'] !== undefined) return slice(all, page);
@@ -85,7 +88,8 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
     if (source.get('Policy', resourceNameOf(identity.organizationId, body.name))) {
       throw new ApiError('plan', 'POLICY_EXISTS', `policy ${echo(body.name)} already exists; PUT /api/v1/policies/${echo(body.name)} changes it`);
     }
-    const doc = policyDocument(identity.organizationId, body, identity.tenantId);
+    const tenants = tenantsForWrite(identity, body.scope?.tenants, 'plan');
+    const doc = policyDocument(identity.organizationId, { ...body, scope: { ...body.scope, tenants } });
     const at = isoTimestamp(now());
     doc.metadata.annotations = { ...doc.metadata.annotations, [CREATED_ANNOTATION]: at, [UPDATED_ANNOTATION]: at };
     const view = policyView(await write(doc));
@@ -96,6 +100,7 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
   app.get<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) => policyView(owned(req, req.params.name)));
 
   app.put<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) => {
+    const identity = identityOf(req);
     const existing = owned(req, req.params.name);
     const patch = parseBody(dynamicPolicyUpdate, req.body);
     const s = existing.spec;
@@ -109,11 +114,14 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
       rego: patch.rego ?? s.rego ?? '',
       regoVersion: patch.regoVersion ?? s.regoVersion,
       description: patch.description ?? s.description,
-      scope: patch.scope ?? { surfaces: s.scope?.surfaces, tenants: s.scope?.tenants },
+      // NB: a change keeps the policy's tenants unless it names new ones, which the caller's scope must allow
+      scope: {
+        surfaces: patch.scope ? patch.scope.surfaces : s.scope?.surfaces,
+        tenants: patch.scope?.tenants !== undefined ? tenantsForWrite(identity, patch.scope.tenants, 'plan') : s.scope?.tenants,
+      },
     };
     checkRego(merged.name, merged.rego, merged.regoVersion);
-    const identity = identityOf(req);
-    const doc = policyDocument(identity.organizationId, merged, identity.tenantId);
+    const doc = policyDocument(identity.organizationId, merged);
     doc.metadata.annotations = {
       ...doc.metadata.annotations,
       [CREATED_ANNOTATION]: existing.metadata.annotations?.[CREATED_ANNOTATION] ?? isoTimestamp(now()),

@@ -7,6 +7,7 @@ let store: Store;
 let repo: WebhookRepository;
 const T0 = new Date('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
+const orgScope = (organizationId: string) => ({ organizationId, bound: null, narrowed: null });
 const payload = (event: string) => ({ event, timestamp: T0.toISOString(), data: {} });
 
 beforeAll(async () => {
@@ -19,10 +20,10 @@ afterAll(async () => {
 
 describe('WebhookRepository', () => {
   it("holds a plan's later events back while an earlier one waits for its retry, and says when to look again", async () => {
-    const hook = await repo.create('org-a', { url: 'https://h.example/1', events: ['step.completed', 'plan.completed'], secret: 's', active: true }, T0);
-    await repo.enqueue('org-a', 'step.completed', payload('step.completed'), 'plan-1', T0);
-    await repo.enqueue('org-a', 'plan.completed', payload('plan.completed'), 'plan-1', at(1));
-    await repo.enqueue('org-a', 'plan.completed', payload('plan.completed'), 'plan-2', at(2));
+    const hook = await repo.create('org-a', null, { url: 'https://h.example/1', events: ['step.completed', 'plan.completed'], secret: 's', active: true }, T0);
+    await repo.enqueue({ organizationId: 'org-a' }, 'step.completed', payload('step.completed'), 'plan-1', T0);
+    await repo.enqueue({ organizationId: 'org-a' }, 'plan.completed', payload('plan.completed'), 'plan-1', at(1));
+    await repo.enqueue({ organizationId: 'org-a' }, 'plan.completed', payload('plan.completed'), 'plan-2', at(2));
     const first = await repo.claimDue(at(10), 10, 5_000);
     // The head of plan-1 and plan-2's only event; plan-1's second event waits.
     expect(first.map((d) => d.event).sort()).toEqual(['plan.completed', 'step.completed']);
@@ -39,21 +40,21 @@ describe('WebhookRepository', () => {
     expect(retry.map((d) => [d.id, d.attempts])).toEqual([[step.id, 1]]);
     await repo.recordAttempt(step.id, { attempt: 2, startedAt: at(1_000), durationMs: 1, responseStatus: 200, error: null }, { delivered: true });
     expect((await repo.claimDue(at(1_001), 10, 5_000)).map((d) => d.event)).toEqual(['plan.completed']);
-    const log = await repo.deliveries('org-a', hook.id, 10);
+    const log = await repo.deliveries(orgScope('org-a'), hook.id, 10);
     expect(log.map((d) => d.status).sort()).toEqual(['delivered', 'delivered', 'pending']);
   });
 
   it('sends nothing for an inactive registration until it is active again', async () => {
-    const hook = await repo.create('org-b', { url: 'https://h.example/2', events: ['plan.failed'], secret: 's', active: true }, T0);
-    await repo.enqueue('org-b', 'plan.failed', payload('plan.failed'), 'plan-9', at(100_000));
-    await repo.update('org-b', hook.id, { active: false }, at(100_000));
+    const hook = await repo.create('org-b', null, { url: 'https://h.example/2', events: ['plan.failed'], secret: 's', active: true }, T0);
+    await repo.enqueue({ organizationId: 'org-b' }, 'plan.failed', payload('plan.failed'), 'plan-9', at(100_000));
+    await repo.update(orgScope('org-b'), hook.id, { active: false }, at(100_000));
     const mine = async (now: Date) => (await repo.claimDue(now, 10, 5_000)).filter((d) => d.webhookId === hook.id);
     expect(await mine(at(200_000))).toEqual([]);
-    await repo.update('org-b', hook.id, { active: true }, at(200_000));
+    await repo.update(orgScope('org-b'), hook.id, { active: true }, at(200_000));
     expect((await mine(at(300_000))).map((d) => d.webhookId)).toEqual([hook.id]);
   });
 
   it("queues nothing for another organization's registrations", async () => {
-    expect(await repo.enqueue('org-c', 'plan.failed', payload('plan.failed'), 'plan-x', T0)).toBe(0);
+    expect(await repo.enqueue({ organizationId: 'org-c' }, 'plan.failed', payload('plan.failed'), 'plan-x', T0)).toBe(0);
   });
 });

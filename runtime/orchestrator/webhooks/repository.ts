@@ -5,11 +5,15 @@
  */
 import type { Db } from '../../store/index.js';
 import { newId } from '../../store/index.js';
+import type { Identity } from '../../auth/identity.js';
+import { tenantFilter, tenantSql } from '../../auth/scope.js';
 import type { WebhookEvent } from './events.js';
 
 export interface WebhookRecord {
   id: string;
   organizationId: string;
+  /** The tenant whose plans it hears of; null: organization-wide (every plan of the organization). */
+  tenantId: string | null;
   url: string;
   events: WebhookEvent[];
   active: boolean;
@@ -60,6 +64,7 @@ export interface DeliveryRecord {
 interface WebhookRow {
   id: string;
   organization_id: string;
+  tenant_id: string | null;
   url: string;
   events: WebhookEvent[];
   active: boolean;
@@ -70,6 +75,7 @@ interface WebhookRow {
 const toWebhook = (r: WebhookRow): WebhookRecord => ({
   id: r.id,
   organizationId: r.organization_id,
+  tenantId: r.tenant_id,
   url: r.url,
   events: r.events,
   active: r.active,
@@ -77,7 +83,19 @@ const toWebhook = (r: WebhookRow): WebhookRecord => ({
   updatedAt: new Date(r.updated_at),
 });
 
-const COLUMNS = 'id, organization_id, url, events, active, created_at, updated_at';
+const COLUMNS = 'id, organization_id, tenant_id, url, events, active, created_at, updated_at';
+
+/**
+ * Who reads and writes registrations: the organization, and the tenant filter of runtime/auth/scope.ts
+ * (`tenantFilter`), which the statements apply to `tenant_id` as `$2` (bound) and `$3` (narrowed).
+ */
+export type WebhookScope = { organizationId: string } & ReturnType<typeof tenantFilter>;
+
+/** The scope of `identity`'s reads and writes. */
+export const webhookScope = (identity: Identity): WebhookScope => ({ organizationId: identity.organizationId, ...tenantFilter(identity) });
+
+const IN_SCOPE = `organization_id = $1 AND ${tenantSql('tenant_id', '$2', '$3')}`;
+const scopeParams = (s: WebhookScope) => [s.organizationId, s.bound, s.narrowed];
 
 /** A delivery `d` that no earlier pending delivery of its registration and plan holds back. */
 const HEAD_OF_ORDER = `NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key
@@ -86,47 +104,52 @@ const HEAD_OF_ORDER = `NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.we
 export class WebhookRepository {
   constructor(private readonly db: Db) {}
 
-  async create(organizationId: string, input: WebhookInput, at: Date): Promise<WebhookRecord> {
+  /** A registration of the organization for `tenantId` (null: organization-wide; runtime/auth/scope.ts decides it). */
+  async create(organizationId: string, tenantId: string | null, input: WebhookInput, at: Date): Promise<WebhookRecord> {
     const { rows } = await this.db.query<WebhookRow>(
-      `INSERT INTO webhooks (id, organization_id, url, events, secret, active, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${COLUMNS}`,
-      [newId('whk'), organizationId, input.url, JSON.stringify(input.events), input.secret, input.active, at],
+      `INSERT INTO webhooks (id, organization_id, tenant_id, url, events, secret, active, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
+      [newId('whk'), organizationId, tenantId, input.url, JSON.stringify(input.events), input.secret, input.active, at],
     );
     return toWebhook(rows[0]!);
   }
 
-  async list(organizationId: string): Promise<WebhookRecord[]> {
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE organization_id = $1 ORDER BY created_at, id`, [organizationId]);
+  async list(scope: WebhookScope): Promise<WebhookRecord[]> {
+    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE ${IN_SCOPE} ORDER BY created_at, id`, scopeParams(scope));
     return rows.map(toWebhook);
   }
 
-  async get(organizationId: string, id: string): Promise<WebhookRecord | undefined> {
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE organization_id = $1 AND id = $2`, [organizationId, id]);
+  async get(scope: WebhookScope, id: string): Promise<WebhookRecord | undefined> {
+    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE ${IN_SCOPE} AND id = $4`, [...scopeParams(scope), id]);
     return rows[0] ? toWebhook(rows[0]) : undefined;
   }
 
-  async update(organizationId: string, id: string, patch: Partial<WebhookInput>, at: Date): Promise<WebhookRecord | undefined> {
+  async update(scope: WebhookScope, id: string, patch: Partial<WebhookInput>, at: Date): Promise<WebhookRecord | undefined> {
     const { rows } = await this.db.query<WebhookRow>(
-      `UPDATE webhooks SET url = COALESCE($3, url), events = COALESCE($4::jsonb, events), secret = COALESCE($5, secret),
-         active = COALESCE($6, active), updated_at = $7
-       WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-      [organizationId, id, patch.url ?? null, patch.events ? JSON.stringify(patch.events) : null, patch.secret ?? null, patch.active ?? null, at],
+      `UPDATE webhooks SET url = COALESCE($5, url), events = COALESCE($6::jsonb, events), secret = COALESCE($7, secret),
+         active = COALESCE($8, active), updated_at = $9
+       WHERE ${IN_SCOPE} AND id = $4 RETURNING ${COLUMNS}`,
+      [...scopeParams(scope), id, patch.url ?? null, patch.events ? JSON.stringify(patch.events) : null, patch.secret ?? null, patch.active ?? null, at],
     );
     return rows[0] ? toWebhook(rows[0]) : undefined;
   }
 
-  async remove(organizationId: string, id: string): Promise<boolean> {
-    const { rows } = await this.db.query('DELETE FROM webhooks WHERE organization_id = $1 AND id = $2 RETURNING id', [organizationId, id]);
+  async remove(scope: WebhookScope, id: string): Promise<boolean> {
+    const { rows } = await this.db.query(`DELETE FROM webhooks WHERE ${IN_SCOPE} AND id = $4 RETURNING id`, [...scopeParams(scope), id]);
     return rows.length > 0;
   }
 
   /**
-   * One pending delivery per active registration of the organization that subscribes to the event, committed in
-   * one transaction. Returns how many.
+   * One pending delivery per active registration that subscribes to the event and hears of the plan's tenant (an
+   * organization-wide one, or the tenant's own), committed in one transaction. Returns how many.
    */
-  async enqueue(organizationId: string, event: WebhookEvent, payload: unknown, orderKey: string, at: Date): Promise<number> {
+  async enqueue(source: { organizationId: string; tenantId?: string }, event: WebhookEvent, payload: unknown, orderKey: string, at: Date): Promise<number> {
+    const { organizationId } = source;
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string }>('SELECT id FROM webhooks WHERE organization_id = $1 AND active AND events ? $2', [organizationId, event]);
+      const { rows } = await tx.query<{ id: string }>(
+        'SELECT id FROM webhooks WHERE organization_id = $1 AND active AND events ? $2 AND (tenant_id IS NULL OR tenant_id = $3)',
+        [organizationId, event, source.tenantId ?? null],
+      );
       for (const { id } of rows) {
         await tx.query(
           `INSERT INTO webhook_deliveries (id, webhook_id, organization_id, event, payload, order_key, next_attempt_at, created_at)
@@ -193,16 +216,16 @@ export class WebhookRepository {
     return rows[0]?.at ? new Date(rows[0].at) : undefined;
   }
 
-  /** The latest deliveries of one registration of the organization, each with its attempts. */
-  async deliveries(organizationId: string, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
+  /** The latest deliveries of one registration in the caller's scope, each with its attempts. */
+  async deliveries(scope: WebhookScope, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
     const { rows } = await this.db.query<Record<string, unknown>>(
       `SELECT d.id, d.event, d.status, d.attempts, d.order_key, d.next_attempt_at, d.created_at, d.delivered_at, d.last_error, d.response_status,
          COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
            'response_status', a.response_status, 'error', a.error) ORDER BY a.attempt)
            FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE w.organization_id = $1 AND d.webhook_id = $2 ORDER BY d.seq DESC LIMIT $3`,
-      [organizationId, webhookId, limit],
+       WHERE w.organization_id = $1 AND ${tenantSql('w.tenant_id', '$2', '$3')} AND d.webhook_id = $4 ORDER BY d.seq DESC LIMIT $5`,
+      [...scopeParams(scope), webhookId, limit],
     );
     return rows.map((r) => ({
       id: String(r.id),

@@ -1,7 +1,8 @@
 /**
  * `/api/v1/webhooks[/{id}]` and `/api/v1/webhooks/{id}/deliveries`: Enterprise and Enterprise Plus (the route's
  * `feature`; other tiers get 403 "Feature not available in tier"). Every read and write is the caller's
- * organization's, from the verified identity only.
+ * organization's, from the verified identity only, in its tenant scope (runtime/auth/scope.ts): a key bound to a
+ * tenant reaches only that tenant's registrations, and a registration made for a tenant hears of its plans only.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
@@ -10,7 +11,8 @@ import { identityOf } from '../../auth/plugin.js';
 import { ApiError } from '../../http/errors.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 import { parseBody } from '../../gateway/validation.js';
-import type { DeliveryRecord, WebhookRecord } from './repository.js';
+import { tenantsForWrite } from '../../auth/scope.js';
+import { webhookScope, type DeliveryRecord, type WebhookRecord } from './repository.js';
 import type { WebhookService } from './service.js';
 import { registrationProblem } from './ssrf.js';
 
@@ -26,6 +28,7 @@ const DELIVERY_PAGE = 100;
 const view = (w: WebhookRecord) => ({
   id: w.id,
   url: w.url,
+  ...(w.tenantId !== null ? { tenant_id: w.tenantId } : {}),
   events: w.events,
   active: w.active,
   created_at: isoTimestamp(w.createdAt),
@@ -67,17 +70,19 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteDeps> = async (app, d
     checkUrl(body.url);
     const generated = body.secret === undefined ? `whsec_${randomBytes(24).toString('base64url')}` : undefined;
     const events = [...new Set(body.events)];
-    const created = await webhooks.repo.create(identityOf(req).organizationId, { url: body.url, events, secret: body.secret ?? generated!, active: body.active ?? true }, now());
+    const identity = identityOf(req);
+    const tenant = tenantsForWrite(identity, undefined, 'plan')?.[0] ?? null;
+    const created = await webhooks.repo.create(identity.organizationId, tenant, { url: body.url, events, secret: body.secret ?? generated!, active: body.active ?? true }, now());
     return reply.code(201).send({ ...view(created), ...(generated ? { secret: generated } : {}) });
   });
 
   app.get('/api/v1/webhooks', AUTH, async (req) => {
-    const list = await webhooks.repo.list(identityOf(req).organizationId);
+    const list = await webhooks.repo.list(webhookScope(identityOf(req)));
     return { webhooks: list.map(view), total: list.length };
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/webhooks/:id', AUTH, async (req) => {
-    const found = await webhooks.repo.get(identityOf(req).organizationId, req.params.id);
+    const found = await webhooks.repo.get(webhookScope(identityOf(req)), req.params.id);
     if (!found) throw notFound();
     return view(found);
   });
@@ -86,20 +91,20 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteDeps> = async (app, d
     const body = parseBody(webhookUpdate, req.body);
     checkUrl(body.url);
     const patch = { ...body, ...(body.events ? { events: [...new Set(body.events)] } : {}) };
-    const updated = await webhooks.repo.update(identityOf(req).organizationId, req.params.id, patch, now());
+    const updated = await webhooks.repo.update(webhookScope(identityOf(req)), req.params.id, patch, now());
     if (!updated) throw notFound();
     return view(updated);
   });
 
   app.delete<{ Params: { id: string } }>('/api/v1/webhooks/:id', AUTH, async (req) => {
-    if (!(await webhooks.repo.remove(identityOf(req).organizationId, req.params.id))) throw notFound();
+    if (!(await webhooks.repo.remove(webhookScope(identityOf(req)), req.params.id))) throw notFound();
     return { success: true, id: req.params.id };
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/webhooks/:id/deliveries', AUTH, async (req) => {
-    const organizationId = identityOf(req).organizationId;
-    if (!(await webhooks.repo.get(organizationId, req.params.id))) throw notFound();
-    const list = await webhooks.repo.deliveries(organizationId, req.params.id, DELIVERY_PAGE);
+    const scope = webhookScope(identityOf(req));
+    if (!(await webhooks.repo.get(scope, req.params.id))) throw notFound();
+    const list = await webhooks.repo.deliveries(scope, req.params.id, DELIVERY_PAGE);
     return { deliveries: list.map(deliveryView), total: list.length };
   });
 };

@@ -54,10 +54,10 @@ export class WebhookService implements WebhookEmitter {
     this.worker.start();
   }
 
-  async emit(organizationId: string, event: WebhookEvent, data: Record<string, unknown>): Promise<void> {
+  async emit(organizationId: string, event: WebhookEvent, data: Record<string, unknown>, tenantId?: string): Promise<void> {
     const at = this.now();
     const payload = { event, timestamp: at.toISOString(), data };
-    const queued = await this.repo.enqueue(organizationId, event, payload, typeof data.planId === 'string' ? data.planId : '', at);
+    const queued = await this.repo.enqueue({ organizationId, tenantId }, event, payload, typeof data.planId === 'string' ? data.planId : '', at);
     if (queued) {
       this.log.debug({ organizationId, event, queued }, 'webhook deliveries queued');
       this.worker.wake();

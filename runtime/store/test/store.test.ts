@@ -43,10 +43,14 @@ for (const backend of testBackends()) {
       expect(listB.map((c) => c.name)).toEqual(['b1']);
     });
 
-    it('does not find a revoked key', async () => {
+    it('finds a revoked key as revoked, and revokes it once', async () => {
       const { client, apiKey } = await store.clients.create({ organizationId: 'org-a', name: 'gone' });
+      expect(await store.clients.revoke('org-b', client.id)).toBe(false);
       expect(await store.clients.revoke('org-a', client.id)).toBe(true);
-      expect(await store.clients.findByApiKey(apiKey)).toBeUndefined();
+      expect(await store.clients.revoke('org-a', client.id)).toBe(false);
+      expect((await store.clients.findByApiKey(apiKey))?.revokedAt).toBeInstanceOf(Date);
+      expect(await store.clients.get('org-a', client.id)).toBeUndefined();
+      expect((await store.clients.list('org-a')).map((c) => c.id)).not.toContain(client.id);
     });
 
     it('records a pre-check context without the query text and reads it back per organization', async () => {
