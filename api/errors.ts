@@ -28,7 +28,11 @@ export const GATEWAY_ERRORS = {
   POLICY_VIOLATION: e(403, 'a policy blocked the request (envelope endpoints, connector calls); the message names the policy'),
   OPERATION_NOT_ALLOWED: e(403, "connector call: the operation or tool is not in the Connector's allowedOperations, or writes on a read-only connector"),
   SQL_REFUSED: e(403, 'connector call: the SQL guard refused the statement (details.reason: STACKED_QUERIES, NOT_READ_ONLY, DENIED_FUNCTION, ...)'),
-  SSRF_REFUSED: e(403, 'connector call: the destination is off the connector\'s origin or a private address (details.reason)'),
+  SSRF_REFUSED: e(
+    403,
+    'connector call: the destination, or a redirect\'s, is off the connector\'s origin or base path, or a private address ' +
+      '(details.reason: OTHER_ORIGIN, OUTSIDE_BASE_PATH, PRIVATE_ADDRESS, REDIRECT_OFF_ORIGIN, REDIRECT_OUTSIDE_BASE_PATH)',
+  ),
   NOT_FOUND: e(404, 'no such endpoint or resource'),
   CONTEXT_NOT_FOUND: e(404, 'the audit names a context_id that does not exist for this client'),
   CONNECTOR_NOT_FOUND: e(404, 'no connector of that name serves the caller\'s organization'),

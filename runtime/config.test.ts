@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../platform/config.js';
-import { orchestratorConfigSchema, standaloneConfigSchema } from './config.js';
+import { orchestratorConfigSchema, standaloneConfigSchema, webhookSettings } from './config.js';
 
 describe('parseConfig', () => {
   it('applies the embedded defaults with an empty environment', () => {
@@ -57,3 +57,37 @@ describe('parseConfig', () => {
     }
   });
 });
+
+describe('webhookSettings', () => {
+  it('carries the delivery limits, with their defaults, to the worker', () => {
+    expect(webhookSettings(parseConfig(orchestratorConfigSchema, {}))).toMatchObject({
+      concurrency: 8,
+      perOrganizationConcurrency: 4,
+      perTargetConcurrency: 2,
+      breakerFailureThreshold: 5,
+      breakerCooldownMs: 60_000,
+    });
+    const env = {
+      STEWARD_WEBHOOK_CONCURRENCY: '16',
+      STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY: '3',
+      STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY: '1',
+      STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD: '2',
+      STEWARD_WEBHOOK_BREAKER_COOLDOWN_MS: '5000',
+    };
+    expect(webhookSettings(parseConfig(standaloneConfigSchema, env))).toMatchObject({
+      concurrency: 16,
+      perOrganizationConcurrency: 3,
+      perTargetConcurrency: 1,
+      breakerFailureThreshold: 2,
+      breakerCooldownMs: 5000,
+    });
+  });
+
+  it.each(['STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY', 'STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY', 'STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD'])(
+    'refuses %s=0: a limit of zero would stop every delivery',
+    (variable) => {
+      expect(() => parseConfig(orchestratorConfigSchema, { [variable]: '0' })).toThrow(ConfigError);
+    },
+  );
+});
+

@@ -154,6 +154,16 @@ const webhooks = {
   STEWARD_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(10),
   /** Delay before the second attempt; doubles per attempt (with jitter) up to 10 minutes. @default 2 s */
   STEWARD_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600_000).default(2_000),
+  /** Deliveries one process sends at once, all organizations together. @default 8 */
+  STEWARD_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(8),
+  /** Deliveries of one organization one process sends at once. @default 4 */
+  STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(4),
+  /** Deliveries to one target (an organization's receiver origin) one process sends at once. @default 2 */
+  STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(2),
+  /** Consecutive timeouts or connection failures of a target that open its circuit breaker. @default 5 */
+  STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD: z.coerce.number().int().min(1).max(1_000).default(5),
+  /** How long an open breaker holds a target's deliveries (recorded, not sent) before one probe. @default 60 s */
+  STEWARD_WEBHOOK_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
 };
 
 /** The plan surface (standalone and the orchestrator process). */
@@ -308,12 +318,17 @@ export const orchestratorConfigSchema = z
   });
 
 /** The webhook settings of a parsed configuration. */
-export function webhookSettings(c: { STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean; STEWARD_WEBHOOK_TIMEOUT_MS: number; STEWARD_WEBHOOK_MAX_ATTEMPTS: number; STEWARD_WEBHOOK_RETRY_BASE_MS: number }) {
+export function webhookSettings(c: z.infer<z.ZodObject<typeof webhooks>>) {
   return {
     allowPrivateTargets: c.STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS,
     timeoutMs: c.STEWARD_WEBHOOK_TIMEOUT_MS,
     maxAttempts: c.STEWARD_WEBHOOK_MAX_ATTEMPTS,
     baseDelayMs: c.STEWARD_WEBHOOK_RETRY_BASE_MS,
+    concurrency: c.STEWARD_WEBHOOK_CONCURRENCY,
+    perOrganizationConcurrency: c.STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY,
+    perTargetConcurrency: c.STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY,
+    breakerFailureThreshold: c.STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD,
+    breakerCooldownMs: c.STEWARD_WEBHOOK_BREAKER_COOLDOWN_MS,
   };
 }
 

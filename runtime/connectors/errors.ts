@@ -17,7 +17,10 @@ export const CONNECTOR_ERROR_CODES = {
   CONNECTOR_QUERY_FAILED: 'connector call failed',
   /** An answer larger than the byte cap that cannot be truncated (an HTTP body). */
   RESULT_TOO_LARGE: 'result larger than the byte cap',
-  /** The SSRF guard refused a destination (other origin, private address, redirect off the origin). */
+  /**
+   * The SSRF guard refused a destination; `reason`: OTHER_ORIGIN, OUTSIDE_BASE_PATH, PRIVATE_ADDRESS,
+   * REDIRECT_OFF_ORIGIN, REDIRECT_OUTSIDE_BASE_PATH.
+   */
   SSRF_REFUSED: 'destination refused by the SSRF guard',
   /** The Connector document or its options are invalid, or its connection URL is missing. */
   CONNECTOR_MISCONFIGURED: 'connector misconfigured',

@@ -62,6 +62,17 @@ describe('http connector', () => {
     expect((await allowedByName.query(allowedByName.prepare('/users', []), limits)).row_count).toBe(2);
   });
 
+  it.each([
+    ['IPv4-compatible', '[::7f00:1]'],
+    ['IPv4-translated', '[::ffff:0:7f00:1]'],
+    ['6to4', '[2002:7f00:1::1]'],
+    ['Teredo', '[2001:0:4136:e378:8000:63bf:80ff:fffe]'],
+    ['site-local', '[fec0::1]'],
+  ])('refuses the %s spelling of loopback %s even with loopback in allowedCidrs', (_name, host) => {
+    const c = make(LOOPBACK, `http://${host}:${api.port}`);
+    expect(() => c.prepare('/users', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }));
+  });
+
   it('refuses paths that leave the origin and redirects off it; follows same-origin redirects', async () => {
     const c = make();
     expect(() => c.prepare('//evil.example.com/x', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED' }));
@@ -86,3 +97,24 @@ describe('http connector', () => {
     await expect(c.query(c.prepare('/slow', []), { ...limits, timeoutMs: 200 })).rejects.toMatchObject({ code: 'CONNECTOR_TIMEOUT' });
   });
 });
+
+describe('http connector redirects and the base path', () => {
+  it('refuses a same-origin redirect from /api/x to /admin/secret, as it refuses /admin/secret given directly', async () => {
+    const served: string[] = [];
+    const host = await listen((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/api/x') return void res.writeHead(302, { location: '/admin/secret' }).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ secret: 'admin-only' }));
+    });
+    try {
+      const c = make(LOOPBACK, `${host.url}/api`);
+      expect(() => c.prepare('/../admin/secret', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }));
+      await expect(c.query(c.prepare('/x', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      await expect(c.execute('request', { method: 'GET', path: '/x' }, limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      expect(served).toEqual(['/api/x', '/api/x']);
+    } finally {
+      await host.stop();
+    }
+  });
+});
+

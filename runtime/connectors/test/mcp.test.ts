@@ -72,6 +72,22 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
     }
   });
 
+  it('refuses a redirect of the MCP endpoint out of its path, on the same origin', async () => {
+    const mcp = mcpHandler();
+    const served: string[] = [];
+    const host = await listen((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/mcp') return void res.writeHead(307, { location: '/admin/mcp' }).end();
+      mcp(req, res);
+    });
+    try {
+      await expect(make(undefined, `${host.url}/mcp`).connect()).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      expect(served.filter((p) => p !== '/mcp')).toEqual([]);
+    } finally {
+      await host.stop();
+    }
+  });
+
   it('is healthy while the server answers', async () => {
     const h = await make().health(2000);
     expect(h).toMatchObject({ ok: true });

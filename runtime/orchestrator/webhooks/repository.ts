@@ -32,6 +32,9 @@ export interface WebhookInput {
 export interface ClaimedDelivery {
   id: string;
   webhookId: string;
+  organizationId: string;
+  /** The receiver's origin (`https://hooks.example.com:8443`, lower-cased): what the per-target limits count. */
+  target: string;
   url: string;
   secret: string;
   event: string;
@@ -96,6 +99,20 @@ export const webhookScope = (identity: Identity): WebhookScope => ({ organizatio
 
 const IN_SCOPE = `organization_id = $1 AND ${tenantSql('tenant_id', '$2', '$3')}`;
 const scopeParams = (s: WebhookScope) => [s.organizationId, s.bound, s.narrowed];
+
+/**
+ * How many deliveries a worker may claim per organization and per target (an organization's receiver origin),
+ * counting the sends it has in flight. A target is the organization's own: another organization's failing
+ * receiver on the same host takes none of its slots.
+ */
+export interface ClaimFairness {
+  perOrganization: number;
+  perTarget: number;
+  inFlight: { organizations: Record<string, number>; targets: Record<string, Record<string, number>> };
+}
+
+/** The origin of a registration `w`'s URL, as ClaimedDelivery.target; the whole URL if it has no `scheme://`. */
+const TARGET = `lower(COALESCE(substring(w.url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*'), w.url))`;
 
 /** A delivery `d` that no earlier pending delivery of its registration and plan holds back. */
 const HEAD_OF_ORDER = `NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key
@@ -164,20 +181,56 @@ export class WebhookRepository {
   /**
    * Claims up to `limit` due deliveries for `leaseMs`: pending, due, of an active registration, not leased by
    * another worker, and the first pending one of their (registration, order key) — a later event of a plan waits
-   * for the earlier ones.
+   * for the earlier ones. Organizations take turns: rows are ranked within their organization and the least busy
+   * organization's next row comes first (its sends in flight plus its rank), so one organization's backlog, however
+   * old, takes one slot before another's first. Per-target and per-organization caps (`fairness`, counting sends in
+   * flight) leave the rest for a later claim; without `fairness` only the turns apply.
    */
-  async claimDue(now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.db.query<{ id: string; webhook_id: string; url: string; secret: string; event: string; payload: ClaimedDelivery['payload']; attempts: number }>(
-      `WITH due AS (
-         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
-         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1) AND ${HEAD_OF_ORDER}
-         ORDER BY d.next_attempt_at, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
+  async claimDue(now: Date, limit: number, leaseMs: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]> {
+    const caps = fairness ?? { perOrganization: limit, perTarget: limit, inFlight: { organizations: {}, targets: {} } };
+    const { rows } = await this.db.query<{
+      id: string; webhook_id: string; organization_id: string; target: string; url: string; secret: string; event: string; payload: ClaimedDelivery['payload']; attempts: number;
+    }>(
+      // NB: FOR UPDATE may not share a query level with window functions, hence the CTEs; the locking level repeats
+      // the claimability test on d, so that a row another worker claimed meanwhile is re-checked, not taken twice.
+      `WITH candidates AS (
+         SELECT d.id, d.organization_id AS org, ${TARGET} AS target, d.next_attempt_at, d.seq,
+           row_number() OVER (PARTITION BY d.organization_id, ${TARGET} ORDER BY d.next_attempt_at, d.seq) AS target_rank
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
+         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1) AND ${HEAD_OF_ORDER}),
+       eligible AS (
+         SELECT c.id, c.next_attempt_at, c.seq,
+           row_number() OVER (PARTITION BY c.org ORDER BY c.next_attempt_at, c.seq) + COALESCE(($5::jsonb ->> c.org)::int, 0) AS org_load
+         FROM candidates c
+         WHERE c.target_rank + COALESCE(($6::jsonb -> c.org ->> c.target)::int, 0) <= $7),
+       due AS (
+         SELECT d.id FROM webhook_deliveries d JOIN eligible e ON e.id = d.id
+         WHERE e.org_load <= $4 AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until <= $1)
+         ORDER BY e.org_load, e.next_attempt_at, e.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
        UPDATE webhook_deliveries d SET locked_until = $3 FROM due, webhooks w
        WHERE d.id = due.id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, w.url, w.secret, d.event, d.payload, d.attempts`,
-      [now, limit, new Date(now.getTime() + leaseMs)],
+       RETURNING d.id, d.webhook_id, d.organization_id, ${TARGET} AS target, w.url, w.secret, d.event, d.payload, d.attempts`,
+      [
+        now,
+        limit,
+        new Date(now.getTime() + leaseMs),
+        caps.perOrganization,
+        JSON.stringify(caps.inFlight.organizations),
+        JSON.stringify(caps.inFlight.targets),
+        caps.perTarget,
+      ],
     );
-    return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, url: r.url, secret: r.secret ?? '', event: r.event, payload: r.payload, attempts: Number(r.attempts) }));
+    return rows.map((r) => ({
+      id: r.id,
+      webhookId: r.webhook_id,
+      organizationId: r.organization_id,
+      target: r.target,
+      url: r.url,
+      secret: r.secret ?? '',
+      event: r.event,
+      payload: r.payload,
+      attempts: Number(r.attempts),
+    }));
   }
 
   /**
@@ -205,13 +258,17 @@ export class WebhookRepository {
   /**
    * When the next claimable delivery falls due (its retry time or the end of another worker's lease, whichever is
    * later; rows waiting behind an earlier event of their plan or of an inactive registration do not count), or
-   * nothing when none is pending.
+   * nothing when none is pending. With `after`, only times later than it count: rows due already but held back by
+   * the fairness caps are claimed when a send ends, not by polling.
    */
-  async nextDueAt(): Promise<Date | undefined> {
+  async nextDueAt(after?: Date): Promise<Date | undefined> {
     const { rows } = await this.db.query<{ at: Date | string | null }>(
-      `SELECT min(GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at))) AS at
-       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
-       WHERE d.status = 'pending' AND ${HEAD_OF_ORDER}`,
+      `SELECT min(t.at) AS at FROM (
+         SELECT GREATEST(d.next_attempt_at, COALESCE(d.locked_until, d.next_attempt_at)) AS at
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.active
+         WHERE d.status = 'pending' AND ${HEAD_OF_ORDER}) t
+       WHERE $1::timestamptz IS NULL OR t.at > $1`,
+      [after ?? null],
     );
     return rows[0]?.at ? new Date(rows[0].at) : undefined;
   }

@@ -1,12 +1,12 @@
 /**
  * One HTTP POST of a delivery: a timeout on the whole exchange, no redirects, and every address the connection
- * uses checked against the SSRF rules (ssrf.ts) unless private targets are allowed.
+ * uses checked against the shared address policy (runtime/net) unless private targets are allowed.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { hostOf, isPrivateAddress } from './ssrf.js';
+import { isIP } from 'node:net';
+import { guardedLookup, STRICT_POLICY } from '../../net/index.js';
+import { hostOf } from './ssrf.js';
 
 export class TargetRefusedError extends Error {
   constructor(message: string) {
@@ -27,24 +27,16 @@ export interface SendResult {
 /** Largest answer body read (and dropped); a receiver that sends more is cut off, which is no failure. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** Resolves like dns.lookup, refusing private, loopback and link-local answers. */
-const checkedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-    if (err) return callback(err, '', 4);
-    const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad || !addresses.length) {
-      return callback(new TargetRefusedError(bad ? `${hostname} resolves to a private, loopback or link-local address` : `${hostname} has no address`), '', 4);
-    }
-    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+/** Resolves like dns.lookup, refusing every address the shared policy refuses. */
+const checkedLookup = guardedLookup(STRICT_POLICY, (hostname, refusal) =>
+  new TargetRefusedError(refusal ? `${hostname} resolves to a private, loopback, link-local or reserved address` : `${hostname} has no address`),
+);
 
 export function postWebhook(target: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendResult> {
   const url = new URL(target);
   const host = hostOf(url);
-  if (!options.allowPrivate && isIP(host) && isPrivateAddress(host)) {
-    return Promise.reject(new TargetRefusedError(`${host} is a private, loopback or link-local address`));
+  if (!options.allowPrivate && isIP(host) && !STRICT_POLICY.allows(host)) {
+    return Promise.reject(new TargetRefusedError(`${host} is a private, loopback, link-local or reserved address`));
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const init: RequestOptions = {

@@ -2,23 +2,32 @@ import type { Logger } from '../../../platform/log.js';
 import type { Db } from '../../store/index.js';
 import type { WebhookEmitter, WebhookEvent } from './events.js';
 import { WebhookRepository } from './repository.js';
-import { DeliveryWorker, type RecordedAttempt, type RetryPolicy } from './worker.js';
+import { DeliveryWorker, type FairnessLimits, type RecordedAttempt, type RetryPolicy } from './worker.js';
 
-/** Webhook settings (STEWARD_WEBHOOK_* in runtime/config.ts). */
-export interface WebhookSettings extends Partial<RetryPolicy> {
+/** Webhook settings (STEWARD_WEBHOOK_* in runtime/config.ts); the fairness limits are documented on FairnessLimits. */
+export interface WebhookSettings extends Partial<RetryPolicy>, Partial<FairnessLimits> {
   /** Lets registrations and deliveries reach private, loopback and link-local addresses (tests, labs). @default false */
   allowPrivateTargets?: boolean;
   /** One attempt's timeout, connection to last byte. @default 10 s */
   timeoutMs?: number;
   /** @default 1 s */
   pollIntervalMs?: number;
-  /** @default 8 */
-  concurrency?: number;
   /** @default Math.random */
   random?: () => number;
 }
 
-export const WEBHOOK_DEFAULTS = { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 600_000, timeoutMs: 10_000, pollIntervalMs: 1_000, concurrency: 8 } as const;
+export const WEBHOOK_DEFAULTS = {
+  maxAttempts: 10,
+  baseDelayMs: 2_000,
+  maxDelayMs: 600_000,
+  timeoutMs: 10_000,
+  pollIntervalMs: 1_000,
+  concurrency: 8,
+  perOrganizationConcurrency: 4,
+  perTargetConcurrency: 2,
+  breakerFailureThreshold: 5,
+  breakerCooldownMs: 60_000,
+} as const;
 
 /** The registrations, the emitter the plan surface calls, and the delivery worker of one process. */
 export class WebhookService implements WebhookEmitter {
