@@ -9,7 +9,10 @@ export const connectorOptions = z
   .object({
     /** Only reads: SELECT / WITH…SELECT / EXPLAIN for SQL, read commands for Redis, GET/HEAD for HTTP. @default true */
     readOnly: z.boolean().default(true),
-    /** Tables a statement may name, schema-qualified (`public.orders`) or bare (default schema). @default any */
+    /**
+     * Tables a statement may name, schema-qualified (`public.orders`) or bare (default schema), read as the server
+     * reads names: PostgreSQL folds unquoted ones (`public."Orders"` keeps its case), MySQL compares exactly. @default any
+     */
     allowedTables: z.array(z.string().min(1)).optional(),
     /** The schema (postgres) or database (mysql) of unqualified tables, for the allowlist. @default public / the URL's database */
     defaultSchema: z.string().min(1).optional(),
@@ -27,7 +30,12 @@ export const connectorOptions = z
     connectTimeoutMs: z.number().int().min(10).default(5000),
     /** Scan string cells for PII and secrets and replace them with `[REDACTED:<kind>]`. @default false */
     redact: z.boolean().default(false),
-    /** Extra denied SQL functions (lower case, bare name), on top of the built-in list. */
+    /**
+     * SQL functions a confined connector (read-only, or with `allowedTables`) may call on top of the built-in
+     * allowlist of pure functions: `name`, `prefix*`, or `schema.name` for a user-defined one. @default none
+     */
+    allowedFunctions: z.array(z.string().min(1)).default([]),
+    /** Extra denied SQL functions (bare name, lower case; `prefix*`), on top of the built-in list; denial wins over allowedFunctions. */
     deniedFunctions: z.array(z.string().min(1)).default([]),
     /** http, mcp: networks the SSRF guard allows although private/loopback (CIDR). @default none */
     allowedCidrs: z.array(z.string().min(1)).default([]),

@@ -6,15 +6,32 @@ import type { Connector, PreparedStatement, QueryResult, Row } from '../types.js
 import { guardStatement, releaseAfter, SqlConnectorBase, sqlResult } from './sql-common.js';
 
 /**
+ * sql_mode flags that change how the server reads text, which the SQL guard's lexer assumes off (lexer.ts):
+ * NO_BACKSLASH_ESCAPES (a backslash no longer escapes a quote, so a string the guard reads to its end stops
+ * early and the rest runs) and ANSI_QUOTES (`"` quotes names), with the combination modes that include
+ * ANSI_QUOTES (they stay listed in @@sql_mode and would set it again).
+ */
+const LEXER_MODES = ['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI', 'DB2', 'MAXDB', 'MSSQL', 'ORACLE', 'POSTGRESQL'];
+
+/** Takes those flags out of the session's mode and keeps the rest of the server's (`,A,B,` less `,X,`). */
+export const PIN_SQL_MODE = `SET SESSION sql_mode = TRIM(BOTH ',' FROM ${LEXER_MODES.reduce(
+  (expr, mode) => `REPLACE(${expr}, ',${mode},', ',')`,
+  "CONCAT(',', @@SESSION.sql_mode, ',')",
+)})`;
+
+/**
  * MySQL and MariaDB through a mysql2 pool. Statements run as server-side prepared statements
  * (`execute`): values never pass through client-side string formatting, and the server refuses stacked
  * statements (multipleStatements stays off). `$n` placeholders become `?` (lexer.ts, outside strings and
- * comments). Read-only connectors open sessions with SET SESSION TRANSACTION READ ONLY. A timed-out
- * query is stopped with KILL QUERY from a separate connection.
+ * comments). Every session gets the sql_mode the guard assumes before its first statement, and on read-only
+ * connectors SET SESSION TRANSACTION READ ONLY. A timed-out query is stopped with KILL QUERY from a
+ * separate connection.
  */
 export class MysqlConnector extends SqlConnectorBase implements Connector {
   private pool: mysql.Pool | undefined;
   private readonly database: string | undefined;
+  /** Per pooled session (mysql2's connection under the promise wrapper): its settings, applied once. */
+  private readonly sessions = new WeakMap<object, Promise<void>>();
 
   constructor(name: string, url: string, options: ConnectorOptions) {
     super(name, 'mysql', url, options);
@@ -37,14 +54,36 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
         dateStrings: true,
         enableKeepAlive: true,
       });
-      const readOnly = this.options.readOnly;
       // NB: the 'connection' event hands the callback-API connection, not the promise wrapper
-      this.pool.pool.on('connection', (conn: { query(sql: string): unknown; on(ev: string, f: () => void): void }) => {
-        conn.on('error', () => undefined);
-        if (readOnly) conn.query('SET SESSION TRANSACTION READ ONLY');
-      });
+      this.pool.pool.on('connection', (conn: { on(ev: string, f: () => void): void }) => conn.on('error', () => undefined));
     }
     return this.pool;
+  }
+
+  /**
+   * A pooled connection whose session has the settings the guard assumes. NB: they are applied on its first
+   * checkout and awaited (an event listener could not fail the call), so a session that cannot take them is
+   * destroyed and the call fails rather than run under another sql_mode.
+   */
+  private async checkout(pool: mysql.Pool): Promise<mysql.PoolConnection> {
+    const conn = await pool.getConnection();
+    let ready = this.sessions.get(conn.connection);
+    if (!ready) {
+      ready = this.pinSession(conn);
+      this.sessions.set(conn.connection, ready);
+    }
+    try {
+      await ready;
+    } catch (e) {
+      conn.destroy();
+      throw e;
+    }
+    return conn;
+  }
+
+  private async pinSession(conn: mysql.PoolConnection): Promise<void> {
+    await conn.query(PIN_SQL_MODE);
+    if (this.options.readOnly) await conn.query('SET SESSION TRANSACTION READ ONLY');
   }
 
   protected ping(): Promise<unknown> {
@@ -62,7 +101,7 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
     const { text, values } = toQuestionMarks(prepared.text, prepared.params, lexSql(prepared.text, 'mysql'));
     let conn: mysql.PoolConnection;
     try {
-      conn = await pool.getConnection();
+      conn = await this.checkout(pool);
     } catch (e) {
       throw this.fail(e, 'connect');
     }

@@ -6,8 +6,9 @@ import { guardStatement, releaseAfter, SqlConnectorBase, sqlResult } from './sql
 
 /**
  * PostgreSQL through a `pg` Pool. Every statement goes over the extended protocol, where the server
- * itself refuses a second statement; read-only connectors also open their sessions with
- * default_transaction_read_only, so a function with side effects fails even if the guard missed it.
+ * itself refuses a second statement; sessions start with standard_conforming_strings on (what the guard's
+ * lexer assumes), and on read-only connectors with default_transaction_read_only, so a function with side
+ * effects fails even if the guard missed it.
  * A timed-out query is cancelled with pg_cancel_backend from a separate connection (the pool may be full).
  */
 export class PostgresConnector extends SqlConnectorBase implements Connector {
@@ -94,18 +95,26 @@ export class PostgresConnector extends SqlConnectorBase implements Connector {
 }
 
 /**
- * NB: pg lets values parsed from the connection string override the config object, so a URL carrying
- * `?options=...` would silently drop the read-only flag. The URL's options are moved into ours instead.
+ * Settings every session starts with, after the URL's own options so that they win. standard_conforming_strings
+ * is what the SQL guard's lexer assumes (a backslash in '...' is an ordinary character, lexer.ts): a server or
+ * URL that turned it off would end strings where the guard does not, and run text the guard read as a string.
  */
-export function sessionOptions(url: string, readOnly: boolean): { connectionString: string; options?: string } {
+function pinnedOptions(readOnly: boolean): string {
+  return readOnly ? '-c standard_conforming_strings=on -c default_transaction_read_only=on' : '-c standard_conforming_strings=on';
+}
+
+/**
+ * NB: pg lets values parsed from the connection string override the config object, so a URL carrying
+ * `?options=...` would silently drop the pinned settings. The URL's options are moved into ours instead.
+ */
+export function sessionOptions(url: string, readOnly: boolean): { connectionString: string; options: string } {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return { connectionString: url, options: readOnly ? '-c default_transaction_read_only=on' : undefined };
+    return { connectionString: url, options: pinnedOptions(readOnly) };
   }
   const fromUrl = u.searchParams.get('options') ?? '';
   u.searchParams.delete('options');
-  const options = [fromUrl, readOnly ? '-c default_transaction_read_only=on' : ''].filter((o) => o !== '').join(' ');
-  return { connectionString: u.toString(), options: options || undefined };
+  return { connectionString: u.toString(), options: [fromUrl, pinnedOptions(readOnly)].filter((o) => o !== '').join(' ') };
 }

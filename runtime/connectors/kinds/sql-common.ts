@@ -26,6 +26,7 @@ export function guardStatement(statement: string, params: unknown, dialect: SqlD
       defaultSchema: o.defaultSchema ?? defaultSchema,
       // NB: one row more than maxRows, so that a cut result is known to be cut
       forceLimit: o.readOnly ? (o.forceLimit ?? o.maxRows + 1) : o.forceLimit,
+      allowedFunctions: o.allowedFunctions,
       deniedFunctions: o.deniedFunctions,
     });
     caches.set(o, cache);

@@ -2,7 +2,8 @@
  * SQL guard corpus: statements labelled benign or hostile, per dialect ('postgresql', 'mysql', or
  * 'both'). sql/corpus.test.ts asserts that every hostile statement is refused, every benign one is
  * allowed, and that each allowed statement runs on the real server (inside a rolled-back transaction)
- * against the fixture tables `customers` and `orders` (see corpus.test.ts).
+ * against the fixture tables `customers` and `orders` (see corpus.test.ts). The guard is a read-only
+ * connector's, with the entry's `allowedTables` when it has one.
  */
 export type CorpusDialect = 'postgresql' | 'mysql' | 'both';
 
@@ -13,10 +14,14 @@ export interface CorpusEntry {
   params?: unknown[];
   /** What the entry tries (hostile) or shows (benign). */
   note: string;
+  /** The connector's allowlist (bare names: the fixture's schema or database). Absent: any table. */
+  allowedTables?: string[];
 }
 
 const b = (dialect: CorpusDialect, sql: string, note: string, params?: unknown[]): CorpusEntry => ({ verdict: 'benign', dialect, sql, note, params });
 const h = (dialect: CorpusDialect, sql: string, note: string): CorpusEntry => ({ verdict: 'hostile', dialect, sql, note });
+/** An entry for a connector that may read `orders` only. */
+const ordersOnly = (e: CorpusEntry): CorpusEntry => ({ ...e, allowedTables: ['orders'] });
 
 export const BENIGN: readonly CorpusEntry[] = [
   b('both', 'SELECT 1', 'constant'),
@@ -102,6 +107,28 @@ export const BENIGN: readonly CorpusEntry[] = [
   b('mysql', 'SELECT CONCAT(name, email) FROM customers', 'concat'),
   b('mysql', 'SELECT NOW()', 'now'),
   b('mysql', 'SELECT 10 DIV 3, 10 MOD 3', 'div mod'),
+  // pure functions, as the parser reports them, on the function allowlist
+  b('both', 'SELECT CAST(total AS CHAR(10)), EXTRACT(YEAR FROM created_at) FROM orders', 'cast and extract'),
+  b('both', 'SELECT customer_id, SUM(total) OVER (PARTITION BY customer_id ORDER BY id) AS running FROM orders', 'aggregate as a window function'),
+  b('both', "SELECT GREATEST(total, 10), LEAST(total, 10), NULLIF(status, 'new') FROM orders", 'greatest least nullif'),
+  b('both', "SELECT LPAD(name, 10, '*'), REPLACE(name, 'a', 'b'), TRIM(name), SUBSTRING(name, 1, 2), LEFT(name, 1) FROM customers", 'more string functions'),
+  b('both', 'SELECT id FROM customers WHERE NOT EXISTS (SELECT 1 FROM orders WHERE orders.customer_id = customers.id)', 'not exists'),
+  b('both', 'SELECT * FROM orders WHERE NOT (total > 20) AND customer_id = ANY (SELECT id FROM customers)', 'not and any'),
+  b('both', "SELECT 1 -- it's a comment with a quote", 'quote inside a comment'),
+  b('postgresql', "SELECT to_char(created_at, 'YYYY-MM'), date_part('month', created_at), now() - created_at FROM orders", 'date formatting'),
+  b('postgresql', "SELECT jsonb_build_object('id', id, 'name', name), to_json(name) FROM customers", 'json building'),
+  b('postgresql', "SELECT count(*) FILTER (WHERE status = 'new'), string_agg(status, ',' ORDER BY id) FROM orders", 'filter and ordered aggregate'),
+  b('postgresql', "SELECT name FROM customers WHERE name ~* '^a' AND coalesce(email, '') <> ''", 'regex match'),
+  b('postgresql', 'SELECT ORDERS.id FROM ORDERS WHERE Orders.total > 0', 'unquoted names fold to lower case'),
+  b('postgresql', 'SELECT 1 AS "a\\"', 'backslash in a quoted identifier'),
+  b('postgresql', "SELECT pg_catalog.upper(name) FROM customers", 'pg_catalog-qualified built-in'),
+  b('mysql', "SELECT IF(total > 20, 'big', 'small'), DATE_FORMAT(created_at, '%Y'), IFNULL(status, '') FROM orders", 'if and date_format'),
+  b('mysql', "SELECT GROUP_CONCAT(status ORDER BY id SEPARATOR ',') FROM orders", 'group_concat'),
+  b('mysql', "SELECT JSON_OBJECT('id', id, 'name', name) FROM customers", 'json_object'),
+  b('mysql', 'SELECT id--1 FROM orders', 'MySQL reads id--1 as id - -1, not a comment'),
+  b('mysql', "SELECT 'back\\\\slash', 'it''s', \"dq\" FROM customers", 'escapes MySQL reads as the lexer does'),
+  ordersOnly(b('both', 'WITH customers AS (SELECT customer_id FROM orders) SELECT * FROM customers', 'a CTE shadowing a table, inside its scope')),
+  ordersOnly(b('both', 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r', 'recursive CTE on an allowlist')),
 ];
 
 export const HOSTILE: readonly CorpusEntry[] = [
@@ -232,6 +259,44 @@ export const HOSTILE: readonly CorpusEntry[] = [
   h('mysql', 'SELECT `sleep`(5)', 'backquoted function name'),
   h('both', 'SELECT 1\u0000; DROP TABLE customers', 'NUL byte before a separator'),
   h('both', 'SELECT 1\u00a0; DROP TABLE customers', 'no-break space before a separator'),
+  // functions off the allowlist: SQL text, the server, the session
+  h('both', 'SELECT some_unknown_function(1)', 'unknown function'),
+  h('postgresql', "SELECT * FROM ts_stat('SELECT to_tsvector(name) FROM customers')", 'ts_stat runs SQL text'),
+  h('postgresql', "SELECT ts_rewrite(to_tsquery('a'), 'SELECT 1')", 'ts_rewrite runs SQL text'),
+  h('postgresql', 'SELECT version()', 'server version'),
+  h('postgresql', "SELECT current_setting('data_directory')", 'server setting'),
+  h('postgresql', 'SELECT inet_server_addr()', 'server address'),
+  h('postgresql', 'SELECT pg_backend_pid()', 'pg_* function'),
+  h('postgresql', 'SELECT user', 'USER without parentheses'),
+  h('postgresql', 'SELECT current_schema, current_catalog', 'session keywords without parentheses'),
+  h('postgresql', "SELECT \"Lower\"('x')", 'quoted name: another function than lower'),
+  h('postgresql', "SELECT public.lower('x')", 'a user function shadowing a built-in name'),
+  h('postgresql', 'SELECT setseed(0.5)', 'changes the session random seed'),
+  h('postgresql', 'SELECT * FROM ONLY (customers)', 'FROM ONLY, which the parser reads as a call'),
+  h('postgresql', 'SELECT * FROM ONLY customers', 'FROM ONLY, which the parser reads as a table named only'),
+  h('mysql', 'SELECT @@version', 'system variable'),
+  h('mysql', 'SELECT @@global.secure_file_priv', 'global system variable'),
+  h('mysql', 'SELECT @x := name FROM customers', 'user variable, kept by the pooled session'),
+  h('mysql', 'SELECT USER()', 'user()'),
+  h('mysql', 'SELECT CURRENT_USER()', 'current_user()'),
+  h('mysql', 'SELECT CURRENT_ROLE', 'current_role without parentheses'),
+  h('mysql', 'SELECT DATABASE()', 'database()'),
+  h('mysql', 'SELECT VERSION()', 'version()'),
+  h('mysql', 'SELECT CONNECTION_ID()', 'connection_id()'),
+  h('mysql', 'SELECT LAST_INSERT_ID()', 'the previous caller\'s insert id'),
+  h('mysql', 'SELECT UUID()', 'uuid() carries the MAC address'),
+  h('mysql', "SELECT test.lower('x')", 'a stored function'),
+  // past the table allowlist
+  ordersOnly(h('both', 'SELECT * FROM customers WHERE EXISTS (WITH customers AS (SELECT 1) SELECT 1)', 'CTE in a subquery shadows a table outside it')),
+  ordersOnly(h('both', 'WITH x AS (WITH customers AS (SELECT 1) SELECT 1) SELECT * FROM customers', 'CTE inside a CTE shadows a table outside it')),
+  ordersOnly(h('both', 'WITH customers AS (SELECT * FROM customers) SELECT * FROM customers', 'a non-recursive CTE naming itself reads the table')),
+  ordersOnly(h('postgresql', '(WITH customers AS (SELECT 1 AS id) SELECT id FROM customers) UNION SELECT id FROM customers', 'CTE in a parenthesised UNION member')),
+  ordersOnly(h('postgresql', 'SELECT usename FROM pg_shadow WHERE EXISTS (WITH pg_shadow AS (SELECT 1) SELECT 1)', 'CTE shadowing pg_shadow')),
+  ordersOnly(h('postgresql', "SELECT 'a\\' AS p, (SELECT name FROM customers LIMIT 1) AS q -- '\n FROM orders", 'the parser reads \\\' as an escaped quote')),
+  ordersOnly(h('postgresql', 'SELECT 1 /* /* */ */ , (SELECT name FROM customers LIMIT 1) AS q FROM orders', 'nested comments, which the parser does not nest')),
+  ordersOnly(h('postgresql', 'SELECT * FROM "Orders"', 'a quoted name is another table')),
+  ordersOnly(h('mysql', 'SELECT id --(SELECT ASCII(name) FROM customers LIMIT 1)\n FROM orders', 'the parser reads --( as a comment')),
+  ordersOnly(h('mysql', 'SELECT * FROM ORDERS', 'another case is another table on Linux')),
 ];
 
 export const CORPUS: readonly CorpusEntry[] = [...BENIGN, ...HOSTILE];

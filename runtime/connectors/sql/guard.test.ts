@@ -48,6 +48,47 @@ describe('guardSql', () => {
     expect(refusal('SELECT my_export(1)', { ...pgRead, deniedFunctions: ['my_export'] })).toBe('DENIED_FUNCTION');
   });
 
+  it('refuses a function off the allowlist on a read-only connector, and allows it by allowedFunctions', () => {
+    expect(refusal('SELECT my_report(1)', pgRead)).toBe('FUNCTION_NOT_ALLOWED');
+    expect(refusal('SELECT my_report(1)', { ...pgRead, allowedFunctions: ['my_report'] })).toBeUndefined();
+    expect(refusal('SELECT reports.my_report(1)', { ...pgRead, allowedFunctions: ['reports.my_report'] })).toBeUndefined();
+  });
+
+  it('confines a read-write connector with allowedTables: functions, server variables and SET', () => {
+    const rw: SqlGuardOptions = { dialect: 'postgresql', readOnly: false, allowedTables: ['orders'] };
+    expect(refusal('UPDATE orders SET note = upper(note)', rw)).toBeUndefined();
+    expect(refusal("UPDATE orders SET note = (SELECT string_agg(word, ' ') FROM ts_stat('SELECT to_tsvector(secret) FROM secrets'))", rw)).toBe('DENIED_FUNCTION');
+    expect(refusal('UPDATE orders SET note = version()', rw)).toBe('FUNCTION_NOT_ALLOWED');
+    expect(refusal('SET standard_conforming_strings = off', rw)).toBe('SERVER_VARIABLE');
+    const my: SqlGuardOptions = { dialect: 'mysql', readOnly: false, allowedTables: ['orders'], defaultSchema: 'shop' };
+    expect(refusal("SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES'", my)).toBe('SERVER_VARIABLE');
+    expect(refusal('UPDATE orders SET note = @@version', my)).toBe('SERVER_VARIABLE');
+    const open: SqlGuardOptions = { dialect: 'mysql', readOnly: false };
+    expect(refusal('SELECT @@version, VERSION()', open)).toBeUndefined();
+  });
+
+  it('parses what the server reads, not what node-sql-parser would read from the text', () => {
+    const o: SqlGuardOptions = { ...pgRead, allowedTables: ['orders'] };
+    expect(refusal("SELECT 'a\\' AS p, (SELECT secret FROM secrets) AS q -- '\n FROM orders", o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal('SELECT 1 /* /* */ */ , (SELECT secret FROM secrets) AS q FROM orders', o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal("SELECT 1 /* /* */ , (SELECT secret FROM secrets) AS q */ FROM orders", o)).toBeUndefined();
+    const my: SqlGuardOptions = { dialect: 'mysql', readOnly: true, allowedTables: ['orders'], defaultSchema: 'shop' };
+    expect(refusal('SELECT id --(SELECT ASCII(secret) FROM secrets)\n FROM orders', my)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my)).toBeUndefined();
+    expect(guardSql("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my).summary.tables).toEqual(['shop.orders']);
+  });
+
+  it('refuses PostgreSQL FROM ONLY, which the parser misreads, on every connector', () => {
+    const rw: SqlGuardOptions = { dialect: 'postgresql', readOnly: false };
+    expect(refusal('SELECT * FROM ONLY secrets', rw)).toBe('PARSE_ERROR');
+    expect(refusal('SELECT * FROM ONLY (secrets)', rw)).toBe('PARSE_ERROR');
+    expect(refusal('DELETE FROM ONLY secrets', rw)).toBe('PARSE_ERROR');
+  });
+
+  it('tells policies the schema of every table: a three-part name, a catalogue table, a quoted name', () => {
+    expect(guardSql('SELECT * FROM test.sales.orders, pg_authid, "Mixed"', pgRead).summary.tables).toEqual(['pg_catalog.pg_authid', 'public.Mixed', 'sales.orders']);
+  });
+
   it('still refuses stacked and unparseable statements on a read-write connector, but allows writes', () => {
     const rw: SqlGuardOptions = { dialect: 'postgresql', readOnly: false };
     expect(refusal('UPDATE t SET a = 1', rw)).toBeUndefined();

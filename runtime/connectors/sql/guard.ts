@@ -1,8 +1,12 @@
 import nodeSqlParser from 'node-sql-parser';
-import { ConnectorError } from '../errors.js';
-import { deniedFunctionMatcher } from './deny.js';
+import { callText, functionJudge, type FunctionJudge } from './functions/index.js';
 import { lexSql, type LexResult, type SqlDialect } from './lexer.js';
+import { allowedTableSet, defaultSchemaFor, qualifiedTable } from './names.js';
+import { refuse } from './refusal.js';
+import { explainPrefix, skipTrivia, withLimit } from './text.js';
 import { collectFacts, type AstNode } from './walk.js';
+
+export type { SqlRefusal } from './refusal.js';
 
 /**
  * The SQL guard: one statement, parsed, judged on its AST. Pure (no I/O), so the gateway can run it
@@ -13,7 +17,8 @@ import { collectFacts, type AstNode } from './walk.js';
  * capped at 100 kB, and a statement it cannot parse is refused). pgsql-ast-parser is PostgreSQL-only and
  * fails on EXPLAIN and SELECT INTO; libpg-query is the real PostgreSQL parser but WASM and PostgreSQL-only,
  * so MySQL would need a second parser anyway. Where node-sql-parser and the server read text differently
- * (backslashes in PostgreSQL strings, MySQL executable comments), lexer.ts decides with the server's rules.
+ * (backslashes in strings, `--` in MySQL, nested comments, executable comments), the lexer decides with the
+ * server's rules: the parser only ever sees the lexer's view of the text (lexer.ts), never the text itself.
  */
 const parser = new nodeSqlParser.Parser();
 
@@ -27,13 +32,19 @@ export const MAX_STATEMENT_TOKENS = 2000;
 
 export interface SqlGuardOptions {
   dialect: SqlDialect;
-  /** Only SELECT / WITH…SELECT / EXPLAIN of those, with the function deny list. */
+  /** Only SELECT / WITH…SELECT / EXPLAIN of those, with the function allowlist. */
   readOnly: boolean;
-  /** Schema-qualified or bare names; bare ones mean `defaultSchema`. Absent: any table. */
+  /**
+   * Schema-qualified or bare names; bare ones mean `defaultSchema`. Absent: any table. When set, the
+   * function allowlist and the server-variable refusal apply also on a read-write connector.
+   */
   allowedTables?: readonly string[];
   defaultSchema?: string;
   /** LIMIT added to a read when missing, or imposed over a larger one. */
   forceLimit?: number;
+  /** Functions allowed on top of the built-in list (functions/index.ts). */
+  allowedFunctions?: readonly string[];
+  /** Functions refused even when allowed. */
   deniedFunctions?: readonly string[];
 }
 
@@ -50,48 +61,71 @@ export interface GuardedSql {
   lex: LexResult;
 }
 
-export type SqlRefusal =
-  | 'EMPTY' | 'TOO_LONG' | 'TOO_COMPLEX' | 'UNTERMINATED' | 'EXECUTABLE_COMMENT' | 'STACKED_QUERIES' | 'PARSE_ERROR'
-  | 'NOT_READ_ONLY' | 'DATA_MODIFYING' | 'SELECT_INTO' | 'LOCKING_READ' | 'DENIED_FUNCTION' | 'TABLE_NOT_ALLOWED';
+/** What one options object compiles to, once (GuardCache keeps one options object per connector). */
+interface Compiled {
+  schema: string;
+  allowedTables?: ReadonlySet<string>;
+  judge: FunctionJudge;
+}
+const compiled = new WeakMap<SqlGuardOptions, Compiled>();
 
-const refuse = (reason: SqlRefusal, message: string): never => {
-  throw new ConnectorError('SQL_REFUSED', `statement refused: ${message}`, { reason });
-};
+function compile(o: SqlGuardOptions): Compiled {
+  let c = compiled.get(o);
+  if (!c) {
+    const schema = defaultSchemaFor(o.dialect, o.defaultSchema);
+    const allowedTables = o.allowedTables && allowedTableSet(o.allowedTables, o.dialect, schema);
+    c = { schema, allowedTables, judge: functionJudge(o.dialect, o) };
+    compiled.set(o, c);
+  }
+  return c;
+}
 
 export function guardSql(statement: string, options: SqlGuardOptions): GuardedSql {
+  const { dialect } = options;
   if (statement.length > MAX_STATEMENT_CHARS) refuse('TOO_LONG', `longer than ${MAX_STATEMENT_CHARS} characters`);
-  const lex = lexSql(statement, options.dialect);
+  const { view, ...lex } = lexSql(statement, dialect, { view: true });
   if (lex.unterminated) refuse('UNTERMINATED', 'a string, identifier or comment is not closed');
   if (lex.tokens > MAX_STATEMENT_TOKENS) refuse('TOO_COMPLEX', `more than ${MAX_STATEMENT_TOKENS} tokens`);
   if (lex.executableComment) refuse('EXECUTABLE_COMMENT', 'MySQL executable comments (/*! */) are not allowed');
   if (lex.separators.some((s) => s < lex.contentEnd)) refuse('STACKED_QUERIES', 'one statement per call');
   const body = statement.slice(0, lex.contentEnd);
-  const start = skipTrivia(body, 0, options.dialect);
-  if (start >= body.length) refuse('EMPTY', 'no statement');
+  const seen = view.slice(0, lex.contentEnd);
+  const start = skipTrivia(seen, 0, dialect);
+  if (start >= seen.length) refuse('EMPTY', 'no statement');
 
-  const explain = explainPrefix(body, start, options.dialect);
-  const inner = explain === undefined ? body : body.slice(explain);
-  const ast = parse(inner, options.dialect);
-  const facts = collectFacts(ast);
-  const operation = explain === undefined ? String(ast.type).toLowerCase() : 'explain';
-  const tables = qualify(facts.tables, facts.cteNames, defaultSchemaOf(options));
-  const summary = { operation, tables };
+  const c = compile(options);
+  const explain = explainPrefix(seen, start, dialect);
+  const ast = parse(explain === undefined ? seen : seen.slice(explain), dialect);
+  const facts = collectFacts(ast, dialect);
+  const type = String(ast.type).toLowerCase();
+  // NB: node-sql-parser reads PostgreSQL `FROM ONLY t` as a table named "only" and `FROM ONLY (t)` as a call:
+  // either way `t` would be missing from the tables policies see
+  const only = [...facts.tables, ...facts.functions].some((n) => n.name === 'only' && n.schema === undefined);
+  if (dialect === 'postgresql' && only) refuse('PARSE_ERROR', 'FROM ONLY is not supported');
+  const tables = [...new Set(facts.tables.map((t) => qualifiedTable(t, dialect, c.schema)))].sort();
+  const summary = { operation: explain === undefined ? type : 'explain', tables };
 
   if (options.readOnly) {
-    if (String(ast.type).toLowerCase() !== 'select') refuse('NOT_READ_ONLY', `${String(ast.type).toUpperCase()} on a read-only connector`);
+    if (type !== 'select') refuse('NOT_READ_ONLY', `${type.toUpperCase()} on a read-only connector`);
     if (facts.writes.length > 0) refuse('DATA_MODIFYING', `${facts.writes[0]!.toUpperCase()} inside a read`);
     if (facts.selectInto) refuse('SELECT_INTO', 'SELECT … INTO writes');
     if (facts.lockingRead) refuse('LOCKING_READ', 'FOR UPDATE / FOR SHARE takes locks');
-    const denied = deniedFunctionMatcher(options.dialect, options.deniedFunctions ?? []);
-    const bad = facts.functions.find(denied);
-    if (bad !== undefined) refuse('DENIED_FUNCTION', `function ${bad}() is not allowed`);
   }
-  if (options.allowedTables) {
-    const allowed = new Set(qualify(options.allowedTables, new Set(), defaultSchemaOf(options)));
-    const bad = tables.find((t) => !allowed.has(t));
+  // A confined connector: its statements may read only what the allowlist and the function list let through.
+  if (options.readOnly || c.allowedTables) {
+    if (dialect === 'mysql' && facts.variables.length > 0) refuse('SERVER_VARIABLE', `variable ${facts.variables[0]} is not allowed`);
+    if (type === 'set') refuse('SERVER_VARIABLE', 'SET changes the session settings the guard relies on');
+    for (const call of facts.functions) {
+      const reason = c.judge(call);
+      if (reason === 'DENIED_FUNCTION') refuse(reason, `function ${callText(call)}() is denied`);
+      if (reason === 'FUNCTION_NOT_ALLOWED') refuse(reason, `function ${callText(call)}() is not in the allowlist (allowedFunctions)`);
+    }
+  }
+  if (c.allowedTables) {
+    const bad = tables.find((t) => !c.allowedTables!.has(t));
     if (bad !== undefined) refuse('TABLE_NOT_ALLOWED', `table ${bad} is not in the allowlist`);
   }
-  const limited = options.forceLimit !== undefined && explain === undefined && operation === 'select';
+  const limited = options.forceLimit !== undefined && explain === undefined && type === 'select';
   return { text: limited ? withLimit(body, ast, options.forceLimit!) : body, summary, lex };
 }
 
@@ -106,63 +140,4 @@ function parse(sql: string, dialect: SqlDialect): AstNode {
   const list = Array.isArray(ast) ? ast : [ast];
   if (list.length !== 1) refuse('STACKED_QUERIES', 'one statement per call');
   return list[0] as AstNode;
-}
-
-const defaultSchemaOf = (o: SqlGuardOptions) => (o.defaultSchema ?? (o.dialect === 'postgresql' ? 'public' : '')).toLowerCase();
-
-/** `schema.table`, lower-cased; bare names get the default schema; CTE names are not tables. */
-function qualify(names: Iterable<string>, ctes: ReadonlySet<string>, schema: string): string[] {
-  const out = new Set<string>();
-  for (const raw of names) {
-    const n = raw.toLowerCase();
-    if (!n.includes('.') && ctes.has(n)) continue;
-    out.add(n.includes('.') || schema === '' ? n : `${schema}.${n}`);
-  }
-  return [...out].sort();
-}
-
-/**
- * Adds `LIMIT n` on its own line (a trailing `--` comment cannot swallow it), keeps a smaller literal
- * LIMIT, and wraps anything else (a larger or parameterised LIMIT, UNION/INTERSECT/EXCEPT).
- */
-function withLimit(body: string, ast: AstNode, n: number): string {
-  const limit = ast.limit as { seperator?: string; value?: { type?: string; value?: unknown }[] } | null | undefined;
-  const values = limit?.value ?? [];
-  if (ast._next === undefined || ast._next === null) {
-    if (values.length === 0) return `${body}\nLIMIT ${n}`;
-    const count = limit?.seperator === ',' ? values[1] : values[0];
-    if (count?.type === 'number' && typeof count.value === 'number' && count.value <= n) return body;
-  }
-  return `SELECT * FROM (\n${body}\n) AS steward_limited LIMIT ${n}`;
-}
-
-/** Offset of the statement after `EXPLAIN [options]`, or undefined when it is not an EXPLAIN. */
-function explainPrefix(body: string, start: number, dialect: SqlDialect): number | undefined {
-  const m = /^explain\b/i.exec(body.slice(start, start + 8));
-  if (!m) return undefined;
-  let i = skipTrivia(body, start + m[0].length, dialect);
-  if (dialect === 'postgresql' && body[i] === '(') {
-    const close = body.indexOf(')', i);
-    const opts = close < 0 ? '' : body.slice(i + 1, close);
-    if (close < 0 || !/^[\sA-Za-z_,]*$/.test(opts)) refuse('PARSE_ERROR', 'EXPLAIN options do not parse');
-    return skipTrivia(body, close + 1, dialect);
-  }
-  for (;;) {
-    const word = /^(analyze|verbose|extended|partitions|format\s*=\s*(json|tree|traditional))\b/i.exec(body.slice(i, i + 40));
-    if (!word) return i;
-    i = skipTrivia(body, i + word[0].length, dialect);
-  }
-}
-
-function skipTrivia(text: string, i: number, dialect: SqlDialect): number {
-  for (;;) {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-    if (text.startsWith('--', i) || (dialect === 'mysql' && text[i] === '#')) {
-      const nl = text.indexOf('\n', i);
-      i = nl < 0 ? text.length : nl + 1;
-    } else if (text.startsWith('/*', i)) {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 2;
-    } else return i;
-  }
 }

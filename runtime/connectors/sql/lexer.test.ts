@@ -27,6 +27,20 @@ describe('lexSql', () => {
   });
 });
 
+describe('the parser view', () => {
+  it.each([
+    ['postgresql', "SELECT 'a\\' , x -- c\nFROM T", "select '00' , x     \nfrom t"],
+    ['postgresql', 'SELECT "Mixed", Plain, E\'\\\'x\', $q$ A $q$', 'select "Mixed", plain, E\'000\', $q$000$q$'],
+    ['postgresql', 'SELECT 1 /* a /* b */ c */ + 1', 'select 1                   + 1'],
+    ['mysql', "SELECT 'a\\'b', \"c\", `Id` # x\n", "SELECT '0000', \"0\", `Id`    \n"],
+    ['mysql', 'SELECT a--1, b -- c', 'SELECT a -1, b     '],
+  ] as const)('%s: %j reads as %j', (dialect, sql, view) => {
+    const out = lexSql(sql, dialect, { view: true });
+    expect(out.view).toBe(view);
+    expect(out.view.length).toBe(sql.length);
+  });
+});
+
 describe('toQuestionMarks', () => {
   it('rewrites $n outside strings and comments, reordering and repeating values', () => {
     const sql = "SELECT $2, '$1', $1 /* $3 */ FROM t WHERE a = $2 -- $1\n";

@@ -1,10 +1,16 @@
 /**
  * A small SQL lexer per dialect, run before the parser. It knows exactly where strings, quoted
  * identifiers and comments start and end in the server's own rules, so it can (1) find every top-level
- * `;` (stacked queries), (2) find MySQL executable comments, and (3) rewrite `$n` placeholders to `?`
- * for mysql2. NB: it exists because parsers and servers disagree: node-sql-parser reads `'a\'` as an
- * escaped quote in PostgreSQL, where standard_conforming_strings makes the backslash literal and the
- * string end there; MySQL runs `/*! ... *\/` comments as code, the parser skips them.
+ * `;` (stacked queries), (2) find MySQL executable comments, (3) rewrite `$n` placeholders to `?`
+ * for mysql2, and (4) give the parser a view of the text in which it cannot disagree with the server.
+ * NB: it exists because parsers and servers disagree: node-sql-parser reads `'a\'` as an escaped quote
+ * in PostgreSQL, where standard_conforming_strings makes the backslash literal and the string end there;
+ * it reads MySQL `--(` as a comment, where MySQL needs a space after `--`; MySQL runs `/*! ... *\/`
+ * comments as code, the parser skips them.
+ *
+ * The rules are the server's with the session settings the connectors pin on every connection
+ * (kinds/postgres.ts, kinds/mysql.ts): PostgreSQL standard_conforming_strings=on; MySQL without
+ * NO_BACKSLASH_ESCAPES and ANSI_QUOTES (backslash escapes in strings, `"` quotes strings).
  */
 export type SqlDialect = 'postgresql' | 'mysql';
 
@@ -29,12 +35,26 @@ export interface LexResult {
   tokens: number;
 }
 
+/** A change from the text to its view: spaces, `0`s, or ASCII letters lower-cased. */
+type Edit = readonly [start: number, end: number, how: 'blank' | 'fill' | 'fold'];
+
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
 const isIdentStart = (c: string) => /[A-Za-z_\u0080-\uffff]/.test(c);
 const isIdentPart = (c: string) => /[A-Za-z0-9_$\u0080-\uffff]/.test(c);
 
-export function lexSql(text: string, dialect: SqlDialect): LexResult {
+export function lexSql(text: string, dialect: SqlDialect): LexResult;
+/**
+ * With `view`, also the text the guard parses: as long as the original (offsets and line numbers hold), with
+ * every comment blanked, every string's content replaced by `0`s (quotes and `$tag$`s kept), MySQL's `--`
+ * that is not a comment made one `-`, and in PostgreSQL every unquoted word lower-cased as the server folds
+ * it. The parser then sees the statement's structure as the lexer (so the server) does, and a quoted
+ * PostgreSQL name keeps its case while an unquoted one folds.
+ */
+export function lexSql(text: string, dialect: SqlDialect, options: { view: true }): LexResult & { view: string };
+export function lexSql(text: string, dialect: SqlDialect, options?: { view: boolean }): LexResult & { view?: string } {
   const out: LexResult = { separators: [], contentEnd: 0, unterminated: false, executableComment: false, placeholders: [], tokens: 0 };
+  // NB: edits are only gathered for the guard; the mysql kind lexes every statement again for `?`
+  const edits: Edit[] | undefined = options?.view ? [] : undefined;
   const n = text.length;
   let i = 0;
   const closeQuoted = (quote: string, backslash: boolean): void => {
@@ -66,16 +86,21 @@ export function lexSql(text: string, dialect: SqlDialect): LexResult {
     }
     // line comments
     if (c === '-' && next === '-' && (dialect === 'postgresql' || i + 2 >= n || isSpace(text[i + 2]!) || text.charCodeAt(i + 2) < 32)) {
+      const start = i;
       while (i < n && text[i] !== '\n') i++;
+      edits?.push([start, i, 'blank']);
       continue;
     }
     if (c === '#' && dialect === 'mysql') {
+      const start = i;
       while (i < n && text[i] !== '\n') i++;
+      edits?.push([start, i, 'blank']);
       continue;
     }
     // block comments: nested in PostgreSQL, not in MySQL
     if (c === '/' && next === '*') {
       if (dialect === 'mysql' && (text[i + 2] === '!' || (text[i + 2] === 'M' && text[i + 3] === '!'))) out.executableComment = true;
+      const start = i;
       let depth = 1;
       i += 2;
       while (i < n && depth > 0) {
@@ -88,6 +113,7 @@ export function lexSql(text: string, dialect: SqlDialect): LexResult {
         } else i++;
       }
       if (depth > 0) out.unterminated = true;
+      edits?.push([start, i, 'blank']);
       continue;
     }
     const tokenStart = i;
@@ -99,29 +125,53 @@ export function lexSql(text: string, dialect: SqlDialect): LexResult {
     }
     if (c === "'") {
       i++;
-      // MySQL: backslash escapes by default. PostgreSQL: only in E'' strings (handled below).
+      // MySQL: backslash escapes (NO_BACKSLASH_ESCAPES is pinned off). PostgreSQL: only in E'' strings (below).
       closeQuoted("'", dialect === 'mysql');
+      edits?.push([tokenStart + 1, i - 1, 'fill']);
     } else if (c === '"') {
       i++;
+      // MySQL: a string (ANSI_QUOTES is pinned off). PostgreSQL: an identifier, kept for the parser.
       closeQuoted('"', dialect === 'mysql');
+      if (dialect === 'mysql') edits?.push([tokenStart + 1, i - 1, 'fill']);
     } else if (c === '`' && dialect === 'mysql') {
       i++;
       closeQuoted('`', false);
     } else if (dialect === 'postgresql' && (c === 'E' || c === 'e') && next === "'") {
       i += 2;
       closeQuoted("'", true);
+      edits?.push([tokenStart + 2, i - 1, 'fill']);
     } else if (c === '$') {
-      i = dollar(text, i, dialect, out);
+      i = dollar(text, i, dialect, out, edits);
     } else if (isIdentStart(c)) {
       while (i < n && isIdentPart(text[i]!)) i++;
+      if (dialect === 'postgresql') edits?.push([tokenStart, i, 'fold']);
+    } else if (c === '-' && next === '-') {
+      // MySQL `--(`: two minus signs for the server, a comment for the parser; one is enough to read its operands
+      edits?.push([i, i + 1, 'blank']);
+      i++;
     } else i++;
     out.contentEnd = i > tokenStart ? i : out.contentEnd;
   }
-  return out;
+  return edits ? { ...out, view: applyEdits(text, edits) } : out;
+}
+
+/** NB: an unterminated token's edit may end past the text; the guard refuses such input before parsing. */
+function applyEdits(text: string, edits: readonly Edit[]): string {
+  let view = '';
+  let last = 0;
+  for (const [start, end, how] of edits) {
+    const span = text.slice(start, Math.max(start, end));
+    view += text.slice(last, start);
+    // newlines are kept so that the parser's line numbers stay right
+    if (how === 'fold') view += span.replace(/[A-Z]+/g, (w) => w.toLowerCase());
+    else view += span.replace(/[^\n]/g, how === 'blank' ? ' ' : '0');
+    last = Math.max(start, end);
+  }
+  return view + text.slice(last);
 }
 
 /** `$n` placeholder, or (PostgreSQL) a `$tag$ ... $tag$` dollar-quoted string. Returns the next offset. */
-function dollar(text: string, i: number, dialect: SqlDialect, out: LexResult): number {
+function dollar(text: string, i: number, dialect: SqlDialect, out: LexResult, edits: Edit[] | undefined): number {
   const digits = /^\$([0-9]+)/.exec(text.slice(i, i + 12));
   if (digits) {
     out.placeholders.push({ start: i, end: i + digits[0].length, index: Number(digits[1]) });
@@ -135,6 +185,7 @@ function dollar(text: string, i: number, dialect: SqlDialect, out: LexResult): n
     out.unterminated = true;
     return text.length;
   }
+  edits?.push([i + tag[0].length, close, 'fill']);
   return close + tag[0].length;
 }
 

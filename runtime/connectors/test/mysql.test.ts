@@ -6,6 +6,10 @@ import type { Connector } from '../types.js';
 import { MYSQL_URL, connectorDoc, eventually, runId } from './fixtures.js';
 
 const table = runId();
+const secrets = `${table}_secrets`;
+/** Another table than `table` on Linux (lower_case_table_names=0). */
+const upper = table.toUpperCase();
+const SECRET = 'hunter2-my';
 let admin: mysql.Connection;
 const open: Connector[] = [];
 const make = (options: Record<string, unknown> = {}, url = MYSQL_URL) => {
@@ -15,15 +19,42 @@ const make = (options: Record<string, unknown> = {}, url = MYSQL_URL) => {
 };
 const limits = { timeoutMs: 5000, maxRows: 1000, maxResultBytes: 1 << 20, redact: false };
 const run = (c: Connector, sql: string, params: unknown[] = []) => c.query(c.prepare(sql, params), limits);
+/** What a call gets from the real server: its rows, or the refusal's code and reason. */
+const attempt = async (c: Connector, sql: string): Promise<{ rows: unknown[] } | { code: string; reason?: string }> => {
+  try {
+    return { rows: (await run(c, sql)).rows };
+  } catch (e) {
+    return { code: (e as ConnectorError).code, reason: (e as ConnectorError).reason };
+  }
+};
+/** A connector that may read `table` only. */
+const tableOnly = (options: Record<string, unknown> = {}) => make({ allowedTables: [table], ...options });
+
+/**
+ * The connector with a server whose default sql_mode has NO_BACKSLASH_ESCAPES and ANSI (ANSI_QUOTES): each
+ * new session of its pool gets that mode before the connector uses it. NB: per session (the pool's first
+ * 'connection' listener), not SET GLOBAL, which would change every other client of the shared test server.
+ */
+function withHostileDefaultMode(c: Connector): Connector {
+  const pool = (c as unknown as { ensurePool(): mysql.Pool }).ensurePool();
+  pool.pool.prependListener('connection', (conn: { query(sql: string): unknown }) => {
+    conn.query("SET SESSION sql_mode = CONCAT(@@SESSION.sql_mode, ',NO_BACKSLASH_ESCAPES,ANSI')");
+  });
+  return c;
+}
 
 beforeAll(async () => {
   admin = await mysql.createConnection({ uri: MYSQL_URL });
   await admin.query(`CREATE TABLE ${table} (id INT PRIMARY KEY, name VARCHAR(64), note VARCHAR(128))`);
   await admin.query(`INSERT INTO ${table} VALUES (1, 'Ada', 'card 4111-1111-1111-1111'), (2, 'Alan', 'n/a'), (3, 'Grace', '$1 is not a placeholder')`);
+  await admin.query(`CREATE TABLE ${secrets} (secret VARCHAR(64))`);
+  await admin.query(`INSERT INTO ${secrets} VALUES ('${SECRET}')`);
+  await admin.query(`CREATE TABLE ${upper} (note VARCHAR(64))`);
+  await admin.query(`INSERT INTO ${upper} VALUES ('${SECRET}')`);
 });
 afterAll(async () => {
   await Promise.all(open.map((c) => c.close()));
-  await admin.query(`DROP TABLE IF EXISTS ${table}`);
+  await admin.query(`DROP TABLE IF EXISTS ${table}, ${secrets}, ${upper}`);
   await admin.end();
 });
 
@@ -88,5 +119,67 @@ describe('mysql connector (MariaDB)', () => {
     expect(err).toBeInstanceOf(ConnectorError);
     expect(err.message).not.toContain('Sup3rS3cretPw');
     expect(err.message).not.toContain(url);
+  });
+});
+
+describe('mysql connector: statements that would read past the table allowlist', () => {
+  it.each([
+    ['a CTE defined inside a subquery', `SELECT * FROM ${secrets} WHERE EXISTS (WITH ${secrets} AS (SELECT 1) SELECT 1)`],
+    ['a CTE defined inside another CTE', `WITH x AS (WITH ${secrets} AS (SELECT 1) SELECT 1) SELECT * FROM ${secrets}`],
+    ['a non-recursive CTE naming itself', `WITH ${secrets} AS (SELECT * FROM ${secrets}) SELECT * FROM ${secrets}`],
+  ])('refuses a table shadowed by %s outside its scope', async (_name, sql) => {
+    expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+  });
+
+  it('reads a CTE inside its scope', async () => {
+    expect(await attempt(tableOnly(), `WITH s AS (SELECT id FROM ${table}) SELECT id FROM s WHERE id < 3 ORDER BY id`)).toEqual({ rows: [{ id: 1 }, { id: 2 }] });
+  });
+
+  it('refuses `--(`, which the parser reads as a comment and MySQL as two minus signs', async () => {
+    const sql = `SELECT id --(SELECT ASCII(secret) FROM ${secrets} LIMIT 1)\n FROM ${table} WHERE id = 1`;
+    expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+  });
+
+  it('compares table names exactly as written (another case is another table on Linux)', async () => {
+    expect(await attempt(tableOnly(), `SELECT note FROM ${upper}`)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+    expect(await attempt(tableOnly(), `SELECT name FROM \`${table}\` WHERE id = 1`)).toEqual({ rows: [{ name: 'Ada' }] });
+  });
+});
+
+describe('mysql connector: server variables and functions on a confined connector', () => {
+  it.each([
+    ['@@version', 'SELECT @@version AS v', 'SERVER_VARIABLE'],
+    ['@@global.datadir', 'SELECT @@global.datadir AS v', 'SERVER_VARIABLE'],
+    ['a user variable, which outlives the call on a pooled session', 'SELECT @stolen AS v', 'SERVER_VARIABLE'],
+    ['USER()', 'SELECT USER() AS v', 'FUNCTION_NOT_ALLOWED'],
+    ['CURRENT_USER()', 'SELECT CURRENT_USER() AS v', 'FUNCTION_NOT_ALLOWED'],
+    ['CURRENT_ROLE written without parentheses', 'SELECT CURRENT_ROLE AS v', 'FUNCTION_NOT_ALLOWED'],
+    ['DATABASE()', 'SELECT DATABASE() AS v', 'FUNCTION_NOT_ALLOWED'],
+    ['VERSION()', 'SELECT VERSION() AS v', 'FUNCTION_NOT_ALLOWED'],
+    ['CONNECTION_ID()', 'SELECT CONNECTION_ID() AS v', 'FUNCTION_NOT_ALLOWED'],
+    ['LAST_INSERT_ID(), the previous caller\'s on a pooled session', 'SELECT LAST_INSERT_ID() AS v', 'FUNCTION_NOT_ALLOWED'],
+  ])('refuses %s', async (_name, sql, reason) => {
+    expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason });
+  });
+
+  it('runs pure functions, and the functions allowedFunctions adds unless deniedFunctions names them', async () => {
+    const sql = `SELECT COUNT(*) AS n, UPPER(MAX(name)) AS m, COALESCE(NULL, 'x') AS c, EXTRACT(YEAR FROM '2024-05-01') AS y, IF(1, 'a', 'b') AS i FROM ${table}`;
+    expect(await attempt(tableOnly(), sql)).toEqual({ rows: [{ n: '3', m: 'GRACE', c: 'x', y: 2024, i: 'a' }] });
+    expect(await attempt(tableOnly({ allowedFunctions: ['version'] }), 'SELECT VERSION() IS NOT NULL AS v')).toEqual({ rows: [{ v: 1 }] });
+    expect(await attempt(tableOnly({ deniedFunctions: ['upper'] }), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+  });
+});
+
+describe('mysql connector: the session reads text as the guard does', () => {
+  it('turns NO_BACKSLASH_ESCAPES and ANSI_QUOTES off when the server defaults to them, keeping the rest of its mode', async () => {
+    expect(await attempt(withHostileDefaultMode(tableOnly()), "SELECT 'it\\'s' AS s, \"quoted\" AS q")).toEqual({ rows: [{ s: "it's", q: 'quoted' }] });
+    const attack = `SELECT name FROM ${table} WHERE note = 'x\\' UNION SELECT secret FROM ${secrets} -- '`;
+    expect(JSON.stringify(await attempt(withHostileDefaultMode(tableOnly()), attack))).not.toContain(SECRET);
+    const res = await attempt(withHostileDefaultMode(make({ readOnly: false })), 'SELECT @@SESSION.sql_mode AS m');
+    const modes = String((res as { rows: { m: string }[] }).rows[0]!.m).split(',');
+    expect(modes).not.toContain('NO_BACKSLASH_ESCAPES');
+    expect(modes).not.toContain('ANSI_QUOTES');
+    expect(modes).not.toContain('ANSI');
+    expect(modes).toEqual(expect.arrayContaining(['STRICT_TRANS_TABLES', 'PIPES_AS_CONCAT']));
   });
 });

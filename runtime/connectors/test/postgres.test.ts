@@ -15,12 +15,33 @@ const make = (options: Record<string, unknown> = {}, url = PG_URL) => {
 };
 const limits = { timeoutMs: 5000, maxRows: 1000, maxResultBytes: 1 << 20, redact: false };
 const run = (c: Connector, sql: string, params: unknown[] = []) => c.query(c.prepare(sql, params), limits);
+/** What a call gets from the real server: its rows, or the refusal's code and reason. */
+const attempt = async (c: Connector, sql: string): Promise<{ rows: unknown[] } | { code: string; reason?: string }> => {
+  try {
+    return { rows: (await run(c, sql)).rows };
+  } catch (e) {
+    return { code: (e as ConnectorError).code, reason: (e as ConnectorError).reason };
+  }
+};
+const SECRET = 'hunter2-pg';
+/** The server resolves bare names in the test schema, as the guard does (defaultSchema). */
+const withSession = (...settings: string[]) => `${PG_URL}?options=${encodeURIComponent([`search_path=${schema}`, ...settings].map((o) => `-c ${o}`).join(' '))}`;
+/** A connector that may read `orders` only. */
+const ordersOnly = (options: Record<string, unknown> = {}, url = withSession()) => make({ allowedTables: [`${schema}.orders`], defaultSchema: schema, ...options }, url);
 
 beforeAll(async () => {
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.query(`CREATE TABLE ${schema}.people (id int primary key, name text, note text)`);
   await admin.query(`INSERT INTO ${schema}.people SELECT g, 'person ' || g, CASE WHEN g = 1 THEN 'ssn 123-45-6789' ELSE 'n/a' END FROM generate_series(1, 50) g`);
+  await admin.query(`CREATE TABLE ${schema}.orders (id int, note text)`);
+  await admin.query(`INSERT INTO ${schema}.orders VALUES (1, 'first'), (2, 'second')`);
+  await admin.query(`CREATE TABLE ${schema}.secrets (id int, secret text)`);
+  await admin.query(`INSERT INTO ${schema}.secrets VALUES (1, '${SECRET}')`);
+  // NB: another table than orders: PostgreSQL keeps the case of a quoted name
+  await admin.query(`CREATE TABLE ${schema}."Orders" (id int, note text)`);
+  await admin.query(`INSERT INTO ${schema}."Orders" VALUES (1, '${SECRET}')`);
+  await admin.query(`CREATE FUNCTION ${schema}.leak() RETURNS SETOF text LANGUAGE sql AS 'SELECT secret FROM ${schema}.secrets'`);
 });
 afterAll(async () => {
   await Promise.all(open.map((c) => c.close()));
@@ -117,5 +138,83 @@ describe('postgres connector', () => {
     const health = await c.health(2000);
     expect(health.ok).toBe(false);
     expect(health.error).not.toContain('Sup3rS3cretPw');
+  });
+});
+
+describe('postgres connector: statements that would read past the table allowlist', () => {
+  it.each([
+    ['a CTE defined inside a subquery', 'SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)'],
+    ['a CTE defined inside another CTE', 'WITH x AS (WITH secrets AS (SELECT 1) SELECT 1) SELECT * FROM secrets'],
+    ['a non-recursive CTE naming itself', 'WITH secrets AS (SELECT * FROM secrets) SELECT * FROM secrets'],
+    ['a CTE inside a parenthesised UNION member', '(WITH secrets AS (SELECT 1 AS id) SELECT id FROM secrets) UNION ALL SELECT id FROM secrets'],
+    ['a CTE inside a subquery, on pg_shadow', 'SELECT usename, passwd FROM pg_shadow WHERE EXISTS (WITH pg_shadow AS (SELECT 1) SELECT 1)'],
+    ['a CTE inside another CTE, on pg_shadow', 'WITH x AS (WITH pg_shadow AS (SELECT 1) SELECT 1) SELECT usename FROM pg_shadow'],
+  ])('refuses a table shadowed by %s outside its scope', async (_name, sql) => {
+    expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+  });
+
+  it('reads a CTE inside its scope, and tells policies about the real table a CTE name shadows elsewhere', async () => {
+    expect(await attempt(ordersOnly(), 'WITH secrets AS (SELECT id FROM orders) SELECT id FROM secrets ORDER BY id')).toEqual({ rows: [{ id: 1 }, { id: 2 }] });
+    expect(await attempt(ordersOnly(), 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r')).toEqual({ rows: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+    const open = make({ defaultSchema: schema });
+    expect(open.prepare('SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)', []).sql?.tables).toEqual([`${schema}.secrets`]);
+    expect(open.prepare('WITH x AS (SELECT 1) SELECT usename FROM pg_shadow, x', []).sql?.tables).toEqual(['pg_catalog.pg_shadow']);
+  });
+
+  it('refuses a string the parser would end elsewhere than the server (backslash before a quote)', async () => {
+    const sql = `SELECT 'a\\' AS p, (SELECT secret FROM secrets) AS q -- '\n FROM orders`;
+    expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+  });
+
+  it('refuses FROM ONLY, which the parser misreads', async () => {
+    expect(await attempt(ordersOnly(), 'SELECT * FROM ONLY (secrets)')).toEqual({ code: 'SQL_REFUSED', reason: 'PARSE_ERROR' });
+  });
+
+  it('compares quoted names exactly: "Orders" is not orders', async () => {
+    expect(await attempt(ordersOnly(), 'SELECT note FROM "Orders"')).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+    expect(await attempt(ordersOnly(), 'SELECT note FROM ORDERS WHERE id = 1')).toEqual({ rows: [{ note: 'first' }] });
+    const quoted = ordersOnly({ allowedTables: [`${schema}."Orders"`] });
+    expect(await attempt(quoted, 'SELECT id FROM "Orders"')).toEqual({ rows: [{ id: 1 }] });
+    expect(await attempt(quoted, 'SELECT id FROM orders')).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+  });
+});
+
+describe('postgres connector: functions on a confined connector', () => {
+  it('refuses ts_stat, which runs the SQL text it is given', async () => {
+    const sql = `SELECT * FROM ts_stat('SELECT to_tsvector(secret) FROM ${schema}.secrets')`;
+    expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+    expect(await attempt(make(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+  });
+
+  it.each([
+    ['version()', 'SELECT version() AS v'],
+    ['current_setting()', "SELECT current_setting('data_directory') AS v"],
+    ['inet_server_addr()', 'SELECT inet_server_addr() AS v'],
+    ['a pg_* function', 'SELECT pg_backend_pid() AS v'],
+    ['USER written without parentheses', 'SELECT user AS v'],
+    ['CURRENT_SCHEMA written without parentheses', 'SELECT current_schema AS v'],
+    ['a function of the database, which can read any table', `SELECT * FROM ${schema}.leak()`],
+  ])('refuses %s, which is not in the allowlist', async (_name, sql) => {
+    expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'FUNCTION_NOT_ALLOWED' });
+  });
+
+  it('runs pure functions, and the functions allowedFunctions adds unless deniedFunctions names them', async () => {
+    const sql = "SELECT count(*)::int AS n, max(upper(note)) AS m, coalesce(NULL, 'x') AS c, EXTRACT(YEAR FROM DATE '2024-05-01')::int AS y, now() IS NOT NULL AS t FROM orders";
+    expect(await attempt(ordersOnly(), sql)).toEqual({ rows: [{ n: 2, m: 'SECOND', c: 'x', y: 2024, t: true }] });
+    expect(await attempt(ordersOnly({ allowedFunctions: [`${schema}.leak`] }), `SELECT * FROM ${schema}.leak() AS s`)).toEqual({ rows: [{ s: SECRET }] });
+    expect(await attempt(ordersOnly({ allowedFunctions: ['current_setting'] }), "SELECT current_setting('TimeZone') IS NOT NULL AS t")).toEqual({ rows: [{ t: true }] });
+    expect(await attempt(ordersOnly({ deniedFunctions: ['upper'] }), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+    expect(await attempt(ordersOnly({ allowedFunctions: ['pg_sleep'] }), 'SELECT pg_sleep(0)')).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+  });
+});
+
+describe('postgres connector: the session reads text as the guard does', () => {
+  const scsOff = withSession('standard_conforming_strings=off');
+
+  it('keeps standard_conforming_strings on when the server (here the URL) turns it off', async () => {
+    expect(await attempt(make({ readOnly: false }, scsOff), "SELECT current_setting('standard_conforming_strings') AS v")).toEqual({ rows: [{ v: 'on' }] });
+    expect(await attempt(ordersOnly({}, scsOff), "SELECT 'a\\' AS s")).toEqual({ rows: [{ s: 'a\\' }] });
+    const attack = `SELECT 'a\\' , ' UNION SELECT secret FROM secrets -- ' AS x FROM orders`;
+    expect(JSON.stringify(await attempt(ordersOnly({}, scsOff), attack))).not.toContain(SECRET);
   });
 });
