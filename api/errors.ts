@@ -31,7 +31,7 @@ export const GATEWAY_ERRORS = {
   SSRF_REFUSED: e(
     403,
     'connector call: the destination, or a redirect\'s, is off the connector\'s origin or base path, or a private address ' +
-      '(details.reason: OTHER_ORIGIN, OUTSIDE_BASE_PATH, PRIVATE_ADDRESS, REDIRECT_OFF_ORIGIN, REDIRECT_OUTSIDE_BASE_PATH)',
+      '(details.reason: OTHER_ORIGIN, OUTSIDE_BASE_PATH, PRIVATE_ADDRESS, REDIRECT_OFF_ORIGIN, REDIRECT_OUTSIDE_BASE_PATH, ENCODED_PATH)',
   ),
   NOT_FOUND: e(404, 'no such endpoint or resource'),
   CONTEXT_NOT_FOUND: e(404, 'the audit names a context_id that does not exist for this client'),

@@ -19,7 +19,7 @@ export const CONNECTOR_ERROR_CODES = {
   RESULT_TOO_LARGE: 'result larger than the byte cap',
   /**
    * The SSRF guard refused a destination; `reason`: OTHER_ORIGIN, OUTSIDE_BASE_PATH, PRIVATE_ADDRESS,
-   * REDIRECT_OFF_ORIGIN, REDIRECT_OUTSIDE_BASE_PATH.
+   * REDIRECT_OFF_ORIGIN, REDIRECT_OUTSIDE_BASE_PATH, ENCODED_PATH.
    */
   SSRF_REFUSED: 'destination refused by the SSRF guard',
   /** The Connector document or its options are invalid, or its connection URL is missing. */

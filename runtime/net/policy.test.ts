@@ -101,10 +101,19 @@ describe('the shared address policy', () => {
     expect(p.allows('64:ff9b::a00:1')).toBe(false);
   });
 
-  it('does not let an IPv6 rule match IPv4 addresses (node BlockList does, for ::ffff:0:0/96)', () => {
+  it('does not let an IPv6 rule match IPv4 addresses, in any spelling (node BlockList does, for ::ffff:0:0/96)', () => {
     const p = addressPolicy(['::ffff:0:0/96']);
-    expect(p.allows('::ffff:10.0.0.1')).toBe(true);
+    expect(p.allows('::ffff:10.0.0.1')).toBe(false);
     expect(p.allows('10.0.0.1')).toBe(false);
+    expect(addressPolicy(['::ffff:0:0/96', '10.0.0.0/8']).allows('::ffff:10.0.0.1')).toBe(true);
+  });
+
+  it('judges an IPv4-mapped address as the IPv4 address even when an IPv6 rule covers it (allowedCidrs ::/0)', () => {
+    const everyV6 = addressPolicy(['::/0']);
+    expect(everyV6.allows('2a00:1450::1')).toBe(true);
+    for (const mapped of ['::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:7f00:1', '::ffff:10.0.0.1']) {
+      expect(everyV6.refusal(mapped), mapped).toBeDefined();
+    }
   });
 
   it('refuses entries that are not CIDRs', () => {

@@ -21,8 +21,9 @@ export class InvalidCidrError extends Error {
 }
 
 /**
- * `allowedCidrs` are networks reachable even when special (`10.0.0.0/8`, `::1/128`); an IPv6 network allowed
- * this way still does not reach a special IPv4 address it carries (NAT64 of 169.254.169.254) unless that IPv4
+ * `allowedCidrs` are networks reachable even when special (`10.0.0.0/8`, `::1/128`); an IPv4 address in any
+ * spelling (`::ffff:10.0.0.1`) is allowed only by an IPv4 network, and an IPv6 network allowed this way still does
+ * not reach a special IPv4 address it carries (NAT64 of 169.254.169.254) unless that IPv4
  * network is allowed too. Throws InvalidCidrError for an entry that is not a CIDR.
  */
 export function addressPolicy(allowedCidrs: readonly string[] = []): AddressPolicy {
@@ -33,9 +34,11 @@ export function addressPolicy(allowedCidrs: readonly string[] = []): AddressPoli
   });
   const isAllowed = (ip: IpAddress) => allowed.some((c) => inCidr(ip, c));
   const judge = (ip: IpAddress): string | undefined => {
-    if (isAllowed(ip)) return checkEmbedded(ip);
+    // NB: a mapped address is the IPv4 address on the wire, so only IPv4 rules may allow it: `::/0` in
+    // allowedCidrs means the IPv6 internet, not every IPv4 address spelled as IPv6.
     const mapped = mappedIpv4(ip);
     if (mapped) return judge(mapped);
+    if (isAllowed(ip)) return checkEmbedded(ip);
     const range = specialRange(ip);
     return range ?? checkEmbedded(ip);
   };

@@ -48,7 +48,7 @@ export class HttpConnector extends ConnectorBase implements Connector {
   prepare(statement: string, params: unknown): PreparedStatement {
     const path = String(statement ?? '');
     if (!path.startsWith('/')) throw new ConnectorError('INVALID_PARAMS', 'an http statement is a path starting with /');
-    const filled = Array.isArray(params) ? path.replace(/\$(\d+)/g, (_m, n: string) => encodeURIComponent(String(params[Number(n) - 1] ?? ''))) : path;
+    const filled = Array.isArray(params) ? path.replace(/\$(\d+)/g, (_m, n: string) => pathParam(params[Number(n) - 1])) : path;
     // NB: "/v1" + "/../admin" normalises to "/admin", which resolve() refuses: a statement stays below the base path.
     const url = this.http.resolve(this.basePath + filled);
     if (params && typeof params === 'object' && !Array.isArray(params)) {
@@ -106,6 +106,15 @@ export class HttpConnector extends ConnectorBase implements Connector {
   close(): Promise<void> {
     return this.http.close();
   }
+}
+
+/** One `$n` value as a path segment; `.` and `..` are refused: a value never moves the path (the URL parser would). */
+function pathParam(value: unknown): string {
+  const text = String(value ?? '');
+  if (text === '.' || text === '..') {
+    throw new ConnectorError('SSRF_REFUSED', 'a path parameter may not be a dot segment', { reason: 'ENCODED_PATH' });
+  }
+  return encodeURIComponent(text);
 }
 
 function parseBody(body: Buffer, contentType: string | string[] | undefined): unknown {

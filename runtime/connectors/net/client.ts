@@ -1,6 +1,6 @@
 import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
 import { ConnectorError } from '../errors.js';
-import { addressPolicy, assertOnOrigin, basePathOf, guardedLookup, isBelowBasePath, originOf, type AddressPolicy } from './ssrf.js';
+import { addressPolicy, assertOnOrigin, basePathOf, guardedLookup, hasEncodedTraversal, isBelowBasePath, originOf, type AddressPolicy } from './ssrf.js';
 
 export interface GuardedHttpOptions {
   baseUrl: string;
@@ -85,6 +85,7 @@ export class GuardedHttp {
     if (!isBelowBasePath(target, this.basePath)) {
       throw new ConnectorError('SSRF_REFUSED', 'path leaves the connector base path', { reason: 'OUTSIDE_BASE_PATH' });
     }
+    refuseEncodedTraversal(target);
   }
 
   /** Where a redirect leads, when it may be followed: on the origin, below the base path, within the hop limit. */
@@ -95,6 +96,7 @@ export class GuardedHttp {
     if (!isBelowBasePath(target, this.basePath)) {
       throw new ConnectorError('SSRF_REFUSED', 'redirect leaves the connector base path', { reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
     }
+    refuseEncodedTraversal(target);
     assertOnOrigin(target, this.origin, this.policy);
     return target;
   }
@@ -107,6 +109,12 @@ export class GuardedHttp {
     const done = await Promise.race([this.dispatcher.close().then(() => 'closed' as const), grace]);
     clearTimeout(timer);
     if (done === 'late') await this.dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+function refuseEncodedTraversal(target: URL): void {
+  if (hasEncodedTraversal(target.pathname)) {
+    throw new ConnectorError('SSRF_REFUSED', 'the path holds an encoded slash or dot segment', { reason: 'ENCODED_PATH' });
   }
 }
 

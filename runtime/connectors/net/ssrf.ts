@@ -55,3 +55,30 @@ export const basePathOf = (base: URL): string => base.pathname.replace(/\/+$/, '
  */
 export const isBelowBasePath = (target: URL, basePath: string): boolean =>
   basePath === '' || target.pathname === basePath || target.pathname.startsWith(`${basePath}/`);
+
+/**
+ * Whether a path holds what a backend may decode into another path after our checks: a percent-encoded `/` or `\`
+ * (also double-encoded), or a segment that decodes to `.` or `..` (with a `;parameter`, which some servers strip).
+ * The URL parser resolved the plain dot segments already; these encoded ones reach the backend as they are.
+ * NB: refused even where a backend would treat `%2F` as data (ids with slashes): the guard cannot know which.
+ */
+export function hasEncodedTraversal(pathname: string): boolean {
+  for (const segment of pathname.split('/')) {
+    if (!segment.includes('%') && !segment.includes(';')) continue;
+    let decoded = segment;
+    // two rounds: a backend or proxy that decodes twice sees %252f as /
+    for (let round = 0; round < 2; round++) decoded = safeDecode(decoded);
+    if (/[/\\]/.test(decoded)) return true;
+    const bare = decoded.split(';', 1)[0]!;
+    if (bare === '.' || bare === '..') return true;
+  }
+  return false;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

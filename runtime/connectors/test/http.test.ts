@@ -118,3 +118,35 @@ describe('http connector redirects and the base path', () => {
   });
 });
 
+describe('http connector and encoded traversal (a backend that decodes before it routes)', () => {
+  it.each([
+    ['an encoded slash', '/..%2fadmin/secret'],
+    ['an encoded slash, upper case', '/..%2Fadmin/secret'],
+    ['encoded dots and slash', '/%2e%2e%2fadmin/secret'],
+    ['an encoded backslash', '/..%5cadmin/secret'],
+    ['a double-encoded slash', '/..%252fadmin/secret'],
+    ['a path parameter on a dot segment', '/..;/admin/secret'],
+  ])('refuses %s in a path, given directly or by a redirect', async (_name, path) => {
+    const served: string[] = [];
+    const host = await listen((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/api/x') return void res.writeHead(302, { location: `/api${path}` }).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ secret: 'admin-only' }));
+    });
+    try {
+      const c = make(LOOPBACK, `${host.url}/api`);
+      expect(() => c.prepare(path, [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'ENCODED_PATH' }));
+      await expect(c.query(c.prepare('/x', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'ENCODED_PATH' });
+      expect(served).toEqual(['/api/x']);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('refuses a $1 parameter that would put a slash or a dot segment into the path', () => {
+    const c = make(LOOPBACK, `${api.url}/api`);
+    expect(() => c.prepare('/users/$1', ['../../admin'])).toThrow(expect.objectContaining({ reason: 'ENCODED_PATH' }));
+    expect(() => c.prepare('/users/$1', ['..'])).toThrow(expect.objectContaining({ reason: 'ENCODED_PATH' }));
+    expect(c.prepare('/users/$1', ['ada lovelace']).text).toBe('/api/users/ada%20lovelace');
+  });
+});

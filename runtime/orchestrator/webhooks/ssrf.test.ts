@@ -26,6 +26,9 @@ describe('registrationProblem (no DNS)', () => {
     ['http://10.0.0.1/hook', /private/],
     ['http://localhost:3000/hook', /loopback/],
     ['http://api.localhost/hook', /loopback/],
+    ['http://localhost./hook', /loopback/],
+    ['http://api.localhost./hook', /loopback/],
+    ['http://LOCALHOST./hook', /loopback/],
     ['https://user:pw@example.com/hook', /credentials/],
     ['not a url', /absolute/],
   ])('refuses %s', (url, problem) => expect(registrationProblem(url, false)).toMatch(problem));

@@ -39,7 +39,8 @@ export function registrationProblem(text: string, allowPrivate: boolean): string
   if (allowPrivate) return undefined;
   // NB: WHATWG URL parsing already turned 2130706433, 0x7f.1 and 017700000001 into 127.0.0.1, and [::127.0.0.1]
   // into [::7f00:1].
-  const host = hostOf(url).toLowerCase();
+  // NB: `localhost.` (the fully qualified form) is localhost too.
+  const host = hostOf(url).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'url host is loopback (localhost)';
   if (isIP(host) === 0) return undefined;
   const refusal = addressRefusal(host);
