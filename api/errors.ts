@@ -76,6 +76,7 @@ export const PLAN_ERRORS = {
   PLANNING_TIMEOUT: e(408, 'planning or execution exceeded the timeout'),
   REQUEST_TIMEOUT: e(408, 'the request (headers or body) did not arrive within the server\'s timeout; the connection is closed'),
   POLICY_EXISTS: e(409, 'a dynamic policy of this name already exists in the organization; PUT changes it'),
+  POLICY_PACKAGE_CONFLICT: e(409, "the policy's Rego package equals, or nests in or around, the package of a policy it shares a scope with (the built-in pack's steward.* included)"),
   PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),
   UNSUPPORTED_MEDIA_TYPE: e(415, 'the Content-Type is not JSON (or YAML where accepted)'),
   RATE_LIMITED: e(429, 'rate limit exceeded', true),

@@ -8,6 +8,7 @@ import { PolicyFailureLog, type FailingPolicy, type FailureCount, type FailureLo
 import { PolicyInputTooLargeError, textBytes, textUnits } from './input-size.js';
 import { IsolatePool, type IsolationOptions } from './isolate/pool.js';
 import { warmUpPack } from './pack/index.js';
+import { conflictMessage, resolvePackages } from './packages.js';
 import { compileError, policyModule, WASM_NOT_EVALUATED } from './module.js';
 import { failedPlan, planKey, ScopePlan, type PlanEntry, type PlanResult } from './plan.js';
 import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from './types.js';
@@ -302,6 +303,17 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       }
     }
     for (const key of this.lastGood.keys()) if (!seen.has(key)) this.lastGood.delete(key);
+    // A policy that would merge into (or clash with) another's package in some scope is dropped, the less
+    // trusted of the two (packages.ts): it could otherwise rewrite that policy's rules or break the scope's plan.
+    const { kept, dropped } = resolvePackages(next);
+    for (const { item, conflict } of dropped) {
+      const message = conflictMessage(item.doc, conflict);
+      problems.push({ policy: item.doc.metadata.name, message });
+      const state = states.find((st) => st.name === item.doc.metadata.name && st.namespace === (item.doc.metadata.namespace ?? 'default'));
+      if (state) Object.assign(state, { loaded: false, error: message });
+      this.options.log.error({ policy: item.doc.metadata.name, error: message }, 'policy package conflicts');
+    }
+    next.splice(0, next.length, ...kept);
     this.seen = seen;
     this.states = states;
     this.loaded = next;

@@ -12,10 +12,11 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { API_VERSION, GROUP, LABELS, type PolicyResource } from '../../../api/index.js';
 import type { dynamicPolicy } from '../../../api/http/orchestrator.js';
+import { API_MANAGED as MANAGED_BY_API, CREATED_ANNOTATION } from '../../policy/packages.js';
 
 export const ORGANIZATION_ANNOTATION = `${GROUP}/organization`;
 export const NAME_ANNOTATION = `${GROUP}/policy-name`;
-export const MANAGED_BY_API = 'steward-api';
+export { MANAGED_BY_API, CREATED_ANNOTATION };
 
 export type DynamicPolicyInput = z.infer<typeof dynamicPolicy>;
 
@@ -85,5 +86,4 @@ export function policyView(doc: PolicyResource) {
   };
 }
 
-export const CREATED_ANNOTATION = `${GROUP}/created-at`;
 export const UPDATED_ANNOTATION = `${GROUP}/updated-at`;

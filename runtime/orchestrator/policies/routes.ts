@@ -17,6 +17,7 @@ import { ApiError, echo } from '../../http/errors.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 import { parseBody } from '../../gateway/validation.js';
 import { compileError } from '../../policy/module.js';
+import { overlapping, packageOf } from '../../policy/packages.js';
 import { SourceWriteError, type DeclarativeSource } from '../../source/index.js';
 import { pageOf, slice } from '../paging.js';
 import { CREATED_ANNOTATION, policyDocument, policyScope, policyView, resourceNameOf, UPDATED_ANNOTATION, type DynamicPolicyInput } from './document.js';
@@ -59,6 +60,11 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
   };
 
   const write = async (doc: PolicyResource) => {
+    // NB: the message names no policy: the one in the way may be another organization's built-in-wide document.
+    if (overlapping(doc, source.list('Policy'))) {
+      const pkg = packageOf(doc)!.join('.');
+      throw new ApiError('plan', 'POLICY_PACKAGE_CONFLICT', `package ${echo(pkg)} is taken, or nested in or around a package another policy of this scope declares; choose another package`, { package: pkg });
+    }
     try {
       return (await source.apply(doc)) as PolicyResource;
     } catch (err) {
