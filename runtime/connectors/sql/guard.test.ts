@@ -67,6 +67,24 @@ describe('guardSql', () => {
     expect(refusal('SELECT @@version, VERSION()', open)).toBeUndefined();
   });
 
+  it('refuses casts to catalogue types on confined connectors, in every form the parser reads', () => {
+    const confined: SqlGuardOptions[] = [pgRead, { dialect: 'postgresql', readOnly: false, allowedTables: ['orders'] }];
+    const casts = [
+      "SELECT CAST(CAST(g AS oid) AS regclass) AS rel FROM generate_series(16384, 100000) g WHERE CAST(CAST(CAST(g AS oid) AS regclass) AS text) !~ '^[0-9]+$'",
+      'SELECT CAST(CAST(10 AS oid) AS regrole)',
+      "SELECT 'secrets'::regclass",
+      "SELECT id FROM orders WHERE note::text::RegType IS NOT NULL",
+      'SELECT x::"regnamespace" FROM orders',
+      "SELECT regclass('secrets')",
+      "SELECT pg_catalog.regproc('leak')",
+    ];
+    for (const o of confined) for (const sql of casts) expect([sql, refusal(sql, o)]).toEqual([sql, 'CATALOG_CAST']);
+    expect(refusal("SELECT regclass('secrets')", { ...pgRead, allowedFunctions: ['reg*'] })).toBe('CATALOG_CAST');
+    expect(refusal('CREATE TABLE orders (r regclass)', { dialect: 'postgresql', readOnly: false, allowedTables: ['orders'] })).toBe('CATALOG_CAST');
+    expect(refusal("SELECT CAST(id AS text), id::oid, DATE '2024-01-01' FROM orders", pgRead)).toBeUndefined();
+    expect(refusal("SELECT 'secrets'::regclass", { dialect: 'postgresql', readOnly: false })).toBeUndefined();
+  });
+
   it('parses what the server reads, not what node-sql-parser would read from the text', () => {
     const o: SqlGuardOptions = { ...pgRead, allowedTables: ['orders'] };
     expect(refusal("SELECT 'a\\' AS p, (SELECT secret FROM secrets) AS q -- '\n FROM orders", o)).toBe('TABLE_NOT_ALLOWED');
@@ -76,6 +94,9 @@ describe('guardSql', () => {
     expect(refusal('SELECT id --(SELECT ASCII(secret) FROM secrets)\n FROM orders', my)).toBe('TABLE_NOT_ALLOWED');
     expect(refusal("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my)).toBeUndefined();
     expect(guardSql("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my).summary.tables).toEqual(['shop.orders']);
+    // PostgreSQL: an E string continued on the next line keeps its backslash escapes; MySQL: `--` and DEL is a comment
+    expect(refusal("SELECT E'x'\n'\\'' UNION SELECT secret FROM secrets --' AS a", o)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal("SELECT id FROM orders WHERE 1=1 --\x7f'\nUNION SELECT secret FROM secrets -- '", my)).toBe('TABLE_NOT_ALLOWED');
   });
 
   it('refuses PostgreSQL FROM ONLY, which the parser misreads, on every connector', () => {

@@ -1,4 +1,5 @@
 import nodeSqlParser from 'node-sql-parser';
+import { catalogCast } from './catalog.js';
 import { callText, functionJudge, type FunctionJudge } from './functions/index.js';
 import { lexSql, type LexResult, type SqlDialect } from './lexer.js';
 import { allowedTableSet, defaultSchemaFor, qualifiedTable } from './names.js';
@@ -115,6 +116,9 @@ export function guardSql(statement: string, options: SqlGuardOptions): GuardedSq
   if (options.readOnly || c.allowedTables) {
     if (dialect === 'mysql' && facts.variables.length > 0) refuse('SERVER_VARIABLE', `variable ${facts.variables[0]} is not allowed`);
     if (type === 'set') refuse('SERVER_VARIABLE', 'SET changes the session settings the guard relies on');
+    // NB: before the function list: `regclass('x')` is a cast, whatever allowedFunctions says
+    const cast = catalogCast(facts, dialect);
+    if (cast !== undefined) refuse('CATALOG_CAST', `a cast to ${cast} reads names from the catalogue`);
     for (const call of facts.functions) {
       const reason = c.judge(call);
       if (reason === 'DENIED_FUNCTION') refuse(reason, `function ${callText(call)}() is denied`);

@@ -34,6 +34,15 @@ describe('the parser view', () => {
     ['postgresql', 'SELECT 1 /* a /* b */ c */ + 1', 'select 1                   + 1'],
     ['mysql', "SELECT 'a\\'b', \"c\", `Id` # x\n", "SELECT '0000', \"0\", `Id`    \n"],
     ['mysql', 'SELECT a--1, b -- c', 'SELECT a -1, b     '],
+    // PostgreSQL continues E'x' into the next quote after a newline, with backslash escapes: the UNION is code
+    ['postgresql', "SELECT E'x'\n'\\'' UNION SELECT s FROM t --' AS a", "select E'00\n000' union select s from t         "],
+    ['postgresql', "SELECT E'x' -- c\r\n-- d\n '\\'' , 1", "select E'00000000\n0000\n0000' , 1"],
+    ['postgresql', "SELECT 'x'\n'\\' , 1", "select '00\n00' , 1"],
+    ['postgresql', "SELECT E'x' /* c */\n'y'", "select E'0'        \n'0'"],
+    // MySQL: `--` and DEL is a comment; a NUL ends one
+    ['mysql', "SELECT 1 --\x7f'\nUNION SELECT s FROM t -- '", "SELECT 1     \nUNION SELECT s FROM t     "],
+    ['mysql', 'SELECT 1 -- x\0, s # y\0, t', 'SELECT 1     \0, s    \0, t'],
+    ['postgresql', 'SELECT 1 -- x\0, s', `select 1 ${' '.repeat(8)}`],
   ] as const)('%s: %j reads as %j', (dialect, sql, view) => {
     const out = lexSql(sql, dialect, { view: true });
     expect(out.view).toBe(view);

@@ -5,8 +5,9 @@
  * for mysql2, and (4) give the parser a view of the text in which it cannot disagree with the server.
  * NB: it exists because parsers and servers disagree: node-sql-parser reads `'a\'` as an escaped quote
  * in PostgreSQL, where standard_conforming_strings makes the backslash literal and the string end there;
- * it reads MySQL `--(` as a comment, where MySQL needs a space after `--`; MySQL runs `/*! ... *\/`
- * comments as code, the parser skips them.
+ * it reads MySQL `--(` as a comment, where MySQL needs a space or a control character after `--`; MySQL
+ * runs `/*! ... *\/` comments as code, the parser skips them; PostgreSQL continues a string on the next
+ * line (`E'a'⏎'b'` is one literal, read with the first segment's escapes).
  *
  * The rules are the server's with the session settings the connectors pin on every connection
  * (kinds/postgres.ts, kinds/mysql.ts): PostgreSQL standard_conforming_strings=on; MySQL without
@@ -39,6 +40,16 @@ export interface LexResult {
 type Edit = readonly [start: number, end: number, how: 'blank' | 'fill' | 'fold'];
 
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
+/**
+ * MySQL and MariaDB start a `--` comment only when the next byte is a space or a control character
+ * (`my_isspace || my_iscntrl` in sql_lex.cc), or at the end. NB: control means DEL (0x7f) too: checked
+ * against MariaDB byte by byte (test/mysql.test.ts), 0x01–0x20 and 0x7f start one (0x00 too, and ends it
+ * at once); bytes over 0x7f do not (they are letters in utf8mb4's table).
+ */
+const mysqlDashComment = (text: string, i: number): boolean => {
+  const code = text.charCodeAt(i + 2);
+  return Number.isNaN(code) || code <= 0x20 || code === 0x7f;
+};
 const isIdentStart = (c: string) => /[A-Za-z_\u0080-\uffff]/.test(c);
 const isIdentPart = (c: string) => /[A-Za-z0-9_$\u0080-\uffff]/.test(c);
 
@@ -77,6 +88,18 @@ export function lexSql(text: string, dialect: SqlDialect, options?: { view: bool
     }
     out.unterminated = true;
   };
+  /**
+   * PostgreSQL: a string followed by whitespace with a newline and another quote goes on in that quote, with the
+   * first segment's rules (scan.l's `quotecontinue` returns to the state before the stop). NB: so after `E'x'⏎`
+   * the segment `'\''` has an escaped quote; read as a new standard string it would end one quote early and
+   * shift every later string. The view fills the segments and what lies between as one string, as the server reads it.
+   */
+  const continueString = (backslash: boolean): void => {
+    for (let q = continuation(text, i); q >= 0; q = continuation(text, i)) {
+      i = q + 1;
+      closeQuoted("'", backslash);
+    }
+  };
   while (i < n) {
     const c = text[i]!;
     const next = text[i + 1];
@@ -85,15 +108,10 @@ export function lexSql(text: string, dialect: SqlDialect, options?: { view: bool
       continue;
     }
     // line comments
-    if (c === '-' && next === '-' && (dialect === 'postgresql' || i + 2 >= n || isSpace(text[i + 2]!) || text.charCodeAt(i + 2) < 32)) {
+    const dashes = c === '-' && next === '-' && (dialect === 'postgresql' || mysqlDashComment(text, i));
+    if (dashes || (c === '#' && dialect === 'mysql')) {
       const start = i;
-      while (i < n && text[i] !== '\n') i++;
-      edits?.push([start, i, 'blank']);
-      continue;
-    }
-    if (c === '#' && dialect === 'mysql') {
-      const start = i;
-      while (i < n && text[i] !== '\n') i++;
+      i = lineCommentEnd(text, i, dialect);
       edits?.push([start, i, 'blank']);
       continue;
     }
@@ -127,6 +145,7 @@ export function lexSql(text: string, dialect: SqlDialect, options?: { view: bool
       i++;
       // MySQL: backslash escapes (NO_BACKSLASH_ESCAPES is pinned off). PostgreSQL: only in E'' strings (below).
       closeQuoted("'", dialect === 'mysql');
+      if (dialect === 'postgresql') continueString(false);
       edits?.push([tokenStart + 1, i - 1, 'fill']);
     } else if (c === '"') {
       i++;
@@ -139,6 +158,7 @@ export function lexSql(text: string, dialect: SqlDialect, options?: { view: bool
     } else if (dialect === 'postgresql' && (c === 'E' || c === 'e') && next === "'") {
       i += 2;
       closeQuoted("'", true);
+      continueString(true);
       edits?.push([tokenStart + 2, i - 1, 'fill']);
     } else if (c === '$') {
       i = dollar(text, i, dialect, out, edits);
@@ -153,6 +173,33 @@ export function lexSql(text: string, dialect: SqlDialect, options?: { view: bool
     out.contentEnd = i > tokenStart ? i : out.contentEnd;
   }
   return edits ? { ...out, view: applyEdits(text, edits) } : out;
+}
+
+/** Where a line comment starting at `i` ends: at the newline; in MySQL also at a NUL (sql_lex.cc stops there too). */
+function lineCommentEnd(text: string, i: number, dialect: SqlDialect): number {
+  while (i < text.length && text[i] !== '\n' && !(dialect === 'mysql' && text[i] === '\0')) i++;
+  return i;
+}
+
+/**
+ * After a string's closing quote at `i - 1`: the offset of the quote that continues it, or -1. PostgreSQL's rule
+ * (scan.l `quotecontinue`): horizontal space and `--` comments, at least one newline (`\n` or `\r`), then any
+ * space and `--` comments, then the quote. A block comment ends the string. NB: a scan, not a regular
+ * expression: `(space | --comment)*` backtracks exponentially on text that then fails to match.
+ * `\v` counts as space as from PostgreSQL 16; earlier servers refuse the `\v` outside a string anyway.
+ */
+function continuation(text: string, i: number): number {
+  let newline = false;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '\n' || c === '\r') newline = true;
+    else if (c === '-' && text[i + 1] === '-') {
+      while (i < text.length && text[i] !== '\n' && text[i] !== '\r') i++;
+      continue;
+    } else if (!isSpace(c)) break;
+    i++;
+  }
+  return newline && text[i] === "'" ? i : -1;
 }
 
 /** NB: an unterminated token's edit may end past the text; the guard refuses such input before parsing. */

@@ -71,3 +71,19 @@ describe('collectFacts: calls as node-sql-parser reports them', () => {
     expect(facts('SELECT @@version, @@global.datadir, @x, $1 FROM t', 'mysql').variables).toEqual(['@@version', '@@global.datadir', '@x']);
   });
 });
+
+describe('collectFacts: type names', () => {
+  it.each([
+    ['CAST, and each type of a :: chain, quoted or not', 'SELECT CAST(a AS regclass), b::oid::regrole, c::"regtype" FROM t', ['regclass', 'oid', 'regrole', 'regtype']],
+    ['a cast inside a WHERE clause and a subquery', "SELECT 1 FROM t WHERE EXISTS (SELECT 1 WHERE 'x'::regnamespace IS NOT NULL)", ['regnamespace']],
+    ['a column definition', 'CREATE TABLE c (r regclass)', ['regclass']],
+    ['a typed literal', "SELECT DATE '2024-01-01' FROM t", ['date']],
+  ])('PostgreSQL: %s', (_name, sql, expected) => {
+    expect(facts(sql, 'postgresql').types).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('reads a typed literal of any type the way node-sql-parser shapes DATE \'…\' ({type, value})', () => {
+    const ast = { type: 'select', columns: [{ expr: { type: 'regclass', value: 'secrets' } }] };
+    expect(collectFacts(ast, 'postgresql').types).toContain('regclass');
+  });
+});

@@ -19,6 +19,13 @@ export interface AstFacts {
   tables: TableName[];
   /** MySQL `@@system` and `@user` variables, as written. */
   variables: string[];
+  /**
+   * Type names, lower-cased: cast targets (`CAST(x AS t)`, `x::t`, each of a `::` chain), column and other
+   * definitions, and the type of every literal node (`date` of `DATE '…'`, also `single_quote_string` of `'…'`).
+   * NB: a typed literal is `{type: 'date', value}` in node-sql-parser, so a type it learns to read that way
+   * (`regclass 'x'`) comes out here too; the guard looks only for the types it refuses.
+   */
+  types: string[];
   selectInto: boolean;
   lockingRead: boolean;
 }
@@ -58,7 +65,9 @@ const NO_CTES: Scope = new Set();
  * else. So `SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)` names the table.
  */
 export function collectFacts(root: AstNode, dialect: SqlDialect): AstFacts {
-  const facts: AstFacts = { writes: [], functions: [], tables: [], variables: [], selectInto: false, lockingRead: false };
+  const facts: AstFacts = {
+    writes: [], functions: [], tables: [], variables: [], types: [], selectInto: false, lockingRead: false,
+  };
   // NB: the nodes on the current path, against cycles; a subtree met twice is walked twice (its scope may differ)
   const path = new Set<object>();
 
@@ -106,6 +115,8 @@ export function collectFacts(root: AstNode, dialect: SqlDialect): AstFacts {
     } else if (type === 'var' && (o.prefix === '@' || o.prefix === '@@')) {
       facts.variables.push(`${o.prefix}${[o.name, ...(Array.isArray(o.members) ? o.members : [])].join('.')}`);
     }
+    if (typeof o.dataType === 'string') facts.types.push(o.dataType.toLowerCase());
+    else if (type !== undefined && typeof o.value === 'string') facts.types.push(type);
     if (isInto(o.into)) facts.selectInto = true;
     if (o.locking_read) facts.lockingRead = true;
     if (typeof o.table === 'string' && 'db' in o && type !== 'column_ref') {

@@ -2,6 +2,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectorError } from '../errors.js';
 import { createConnector } from '../factory.js';
+import { lexSql } from '../sql/lexer.js';
 import type { Connector } from '../types.js';
 import { MYSQL_URL, connectorDoc, eventually, runId } from './fixtures.js';
 
@@ -181,5 +182,39 @@ describe('mysql connector: the session reads text as the guard does', () => {
     expect(modes).not.toContain('ANSI_QUOTES');
     expect(modes).not.toContain('ANSI');
     expect(modes).toEqual(expect.arrayContaining(['STRICT_TRANS_TABLES', 'PIPES_AS_CONCAT']));
+  });
+});
+
+describe('mysql connector: `--` comments read as MariaDB reads them', () => {
+  const bytes = Array.from({ length: 255 }, (_, i) => i + 1);
+
+  it('starts a comment after `--` exactly where the server does (a space or any control character, DEL included)', async () => {
+    const server: number[] = [];
+    const lexer: number[] = [];
+    for (const b of bytes) {
+      // the server runs it only when the comment reaches the `)`: a newline ends the comment it starts
+      const sql = `SELECT 1 AS v --${String.fromCharCode(b)})`;
+      if (await admin.execute(sql).then(() => true, () => false)) server.push(b);
+      if (lexSql(sql, 'mysql').contentEnd === 'SELECT 1 AS v'.length) lexer.push(b);
+    }
+    expect(lexer).toEqual(server);
+    // what the server was found to do (MariaDB 10.11): 0x01–0x20 and 0x7f
+    expect(server).toEqual([...bytes.filter((b) => b <= 0x20 && b !== 0x0a), 0x7f]);
+  });
+
+  it.each([...bytes.filter((b) => b <= 0x20 && b !== 0x0a), 0x7f].map((b) => [`0x${b.toString(16).padStart(2, '0')}`, b]))(
+    'refuses a UNION hidden behind `--` followed by %s',
+    async (_hex, b) => {
+      const sql = `SELECT name FROM ${table} WHERE 1=1 --${String.fromCharCode(b)}'\nUNION SELECT secret FROM ${secrets} -- '`;
+      if (b === 0x7f) expect(JSON.stringify(await admin.execute(sql))).toContain(SECRET);
+      expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+    },
+  );
+
+  it('ends a line comment at a NUL as the server does (which then refuses the NUL itself)', async () => {
+    const sql = `SELECT name FROM ${table} -- x\u0000, (SELECT secret FROM ${secrets}) AS s`;
+    await expect(admin.execute(sql)).rejects.toMatchObject({ code: 'ER_PARSE_ERROR' });
+    expect(lexSql(sql, 'mysql', { view: true }).view).toContain(`\u0000, (SELECT secret FROM ${secrets}) AS s`);
+    expect(await attempt(tableOnly(), sql)).toMatchObject({ code: 'SQL_REFUSED' });
   });
 });

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectorError } from '../errors.js';
 import { createConnector } from '../factory.js';
+import { lexSql } from '../sql/lexer.js';
 import type { Connector } from '../types.js';
 import { PG_URL, connectorDoc, eventually, runId } from './fixtures.js';
 
@@ -216,5 +217,102 @@ describe('postgres connector: the session reads text as the guard does', () => {
     expect(await attempt(ordersOnly({}, scsOff), "SELECT 'a\\' AS s")).toEqual({ rows: [{ s: 'a\\' }] });
     const attack = `SELECT 'a\\' , ' UNION SELECT secret FROM secrets -- ' AS x FROM orders`;
     expect(JSON.stringify(await attempt(ordersOnly({}, scsOff), attack))).not.toContain(SECRET);
+  });
+});
+
+describe('postgres connector: catalogue names read through reg* casts', () => {
+  // NB: oid → name over every user oid: the server answers each relation's name
+  const everyRelation =
+    "SELECT CAST(CAST(g AS oid) AS regclass) AS rel FROM generate_series(16384, 100000) g WHERE CAST(CAST(CAST(g AS oid) AS regclass) AS text) !~ '^[0-9]+$'";
+  const confined = () => [make({ defaultSchema: schema }, withSession()), ordersOnly(), ordersOnly({ readOnly: false })];
+
+  it('refuses listing every relation name through CAST(CAST(n AS oid) AS regclass), which an open connector answers', async () => {
+    const open = await attempt(make({ readOnly: false }, withSession()), everyRelation);
+    expect(JSON.stringify(open)).toContain('secrets');
+    for (const c of confined()) expect(await attempt(c, everyRelation)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
+  });
+
+  it.each([
+    ['a role name from its oid', 'SELECT CAST(CAST(10 AS oid) AS regrole) AS v'],
+    ['regclass with ::', "SELECT 'secrets'::regclass AS v"],
+    ['regclass after another cast', "SELECT CAST('secrets' AS text)::regclass AS v"],
+    ['regclass, quoted', `SELECT v::"regclass" FROM (SELECT 'secrets' AS v) s`],
+    ['regclass in CAST', "SELECT CAST('secrets' AS regclass) AS v"],
+    ['regtype', "SELECT 'secrets'::regtype AS v"],
+    ['regnamespace', `SELECT '${schema}'::regnamespace AS v`],
+    ['regproc', "SELECT 'leak'::regproc AS v"],
+    ['regprocedure', "SELECT 'leak()'::regprocedure AS v"],
+    ['regoper', 'SELECT CAST(CAST(96 AS oid) AS regoper) AS v'],
+    ['regoperator', "SELECT '=(int4,int4)'::regoperator AS v"],
+    ['regconfig', "SELECT 'simple'::regconfig AS v"],
+    ['regdictionary', "SELECT 'simple'::regdictionary AS v"],
+    ['regcollation', `SELECT '"C"'::regcollation AS v`],
+    ['regrole', "SELECT 'postgres'::regrole AS v"],
+    ['a cast in a WHERE clause', "SELECT id FROM orders WHERE 'secrets'::regclass IS NOT NULL"],
+  ])('refuses %s, which the server resolves against the catalogue', async (_name, sql) => {
+    const open = await attempt(make({ readOnly: false }, withSession()), sql);
+    expect('rows' in open && open.rows.length > 0).toBe(true);
+    for (const c of confined()) expect(await attempt(c, sql)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
+  });
+
+  it('refuses a cast written as a call (regclass(...)) even when allowedFunctions would let the name through', async () => {
+    const sql = "SELECT regclass('secrets') AS v";
+    expect(await attempt(make({ readOnly: false }, withSession()), sql)).toEqual({ rows: [{ v: 'secrets' }] });
+    expect(await attempt(ordersOnly({ allowedFunctions: ['reg*'] }), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
+  });
+
+  it('refuses a typed literal (regclass \'secrets\'), which the parser cannot read', async () => {
+    const sql = "SELECT regclass 'secrets' AS v";
+    expect(await attempt(make({ readOnly: false }, withSession()), sql)).toMatchObject({ code: 'SQL_REFUSED' });
+    expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: expect.stringMatching(/^(PARSE_ERROR|CATALOG_CAST)$/) });
+  });
+
+  it.each(['to_regclass', 'to_regtype', 'to_regrole', 'to_regnamespace', 'to_regproc', 'to_regprocedure', 'to_regoper', 'to_regoperator', 'to_regcollation'])(
+    'refuses %s(), which resolves a name, as a function off the allowlist',
+    async (fn) => {
+      expect(await attempt(ordersOnly(), `SELECT ${fn}('x') AS v`)).toEqual({ code: 'SQL_REFUSED', reason: 'FUNCTION_NOT_ALLOWED' });
+    },
+  );
+
+  it('still runs casts to types that name nothing, and reg* casts on an open connector', async () => {
+    expect(await attempt(ordersOnly(), 'SELECT CAST(id AS text) AS t, id::oid AS o, CAST(1 AS oid) AS p FROM orders WHERE id = 1')).toEqual({ rows: [{ t: '1', o: 1, p: 1 }] });
+    expect(await attempt(make({ readOnly: false }, withSession()), "SELECT 'secrets'::regclass::text AS v")).toEqual({ rows: [{ v: 'secrets' }] });
+  });
+});
+
+describe('postgres connector: an E string continued on the next line', () => {
+  /**
+   * NB: two string literals separated by whitespace with a newline are one literal, and the continuation keeps
+   * the first segment's rules: after E'x', the segment '\'' has an escaped quote and ends at the third quote.
+   */
+  const attack = (table: string) => `SELECT E'x'\n'\\'' UNION SELECT secret FROM ${table} --' AS a`;
+
+  it('reads the continuation with backslash escapes, as the server does, so the UNION is seen', async () => {
+    const { rows } = await admin.query(attack(`${schema}.secrets`));
+    expect(JSON.stringify(rows)).toContain(SECRET);
+    expect(await attempt(ordersOnly(), attack('secrets'))).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+    expect(make({ readOnly: false, defaultSchema: schema }).prepare(attack('secrets'), []).sql?.tables).toEqual([`${schema}.secrets`]);
+  });
+
+  it.each([
+    ['a newline', "E'x'\n'\\''"],
+    ['a carriage return', "E'x'\r'\\''"],
+    ['a comment before the newline', "E'x' -- c\n'\\''"],
+    ['a comment line between', "E'x'\n-- c\n  '\\''"],
+    ['tabs and a form feed around the newline', "E'x'\t\f\n\t'\\''"],
+    ['two continuations', "E'x'\n'y'\n'\\''"],
+    ['a doubled quote in the continuation', "E'x'\n''''"],
+    ['a standard string continued (no escapes)', "'x'\n'\\'"],
+    ['a block comment (no continuation)', "E'x' /* c */\n'\\''"],
+    ['no newline (no continuation)', "E'x' '\\''"],
+  ])('reads one literal exactly when the server does: %s', async (_name, literal) => {
+    const sql = `SELECT ${literal} AS a`;
+    const server = await admin.query(sql).then(
+      (r) => r.fields.length === 1 && r.fields[0]!.name === 'a',
+      () => false,
+    );
+    const lex = lexSql(sql, 'postgresql');
+    // SELECT, the literal, AS, a
+    expect(!lex.unterminated && lex.tokens === 4).toBe(server);
   });
 });
