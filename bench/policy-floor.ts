@@ -13,6 +13,7 @@
  */
 import { BuiltinRegistry, defaultRegistry, equal, PolicySet, type BuiltinContext, type BuiltinImpl, type Value } from '../rego/index.js';
 import type { CallSite } from '../rego/builtins/registry.js';
+import { withNormalized } from '../runtime/policy/normalized-input.js';
 import { loadPolicyManifests, toModules } from '../runtime/policy/pack/index.js';
 import { RegoPolicyEngine } from '../runtime/policy/engine.js';
 import type { PolicyInput, PolicyOutcome, PolicyScope } from '../runtime/policy/types.js';
@@ -76,7 +77,8 @@ export async function recordPack(query: string): Promise<Recording> {
   const set = PolicySet.compile(toModules(await loadPolicyManifests()), { registry: recordingRegistry(calls) });
   for (let i = 0; i < 2; i++) {
     calls.length = 0;
-    const result = set.evaluate({ query, surface: 'pre-check' }, { deadlineMs: 60_000 });
+    // NB: with the normalized copies the engine adds (input.normalized); of an ASCII query they are the query itself
+    const result = set.evaluate(withNormalized({ query, surface: 'pre-check' }), { deadlineMs: 60_000 });
     if (result.blocked || result.deny.length > 0 || result.warn.length > 0) throw new Error('the floor server needs a query the pack approves without a message');
   }
   // Which arguments are the query or a text derived from it, worked out once here rather than on every request.

@@ -69,6 +69,30 @@ export function prompt1k(): string {
   return s.slice(0, 1024);
 }
 
+/** A 1 KB prompt of accented prose (Spanish and French) that matches nothing: the non-ASCII normalization path. */
+export function accentedPrompt1k(): string {
+  const base = 'Por favor, resume el informe trimestral del equipo de ventas y propón tres acciones. Merci de préparer la réunion. ';
+  let s = '';
+  while (s.length < 1024) s += base;
+  return s.slice(0, 1024);
+}
+
+/** A chat of eight turns (about 1 KB) that matches nothing: the per-message texts and the joined conversation. */
+export function chatInput(): { query: string; surface: 'llm'; client_id: string; user: { id: string }; context: Record<string, never>; llm: Record<string, unknown> } {
+  const turns = [
+    'Please summarise the quarterly report for the regional sales team.',
+    'Sure. Revenue grew in the north and west regions; the south stayed flat and the east declined slightly.',
+    'What were the three main reasons for the decline in the east?',
+    'Fewer distributors, a delayed product launch and a price change that customers did not welcome.',
+    'List three follow-up actions for the regional managers, with an owner for each.',
+    'One: review the distributor contracts. Two: move the launch to the spring. Three: revisit the price change.',
+    'Thanks. Write it as a short email to the team, in a friendly tone, under 150 words.',
+    'Here is a draft of the email for the regional managers, with the three actions and their owners.',
+  ];
+  const messages = turns.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }));
+  return { query: turns.join('\n'), surface: 'llm', client_id: 'bench', user: { id: 'u1' }, context: {}, llm: { provider: 'openai', model: 'gpt-4o', messages } };
+}
+
 export function precheckInput(query: string): Record<string, unknown> {
   return { query, surface: 'pre-check', client_id: 'bench', user: { id: 'u1', roles: ['dev'] }, context: {} };
 }

@@ -10,10 +10,12 @@ import { readFileSync } from 'node:fs';
 import { compile, PolicySet, RegoLimitError } from '../rego/index.js';
 import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { readBundle } from '../rego/wasm/index.js';
+import { withNormalized } from '../runtime/policy/normalized-input.js';
 import { loadBuiltinPack } from '../runtime/policy/pack/index.js';
+import type { PolicyInput } from '../runtime/policy/types.js';
 import { sharedPath } from '../testing/shared.js';
 import { machine, NODE_FLAGS, percentile, processFlags } from './report.js';
-import { GATEWAY_QUERY, policyPack, precheckInput, prompt1k } from './rego-fixtures.js';
+import { accentedPrompt1k, chatInput, GATEWAY_QUERY, policyPack, precheckInput, prompt1k } from './rego-fixtures.js';
 
 function measure(iterations: number, fn: (i: number) => unknown): { median: number; p99: number } {
   for (let i = 0; i < Math.min(iterations, 20_000); i++) fn(i); // JIT warm-up
@@ -77,12 +79,18 @@ export async function run(): Promise<{ markdown: string }> {
   const input = precheckInput(prompt1k());
   const pack = measure(5_000, () => set.evaluate(input, { deadlineMs: 1000 }));
   const builtin = await loadBuiltinPack();
-  const builtinInput = { query: prompt1k(), surface: 'pre-check', context: {} };
-  const builtinPack = measure(3_000, () => builtin.evaluate(builtinInput, { deadlineMs: 1000 }));
+  // NB: the pack is timed as the engine runs it: the normalized copies (input.normalized) made, then evaluated.
+  const evalPack = (input: PolicyInput) => builtin.evaluate(withNormalized(input), { deadlineMs: 1000 });
+  const builtinInput: PolicyInput = { query: prompt1k(), surface: 'pre-check', context: {} };
+  const builtinPack = measure(3_000, () => evalPack(builtinInput));
   // The gateway benchmark's query (bench/gateway.ts): what one pre-check costs in Rego.
-  const shortInput = { query: GATEWAY_QUERY, surface: 'pre-check', client_id: 'bench-app', user: { id: 'user-1' }, context: { user_role: 'agent', department: 'travel' } };
-  const builtinShort = measure(10_000, () => builtin.evaluate(shortInput, { deadlineMs: 1000 }));
-  const builtinShortCold = measureCold(5_000, () => builtin.evaluate(shortInput, { deadlineMs: 1000 }));
+  const shortInput: PolicyInput = { query: GATEWAY_QUERY, surface: 'pre-check', client_id: 'bench-app', user: { id: 'user-1' }, context: { user_role: 'agent', department: 'travel' } };
+  const builtinShort = measure(10_000, () => evalPack(shortInput));
+  const builtinShortCold = measureCold(5_000, () => evalPack(shortInput));
+  const accentedInput: PolicyInput = { query: accentedPrompt1k(), surface: 'pre-check', context: {} };
+  const builtinAccented = measure(3_000, () => evalPack(accentedInput));
+  const chat = chatInput();
+  const builtinChat = measure(3_000, () => evalPack(chat));
 
   const hostileRegex = compile([{ name: 'r.rego', source: 'package r\nhit if regex.match(`(a+)+$`, input.s)\n' }]);
   const hostileInput = { s: `${'a'.repeat(50_000)}!` };
@@ -107,8 +115,11 @@ batches. Inputs alternate between an allowed and a denied document.
 | (b) the built-in pack (config/policies, 5 modules) on the same 1 KB prompt | ${builtinPack.median.toFixed(1)} | ${builtinPack.p99.toFixed(1)} |
 | (b) the built-in pack on the gateway benchmark's ${GATEWAY_QUERY.length}-character query | ${builtinShort.median.toFixed(1)} | ${builtinShort.p99.toFixed(1)} |
 | (b) the same, CPU caches cold (4 MB touched before each evaluation, as a server's other work does) | ${builtinShortCold.median.toFixed(1)} | ${builtinShortCold.p99.toFixed(1)} |
+| (b) the built-in pack on a 1 KB prompt of accented prose (Spanish, French: normalized) | ${builtinAccented.median.toFixed(1)} | ${builtinAccented.p99.toFixed(1)} |
+| (b) the built-in pack on a chat of 8 turns (~0.7 KB: each message and the conversation) | ${builtinChat.median.toFixed(1)} | ${builtinChat.p99.toFixed(1)} |
 
-(a) ratio ours / opa-wasm: **${ratio.toFixed(2)}×** (target ≤ 1.0×). (b) target < 50 µs median for the gateway-style set.
+(a) ratio ours / opa-wasm: **${ratio.toFixed(2)}×** (target ≤ 1.0×). (b) target < 50 µs median for the gateway-style set. The
+built-in pack's figures include making its input's normalized copies (\`input.normalized\`), as the policy engine does.
 
 | (c) Runaway input | limit | stopped after | how |
 |---|---|---:|---|

@@ -43,6 +43,13 @@ export interface ChatCall {
   responseFormat?: LlmResponseFormat;
   clientId: string;
   userToken: string;
+  /**
+   * The end-user field of the body as sent (OpenAI `user`, Anthropic `metadata.user_id`): stored as the audit
+   * entry's user, so the policies read it (`input.llm.user`) as they read the messages.
+   */
+  user?: string;
+  /** The `name` of each message, by index (OpenAI): dropped on the way to the provider, but read by the policies. */
+  names?: readonly (string | undefined)[];
   stream: boolean;
 }
 
@@ -106,7 +113,13 @@ export async function serveChat(deps: GatewayDeps, req: FastifyRequest, reply: F
     surface: 'llm',
     clientId: call.clientId,
     userToken: call.userToken,
-    llm: { provider: call.provider, model: call.model, messages: policyMessages(call.messages), ...(call.tools ? { tools: call.tools } : {}) },
+    llm: {
+      provider: call.provider,
+      model: call.model,
+      messages: policyMessages(call.messages, call.names),
+      ...(call.tools ? { tools: call.tools } : {}),
+      ...(call.user !== undefined ? { user: call.user } : {}),
+    },
   });
   void reply.header('x-steward-context-id', contextId);
   if (!evaluation.approved) {

@@ -41,8 +41,14 @@ export interface PolicyCheckCall {
   clientId: string;
   userToken: string;
   context?: Record<string, unknown>;
-  /** `input.llm`: provider, model, messages as `policyMessages` writes them, tools. */
-  llm?: { provider?: string; model?: string; messages?: readonly Record<string, unknown>[]; tools?: readonly unknown[] };
+  /** `input.llm`: provider, model, messages as `policyMessages` writes them, tools, the body's end-user field. */
+  llm?: {
+    provider?: string;
+    model?: string;
+    messages?: readonly Record<string, unknown>[];
+    tools?: readonly unknown[];
+    user?: string;
+  };
 }
 
 /**
@@ -248,12 +254,17 @@ export function policyInfo(evaluation: PolicyEvaluation, identity: Identity) {
 
 /**
  * The conversation as the policies read it (`input.llm.messages`): `{role, content}` per turn, with
- * `tool_calls: [{id, name, arguments}]` on assistant turns that made calls and `tool_call_id` on tool turns.
+ * `tool_calls: [{id, name, arguments}]` on assistant turns that made calls, `tool_call_id` on tool turns and
+ * `name` where the body gave one (`names`, by index).
  */
-export function policyMessages(messages: readonly LlmMessage[]): Record<string, unknown>[] {
-  return messages.map((m) => ({
+export function policyMessages(
+  messages: readonly LlmMessage[],
+  names?: readonly (string | undefined)[],
+): Record<string, unknown>[] {
+  return messages.map((m, i) => ({
     role: m.role,
     content: m.content,
+    ...(names?.[i] !== undefined ? { name: names[i] } : {}),
     ...(m.toolCalls && m.toolCalls.length > 0 ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}),
     ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
   }));

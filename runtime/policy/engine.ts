@@ -174,6 +174,8 @@ export class RegoPolicyEngine implements PolicyEvaluator {
    */
   evaluate(input: PolicyInput, scope: PolicyScope): PolicyOutcome {
     const plan = this.planFor(scope);
+    // NB: the limits apply to the text as sent; the normalized copies (at most four times as long, runtime/text)
+    // are added by the plan, inline or on the worker (plan.ts).
     // NB: 3 UTF-8 bytes at most per UTF-16 unit: the exact count is needed only for large inputs.
     if (textUnits(input) * 3 > this.inlineMaxBytes) {
       const bytes = textBytes(input);

@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import { PolicySet, type DecisionLimits, type PolicyDecision, type PolicyModule } from '../../rego/index.js';
 import { classify, type PolicyFailure } from './failure.js';
+import { withNormalized, withoutNormalized } from './normalized-input.js';
+import type { PolicyInput } from './types.js';
 
 /** One policy of a scope, as compiled: its module and whether builtin errors are strict. */
 export interface PlanEntry {
@@ -47,6 +49,12 @@ export class ScopePlan {
   private readonly order = new Map<string, number>();
   private readonly byPriority: { name: string; priority: number }[];
   private readonly groups: Group[] = [];
+  /**
+   * Whether some policy of the scope reads `input.normalized` (the engine computes it only then). NB: a textual
+   * test of the sources, a superset of the references (`input.normalized.texts`, `input["normalized"]`): a policy
+   * that builds the key from pieces is not seen, and reads no normalized copies.
+   */
+  readonly readsNormalized: boolean;
 
   constructor(
     readonly key: string,
@@ -54,6 +62,7 @@ export class ScopePlan {
     compileSet: SetCompiler,
   ) {
     entries.forEach((e, i) => this.order.set(e.module.name, i));
+    this.readsNormalized = entries.some((e) => e.module.source.includes('normalized'));
     this.byPriority = entries.map((e) => ({ name: e.module.name, priority: e.module.priority ?? 100 })).sort((a, b) => b.priority - a.priority);
     for (const strict of [true, false]) {
       const modules = entries.filter((e) => e.strict === strict).map((e) => e.module);
@@ -67,17 +76,19 @@ export class ScopePlan {
   }
 
   /**
-   * Evaluates every group. The deadline bounds the whole scope (the second group gets what the first left);
-   * each group has its own step budget.
+   * Evaluates every group, with the input's normalized copies when a policy of the scope reads them. The deadline
+   * bounds the whole scope, the copies included (the second group gets what the first left); each group has its
+   * own step budget.
+   * NB: the one place `input.normalized` is made (docs/adr/0009-normalized-policy-input.md): every surface comes
+   * through here, inline and on an isolation worker (which so takes the cost of a large input's copies).
    */
-  evaluate(input: unknown, limits: Required<DecisionLimits>): PlanResult {
+  evaluate(raw: PolicyInput, limits: Required<DecisionLimits>): PlanResult {
     const t0 = performance.now();
-    if (this.groups.length === 1) return { decisions: run(this.groups[0]!, input, limits), durationMs: performance.now() - t0 };
+    const input = this.readsNormalized ? withNormalized(raw) : withoutNormalized(raw);
+    const left = () => ({ deadlineMs: Math.max(1, limits.deadlineMs - (performance.now() - t0)), maxSteps: limits.maxSteps });
+    if (this.groups.length === 1) return { decisions: run(this.groups[0]!, input, left()), durationMs: performance.now() - t0 };
     const decisions: PlanDecision[] = [];
-    for (const g of this.groups) {
-      const left = Math.max(1, limits.deadlineMs - (performance.now() - t0));
-      decisions.push(...run(g, input, { deadlineMs: left, maxSteps: limits.maxSteps }));
-    }
+    for (const g of this.groups) decisions.push(...run(g, input, left()));
     decisions.sort((a, b) => b.priority - a.priority || this.order.get(a.name)! - this.order.get(b.name)!);
     return { decisions, durationMs: performance.now() - t0 };
   }

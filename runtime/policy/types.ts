@@ -1,6 +1,24 @@
 import type { PolicySurface } from '../../api/index.js';
 import type { FailingPolicy, FailureCount } from './failures.js';
 
+/**
+ * Normalized copies of the texts a request carries (docs/adr/0009-normalized-policy-input.md): what the built-in
+ * pack reads. Added by the policy engine (normalized-input.ts), never by a surface; the raw fields stay as sent.
+ */
+export interface NormalizedTexts {
+  /**
+   * Every text the pack reads, normalized (runtime/text: NFKC-style folding, invisible characters removed, digits
+   * of every script as ASCII, dashes as "-", look-alike letters as Latin): `query`, `llm.prompt`, each
+   * `llm.messages[i]` content (each text part of an array content), `name` and tool-call arguments,
+   * `llm.user`, the tool-call arguments of `llm.output`, `mcp.statement`, `mcp.query`; those that are strings.
+   */
+  texts: string[];
+  /** The contents of `llm.messages` joined with nothing between them, normalized; only with two messages or more. */
+  conversation?: string;
+  /** Base64-looking runs of `texts` and `conversation` that decode to text, decoded and normalized (bounded). */
+  decoded: string[];
+}
+
 /** The input document every policy sees (DESIGN.md, Decision contract). */
 export interface PolicyInput {
   query: string;
@@ -10,6 +28,8 @@ export interface PolicyInput {
   context?: Record<string, unknown>;
   mcp?: Record<string, unknown>;
   llm?: Record<string, unknown>;
+  /** Added by the engine when a policy in scope reads it; whatever a caller sets here is replaced. */
+  normalized?: NormalizedTexts;
 }
 
 /** The outcome of evaluating every enabled policy in scope, in priority order. */

@@ -24,6 +24,12 @@ describe('redactText (mirrors the built-in pii and secrets pack)', () => {
     ['password assignment', 'DB_PASSWORD=s3cr3t-Pa55w0rd!', 'DB_PASSWORD=[REDACTED:password]', 'password'],
     ['truncated PEM key', '-----BEGIN PRIVATE KEY----- ' + 'A'.repeat(64), '[REDACTED:private_key]', 'private_key'],
     ['JWT', 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig', 'jwt [REDACTED:jwt]', 'jwt'],
+    ['US SSN with zero-width spaces', 'ssn 123\u200b-45\u200b-6789 on file', 'ssn [REDACTED:us_ssn] on file', 'us_ssn'],
+    ['US SSN in Arabic-Indic digits and en dashes', 'SSN ١٢٣–٤٥–٦٧٨٩.', 'SSN [REDACTED:us_ssn].', 'us_ssn'],
+    ['dotted US SSN', 'SSN 123.45.6789 ok', 'SSN [REDACTED:us_ssn] ok', 'us_ssn'],
+    ['card in full-width digits', 'card ４１１１ １１１１ １１１１ １１１１', 'card [REDACTED:payment_card]', 'payment_card'],
+    ['card one digit at a time', 'card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ok', 'card [REDACTED:payment_card] ok', 'payment_card'],
+    ['AWS key id with a Cyrillic A', 'key \u0410KIAIOSFODNN7ABCDEFG here', 'key [REDACTED:aws_access_key] here', 'aws_access_key'],
   ])('%s', (_name, input, output, kind) => {
     const r = redact(input);
     expect(r.text).toBe(output);
@@ -41,6 +47,9 @@ describe('redactText (mirrors the built-in pii and secrets pack)', () => {
     ['a placeholder password', 'password=${DB_PASSWORD}'],
     ['a URL with a placeholder password', 'postgres://user:password@host/db'],
     ['already redacted text', 'password=[REDACTED:password]'],
+    ['full-width prose', 'Ｔｈａｎｋ ｙｏｕ ｆｏｒ ｔｈｅ ｒｅｐｏｒｔ'],
+    ['a dotted version number', 'build 10.245.67.8901 is out'],
+    ['nine single digits without the word', 'row 5 3 4 6 7 8 9 1 2'],
   ])('leaves %s alone', (_name, input) => {
     expect(redact(input)).toEqual({ text: input, counts: {} });
   });
@@ -69,13 +78,17 @@ describe('agreement with the built-in pack', () => {
     return Object.keys(counts).length > 0;
   };
 
+  // NB: not the chat examples (a value split across messages, a field of the request: an answer is one text) nor
+  // those hidden in base64 (the pack decodes base64; redaction masks characters of the answer and does not)
+  const answers = corpus.filter((e) => !e.messages && !e.via);
+
   it('redacts something in every example the pack labels pii or secrets', () => {
-    const missed = corpus.filter((e) => (e.labels.includes('pii') || e.labels.includes('secrets')) && !redacts(e.text)).map((e) => `${e.at} ${e.note}`);
+    const missed = answers.filter((e) => (e.labels.includes('pii') || e.labels.includes('secrets')) && !redacts(e.text)).map((e) => `${e.at} ${e.note}`);
     expect(missed).toEqual([]);
   });
 
   it('redacts nothing in the examples the pack labels otherwise (SQL, prompt injection, negatives)', () => {
-    const extra = corpus.filter((e) => !e.labels.includes('pii') && !e.labels.includes('secrets') && redacts(e.text)).map((e) => `${e.at} ${e.note}`);
+    const extra = answers.filter((e) => !e.labels.includes('pii') && !e.labels.includes('secrets') && redacts(e.text)).map((e) => `${e.at} ${e.note}`);
     expect(extra).toEqual([]);
   });
 });

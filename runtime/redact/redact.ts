@@ -1,11 +1,17 @@
+import { hasNonAscii } from '../text/index.js';
 import { DETECTORS, type Detector } from './detectors.js';
+import { redactSpans, render } from './spans.js';
 
 export interface RedactionCounts {
   [kind: string]: number;
 }
 
-/** Replaces every detected span of one string with `[REDACTED:<kind>]`, counting per kind. */
+/**
+ * Replaces every detected span of one string with `[REDACTED:<kind>]`, counting per kind. The detectors read the
+ * normalized text (runtime/text); a span masks the original characters it came from.
+ */
 export function redactText(text: string, counts: RedactionCounts, detectors: readonly Detector[] = DETECTORS): string {
+  if (hasNonAscii(text)) return redactNormalized(text, counts, detectors);
   // no detector matches fewer than 8 characters; most short cells (names, codes) skip the scan
   if (text.length < 8) return text;
   let out = text;
@@ -34,6 +40,13 @@ export function redactText(text: string, counts: RedactionCounts, detectors: rea
     });
   }
   return out;
+}
+
+/** A text that normalization may change: its spans, mapped back to it. */
+function redactNormalized(text: string, counts: RedactionCounts, detectors: readonly Detector[]): string {
+  const spans = redactSpans(text, detectors);
+  for (const sp of spans) counts[sp.kind] = (counts[sp.kind] ?? 0) + 1;
+  return spans.length === 0 ? text : render(text, spans);
 }
 
 /** Redacts string values anywhere in a JSON-like value (rows, tool results); returns a copy. */

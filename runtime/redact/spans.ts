@@ -1,3 +1,4 @@
+import { normalizeMapped, originalSpan, type Normalized } from '../text/index.js';
 import { DETECTORS, type Detector } from './detectors.js';
 
 /** One replacement of `redactText`, in the coordinates of the text given: [start, end) becomes `[REDACTED:<kind>]`. */
@@ -11,12 +12,23 @@ const placeholder = (kind: string) => `[REDACTED:${kind}]`;
 
 /**
  * What `redactText` replaces, as spans of the original text rather than a new string: the stream redactor needs to
- * know where a replacement begins and ends to cut its window outside of one. NB: the detectors run one after the
- * other on the text their predecessors produced (as in redactText: a later detector sees `[REDACTED:x]`), so the
- * spans are tracked through the placeholders; a replacement that covers part of a placeholder takes all of it.
+ * know where a replacement begins and ends to cut its window outside of one. The detectors read the normalized text
+ * (runtime/text: a zero-width space, a full-width digit or an en dash does not hide a number), and each span covers
+ * the original characters its normalized text came from.
  * `render(text, redactSpans(text))` equals `redactText(text)` (redact.test.ts checks it on the pack corpus).
  */
 export function redactSpans(text: string, detectors: readonly Detector[] = DETECTORS): RedactedSpan[] {
+  const n = normalizeMapped(text);
+  const spans = normalizedSpans(n.text, detectors);
+  return n.origins && spans.length > 0 ? toText(text, n, spans) : spans;
+}
+
+/**
+ * The spans of the detectors in a text that is already normalized, in its coordinates. NB: the detectors run one
+ * after the other on the text their predecessors produced (as in redactText: a later detector sees `[REDACTED:x]`),
+ * so the spans are tracked through the placeholders; a replacement that covers part of a placeholder takes all of it.
+ */
+export function normalizedSpans(text: string, detectors: readonly Detector[] = DETECTORS): RedactedSpan[] {
   // as redactText: no detector matches fewer than 8 characters
   if (text.length < 8 || detectors.length === 0) return [];
   let spans: RedactedSpan[] = [];
@@ -28,6 +40,18 @@ export function redactSpans(text: string, detectors: readonly Detector[] = DETEC
     current = render(text, spans);
   }
   return spans;
+}
+
+/** Spans of the normalized text `n` as spans of the original `text`; spans that meet there are merged. */
+function toText(text: string, n: Normalized, spans: readonly RedactedSpan[]): RedactedSpan[] {
+  const out: RedactedSpan[] = [];
+  for (const sp of spans) {
+    const [start, end] = originalSpan(text, n, sp.start, sp.end);
+    const last = out[out.length - 1];
+    if (last && start < last.end) last.end = Math.max(last.end, end);
+    else out.push({ start, end, kind: sp.kind });
+  }
+  return out;
 }
 
 /** The spans of a pattern detector in `current`, with redactText's rules (capture group, refine, valid on the original). */

@@ -27,6 +27,15 @@ const SAMPLES = [
   'mysql -u root -pS3cretPass db',
   'Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123 then',
   'two cards 4111111111111111 and 5500 0000 0000 0004, mail jo@mail.co',
+  // Unicode forms: the detectors read the normalized text, the original characters are masked
+  'ssn 123\u200b-45\u200b-6789 on file',
+  'card ４１１１ １１１１ １１１１ １１１１ ok',
+  'SSN ١٢٣-٤٥-٦٧٨٩ and more',
+  'SSN 𝟏𝟐𝟑–𝟒𝟓–𝟔𝟕𝟖𝟗, astral digits',
+  'key \u0410KIAIOSFODNN7ABCDEFG here',
+  `token gh\u0440_${'a'.repeat(36)} end`,
+  'SSN 123.45.6789 and card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 done',
+  'ﬁne ligature then 4111\u00ad1111\u00ad1111\u00ad1111 and ﬁn',
 ];
 
 /** Deterministic pseudo-random numbers (mulberry32): the property runs the same splits every time. */
@@ -75,6 +84,22 @@ describe('StreamRedactor', () => {
     expect(emitted.join('')).toBe('Card [REDACTED:payment_card] ok');
     expect(emitted.filter((p) => /\d/.test(p))).toEqual([]);
     expect(counts).toEqual({ payment_card: 1 });
+  });
+
+  it('masks an SSN written with zero-width spaces and split inside, and no piece carries its digits', () => {
+    const { emitted, counts } = stream(['Your SSN is 123\u200b-4', '5\u200b-67', '89, noted.']);
+    expect(emitted.join('')).toBe('Your SSN is [REDACTED:us_ssn], noted.');
+    expect(emitted.filter((p) => /\p{Nd}/u.test(p))).toEqual([]);
+    expect(counts).toEqual({ us_ssn: 1 });
+  });
+
+  it('masks a card in full-width digits and one split inside a surrogate pair, whatever the digits', () => {
+    const astral = 'card 𝟒𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 ok';
+    for (const pieces of [['card ４１１１ １１', '１１ １１１１ １１１１ ok'], [astral.slice(0, 8), astral.slice(8, 31), astral.slice(31)]]) {
+      const { emitted } = stream(pieces);
+      expect(emitted.join('')).toBe('card [REDACTED:payment_card] ok');
+      expect(emitted.filter((p) => /\p{Nd}/u.test(p))).toEqual([]);
+    }
   });
 
   it('lets prose flow with a short hold', () => {

@@ -1,6 +1,7 @@
 import { DETECTORS, type Detector } from './detectors.js';
 import type { RedactionCounts } from './redact.js';
-import { redactSpans } from './spans.js';
+import { normalizedSpans } from './spans.js';
+import { TextWindow } from './window.js';
 
 /**
  * The most characters any detector's match (with the context its pattern reads) can span: the bound of what a
@@ -62,6 +63,9 @@ interface Tracked {
  * after the last one; with `lookahead: 1` the space at the very end closes it) and `head` (a PEM block begins at
  * `-----BEGIN `; an incomplete head at the end is held only where the text is the beginning of one).
  *
+ * The detectors, breaks and heads read the normalized text (runtime/text), as `redactText` does; what is emitted is
+ * the text as received, masked where a span's original characters are (window.ts keeps both and the map between).
+ *
  * Cost: every push scans only the window (the held text and `contextChars` of context), and only when it can emit;
  * when the window is long (a run without spaces), only once it has grown by a quarter, so a text costs time linear in
  * its length, whatever its shape.
@@ -81,10 +85,11 @@ export class StreamRedactor {
   private readonly delimiter: Breaks = new Breaks(/[\s"'`,;<>(){}[\]]/g);
   private readonly contextChars: number;
   private readonly window: number;
-  /** raw text from absolute position `base`: context (already emitted) up to `emitted`, then held text */
-  private buf = '';
-  private base = 0;
+  /** the text from `w.base`: context (already emitted) up to `emitted`, then held text (normalized positions) */
+  private readonly w = new TextWindow();
   private emitted = 0;
+  /** the raw position of `emitted` */
+  private rawEmitted = 0;
 
   constructor(
     private readonly detectors: readonly Detector[] = DETECTORS,
@@ -97,35 +102,36 @@ export class StreamRedactor {
 
   /** Characters received and not yet emitted: at most 5/4 of the window (`windowChars(detectors)`) plus a piece. */
   get held(): number {
-    return this.base + this.buf.length - this.emitted;
+    return this.w.received - this.rawEmitted;
   }
 
   /** Takes the next piece; returns the redacted text that may be sent now (often '', while a match may be open). */
   push(chunk: string): string {
     if (chunk === '') return '';
     if (this.detectors.length === 0) return chunk;
-    const from = this.buf.length;
-    this.buf += chunk;
-    const end = this.base + this.buf.length;
+    const w = this.w;
+    const from = w.text.length;
+    w.append(chunk);
+    const end = w.base + w.text.length;
     // NB: rescan a little before the piece: a head or break may straddle the previous one
     const rescan = Math.max(0, from - 16);
-    this.space.scan(this.buf, this.base, from);
-    this.line.scan(this.buf, this.base, from);
-    this.delimiter.scan(this.buf, this.base, from);
+    this.space.scan(w.text, w.base, from);
+    this.line.scan(w.text, w.base, from);
+    this.delimiter.scan(w.text, w.base, from);
     for (const t of this.tracked) if (t.detector.head) this.scanHeads(t, rescan, end);
     const hold = this.holdPoint(end);
     const emittable = hold - this.emitted;
     if (emittable <= 0) return '';
     // amortised: a long window is scanned again only once a quarter of it can go (so at most 5/4 of it is held)
-    if (this.buf.length > 2048 && emittable * 4 < Math.min(this.window, this.buf.length)) return '';
+    if (w.text.length > 2048 && emittable * 4 < Math.min(this.window, w.text.length)) return '';
     return this.flush(hold);
   }
 
   /** The end of the text: everything held, redacted. */
   end(): string {
-    const out = this.flush(this.base + this.buf.length);
-    this.buf = '';
-    this.base = this.emitted;
+    this.w.close();
+    const out = this.flush(this.w.base + this.w.text.length);
+    this.w.trim(this.emitted);
     for (const t of this.tracked) t.heads.length = 0;
     return out;
   }
@@ -133,9 +139,10 @@ export class StreamRedactor {
   private scanHeads(t: Tracked, from: number, end: number): void {
     const re = t.detector.head!.pattern;
     const last = t.heads[t.heads.length - 1] ?? -1;
+    const text = this.w.text;
     re.lastIndex = from;
-    for (let m = re.exec(this.buf); m; m = re.exec(this.buf)) {
-      const at = this.base + m.index;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const at = this.w.base + m.index;
       if (at > last) t.heads.push(at);
       if (m[0] === '') re.lastIndex++;
     }
@@ -178,43 +185,49 @@ export class StreamRedactor {
 
   /** Where a head not complete yet may begin at the end of the text: from its first possible character. */
   private incompleteHead(head: NonNullable<Detector['head']>, end: number): number {
-    const from = Math.max(this.base, end - head.length + 1);
+    const { text, base } = this.w;
+    const from = Math.max(base, end - head.length + 1);
     if (head.words || head.partial) {
       for (let at = from; at < end; at++) {
-        const tail = this.buf.slice(at - this.base, end - this.base);
+        const tail = text.slice(at - base, end - base);
         if (head.partial ? head.partial.test(tail) : head.words!.some((w) => w.length > tail.length && w.startsWith(tail.toLowerCase()))) return at;
       }
       return end;
     }
     if (!head.first) return from;
-    for (let at = from; at < end; at++) if (head.first.test(this.buf[at - this.base]!)) return at;
+    for (let at = from; at < end; at++) if (head.first.test(text[at - base]!)) return at;
     return end;
   }
 
-  /** Emits [emitted, to), cut before any replacement that reaches past `to`, and trims the window. */
+  /**
+   * Emits [emitted, to), cut before any replacement that reaches past `to` (and before a raw character whose
+   * normalized form is cut), as the raw text with the replacements; then trims the window.
+   */
   private flush(to: number): string {
-    const spans = redactSpans(this.buf, this.detectors);
-    const ctx = this.emitted - this.base;
-    let cut = to - this.base;
+    const w = this.w;
+    const spans = normalizedSpans(w.text, this.detectors);
+    const ctx = this.emitted - w.base;
+    let cut = to - w.base;
     for (const sp of spans) if (sp.start < cut && sp.end > cut) cut = sp.start;
+    while (cut > ctx && w.sameOrigin(w.base + cut)) cut--;
     if (cut <= ctx) return '';
+    const rawCut = w.rawAt(w.base + cut);
     let out = '';
-    let at = ctx;
+    let at = this.rawEmitted;
     for (const sp of spans) {
       if (sp.end <= ctx || sp.start >= cut) continue;
       // NB: a span begun in the context (already sent) is one a scan without its left context found: the cut never
       // falls inside a match of the whole text, but masking its tail errs on the safe side
-      out += this.buf.slice(at, Math.max(at, sp.start)) + `[REDACTED:${sp.kind}]`;
+      const start = w.rawAt(w.base + sp.start);
+      out += w.rawSlice(at, Math.max(at, start)) + `[REDACTED:${sp.kind}]`;
       this.counts[sp.kind] = (this.counts[sp.kind] ?? 0) + 1;
-      at = sp.end;
+      at = Math.max(at, w.rawEndOf(w.base + sp.end - 1));
     }
-    out += this.buf.slice(at, cut);
-    this.emitted = this.base + cut;
+    out += w.rawSlice(at, Math.max(at, rawCut));
+    this.emitted = w.base + cut;
+    this.rawEmitted = Math.max(at, rawCut);
     const keep = Math.max(0, cut - this.contextChars);
-    if (keep > 0) {
-      this.buf = this.buf.slice(keep);
-      this.base += keep;
-    }
+    if (keep > 0) w.trim(w.base + keep);
     return out;
   }
 }

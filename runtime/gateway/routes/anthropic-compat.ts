@@ -95,6 +95,7 @@ export const anthropicCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app
     const body = parseBody(anthropicMessagesRequest, req.body);
     const identity = identityOf(req);
     const choice = chooseModel(deps.llm, body.model);
+    const user = userOf(body.metadata);
     return serveChat(
       deps,
       req,
@@ -107,7 +108,8 @@ export const anthropicCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app
         maxTokens: body.max_tokens,
         ...toolsOf(body),
         clientId: identity.clientId ?? 'anthropic-compat',
-        userToken: userOf(body.metadata) ?? identity.clientId ?? 'anonymous',
+        userToken: user ?? identity.clientId ?? 'anonymous',
+        ...(user !== undefined ? { user } : {}),
         stream: body.stream === true,
       },
       anthropicFormat,

@@ -111,6 +111,8 @@ export const openAiCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, d
         ...toolsOf(body),
         clientId: identity.clientId ?? 'openai-compat',
         userToken: body.user ?? identity.clientId ?? 'anonymous',
+        ...(body.user !== undefined ? { user: body.user } : {}),
+        ...(body.messages.some((m) => m.name !== undefined) ? { names: body.messages.map((m) => m.name) } : {}),
         stream: body.stream === true,
       },
       openAiFormat(body.stream_options?.include_usage === true),

@@ -24,6 +24,10 @@ afterAll(async () => {
   await gw?.close();
 });
 
+/** A context of its own: a context takes one LLM-call audit entry. */
+const freshContext = async (headers: Record<string, string> = ACME()) =>
+  (await gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers, payload: { client_id: 'app', user_token: 'u', query: 'hello' } })).json().context_id as string;
+
 const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 
 describe('bodies that cannot be stored or checked safely are refused with 400 naming the field', () => {
@@ -67,7 +71,7 @@ describe('bodies that cannot be stored or checked safely are refused with 400 na
       method: 'POST',
       url: '/api/audit/llm-call',
       headers: ACME(),
-      payload: audit({ prompt: 'smile 😀', tokens: { prompt: 2147483647 }, metadata: { '😀': ['ok', 1, null, { deep: true }] } }),
+      payload: audit({ context_id: await freshContext(), prompt: 'smile 😀', tokens: { prompt: 2147483647 }, metadata: { '😀': ['ok', 1, null, { deep: true }] } }),
     });
     expect(res.statusCode).toBe(200);
     const entry = await gw.store.audit.get('acme', res.json().audit_id);
@@ -115,7 +119,7 @@ describe('identity comes from the credential only', () => {
       method: 'POST',
       url: '/api/audit/llm-call',
       headers: ACME(),
-      payload: { client_id: 'app', context_id: contextId, metadata: { tenant_id: 'victim', organization_id: 'globex', kept: 'yes' } },
+      payload: { client_id: 'app', context_id: await freshContext(), metadata: { tenant_id: 'victim', organization_id: 'globex', kept: 'yes' } },
     });
     expect(res.statusCode).toBe(200);
     const entry = await gw.store.audit.get('acme', res.json().audit_id);
@@ -129,7 +133,7 @@ describe('identity comes from the credential only', () => {
       method: 'POST',
       url: '/api/audit/llm-call',
       headers: { ...ACME(), 'x-tenant-id': 'eu' },
-      payload: { client_id: 'app', context_id: contextId, metadata: { tenant_id: 'us' } },
+      payload: { client_id: 'app', context_id: await freshContext(), metadata: { tenant_id: 'us' } },
     });
     const entry = await gw.store.audit.get('acme', res.json().audit_id);
     expect(entry?.metadata).toMatchObject({ tenant_id: 'eu' });

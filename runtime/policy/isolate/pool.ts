@@ -11,6 +11,7 @@ import type { DecisionLimits } from '../../../rego/index.js';
 import type { Logger } from '../../../platform/log.js';
 import type { FailureClass } from '../failure.js';
 import type { PlanEntry, PlanResult } from '../plan.js';
+import type { PolicyInput } from '../types.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export interface IsolationOptions {
@@ -34,7 +35,7 @@ export type IsolatedOutcome = { result: PlanResult } | { failure: FailureClass; 
 interface Job {
   id: number;
   key: string;
-  input: unknown;
+  input: PolicyInput;
   limits: Required<DecisionLimits>;
   settle: (o: IsolatedOutcome) => void;
   timer?: NodeJS.Timeout;
@@ -105,7 +106,7 @@ export class IsolatePool {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  evaluate(key: string, input: unknown, limits: Required<DecisionLimits>): Promise<IsolatedOutcome> {
+  evaluate(key: string, input: PolicyInput, limits: Required<DecisionLimits>): Promise<IsolatedOutcome> {
     this.start();
     return new Promise((settle) => {
       if (this.closed) return settle({ failure: 'engine_exception', message: 'the policy engine is closed' });

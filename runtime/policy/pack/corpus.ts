@@ -1,12 +1,17 @@
 /**
  * The labelled corpus (corpus/*.jsonl) and the accuracy measurement over it. One line per example:
  * `{"text": "...", "labels": ["pii", ...] | [], "note": "...", "surface"?: "mcp"}`; an `mcp` example
- * is sent as an MCP statement, every other one as a pre-check query.
+ * is sent as an MCP statement, every other one as a pre-check query. A chat example gives
+ * `"messages": ["...", {"role": "user", "content": "...", "name"?: "..."}]` instead of `text` (and may give
+ * `"user"`, the OpenAI `user` field): it is sent as a chat completion's input (`input.llm.messages`). `"via":
+ * "base64"` marks an example whose finding is hidden in base64.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PolicySet } from '../../../rego/index.js';
+import { withNormalized } from '../normalized-input.js';
+import type { PolicyInput } from '../types.js';
 
 export const CORPUS_DIR = fileURLToPath(new URL('./corpus/', import.meta.url));
 
@@ -21,11 +26,28 @@ export const POLICY_BY_LABEL = {
 export type Label = keyof typeof POLICY_BY_LABEL;
 export const LABELS = Object.keys(POLICY_BY_LABEL) as Label[];
 
+/** One turn of a chat example. */
+export interface ExampleMessage {
+  role: string;
+  content: string;
+  name?: string;
+}
+
 export interface Example {
+  /** The text; for a chat example, its messages' contents joined by line breaks (as `input.query` is). */
   text: string;
   labels: Label[];
   note: string;
   surface?: 'mcp';
+  /** A chat example's turns. */
+  messages?: ExampleMessage[];
+  /** The chat's end-user id (OpenAI `user`). */
+  user?: string;
+  /**
+   * `"base64"`: what the labels name is in text the example hides in base64, which the pack decodes
+   * (`input.normalized.decoded`) and output redaction, which masks characters of the answer, does not.
+   */
+  via?: 'base64';
   /** file:line, for failure messages */
   at: string;
 }
@@ -39,30 +61,63 @@ export function readCorpus(dir: string = CORPUS_DIR): Example[] {
       .forEach((line, i) => {
         if (line.trim() === '') return;
         const at = `${file}:${i + 1}`;
-        const row = JSON.parse(line) as Partial<Example>;
+        const row = JSON.parse(line) as Partial<Omit<Example, 'messages'>> & { messages?: unknown };
         const labels = row.labels;
-        if (typeof row.text !== 'string' || typeof row.note !== 'string' || !Array.isArray(labels)) {
-          throw new Error(`${at}: expected {text, labels, note}`);
+        const messages = row.messages === undefined ? undefined : messagesOf(row.messages, at);
+        const text = messages ? messages.map((m) => m.content).join('\n') : row.text;
+        if (typeof text !== 'string' || typeof row.note !== 'string' || !Array.isArray(labels)) {
+          throw new Error(`${at}: expected {text | messages, labels, note}`);
         }
         for (const l of labels) if (!(l in POLICY_BY_LABEL)) throw new Error(`${at}: unknown label ${String(l)}`);
         if (row.surface !== undefined && row.surface !== 'mcp') throw new Error(`${at}: surface must be "mcp" when set`);
-        out.push({ text: row.text, labels, note: row.note, at, ...(row.surface ? { surface: row.surface } : {}) });
+        if (row.user !== undefined && typeof row.user !== 'string') throw new Error(`${at}: user must be a string`);
+        if (row.via !== undefined && row.via !== 'base64') throw new Error(`${at}: via must be "base64" when set`);
+        out.push({
+          text,
+          labels,
+          note: row.note,
+          at,
+          ...(row.surface ? { surface: row.surface } : {}),
+          ...(messages ? { messages } : {}),
+          ...(row.user !== undefined ? { user: row.user } : {}),
+          ...(row.via ? { via: row.via } : {}),
+        });
       });
   }
   return out;
 }
 
-/** The input document the gateway would build for this example. */
-export function inputFor(ex: Example): Record<string, unknown> {
-  const input: Record<string, unknown> = {
+/** `messages` of a line: strings are user turns. */
+function messagesOf(raw: unknown, at: string): ExampleMessage[] {
+  if (!Array.isArray(raw) || raw.length === 0) throw new Error(`${at}: messages must be a non-empty array`);
+  return raw.map((m, i) => {
+    if (typeof m === 'string') return { role: 'user', content: m };
+    const o = m as Partial<ExampleMessage>;
+    if (typeof o !== 'object' || o === null || typeof o.content !== 'string') {
+      throw new Error(`${at}: messages[${i}] needs a content string`);
+    }
+    const role = typeof o.role === 'string' ? o.role : 'user';
+    return { role, content: o.content, ...(typeof o.name === 'string' ? { name: o.name } : {}) };
+  });
+}
+
+/**
+ * The input document the policy engine evaluates for this example: as the gateway builds it (a chat example as the
+ * chat routes do), with the normalized copies the engine adds.
+ */
+export function inputFor(ex: Example): PolicyInput {
+  const input: PolicyInput = {
     query: ex.text,
-    surface: ex.surface ?? 'pre-check',
+    surface: ex.messages ? 'llm' : (ex.surface ?? 'pre-check'),
     client_id: 'corpus',
     user: { id: 'corpus-user' },
     context: {},
   };
   if (ex.surface === 'mcp') input.mcp = { statement: ex.text };
-  return input;
+  if (ex.messages) {
+    input.llm = { provider: 'corpus', model: 'corpus', messages: ex.messages, ...(ex.user !== undefined ? { user: ex.user } : {}) };
+  }
+  return withNormalized(input);
 }
 
 export interface Score {

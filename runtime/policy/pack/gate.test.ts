@@ -31,6 +31,10 @@ const REWRITES: readonly [string, (s: string) => string][] = [
   ['SQL comments', (s) => s.replace(/ /g, '/**/')],
   ['leetspeak', (s) => s.replace(/o/g, '0').replace(/e/g, '3')],
   ['zero-width', (s) => s.replace(/(\w)(\w)/, '$1\u200b$2')],
+  // the engine normalizes these back (input.normalized): the gate reads the same text as the detectors
+  ['full-width', (s) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))],
+  ['Cyrillic look-alikes', (s) => s.replace(/[aeopcxAEOPCX]/g, (c) => 'аеорсхАЕОРСХ'['aeopcxAEOPCX'.indexOf(c)]!)],
+  ['Unicode dashes and digits', (s) => s.replace(/-/g, '\u2013').replace(/[0-9]/g, (d) => String.fromCharCode(0x660 + Number(d)))],
 ];
 
 let set: PolicySet;
@@ -62,6 +66,17 @@ describe('the cheap gate in front of each policy', () => {
       const labels = ungated({ ...ex, text: rewrite(ex.text) });
       if (labels.length > 0) missed.push(`${ex.at} ${labels.join(',')} ${JSON.stringify(ex.text.slice(0, 100))}`);
     }
+    expect(missed, missed.join('\n')).toEqual([]);
+  });
+
+  it('holds wherever a detector fires on the corpus sent as a chat of two messages split anywhere', () => {
+    const missed: string[] = [];
+    corpus.forEach((ex, i) => {
+      if (ex.messages || ex.text.length < 2) return;
+      const at = 1 + (i % (ex.text.length - 1));
+      const labels = ungated({ ...ex, messages: [{ role: 'user', content: ex.text.slice(0, at) }, { role: 'user', content: ex.text.slice(at) }] });
+      if (labels.length > 0) missed.push(`${ex.at} ${labels.join(',')} ${JSON.stringify(ex.text.slice(0, 100))}`);
+    });
     expect(missed, missed.join('\n')).toEqual([]);
   });
 

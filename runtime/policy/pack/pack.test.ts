@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { validateManifest } from '../../../api/index.js';
 import { PolicySet } from '../../../rego/index.js';
+import { withNormalized } from '../normalized-input.js';
+import type { PolicyInput } from '../types.js';
 import { readCorpus, inputFor } from './corpus.js';
 import {
   BUILTIN_PACK_DIR,
@@ -17,7 +19,10 @@ import {
   type PackPolicy,
 } from './index.js';
 
-const query = (text: string, extra: Record<string, unknown> = {}) => ({
+/** The input as the engine evaluates it: with its normalized copies. */
+const query = (text: string, extra: Record<string, unknown> = {}) => withNormalized(rawQuery(text, extra));
+
+const rawQuery = (text: string, extra: Record<string, unknown> = {}): PolicyInput => ({
   query: text,
   surface: 'pre-check',
   client_id: 'c1',
@@ -105,6 +110,15 @@ describe('findings', () => {
     ]);
     const chat = { llm: { messages: [{ role: 'user', content: 'my key is AKIAS7ARNNLEQXLECSRB' }] } };
     expect(set.evaluate(query('', chat)).deny).toEqual(['Secret detected: AWS access key ID']);
+  });
+
+  it('read the normalized copies, and block when evaluated without them (not by the engine)', () => {
+    expect(set.evaluate(query('SSN １２３-４５-６７８９')).deny).toEqual(['PII detected: US SSN']);
+    // the raw fields are not read again: what the engine normalized is what the pack judges
+    expect(set.evaluate({ ...rawQuery('SSN 123-45-6789'), normalized: { texts: ['hello'], decoded: [] } }).blocked).toBe(false);
+    const r = set.evaluate(rawQuery('hello'));
+    expect(r.blocked).toBe(true);
+    expect(r.decisions.map((d) => d.deny)).toEqual(Array(5).fill(["input.normalized is missing: evaluate this policy with Steward's policy engine"]));
   });
 
   it('allow UNION between statements on the MCP surface but not in a prompt', () => {
