@@ -56,6 +56,7 @@ export const GATEWAY_ERRORS = {
   RESULT_TOO_LARGE: e(502, 'the connector\'s answer exceeds its byte cap and cannot be cut'),
   PROVIDER_NOT_CONFIGURED: e(503, 'no LLM provider is configured for this call'),
   SERVICE_UNAVAILABLE: e(503, 'the gateway is starting or a dependency (database) is down', true),
+  AUDIT_FAILED: e(503, 'a streamed answer was sent but its audit entry could not be written: the stream ends with this error; discard the answer', true),
   CONNECTOR_UNAVAILABLE: e(503, 'the system behind the connector cannot be reached', true),
   PROVIDER_TIMEOUT: e(504, 'the LLM provider did not answer within the timeout', true),
   CONNECTOR_TIMEOUT: e(504, 'the connector call exceeded its timeout; the query was cancelled on the server', true),
@@ -133,3 +134,6 @@ export type PlanErrorCode = keyof typeof PLAN_ERRORS;
 export type ParallelErrorCode = keyof typeof PARALLEL_ERRORS;
 export type AgentErrorCode = keyof typeof AGENT_ERRORS;
 export type ErrorCode = GatewayErrorCode | PlanErrorCode | ParallelErrorCode | AgentErrorCode;
+
+/** The codes of one surface's catalogue; for a surface not known statically, the codes every catalogue has. */
+export type SurfaceErrorCode<S extends Surface> = keyof (typeof ERROR_CATALOGUES)[S] & string;

@@ -1,4 +1,4 @@
-import { LICENSE_KEY_PREFIX, verifyLicenseKey } from '../../api/index.js';
+import { LICENSE_KEY_PREFIX, verifyLicenseKey, type GatewayErrorCode } from '../../api/index.js';
 import { ApiError, echo } from '../http/errors.js';
 import type { ClientRecord, ClientRepository } from '../store/index.js';
 import { COMMUNITY_ORGANIZATION, type Identity, type Tier } from './identity.js';
@@ -36,7 +36,7 @@ const header = (h: Headers, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-const fail = (code: string, message: string, details?: Record<string, unknown>) => new ApiError('gateway', code, message, details);
+const fail = (code: GatewayErrorCode, message: string, details?: Record<string, unknown>) => new ApiError('gateway', code, message, details);
 
 export function communityActive(deps: AuthDeps): boolean {
   const mode = deps.settings.communityMode;

@@ -10,7 +10,6 @@
  * A caller that may not reach an object is answered as if the object did not exist (no existence oracle).
  */
 import { ApiError, echo } from '../http/errors.js';
-import type { Surface } from '../../api/index.js';
 import type { Identity } from './identity.js';
 
 /** The organization and tenants an object belongs to; no tenants (or an empty list): organization-wide. */
@@ -31,9 +30,10 @@ export function mayAccess(identity: Identity, object: ObjectScope): boolean {
 /**
  * The tenants a new (or re-scoped) object of `identity` gets when the body asks for `requested`: a bound
  * credential's objects are its tenant's only (asking for any other scope is a 403), a narrowed one's are the
- * narrowed tenant's, an organization-wide credential's are what it asks for.
+ * narrowed tenant's, an organization-wide credential's are what it asks for. `surface`: the one that writes the object
+ * (the refusal is its FORBIDDEN).
  */
-export function tenantsForWrite(identity: Identity, requested: readonly string[] | undefined, surface: Surface): string[] | undefined {
+export function tenantsForWrite(identity: Identity, requested: readonly string[] | undefined, surface: 'gateway' | 'plan'): string[] | undefined {
   const bound = identity.boundTenantId;
   if (bound !== undefined) {
     const other = requested?.find((t) => t !== bound);

@@ -1,7 +1,8 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, echo, fastifyErrorCode } from '../http/errors.js';
-import { inSurface } from '../http/route-auth.js';
-import { LlmProviderError, type LlmMessage, type LlmRouter } from '../llm/index.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { installErrorHandler } from '../http/error-handler.js';
+import { httpErrorOf, type ErrorBodyRenderer, type ErrorMapping, type RenderedError } from '../http/error-model.js';
+import { ApiError, echo } from '../http/errors.js';
+import type { LlmMessage, LlmRouter } from '../llm/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
 
 /**
@@ -33,63 +34,25 @@ export function chooseModel(router: LlmRouter | undefined, model: string): Model
   return owner ? { provider: owner, model } : { model };
 }
 
-/** One error as the compatible formats render it. */
-export interface CompatError {
-  status: number;
-  /** Steward's catalogue code (`POLICY_VIOLATION`). */
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
+/** One error as the compatible formats render it (error-model.ts). */
+export type CompatError = RenderedError;
 
-export type CompatErrorBody = (e: CompatError, requestId: string) => Record<string, unknown>;
+export type CompatErrorBody = ErrorBodyRenderer;
 
-/** The longest message an error body carries. */
-const MAX_MESSAGE_CHARS = 1024;
-
-/**
- * Upstream statuses passed through as they are, so that the SDK's own exception (BadRequestError, NotFoundError,
- * RateLimitError) and its retry rule apply; any other provider failure stays a 502.
- */
-const PASSED_THROUGH = new Set([400, 404, 429]);
+/** The compatible routes' mapping: the gateway's catalogue, with upstream 400/404/429 passed on. */
+const COMPAT: ErrorMapping = { surface: 'gateway', passUpstream: true };
 
 /**
  * Installs an error handler on the scope of compatible routes (it also catches the credential check and body
  * parsing of those routes): the same codes and statuses as the gateway's catalogue, in the caller's format.
  */
 export function installCompatErrorHandler(app: FastifyInstance, render: CompatErrorBody): void {
-  app.setErrorHandler((thrown: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
-    const err = thrown instanceof ApiError ? (inSurface(thrown, 'gateway') as ApiError) : thrown;
-    if (reply.raw.destroyed || err.name === 'LlmAbortedError') {
-      req.log.info({ code: 'CLIENT_CLOSED' }, 'client closed the connection before the answer');
-      reply.hijack();
-      return;
-    }
-    const e = compatErrorOf(err, req);
-    if (err instanceof ApiError && err.headers) void reply.headers(err.headers);
-    const retryAfter = err instanceof ApiError && err.cause instanceof LlmProviderError ? err.cause.retryAfterSec : undefined;
-    if (e.status === 429 && retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
-    const message = e.message.length > MAX_MESSAGE_CHARS ? echo(e.message, MAX_MESSAGE_CHARS) : e.message;
-    return reply.code(e.status).send(render({ ...e, message }, req.id));
-  });
+  installErrorHandler(app, COMPAT, render);
 }
 
-/** An error as the compatible formats report it: the catalogue's code and status, upstream 400/404/429 passed on. */
+/** An error as the compatible formats report it (a stream's error event): the compatible routes' mapping. */
 export function compatErrorOf(err: Error, req: FastifyRequest): CompatError {
-  if (err instanceof ApiError) {
-    if (err.status >= 500) req.log.error({ err, code: err.code }, 'request failed');
-    const upstream = err.code === 'PROVIDER_ERROR' && err.cause instanceof LlmProviderError ? err.cause.status : undefined;
-    const status = upstream !== undefined && PASSED_THROUGH.has(upstream) ? upstream : err.status;
-    return { status, code: err.code, message: err.message, details: err.details };
-  }
-  if ((err as FastifyError).validation) return { status: 400, code: 'INVALID_REQUEST', message: err.message };
-  const mapped = fastifyErrorCode(err as FastifyError);
-  if (mapped) {
-    const code = mapped.code === 'INVALID_REQUEST' && /JSON|body/i.test(err.message) ? 'INVALID_JSON' : mapped.code;
-    return { status: mapped.status, code, message: echo(err.message, 200) };
-  }
-  req.log.error({ err }, 'unhandled error');
-  return { status: 500, code: 'INTERNAL_ERROR', message: 'internal error; see the server log with this request_id' };
+  return httpErrorOf(err, COMPAT, req.log);
 }
 
 /** The caller asked for something these endpoints do not serve yet: 400, never silently ignored. */

@@ -1,10 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Surface } from '../../api/index.js';
-import { ApiError, echo, fastifyErrorCode } from './errors.js';
-import { inSurface } from './route-auth.js';
-
-/** The longest message an error body carries; longer ones (a message that repeats input) are cut. */
-const MAX_MESSAGE_CHARS = 1024;
+import { echo } from './errors.js';
+import { bounded, errorAnswer, type ErrorBodyRenderer, type ErrorMapping, type RenderedError } from './error-model.js';
 
 /**
  * Body shapes of the reference: the Agent answers `{success: false, error: "<message>"}` (we add `code`);
@@ -12,26 +9,34 @@ const MAX_MESSAGE_CHARS = 1024;
  */
 export type ErrorStyle = 'agent' | 'envelope';
 
-export interface ErrorBodyInput {
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
+type ErrorFields = Pick<RenderedError, 'code' | 'message' | 'details'>;
+
+/** `{success: false, error: "<message>", code, request_id, details?}`. */
+const agentErrorBody = (e: ErrorFields, requestId: string): Record<string, unknown> => ({
+  success: false,
+  error: e.message,
+  code: e.code,
+  request_id: requestId,
+  ...(e.details ? { details: e.details } : {}),
+});
+
+/** `{success: false, error: {code, message, details?, request_id, timestamp}}`. */
+const envelopeErrorBody = (e: ErrorFields, requestId: string): Record<string, unknown> => ({
+  success: false,
+  error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), request_id: requestId, timestamp: new Date().toISOString() },
+});
+
+/** The renderer of each style. */
+export const ERROR_BODIES = { agent: agentErrorBody, envelope: envelopeErrorBody } as const satisfies Record<ErrorStyle, ErrorBodyRenderer>;
+
+export interface ErrorBodyInput extends ErrorFields {
   requestId: string;
 }
 
+/** A style's body for an error that does not go through the error handler (a parser error, a plan's own answer). */
 export function errorBody(style: ErrorStyle, input: ErrorBodyInput): Record<string, unknown> {
-  const e = input.message.length > MAX_MESSAGE_CHARS ? { ...input, message: echo(input.message, MAX_MESSAGE_CHARS) } : input;
-  if (style === 'agent') return { success: false, error: e.message, code: e.code, request_id: e.requestId, ...(e.details ? { details: e.details } : {}) };
-  return {
-    success: false,
-    error: {
-      code: e.code,
-      message: e.message,
-      ...(e.details ? { details: e.details } : {}),
-      request_id: e.requestId,
-      timestamp: new Date().toISOString(),
-    },
-  };
+  const { requestId, ...e } = input;
+  return ERROR_BODIES[style](bounded(e), requestId);
 }
 
 /** Installs the error and not-found handlers of one surface. Every failure leaves as JSON with a code. */
@@ -45,37 +50,22 @@ export function installErrorHandling(app: FastifyInstance, surface: Surface, sty
 }
 
 /**
- * The error handler alone, for an encapsulated scope that serves another surface than its app (the orchestrator's
- * `/orchestrator/*` routes): errors of other surfaces are answered with this surface's code for them.
+ * The error handler alone, for an encapsulated scope that answers in another surface's catalogue (the
+ * orchestrator's `/orchestrator/*` routes) or body shape (the provider-compatible routes, which pass their mapping
+ * and renderer): errors of other surfaces are answered with this surface's code for them (error-model.ts).
  */
-export function installErrorHandler(app: FastifyInstance, surface: Surface, style: ErrorStyle): void {
-  const invalidJson = surface === 'gateway' ? 'INVALID_JSON' : 'INVALID_REQUEST';
-
-  app.setErrorHandler((thrown: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) => {
-    const err = thrown instanceof ApiError ? (inSurface(thrown, surface) as ApiError) : thrown;
-    if (reply.raw.destroyed || err.name === 'LlmAbortedError') {
+export function installErrorHandler(app: FastifyInstance, surface: Surface | ErrorMapping, style: ErrorStyle | ErrorBodyRenderer): void {
+  const render: ErrorBodyRenderer = typeof style === 'function' ? style : ERROR_BODIES[style];
+  const mapping: ErrorMapping = typeof surface === 'string' ? { surface } : surface;
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const answer = reply.raw.destroyed ? undefined : errorAnswer(err, mapping, render, req.id, req.log);
+    if (!answer) {
       // The client went away; there is nobody to answer.
       req.log.info({ code: 'CLIENT_CLOSED' }, 'client closed the connection before the answer');
       reply.hijack();
       return;
     }
-    if (err instanceof ApiError) {
-      if (err.status >= 500) req.log.error({ err, code: err.code }, 'request failed');
-      if (err.headers) void reply.headers(err.headers);
-      return reply.code(err.status).send(errorBody(style, { code: err.code, message: err.message, details: err.details, requestId: req.id }));
-    }
-    if ((err as FastifyError).validation) {
-      return reply.code(400).send(errorBody(style, { code: 'INVALID_REQUEST', message: err.message, requestId: req.id }));
-    }
-    const mapped = fastifyErrorCode(err as FastifyError);
-    if (mapped) {
-      const code = mapped.code === 'INVALID_REQUEST' && /JSON|body/i.test(err.message) ? invalidJson : mapped.code;
-      // NB: fastify's messages repeat input (the Content-Type, a JSON fragment): bounded like every echo.
-      return reply.code(mapped.status).send(errorBody(style, { code, message: echo(err.message, 200), requestId: req.id }));
-    }
-    req.log.error({ err }, 'unhandled error');
-    return reply
-      .code(500)
-      .send(errorBody(style, { code: 'INTERNAL_ERROR', message: 'internal error; see the server log with this request_id', requestId: req.id }));
+    if (answer.headers) void reply.headers(answer.headers);
+    return reply.code(answer.status).send(answer.body);
   });
 }

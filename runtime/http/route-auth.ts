@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { ERROR_CATALOGUES, type Surface } from '../../api/index.js';
-import { ApiError } from './errors.js';
+import type { Surface } from '../../api/index.js';
+import { ApiError, inSurface } from './errors.js';
 
 /** What a route asks of its caller, in `config.auth` of the route options. Every route states one. */
 export interface RouteAuth {
@@ -75,17 +75,6 @@ type PublicScope = FastifyInstance & { [kPublicScope]?: true };
  */
 export function markPublicScope(scope: FastifyInstance): void {
   (scope as PublicScope)[kPublicScope] = true;
-}
-
-/** The same refusal in a surface's catalogue (the gateway's LICENSE_VALIDATION_FAILED is the plan surface's UNAUTHORIZED). */
-export function inSurface(err: unknown, surface: Surface): Error {
-  if (!(err instanceof ApiError) || err.surface === surface) return err as Error;
-  const catalogue = ERROR_CATALOGUES[surface] as Record<string, { status: number }>;
-  const code = catalogue[err.code]
-    ? err.code
-    : (Object.keys(catalogue).find((c) => catalogue[c]!.status === err.status) ?? (err.status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR'));
-  const details = err.code === code ? err.details : { ...err.details, reason_code: err.code };
-  return new ApiError(surface, code, err.message, details, { cause: err, headers: err.headers });
 }
 
 export const routeAuth = fp(routeAuthPlugin, { name: 'steward-route-auth' });

@@ -52,7 +52,7 @@ export interface PlanServiceOptions {
 }
 
 /** A plan that ran (or began to) and did not succeed: the error, and the plan's answer to send with it. */
-export class PlanFailedError extends ApiError {
+export class PlanFailedError extends ApiError<'plan'> {
   constructor(
     code: 'EXECUTION_ERROR' | 'PLANNING_TIMEOUT' | 'POLICY_VIOLATION',
     message: string,

@@ -39,10 +39,11 @@ export function postWebhook(target: string, body: string, headers: Record<string
     return Promise.reject(new TargetRefusedError(`${host} is a private, loopback, link-local or reserved address`));
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const deadline = AbortSignal.timeout(options.timeoutMs);
   const init: RequestOptions = {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-    signal: AbortSignal.timeout(options.timeoutMs),
+    signal: deadline,
     ...(options.allowPrivate ? {} : { lookup: checkedLookup }),
   };
   return new Promise((resolve, reject) => {
@@ -55,7 +56,8 @@ export function postWebhook(target: string, body: string, headers: Record<string
       res.on('close', () => resolve({ status: res.statusCode ?? 0 }));
       res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
     });
-    req.on('error', (err: Error) => reject(err.name === 'AbortError' ? new Error(`no answer within ${options.timeoutMs} ms`, { cause: err }) : err));
+    // NB: the deadline is the only signal, so an error once it fired is the abort it caused.
+    req.on('error', (err: Error) => reject(deadline.aborted ? new Error(`no answer within ${options.timeoutMs} ms`, { cause: err }) : err));
     req.end(body);
   });
 }
