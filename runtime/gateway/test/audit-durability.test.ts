@@ -25,18 +25,22 @@ const BASE_URL = process.env.DATABASE_URL;
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitForHttp(`${base}/health`, 30_000);
-      const pre = await fetch(`${base}/api/policy/pre-check`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_id: 'app', user_token: 'u1', query: 'What is the weather tomorrow?' }),
-      });
-      const { context_id } = (await pre.json()) as { context_id: string };
-      expect(context_id).toBeTruthy();
+      // NB: a context takes one LLM-call audit entry, so each audit gets a pre-check of its own.
+      const precheck = async () => {
+        const pre = await fetch(`${base}/api/policy/pre-check`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_id: 'app', user_token: 'u1', query: 'What is the weather tomorrow?' }),
+        });
+        return ((await pre.json()) as { context_id: string }).context_id;
+      };
+      expect(await precheck()).toBeTruthy();
 
       let stop = false;
       const worker = async () => {
         while (!stop) {
           try {
+            const context_id = await precheck();
             const res = await fetch(`${base}/api/audit/llm-call`, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
