@@ -4,7 +4,7 @@
  * engine's evaluate path (ScopePlan.evaluate, plan.ts), so that every surface (pre-check, /v1/execute,
  * /api/request, the chat endpoints, MCP, plan, parallel) gets the same copies without building them.
  */
-import { decodeBase64Runs, normalize } from '../text/index.js';
+import { decodeBase64Runs, hiddenTagText, normalize } from '../text/index.js';
 import type { NormalizedTexts, PolicyInput } from './types.js';
 
 /** The input with `normalized` (re)computed. */
@@ -20,58 +20,90 @@ export function withoutNormalized(input: PolicyInput): PolicyInput {
 }
 
 export function normalizedTexts(input: PolicyInput): NormalizedTexts {
-  const texts: string[] = [];
-  add(texts, input.query);
-  let contents: string[] | undefined;
+  const c: Collected = { texts: [], hidden: [] };
+  add(c, input.query);
+  let joined = false;
   const llm = input.llm;
   if (llm) {
-    add(texts, llm.prompt);
-    add(texts, llm.user);
+    add(c, llm.prompt);
+    add(c, llm.user);
     if (Array.isArray(llm.messages)) {
-      contents = [];
-      for (const m of llm.messages as unknown[]) if (isObject(m)) addMessage(texts, contents, m);
+      c.contents = [];
+      c.users = [];
+      for (const m of llm.messages as unknown[]) if (isObject(m)) joined = addMessage(c, m) || joined;
     }
-    if (isObject(llm.output)) addCalls(texts, llm.output.tool_calls);
+    if (isObject(llm.output)) addCalls(c, llm.output.tool_calls);
   }
   if (input.mcp) {
-    add(texts, input.mcp.statement);
-    add(texts, input.mcp.query);
+    add(c, input.mcp.statement);
+    add(c, input.mcp.query);
   }
+  const { texts, contents, users } = c;
   // NB: normalization is per code point, so the normalized contents joined are the joined contents normalized
-  const conversation = contents && contents.length > 1 ? contents.join('') : undefined;
-  const decoded = decodeBase64Runs(conversation === undefined ? texts : [...texts, conversation]);
+  const conversation = contents && (contents.length > 1 || joined) ? contents.join('') : undefined;
+  // The user turns alone, each trimmed at the seams: a value split between them around assistant turns ("401",
+  // "ok, go on", "73") or with a line break at the split ("287-65-", "\n1942") reads whole. NB: one more text
+  // (NormalizedTexts has no field of its own for it), only where it differs from the conversation.
+  if (users && users.length > 1) {
+    const user = users.map((u) => u.trim()).join('');
+    if (user !== conversation) texts.push(user);
+  }
+  const sources = conversation === undefined ? texts : [...texts, conversation];
+  // the text hidden in Unicode tag characters (dropped from the normalized texts) is read as decoded text
+  const hidden = c.hidden.map(normalize);
+  const decoded = decodeBase64Runs(hidden.length === 0 ? sources : [...sources, ...hidden]);
+  if (hidden.length > 0) decoded.unshift(...hidden);
   return conversation === undefined ? { texts, decoded } : { texts, conversation, decoded };
 }
 
-/** A message's content (a string, or text parts), name and tool-call arguments; its content also joins `contents`. */
-function addMessage(texts: string[], contents: string[], m: Record<string, unknown>): void {
+/** What `normalizedTexts` gathers: the texts, the message contents (and the user turns') and tag-hidden text. */
+interface Collected {
+  texts: string[];
+  contents?: string[];
+  users?: string[];
+  hidden: string[];
+}
+
+/**
+ * A message's content (a string, or text parts joined with nothing between them), name and tool-call arguments;
+ * its content also joins `contents` (and `users` for a user turn). True when its content had several text parts.
+ */
+function addMessage(c: Collected, m: Record<string, unknown>): boolean {
   const content = m.content;
-  if (typeof content === 'string') {
-    const n = normalize(content);
-    texts.push(n);
-    contents.push(n);
-  } else if (Array.isArray(content)) {
-    const parts: string[] = [];
-    for (const p of content as unknown[]) if (isObject(p) && typeof p.text === 'string') parts.push(normalize(p.text));
-    texts.push(...parts);
-    contents.push(parts.join(''));
+  let parts: string[] | undefined;
+  if (typeof content === 'string') parts = [content];
+  else if (Array.isArray(content)) {
+    parts = [];
+    for (const p of content as unknown[]) if (isObject(p) && typeof p.text === 'string') parts.push(p.text);
   }
-  add(texts, m.name);
-  addCalls(texts, m.tool_calls);
+  if (parts) {
+    const normalized = parts.map((p) => add(c, p)!);
+    const joined = normalized.join('');
+    c.contents!.push(joined);
+    if (m.role === 'user') c.users!.push(joined);
+  }
+  add(c, m.name);
+  addCalls(c, m.tool_calls);
+  return parts !== undefined && parts.length > 1;
 }
 
 /** Tool calls' arguments, as `policyMessages` writes them (`{name, arguments}`) or as OpenAI does (`{function}`). */
-function addCalls(texts: string[], calls: unknown): void {
+function addCalls(c: Collected, calls: unknown): void {
   if (!Array.isArray(calls)) return;
-  for (const c of calls as unknown[]) {
-    if (!isObject(c)) continue;
-    add(texts, c.arguments);
-    if (isObject(c.function)) add(texts, c.function.arguments);
+  for (const call of calls as unknown[]) {
+    if (!isObject(call)) continue;
+    add(c, call.arguments);
+    if (isObject(call.function)) add(c, call.function.arguments);
   }
 }
 
-function add(texts: string[], value: unknown): void {
-  if (typeof value === 'string') texts.push(normalize(value));
+/** A string field: its normalized text joins `texts` (and is returned), the text its tag characters hide `hidden`. */
+function add(c: Collected, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = normalize(value);
+  c.texts.push(n);
+  for (const h of hiddenTagText(value)) c.hidden.push(h);
+  return n;
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);

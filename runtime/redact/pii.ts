@@ -99,9 +99,13 @@ export const PII: readonly Detector[] = [
   { kind: 'us_ssn', pattern: /(?<![\w-])(\d{9})(?![\w-]|[ .-]\d)/g, valid: (s, text) => ssnValid(s) && SSN_CONTEXT.test(text), maxLength: 16, head: DIGIT, textContext: true },
   // dotted (123.45.6789), not part of a longer dotted number
   { kind: 'us_ssn', pattern: /(?<![\w.-])(\d{3}\.\d{2}\.\d{4})(?![\w-]|\.\d)/g, valid: ssnValid, maxLength: 16, head: DIGIT },
+  // other separators (455/31/8806, 318_52_7640, a tab, a line break, " - "), like nine plain digits only with the context word
+  { kind: 'us_ssn', pattern: /(?<![\w/.-]|\d\s)(\d{3}(?:\/\d{2}\/|_\d{2}_|\t\d{2}\t|\n\d{2}\n| - \d{2} - )\d{4})(?![\w/-]|[ .\t\n/-]\d)/g, valid: (s, text) => ssnValid(s) && SSN_CONTEXT.test(text), maxLength: 22, head: DIGIT, textContext: true },
   // one digit at a time (1 2 3 4 5 6 7 8 9), like nine plain digits only with the context word
   { kind: 'us_ssn', pattern: /(?<![\w.-]|\d[ .-])(\d(?:[ .-]\d){8})(?![\w-]|[ .-]\d)/g, valid: (s, text) => ssnValid(s) && SSN_CONTEXT.test(text), maxLength: 22, head: DIGIT, textContext: true },
   { kind: 'payment_card', pattern: /(?<![\d-]|\d\.)(\d{4}[ .-]\d{4}[ .-]\d{4}[ .-]\d{4}|\d{4}[ .-]\d{6}[ .-]\d{4,5}|\d{13,19})(?![\d-]|\.\d)/g, valid: (s) => cardIssuer(digitsOf(s)) && luhn(digitsOf(s)), maxLength: 24, head: DIGIT },
+  // groups of four, the last of two to four digits, separated by an underscore, a tab, a line break or " - " as well
+  { kind: 'payment_card', pattern: /(?<![\d-]|\d[.\s])(\d{4}(?:(?:[ .\t\n_-]| - )\d{4}){2}(?:[ .\t\n_-]| - )\d{2,4})(?![\d_-]|[\s.]\d| - \d)/g, valid: (s) => cardIssuer(digitsOf(s)) && luhn(digitsOf(s)), maxLength: 32, head: DIGIT },
   // one digit at a time (4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1)
   { kind: 'payment_card', pattern: /(?<![\d.-]|\d )(\d(?:[ .-]\d){12,18})(?![\d-]|[ .]\d)/g, valid: (s) => cardIssuer(digitsOf(s)) && luhn(digitsOf(s)), maxLength: 42, head: DIGIT },
   { kind: 'iban', pattern: /\b([A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{1,4}){3,8})/g, refine: ibanPrefix, maxLength: 48, head: { pattern: /[A-Za-z]{2}[0-9]{2}/g, length: 4, partial: /^(?:[A-Za-z]{1,2}|[A-Za-z]{2}[0-9])$/ } },

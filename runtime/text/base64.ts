@@ -12,8 +12,12 @@ export interface DecodeLimits {
   maxChars?: number;
 }
 
-/** A run: 16 characters (12 bytes) at least; a MIME line after it: 4 at least. */
+/**
+ * A run: 16 characters (12 bytes) at least, or 12 with padding after them (an SSN, 11 bytes, is 15 characters and
+ * "="); a MIME line after it: 4 at least.
+ */
 const MIN_RUN = 16;
+const MIN_PADDED = 12;
 const MIN_LINE = 4;
 const LINE_BREAKS = /\r?\n/;
 
@@ -63,7 +67,8 @@ export function findRuns(text: string): string[] {
 }
 
 /**
- * The next run at or after `from`, as [start, end): the longest stretch of alphabet characters, 16 at least, with the
+ * The next run at or after `from`, as [start, end): the longest stretch of alphabet characters, 16 at least (12 before
+ * padding), with the
  * lines of a MIME block that follow it (MIME wraps base64 at 76 characters, PEM at 64) and its padding.
  * NB: a loop over the characters, not a regular expression: /[A-Za-z0-9+/_-]{16,}/ costs 12 µs per KB of prose in
  * V8 (it tries every start), and this runs on every request. Base64 inside a longer word is not found (nor is it
@@ -71,9 +76,9 @@ export function findRuns(text: string): string[] {
  */
 function nextRun(text: string, from: number): [number, number] | undefined {
   const n = text.length;
-  // NB: skips ahead: a run of 16 that holds position i + 15 starts after i, or holds no character in [i, i + 15]
-  for (let i = from; i + MIN_RUN <= n; ) {
-    const probe = i + MIN_RUN - 1;
+  // NB: skips ahead: a run of 12 that holds position i + 11 starts after i, or holds no character in [i, i + 11]
+  for (let i = from; i + MIN_PADDED <= n; ) {
+    const probe = i + MIN_PADDED - 1;
     if (!inAlphabet(text.charCodeAt(probe))) {
       i = probe + 1;
       continue;
@@ -82,7 +87,7 @@ function nextRun(text: string, from: number): [number, number] | undefined {
     while (start > i && inAlphabet(text.charCodeAt(start - 1))) start--;
     let end = probe + 1;
     while (end < n && inAlphabet(text.charCodeAt(end))) end++;
-    if (end - start < MIN_RUN) {
+    if (end - start < MIN_RUN && (end - start < MIN_PADDED || text.charCodeAt(end) !== 61)) {
       i = end + 1;
       continue;
     }

@@ -9,7 +9,7 @@
 const PAIRS: readonly (readonly [string, string])[] = [
   // Cyrillic capitals and small letters
   ['АВЕЅІЈКМНОРСТХУҮԚԜӀ', 'ABESIJKMHOPCTXYYQWI'],
-  ['аеѕіјкорсхуүԁԛԝһӏ', 'aesijkopcxyydqwhl'],
+  ['аеѕіјкорсхуүԁԛԝһӏг', 'aesijkopcxyydqwhlr'],
   // Greek capitals and small letters
   ['ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ', 'ABEZHIKMNOPTYX'],
   ['ακιονρυχϲϳ', 'akiovpuxcj'],

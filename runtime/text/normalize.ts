@@ -3,9 +3,14 @@
  * redaction): every code point on its own is
  * - dropped when it is invisible: a format character (Cf: zero-width spaces and joiners, bidi controls, the soft
  *   hyphen), a default-ignorable one (variation selectors, Hangul fillers) or a combining mark (accents: "ïgnörë");
- * - a Unicode tag character (U+E0020–E007E, invisible text some models read) becomes the ASCII character it encodes;
+ * - a Unicode tag character (U+E0000–E007F) is dropped like the other invisible ones: a reader does not see it, so it
+ *   must not break the visible value it sits in; the ASCII text tags spell (which some models read) is kept apart,
+ *   by `hiddenTagText`, for the policy input's `decoded`;
  * - a decimal digit of any script (\p{Nd}: full-width, Arabic-Indic, Devanagari …) becomes the ASCII digit;
- * - a dash (\p{Pd}) or a minus sign becomes "-", a space separator " ", a line or paragraph separator "\n";
+ * - a dash (\p{Pd}), a minus sign, or a dot or mark written between digit groups (middle dot, hyphenation point,
+ *   katakana middle dot and prolonged sound mark) becomes "-", a space separator " ", a line or paragraph
+ *   separator "\n";
+ * - an enclosed digit or letter without a compatibility form (➀ ❶ ⓿ 🅰, enclosed.ts) becomes the ASCII it reads as;
  * - a look-alike of a Latin letter (Cyrillic "О", Greek "Α") or a typographic quote becomes ASCII (confusables.ts);
  * - anything else takes its compatibility decomposition (NFKD: full-width and mathematical letters, ligatures,
  *   circled and superscript digits), those rules applied to each part, then recomposed (NFC).
@@ -15,11 +20,12 @@
  * code points normalizes to the normalized pieces joined (a stream).
  */
 import { CONFUSABLES } from './confusables.js';
+import { enclosedValue } from './enclosed.js';
 
 const NON_ASCII = /[^\x00-\x7f]/;
 const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Mn}\p{Me}]$/u;
 const DIGIT = /^\p{Nd}$/u;
-const DASH = /^[\p{Pd}\u2212\u2796\u02d7\u207b\u208b]$/u;
+const DASH = /^[\p{Pd}\u2212\u2796\u02d7\u207b\u208b\u00b7\u2027\u2219\u22c5\u30fb\u30fc]$/u;
 const SPACE = /^\p{Zs}$/u;
 const LINE = /^[\p{Zl}\p{Zp}]$/u;
 
@@ -38,6 +44,30 @@ export function normalize(text: string): string {
   let out = '';
   for (const c of text) out += c.charCodeAt(0) < 0x80 ? c : fold(c);
   return out;
+}
+
+const TAG_LEAD = '\udb40';
+
+/**
+ * The ASCII text the Unicode tag characters of `text` spell (U+E0020–E007E, each the ASCII character 0xE0000 below
+ * it), one string per run of them (other characters between tags end a run); [] when there are none. The
+ * normalized text drops them: this is the hidden text some models still read.
+ */
+export function hiddenTagText(text: string): string[] {
+  if (!text.includes(TAG_LEAD)) return [];
+  const runs: string[] = [];
+  let run = '';
+  for (const c of text) {
+    const cp = c.codePointAt(0)!;
+    if (cp >= 0xe0020 && cp <= 0xe007e) run += String.fromCharCode(cp - 0xe0000);
+    else if (cp >= 0xe0000 && cp <= 0xe007f) continue;
+    else if (run !== '') {
+      runs.push(run);
+      run = '';
+    }
+  }
+  if (run !== '') runs.push(run);
+  return runs;
 }
 
 /** A normalized text with the origin of each of its UTF-16 units in the original. */
@@ -130,7 +160,7 @@ function unchanged(cp: number): boolean {
 }
 
 function foldUncached(c: string, cp: number): string {
-  if (cp >= 0xe0020 && cp <= 0xe007e) return String.fromCharCode(cp - 0xe0000);
+  if (cp >= 0xe0000 && cp <= 0xe007f) return '';
   const direct = mapOne(c, cp);
   if (direct !== undefined) return direct;
   const parts = c.normalize('NFKD');
@@ -152,7 +182,7 @@ function mapOne(c: string, cp: number): string | undefined {
   if (DASH.test(c)) return '-';
   if (SPACE.test(c)) return ' ';
   if (LINE.test(c)) return '\n';
-  return CONFUSABLES.get(cp);
+  return CONFUSABLES.get(cp) ?? enclosedValue(cp);
 }
 
 /**

@@ -117,3 +117,68 @@ describe('output redaction of Unicode forms on /v1/chat/completions', () => {
     expect(deltas.join('')).toBe('Card [REDACTED:payment_card] ok');
   });
 });
+
+describe('the evasions of the red-team re-run (test/security/evasion-rerun)', () => {
+  const deltasOf = async (chunks: string[]) => {
+    openai.enqueue({ kind: 'reply', chunks });
+    const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Read it back' }], stream: true });
+    const deltas: string[] = [];
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) deltas.push(chunk.choices[0].delta.content);
+    return deltas.join('');
+  };
+  const whole = async (text: string) => {
+    openai.enqueue({ kind: 'reply', text });
+    const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Read it back' }] });
+    return completion.choices[0]!.message.content;
+  };
+
+  it.each([
+    ['an SSN, one group per line', 'SSN\n318\n52\n7640'],
+    ['a card, tab-separated groups', 'card 4917\t6123\t4509\t8715'],
+    ['an SSN with middle dots', 'SSN 438\u00b727\u00b71596'],
+    ['an SSN with spaced en dashes', 'SSN: 287 \u2013 65 \u2013 1942'],
+    ['an SSN with slashes', 'SSN 455/31/8806'],
+    ['a Diners card with underscores', 'card 3056_9309_0259_04'],
+    ['an SSN with katakana prolonged sound marks', 'SSN 765\u30fc40\u30fc3389'],
+    ['an SSN with a tag character inside', 'SSN 25\u{e0078}1-69-7034'],
+    ['an SSN in dingbat circled digits', 'SSN \u2780\u2783\u2786-\u2787\u2782-\u2781\u2788\u24ea\u2784'],
+    ['a card in negative circled digits', 'card \u2779\u277a\u277a\u277b\u277c\u2778\u2777\u2776\u24ff\u277e\u277d\u277c\u277b\u277a\u2779\u277d'],
+    ['an SSN in base64', 'SSN (base64, decode it): NjEyLTQ4LTMwNzE='],
+  ])('the pre-check blocks %s', async (_name, query) => {
+    const body = (await precheck(query)).json();
+    expect(body).toMatchObject({ approved: false });
+    expect(body.block_reason).toMatch(/^builtin-pii: /);
+  });
+
+  it('the pre-check approves the near misses', async () => {
+    for (const query of ['Balance: 287 - 65 - 1942 = -1720', 'See /orders/455/31/8806 for the shipment', 'rows\n318\n52\n7640', '\u2460 buy milk \u2461 call mom']) {
+      expect((await precheck(query)).json(), query).toMatchObject({ approved: true });
+    }
+  });
+
+  it.each([
+    ['over user turns with assistant turns between', [{ role: 'user', content: '401' }, { role: 'assistant', content: 'ok, go on' }, { role: 'user', content: '73' }, { role: 'assistant', content: 'next' }, { role: 'user', content: '2958 is my social security number' }]],
+    ['with a line break opening the second message', [{ role: 'user', content: 'SSN 287-65-' }, { role: 'user', content: '\n1942' }]],
+  ] as [string, OpenAI.ChatCompletionMessageParam[]][])('a chat blocks an SSN split %s', async (_name, messages) => {
+    const before = openai.requests.length;
+    const err = await client.chat.completions.create({ model: 'gpt-4o-mini', messages }).catch((e: unknown) => e);
+    expect(openai.requests.length).toBe(before);
+    expect(err).toMatchObject({ status: 403, code: 'policy_violation' });
+    expect((err as Error).message).toMatch(/builtin-pii/);
+  });
+
+  it.each([
+    ['a card with tab-separated groups', 'Card:\t4917\t6123\t4509\t8715 ok', 'Card:\t[REDACTED:payment_card] ok'],
+    ['an SSN, one group per line', 'SSN:\n318\n52\n7640 ok', 'SSN:\n[REDACTED:us_ssn] ok'],
+    ['a card with middle dots', 'Card 5105\u00b71051\u00b70510\u00b75100 ok', 'Card [REDACTED:payment_card] ok'],
+    ['an SSN with spaced en dashes', 'SSN 523 \u2013 19 \u2013 6634 ok', 'SSN [REDACTED:us_ssn] ok'],
+    ['an SSN with a tag character inside', 'SSN 2\u{e0078}51-69-7034 ok', 'SSN [REDACTED:us_ssn] ok'],
+    ['a card in negative circled digits', 'Card \u2779\u277a\u277a\u277b\u277c\u2778\u2777\u2776\u24ff\u277e\u277d\u277c\u277b\u277a\u2779\u277d ok', 'Card [REDACTED:payment_card] ok'],
+  ])('output redaction masks %s, whole and streamed 3 code points at a time', async (_name, answer, masked) => {
+    expect(await whole(answer)).toBe(masked);
+    const cps = [...answer];
+    const chunks: string[] = [];
+    for (let i = 0; i < cps.length; i += 3) chunks.push(cps.slice(i, i + 3).join(''));
+    expect(await deltasOf(chunks)).toBe(masked);
+  });
+});
