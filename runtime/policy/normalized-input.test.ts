@@ -72,6 +72,16 @@ describe('normalizedTexts', () => {
     expect(n.texts.at(-1)).toBe('401732958 is my SSN');
   });
 
+  it("reads every string of an MCP call's params, keys included, within the bounds", () => {
+    const input: PolicyInput = { query: 'q', surface: 'mcp', mcp: { statement: 's', params: { note: 'SSN ２１９-０９-９９９９', list: [1, 'ａ', { deep: 'x' }], 'kéy': true } } };
+    expect(normalizedTexts(input).texts).toEqual(['q', 's', 'note', 'SSN 219-09-9999', 'list', 'a', 'deep', 'x', 'key']);
+    let nested: unknown = 'too deep';
+    for (let i = 0; i < 40; i++) nested = [nested];
+    expect(normalizedTexts({ query: 'q', surface: 'mcp', mcp: { params: nested } }).texts).toEqual(['q']);
+    const many = Array.from({ length: 5000 }, (_, i) => `v${i}`);
+    expect(normalizedTexts({ query: 'q', surface: 'mcp', mcp: { params: many } }).texts).toHaveLength(1 + 1024);
+  });
+
   it('joins the text parts of one message with nothing between them', () => {
     const n = normalizedTexts({ query: 'q', surface: 'llm', llm: { messages: [{ role: 'user', content: [{ type: 'text', text: 'SSN 318-5' }, { type: 'text', text: '2-7640' }] }] } });
     expect(n.conversation).toBe('SSN 318-52-7640');

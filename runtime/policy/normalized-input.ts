@@ -20,7 +20,7 @@ export function withoutNormalized(input: PolicyInput): PolicyInput {
 }
 
 export function normalizedTexts(input: PolicyInput): NormalizedTexts {
-  const c: Collected = { texts: [], hidden: [] };
+  const c: Collected = { texts: [], hidden: [], params: 0 };
   add(c, input.query);
   let joined = false;
   const llm = input.llm;
@@ -37,6 +37,8 @@ export function normalizedTexts(input: PolicyInput): NormalizedTexts {
   if (input.mcp) {
     add(c, input.mcp.statement);
     add(c, input.mcp.query);
+    // A tool's arguments and a statement's $n values reach the system as much as the statement does.
+    addLeaves(c, input.mcp.params, 0);
   }
   const { texts, contents, users } = c;
   // NB: normalization is per code point, so the normalized contents joined are the joined contents normalized
@@ -62,6 +64,8 @@ interface Collected {
   contents?: string[];
   users?: string[];
   hidden: string[];
+  /** argument strings read so far (MAX_PARAM_STRINGS) */
+  params: number;
 }
 
 /**
@@ -98,6 +102,30 @@ function addCalls(c: Collected, calls: unknown): void {
 }
 
 /** A string field: its normalized text joins `texts` (and is returned), the text its tag characters hide `hidden`. */
+/** Depth and count bounds of the argument strings read (the input's size limit bounds their length). */
+const MAX_PARAM_DEPTH = 16;
+const MAX_PARAM_STRINGS = 1024;
+
+/** Every string of a JSON-like value (values and keys), within the bounds. */
+function addLeaves(c: Collected, value: unknown, depth: number): void {
+  if (typeof value === 'string') {
+    if (c.params < MAX_PARAM_STRINGS) {
+      c.params++;
+      add(c, value);
+    }
+    return;
+  }
+  if (depth >= MAX_PARAM_DEPTH || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const v of value) addLeaves(c, v, depth + 1);
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    addLeaves(c, k, depth + 1);
+    addLeaves(c, v, depth + 1);
+  }
+}
+
 function add(c: Collected, value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const n = normalize(value);

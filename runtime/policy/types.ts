@@ -10,7 +10,8 @@ export interface NormalizedTexts {
    * Every text the pack reads, normalized (runtime/text: NFKC-style folding, invisible characters removed, digits
    * of every script as ASCII, dashes as "-", look-alike letters as Latin): `query`, `llm.prompt`, each
    * `llm.messages[i]` content (each text part of an array content), `name` and tool-call arguments,
-   * `llm.user`, the tool-call arguments of `llm.output`, `mcp.statement`, `mcp.query`; those that are strings.
+   * `llm.user`, the tool-call arguments of `llm.output`, `mcp.statement`, `mcp.query`, and every string (keys
+   * included) of `mcp.params`, a tool's arguments or a statement's `$n` values (at most 1,024, 16 levels deep).
    */
   texts: string[];
   /** The contents of `llm.messages` joined with nothing between them, normalized; only with two messages or more. */

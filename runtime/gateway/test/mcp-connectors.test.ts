@@ -141,6 +141,22 @@ describe('POST /mcp/tools/execute', () => {
     expect(JSON.stringify(get.json().result)).toContain('hello');
   });
 
+  it.each([
+    ['a US SSN in a tool argument', { connector: 'tools', tool: 'whois', params: { name: 'jane', note: 'her SSN is 219-09-9999' } }, 'builtin-pii'],
+    ['an AWS key id and secret in a nested argument', { connector: 'tools', tool: 'add', params: { a: 1, b: 2, meta: { creds: ['AKIAZ7QW3RTY5UIO9PLK / wJalrXUtnFEMI7K9MDENGbPxRfiCYzx8mpLe4Q2v'] } } }, 'builtin-secrets'],
+  ])('blocks %s like the same text in a prompt, naming the built-in policy, and never calls the tool', async (_name, payload, policy) => {
+    const res = await tool(payload);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'POLICY_VIOLATION', error: expect.stringContaining(policy) });
+    expect(await lastAudit('acme', payload.connector, 'blocked')).toMatchObject({ policies: expect.arrayContaining([policy]) });
+  });
+
+  it('blocks an SSN passed as a query parameter ($1), not only in the statement', async () => {
+    const res = await query({ connector: 'pg', query: `SELECT id FROM ${w.id}.orders WHERE customer = $1`, params: ['219-09-9999'] });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'POLICY_VIOLATION', error: expect.stringContaining('builtin-pii') });
+  });
+
   it('redacts PII in a tool result on request and counts the redactions in the metadata', async () => {
     const res = await tool({ connector: 'tools', tool: 'whois', params: { name: 'jane' }, options: { redact: true } });
     expect(res.statusCode).toBe(200);
