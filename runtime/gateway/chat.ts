@@ -183,21 +183,12 @@ async function whole(a: AuditParts, req: FastifyRequest, reply: FastifyReply, re
   timing.add('upstream', performance.now() - upstreamStart);
   deps.telemetry.llmCall(response.provider, response.model, response.latencyMs / 1000, response.usage);
   const outputStart = performance.now();
-  const sent: Transcript = { text: '', calls: new Map() };
-  let blocked = emit(await scan.text(response.text), (t) => (sent.text += t));
-  for (let i = 0; !blocked && i < response.toolCalls.length; i++) {
-    const c = response.toolCalls[i]!;
-    const call = { ...c, arguments: '' };
-    sent.calls.set(i, call);
-    blocked = emit(await scan.toolArguments(i, c.arguments, c.name), (t) => (call.arguments += t));
-  }
-  let redactions: Record<string, number> = {};
-  if (!blocked) {
-    const end = await scan.finish();
-    redactions = end.redactions;
-    blocked = emit(end, (t) => (sent.text += t));
-    for (const [i, rest] of end.toolArguments) sent.calls.get(i)!.arguments += rest;
-  }
+  const end = await scan.whole(response);
+  const blocked = end.blocked ? end.evaluation : undefined;
+  const { redactions } = end;
+  const sent: Transcript = end.blocked
+    ? { text: '', calls: new Map(response.toolCalls.map((c, i) => [i, { ...c, arguments: '' }])) }
+    : { text: end.value.text, calls: new Map(response.toolCalls.map((c, i) => [i, { ...c, arguments: end.value.toolCalls[i]!.arguments }])) };
   if (scan.active) timing.add('output', performance.now() - outputStart);
   deps.telemetry.llmOutput(redactions, blocked ? { stream: false } : undefined);
   const auditId = newId('aud');

@@ -49,13 +49,13 @@ function redactNormalized(text: string, counts: RedactionCounts, detectors: read
   return spans.length === 0 ? text : render(text, spans);
 }
 
-/** Redacts string values anywhere in a JSON-like value (rows, tool results); returns a copy. */
-export function redactValue(value: unknown, counts: RedactionCounts): unknown {
-  if (typeof value === 'string') return redactText(value, counts);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, counts));
+/** Redacts string values (not keys) anywhere in a JSON-like value (rows, tool results); returns a copy. */
+export function redactValue(value: unknown, counts: RedactionCounts, detectors: readonly Detector[] = DETECTORS): unknown {
+  if (typeof value === 'string') return redactText(value, counts, detectors);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, counts, detectors));
   if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, counts);
+    for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, counts, detectors);
     return out;
   }
   return value;

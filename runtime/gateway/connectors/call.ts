@@ -3,6 +3,7 @@ import type { Identity } from '../../auth/identity.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { PolicyEvaluation } from '../../policy/types.js';
 import type { GatewayDeps } from '../deps.js';
+import { openOutputScan } from '../output/scan.js';
 import { evaluatePolicies } from '../policy-call.js';
 import { servesOrganization } from './tenancy.js';
 
@@ -34,7 +35,8 @@ export type GovernedConnectorResult =
 
 /**
  * The one governed path of every connector call (REST and MCP): tenancy → allowedOperations and the SQL or
- * SSRF guard (prepare) → the policy set (`surface: "mcp"`, `input.mcp`) → run with the call's limits → audit.
+ * SSRF guard (prepare) → the policy set (`surface: "mcp"`, `input.mcp`) → run with the call's limits → the output
+ * policies of an LLM answer on the result (`surface: "llm_output"`: masked in place, or blocked) → audit.
  * Every call that reaches this function leaves one audit entry, whatever its decision; the entry is committed
  * before the caller gets the answer. Refusals throw ApiErrors of the gateway catalogue.
  */
@@ -92,6 +94,25 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     throw toApiError(err);
   }
   const rows = rowCountOf(outcome);
+
+  let output;
+  try {
+    output = await scanResult(deps, identity, call, prepared, outcome);
+  } catch (err) {
+    await audit.write('failed', { prepared, evaluation, rows, error: err });
+    throw err;
+  }
+  if (output.blocked) {
+    await audit.write('blocked', { prepared, evaluation: output.evaluation, rows, truncated: outcome.truncated });
+    throw new ApiError('gateway', 'POLICY_VIOLATION', `the result was blocked by policy: ${output.blockReason}`, {
+      stage: 'output',
+      policies: output.evaluation.triggered,
+      connector: echo(call.connector),
+    });
+  }
+  outcome = output.outcome;
+  const evaluated = [...evaluation.evaluated, ...(output.evaluation?.evaluated ?? [])];
+  const warnings = [...evaluation.warnings, ...(output.evaluation?.warnings ?? [])];
   const auditId = await audit.write('allowed', { prepared, evaluation, rows, truncated: outcome.truncated, redactions: outcome.redactions });
   const metadata: CallMetadata = {
     audit_id: auditId,
@@ -99,12 +120,39 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     type: prepared.connector.type,
     operation: prepared.operation,
     ...(prepared.statementHash ? { statement_hash: prepared.statementHash } : {}),
-    policies_evaluated: evaluation.evaluated,
-    ...(evaluation.warnings.length ? { warnings: evaluation.warnings } : {}),
+    policies_evaluated: evaluated,
+    ...(warnings.length ? { warnings } : {}),
     ...(outcome.redactions ? { redactions: outcome.redactions } : {}),
     truncated: outcome.truncated,
   };
   return call.kind === 'query' ? { kind: 'query', result: outcome as QueryResult, metadata } : { kind: 'tool', result: outcome as ToolResult, metadata };
+}
+
+/**
+ * The output scan of an LLM answer (runtime/gateway/output/scan.ts) on a call's result: the rows of a query, or the
+ * tool's result. Its counts add to those of the connector's own redaction (`options.redact`), which ran first.
+ */
+async function scanResult(deps: GatewayDeps, identity: Identity, call: ConnectorCall, prepared: PreparedCall<unknown>, outcome: QueryResult | ToolResult) {
+  const scan = openOutputScan(deps.policies, {
+    organizationId: identity.organizationId,
+    tenantId: identity.tenantId,
+    clientId: call.clientId ?? identity.clientId ?? identity.credential,
+    userToken: call.userToken ?? '',
+    mcp: { connector: prepared.connector.name, type: prepared.connector.type, operation: prepared.operation, ...(call.kind === 'tool' ? { tool: call.tool } : {}) },
+  });
+  if (!scan.active) return { blocked: false as const, outcome, evaluation: null };
+  const end = await scan.value('rows' in outcome ? outcome.rows : outcome.result);
+  if (end.blocked) return { blocked: true as const, evaluation: end.evaluation, blockReason: end.evaluation.blockReason ?? end.evaluation.triggered.join(', ') };
+  const redactions = mergeCounts(outcome.redactions, end.redactions);
+  const masked = 'rows' in outcome ? { ...outcome, rows: end.value as QueryResult['rows'] } : { ...outcome, result: end.value };
+  return { blocked: false as const, outcome: { ...masked, ...(redactions ? { redactions } : {}) }, evaluation: end.evaluation };
+}
+
+function mergeCounts(a: Record<string, number> | undefined, b: Record<string, number>): Record<string, number> | undefined {
+  if (Object.keys(b).length === 0) return a;
+  const out = { ...a };
+  for (const [k, n] of Object.entries(b)) out[k] = (out[k] ?? 0) + n;
+  return out;
 }
 
 /** Rows of a query, or of a tool whose result is rows (the SQL kinds' `query` tool). */

@@ -132,3 +132,33 @@ describe('openOutputScan', () => {
     expect(openOutputScan(e, { ...META, tenantId: 'eu' }).active).toBe(true);
   });
 });
+
+describe('a whole answer or value', () => {
+  it('judges a whole answer once, on its text and tool arguments together, then redacts both', async () => {
+    const { policies, inputs } = spy(await startEngine(redact('cards', ['payment_card']) + blockWord('no-secret', 'SECRET')));
+    const end = await openOutputScan(policies, META).whole({ text: 'Card 4111 1111 1111 1111 ok', toolCalls: [{ name: 'pay', arguments: '{"card":"4111 1111 1111 1111"}' }] });
+    expect(end).toMatchObject({ blocked: false, value: { text: 'Card [REDACTED:payment_card] ok', toolCalls: [{ name: 'pay', arguments: '{"card":"[REDACTED:payment_card]"}' }] }, redactions: { payment_card: 2 } });
+    expect(inputs).toHaveLength(1);
+    const blocked = await openOutputScan(policies, META).whole({ text: 'ok', toolCalls: [{ name: 'f', arguments: '{"x":"SECRET"}' }] });
+    expect(blocked).toMatchObject({ blocked: true, evaluation: { triggered: ['no-secret'] } });
+  });
+
+  it('masks the string values of a connector result in place, keys untouched, and judges its text once', async () => {
+    const { policies, inputs } = spy(await startEngine(redact('cards', ['payment_card']) + blockWord('no-secret', 'SECRET')));
+    const meta = { clientId: 'c1', userToken: 'u1', mcp: { connector: 'pg', operation: 'query' } };
+    const rows = [{ id: 1, '4111 1111 1111 1111': 'card 4111 1111 1111 1111', n: 4111111111111111 }];
+    const end = await openOutputScan(policies, meta).value(rows);
+    expect(end).toMatchObject({ blocked: false, value: [{ id: 1, '4111 1111 1111 1111': 'card [REDACTED:payment_card]', n: 4111111111111111 }], redactions: { payment_card: 1 } });
+    expect(rows[0]!['4111 1111 1111 1111']).toBe('card 4111 1111 1111 1111');
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]).toMatchObject({ query: 'card 4111 1111 1111 1111', surface: 'llm_output', mcp: { connector: 'pg' }, llm: { output: { text: 'card 4111 1111 1111 1111' } } });
+    expect(inputs[0]!.llm).not.toHaveProperty('provider');
+    expect(await openOutputScan(policies, meta).value({ content: [{ type: 'text', text: 'a SECRET' }] })).toMatchObject({ blocked: true, evaluation: { triggered: ['no-secret'] } });
+  });
+
+  it('passes a value through untouched when no output policy is in scope', async () => {
+    const e = await startEngine(policy('inputs', {}, 'package p.inputs\ndeny contains "x" if contains(input.query, "x")\n'));
+    const value = { text: '4111 1111 1111 1111' };
+    expect(await openOutputScan(e, META).value(value)).toEqual({ blocked: false, value, redactions: {}, evaluation: null });
+  });
+});

@@ -4,13 +4,14 @@
  * block policies (action block, warn or log, scoped to llm_output) are evaluated by the Rego engine on the answer so
  * far — on a stream at most once per `EVALUATE_EVERY_CHARS` new characters (or a quarter of the answer so far, if
  * more) and once at the end, never per chunk.
+ * A whole answer (`whole`) or a connector call's result (`value`) is judged once, on all of it, by the same judge.
  * NB: text already sent cannot be recalled: a block mid-stream stops the answer where it is, and a block found at
  * `finish()` only withholds what was still held back (the redactor's window).
  */
 import { LLM_OUTPUT_SURFACE } from '../../../api/index.js';
 import { PolicyInputTooLargeError } from '../../policy/input-size.js';
 import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from '../../policy/types.js';
-import { detectorsOf, StreamRedactor } from '../../redact/index.js';
+import { detectorsOf, redactValue, StreamRedactor, type RedactionCounts } from '../../redact/index.js';
 
 /**
  * New answer characters (text and tool arguments together) between two block evaluations of a stream; a quarter of
@@ -23,10 +24,24 @@ export interface OutputScanMeta {
   tenantId?: string;
   clientId: string;
   userToken: string;
-  provider: string;
-  model: string;
+  /** the provider and model of an LLM answer (`input.llm`); absent for a connector call's result */
+  provider?: string;
+  model?: string;
   context?: Record<string, unknown>;
+  /** `input.mcp` of a connector call's result: which connector, operation and tool answered */
+  mcp?: Record<string, unknown>;
 }
+
+/** A whole (not streamed) LLM answer. */
+export interface WholeAnswer {
+  text: string;
+  toolCalls: readonly { name: string; arguments: string }[];
+}
+
+/** The scan of a whole answer or value: `value` redacted, or the block (nothing of it may be sent). */
+export type WholeEnd<T> =
+  | { blocked: false; value: T; redactions: Record<string, number>; evaluation: PolicyEvaluation | null }
+  | { blocked: true; evaluation: PolicyEvaluation; redactions: Record<string, number> };
 
 export type OutputStep = { blocked: false; emit: string } | { blocked: true; evaluation: PolicyEvaluation };
 
@@ -57,6 +72,17 @@ export interface OutputScan {
   close(channel: 'text' | number): string;
   /** end of the answer: flushes every window and runs the final block evaluation on the whole answer */
   finish(): Promise<OutputEnd>;
+  /**
+   * A whole answer, instead of feeding it: block policies evaluated once on all of it (text and tool arguments),
+   * then its text and each tool call's arguments redacted. Once per scan, on a scan fed nothing else.
+   */
+  whole(answer: WholeAnswer): Promise<WholeEnd<WholeAnswer>>;
+  /**
+   * A connector call's result (rows, a tool's result): block policies evaluated once on its text (its string
+   * values, joined by newlines, as `input.query` and `input.llm.output.text`), then every string value (not keys)
+   * masked in place. Once per scan, on a scan fed nothing else.
+   */
+  value(value: unknown): Promise<WholeEnd<unknown>>;
 }
 
 /** Opens the scan of one answer. Cheap when nothing is in scope (`active` false, every method a pass-through). */
@@ -74,6 +100,8 @@ const PASS_THROUGH: OutputScan = Object.freeze({
   toolArguments: (_index: number, chunk: string): OutputStep => ({ blocked: false, emit: chunk }),
   close: () => '',
   finish: () => Promise.resolve({ blocked: false as const, emit: '', redactions: {}, evaluation: null, toolArguments: new Map<number, string>() }),
+  whole: (answer: WholeAnswer) => Promise.resolve({ blocked: false as const, value: answer, redactions: {}, evaluation: null }),
+  value: (value: unknown) => Promise.resolve({ blocked: false as const, value, redactions: {}, evaluation: null }),
 });
 
 interface ToolCall {
@@ -136,6 +164,36 @@ class ActiveScan implements OutputScan {
     return { blocked: false, emit, redactions: this.redactions(), evaluation: this.last, toolArguments };
   }
 
+  async whole(answer: WholeAnswer): Promise<WholeEnd<WholeAnswer>> {
+    this.raw = answer.text;
+    answer.toolCalls.forEach((c, i) => this.calls.set(i, { name: c.name, raw: c.arguments, redactor: this.detectors.length ? new StreamRedactor(this.detectors) : undefined }));
+    const blocked = await this.judgeWhole();
+    if (blocked) return blocked;
+    const redact = (r: StreamRedactor | undefined, text: string) => (r ? r.push(text) + r.end() : text);
+    const text = redact(this.answer, answer.text);
+    const toolCalls = answer.toolCalls.map((c, i) => ({ ...c, arguments: redact(this.calls.get(i)!.redactor, c.arguments) }));
+    return { blocked: false, value: { text, toolCalls }, redactions: this.redactions(), evaluation: this.last };
+  }
+
+  async value(value: unknown): Promise<WholeEnd<unknown>> {
+    this.raw = stringsOf(value).join('\n');
+    const blocked = await this.judgeWhole();
+    if (blocked) return blocked;
+    if (this.detectors.length === 0) return { blocked: false, value, redactions: {}, evaluation: this.last };
+    const counts: RedactionCounts = {};
+    // NB: one detector set for the scan: the same kinds as the answer's StreamRedactor, masked per string value
+    const masked = redactValue(value, counts, this.detectors);
+    return { blocked: false, value: masked, redactions: counts, evaluation: this.last };
+  }
+
+  /** The one evaluation of a whole answer or value (when a block policy is in scope); the block, if any. */
+  private async judgeWhole(): Promise<WholeEnd<never> | undefined> {
+    if (!this.blocking) return undefined;
+    this.seen = this.raw.length + [...this.calls.values()].reduce((n, c) => n + c.raw.length, 0);
+    this.conclude(await this.evaluate());
+    return this.block ? { blocked: true, evaluation: this.block, redactions: {} } : undefined;
+  }
+
   /** Evaluates when due (before the redactor takes the chunk: a blocked chunk is never emitted), then redacts. */
   private step(added: number, redact: () => string): OutputStep | Promise<OutputStep> {
     this.seen += added;
@@ -166,9 +224,10 @@ class ActiveScan implements OutputScan {
       client_id: this.meta.clientId,
       user: { id: this.meta.userToken },
       context: this.meta.context ?? {},
+      ...(this.meta.mcp ? { mcp: this.meta.mcp } : {}),
       llm: {
-        provider: this.meta.provider,
-        model: this.meta.model,
+        ...(this.meta.provider !== undefined ? { provider: this.meta.provider } : {}),
+        ...(this.meta.model !== undefined ? { model: this.meta.model } : {}),
         output: { text: this.raw, tool_calls: [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ name: c.name, arguments: c.raw })) },
       },
     };
@@ -190,6 +249,14 @@ class ActiveScan implements OutputScan {
     for (const c of this.calls.values()) if (c.redactor) add(c.redactor.counts);
     return out;
   }
+}
+
+/** The string values of a JSON-like value, in order (keys are not its text). */
+function stringsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
+  else if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) for (const v of Object.values(value)) stringsOf(v, out);
+  return out;
 }
 
 function tooLarge(err: PolicyInputTooLargeError): PolicyEvaluation {

@@ -80,10 +80,11 @@ describe('POST /mcp/resources/query', () => {
     expect(res.json()).toMatchObject({ success: true, data: [{ customer: 'alan' }], row_count: 1 });
   });
 
-  it('queries the HTTP API by path', async () => {
+  it('queries the HTTP API by path, the built-in output redaction masking the email in the row', async () => {
     const res = await query({ connector: 'api', query: '/users', params: { name: 'Ada' } });
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual([{ id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' }]);
+    expect(res.json().data).toEqual([{ id: 1, name: 'Ada', email: '[REDACTED:email]' }]);
+    expect(res.json().metadata.redactions).toEqual({ email: 1 });
   });
 
   it('refuses a redirect off the HTTP API\'s origin with SSRF_REFUSED', async () => {
