@@ -279,6 +279,11 @@ export const orchestratorConfigSchema = z
     ...plan,
     /** Accept identities forwarded by gateways holding the same secret (X-Steward-Identity). */
     STEWARD_INTERNAL_SECRET: internalSecret,
+    /**
+     * The gateway Service that runs plans' connector-call steps (e.g. http://steward-gateway:8080), called with the
+     * caller's identity signed by STEWARD_INTERNAL_SECRET; absent: those steps fail with SERVICE_UNAVAILABLE.
+     */
+    STEWARD_GATEWAY_URL: z.string().url().optional(),
     /** A cluster install is never in community mode unless configured so. @default false */
     STEWARD_COMMUNITY_MODE: communityMode('false'),
     STEWARD_HOST: z.string().default('0.0.0.0'),
@@ -308,6 +313,9 @@ export const orchestratorConfigSchema = z
   })
   .superRefine((c, ctx) => {
     checkTlsPair(c, ctx);
+    if (c.STEWARD_GATEWAY_URL !== undefined && c.STEWARD_INTERNAL_SECRET === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['STEWARD_INTERNAL_SECRET'], message: 'required with STEWARD_GATEWAY_URL: the gateway verifies forwarded identities with it' });
+    }
     if (c.STEWARD_AGENT_DISCOVERY !== 'kubernetes') return;
     if (c.STEWARD_ORCHESTRATOR_NAME === undefined) {
       ctx.addIssue({ code: 'custom', path: ['STEWARD_ORCHESTRATOR_NAME'], message: 'required with STEWARD_AGENT_DISCOVERY=kubernetes: its spec.agentPool.selector picks the pool agents' });

@@ -18,6 +18,7 @@ import { buildOrchestrator } from '../runtime/orchestrator/app.js';
 import { createLlmRouter } from '../runtime/llm/index.js';
 import { assembleOrchestrator, type OrchestratorParts, type OrchestratorSettings } from '../runtime/orchestrator/assemble.js';
 import { inProcessPlanForwarder } from '../runtime/gateway/plan-forward.js';
+import { inProcessConnectorGateway } from '../runtime/orchestrator/plan/gateway-client.js';
 
 export const TEST_SIGNING_SECRET = 'steward-test-signing-secret-0001';
 /** The gateway-orchestrator secret of forwarded identities (X-Steward-Identity) in tests. */
@@ -85,6 +86,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   await source.ready();
   const store = await openStore({});
   const parts = assembleGateway(config, { store, source, log, env, version: 'test', now: options.now });
+  // As standalone: plans' connector-call steps reach the connector routes with the forwarded identity.
+  parts.deps.internalSecret = TEST_INTERNAL_SECRET;
   await parts.ready();
   const app = buildGateway(parts.deps);
   await app.ready();
@@ -121,7 +124,7 @@ export interface TestOrchestrator {
 export async function orchestratorBuilder(gw: TestGateway, settings: Partial<OrchestratorSettings> = {}): Promise<() => TestOrchestrator> {
   const d = gw.parts.deps;
   const parts = await assembleOrchestrator(
-    { bodyLimitBytes: 1 << 20, probeIntervalMs: 200, internalSecret: TEST_INTERNAL_SECRET, ...settings },
+    { bodyLimitBytes: 1 << 20, probeIntervalMs: 200, internalSecret: TEST_INTERNAL_SECRET, connectorGateway: inProcessConnectorGateway(() => gw.app, TEST_INTERNAL_SECRET), ...settings },
     { store: gw.store, source: gw.source, log: d.log, version: 'test', auth: d.auth, limiter: d.limiter, llm: d.llm ?? createLlmRouter([]), telemetry: d.telemetry, now: d.now },
   );
   return () => {

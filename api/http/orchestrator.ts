@@ -59,10 +59,23 @@ export const planRequest = z.object({
 export const planStep = z.object({
   id: z.string(),
   name: z.string(),
-  type: z.string(),
+  type: z.string().describe('llm-call, connector-call or policy-check'),
   description: z.string(),
   depends_on: z.array(z.string()).optional(),
   agent: z.string(),
+  connector: z.string().optional().describe('connector-call: the Connector, called through the gateway\'s governed path'),
+  tool: z.string().optional().describe('connector-call: the tool (with `arguments`); or `query`'),
+  query: z.object({ statement: z.string() }).optional().describe('connector-call: an SQL statement (`arguments`: its parameters)'),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  policy: z.string().optional().describe('policy-check: the policy whose decision is the step\'s result'),
+  input: z.record(z.string(), z.unknown()).optional().describe('policy-check: query, user, context, mcp, llm of the policy input'),
+});
+
+/** A step of the LLM planner's answer refused for missing fields (it never ran). */
+export const plannerRefusal = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.object({ step: z.string(), type: z.string(), fields: z.array(z.string()) }),
 });
 
 export const planTask = z.object({
@@ -91,6 +104,7 @@ export const planResponse = z.object({
     planner: z.enum(['llm', 'llm-repaired', 'deterministic']).optional(),
     domain: z.string().optional(),
     planner_note: z.string().optional(),
+    planner_refusals: z.array(plannerRefusal).optional(),
     warnings: z.array(z.string()).optional(),
   }),
 });

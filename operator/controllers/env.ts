@@ -53,6 +53,8 @@ export function sharedSettings(o: OrchestratorResource): Record<string, string> 
     LOG_FORMAT: 'json',
     STEWARD_COMMUNITY_MODE: String(o.spec.communityMode),
     STEWARD_ORCHESTRATOR_URL: endpoints(o).orchestrator,
+    // the gateway that runs plans' connector-call steps for the orchestrator (runtime/orchestrator/plan/steps.ts)
+    STEWARD_GATEWAY_URL: endpoints(o).gateway,
   };
   for (const p of providersByType(o)) {
     const vars: { endpoint?: string; model: string; region?: string } = LLM_VARS[p.type];
@@ -110,6 +112,7 @@ export function orchestratorEnv(o: OrchestratorResource): V1EnvVar[] {
   return [
     ...commonEnv(s),
     { name: 'PORT', value: String(PORTS.orchestrator) },
+    ...values(s, ['STEWARD_GATEWAY_URL']),
     ...serverEnv(o, s),
     { name: 'STEWARD_AGENT_DISCOVERY', value: 'kubernetes' },
     secretRef('STEWARD_AGENT_TOKEN', { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),

@@ -4,6 +4,7 @@ import { apiDocs } from '../http/api-docs.js';
 import { httpMetrics } from '../http/metrics.js';
 import { gatewayOpenApi } from '../../api/gen/openapi.js';
 import { registerAuth } from '../auth/plugin.js';
+import { forwardedIdentityRoutes } from './forwarded-identity.js';
 import type { GatewayDeps } from './deps.js';
 import { healthRoutes } from './health.js';
 import { probeRoutes } from './probes.js';
@@ -26,7 +27,8 @@ const BACKGROUND_DRAIN_MS = 5000;
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent', connections: deps.connections });
   void app.register(httpMetrics, { telemetry: deps.telemetry, server: 'gateway' });
-  registerAuth(app, 'gateway', deps.auth);
+  forwardedIdentityRoutes(app);
+  registerAuth(app, 'gateway', deps.auth, { internalSecret: deps.internalSecret });
   void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics, telemetry: deps.telemetry });
   void app.register(healthRoutes, deps);
   void app.register(probeRoutes, deps);

@@ -96,6 +96,8 @@ export function assembleGateway(
     ...('STEWARD_ORCHESTRATOR_URL' in config && config.STEWARD_ORCHESTRATOR_URL && config.STEWARD_INTERNAL_SECRET
       ? { plans: httpPlanForwarder(config.STEWARD_ORCHESTRATOR_URL, config.STEWARD_INTERNAL_SECRET) }
       : {}),
+    // Orchestrators holding the same secret call the connector routes for plan steps; standalone sets it itself.
+    ...('STEWARD_INTERNAL_SECRET' in config && config.STEWARD_INTERNAL_SECRET ? { internalSecret: config.STEWARD_INTERNAL_SECRET } : {}),
   };
   return {
     deps,

@@ -70,6 +70,12 @@ export interface GatewayDeps {
   /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */
   apiDocs?: boolean;
   /**
+   * The secret of identities an orchestrator forwards for a plan's connector-call steps (X-Steward-Identity,
+   * STEWARD_INTERNAL_SECRET; standalone's per-process secret). Accepted on the connector call routes only
+   * (forwarded-identity.ts); absent: the header is refused.
+   */
+  internalSecret?: string;
+  /**
    * Why the process should not get traffic now (the source not synced, draining): GET /readyz answers 503 naming
    * them. @default none
    */

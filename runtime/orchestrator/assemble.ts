@@ -17,6 +17,7 @@ import type { Store } from '../store/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import { policyObserver } from '../policy/observer.js';
 import type { OrchestratorDeps } from './app.js';
+import type { ConnectorGateway } from './plan/gateway-client.js';
 import { PlanService } from './plan/service.js';
 import { AgentPool, StandaloneSource, StaticSource, type MemberSource } from './pool/index.js';
 import { WebhookService, type WebhookEmitter, type WebhookSettings } from './webhooks/index.js';
@@ -52,6 +53,11 @@ export interface OrchestratorSettings {
   planner?: 'auto' | 'deterministic';
   /** The secret of identities forwarded by the gateway (STEWARD_INTERNAL_SECRET). */
   internalSecret?: string;
+  /**
+   * The gateway's connector path for plans' connector-call steps: standalone's gateway in process, else
+   * STEWARD_GATEWAY_URL (plan/gateway-client.ts). Absent: those steps fail with SERVICE_UNAVAILABLE.
+   */
+  connectorGateway?: ConnectorGateway;
 }
 
 export interface OrchestratorShared {
@@ -99,7 +105,7 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
   webhooks.start();
   const status = pool.status();
   shared.log.info({ pool: members.name, ...status }, 'agent pool ready');
-  // The plan pre-flight's policy set: the same Policy documents and limits as the gateway's pre-check.
+  // The plan pre-flight's and policy-check steps' policy set: the same Policy documents and limits as the gateway's pre-check.
   const planPolicies = new RegoPolicyEngine({
     source: shared.source,
     log: shared.log.child({ module: 'plan-policies' }),
@@ -112,6 +118,7 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
     store: shared.store,
     llm: shared.llm,
     policies: planPolicies,
+    connectors: settings.connectorGateway,
     events: webhooks,
     planner: settings.planner,
     // Remote agents call their own providers; only in-process ones need this process's.

@@ -23,6 +23,7 @@ import { openConfiguredStore } from '../store/configured.js';
 import { VERSION } from '../../platform/version.js';
 import { buildOrchestrator } from './app.js';
 import { assembleOrchestrator, type OrchestratorParts } from './assemble.js';
+import { httpConnectorGateway } from './plan/gateway-client.js';
 import { openOrchestratorCluster } from './cluster.js';
 
 export interface RunningOrchestrator {
@@ -91,6 +92,9 @@ export async function startOrchestrator(
         planTimeoutMs: config.STEWARD_PLAN_TIMEOUT_MS,
         planner: config.STEWARD_PLANNER,
         internalSecret: config.STEWARD_INTERNAL_SECRET,
+        ...(config.STEWARD_GATEWAY_URL && config.STEWARD_INTERNAL_SECRET
+          ? { connectorGateway: httpConnectorGateway(config.STEWARD_GATEWAY_URL, config.STEWARD_INTERNAL_SECRET) }
+          : {}),
       },
       { store, source, log, version: VERSION, auth: access.auth, limiter: access.limiter, concurrency: access.concurrency, llm, telemetry },
     );

@@ -12,6 +12,7 @@ import { assembleGateway } from '../gateway/assemble.js';
 import { inProcessPlanForwarder } from '../gateway/plan-forward.js';
 import { buildOrchestrator } from '../orchestrator/app.js';
 import { assembleOrchestrator } from '../orchestrator/assemble.js';
+import { inProcessConnectorGateway } from '../orchestrator/plan/gateway-client.js';
 import { readTlsSettings } from '../http/tls.js';
 import { VERSION } from '../../platform/version.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
@@ -56,6 +57,8 @@ export async function startStandalone(
   const internalSecret = randomBytes(32).toString('hex');
   const built: { orchestrator?: FastifyInstance } = {};
   gatewayParts.deps.plans = inProcessPlanForwarder(() => built.orchestrator!, internalSecret);
+  // ...and plans' connector-call steps come back to this process's gateway with the same secret.
+  gatewayParts.deps.internalSecret = internalSecret;
   const gateway = buildGateway(gatewayParts.deps);
   const gd = gatewayParts.deps;
   // The orchestrator shares the gateway's credentials, rate limits (one budget per organization), LLM providers
@@ -71,6 +74,7 @@ export async function startStandalone(
       planTimeoutMs: config.STEWARD_PLAN_TIMEOUT_MS,
       planner: config.STEWARD_PLANNER,
       internalSecret,
+      connectorGateway: inProcessConnectorGateway(() => gateway, internalSecret),
     },
     { store, source, version: VERSION, log: log.child({ component: 'orchestrator' }), auth: gd.auth, limiter: gd.limiter, llm: gd.llm!, telemetry: gd.telemetry },
   ).catch(async (err: unknown) => {

@@ -29,6 +29,7 @@ describe('desiredDeployments', () => {
     { name: 'reads the namespace and pod name through the downward API, and leaves the listen address at every interface', got: [gwEnv.STEWARD_NAMESPACE, gwEnv.STEWARD_POD_NAME, gwEnv.STEWARD_HOST], want: [{ fieldRef: { fieldPath: 'metadata.namespace' } }, { fieldRef: { fieldPath: 'metadata.name' } }, undefined] },
     { name: 'sets the cluster source, the Orchestrator name and JSON logs', got: [gwEnv.STEWARD_SOURCE, gwEnv.STEWARD_ORCHESTRATOR_NAME, gwEnv.LOG_FORMAT], want: ['kubernetes', 'prod', 'json'] },
     { name: 'reads DATABASE_URL and REDIS_URL from their Secrets', got: [orEnv.DATABASE_URL, orEnv.REDIS_URL], want: [{ secretKeyRef: { name: 'db', key: 'url' } }, { secretKeyRef: { name: 'cache', key: 'url' } }] },
+    { name: 'gives the orchestrator the gateway URL for connector-call steps', got: orEnv.STEWARD_GATEWAY_URL, want: 'http://prod-gateway.default.svc:8080' },
     { name: 'reads the internal secrets from O-internal', got: [gwEnv.STEWARD_INTERNAL_SECRET, orEnv.STEWARD_AGENT_TOKEN], want: [{ secretKeyRef: { name: 'prod-internal', key: 'internal-secret' } }, { secretKeyRef: { name: 'prod-internal', key: 'agent-token' } }] },
     { name: 'is not in community mode unless the spec says so', got: gwEnv.STEWARD_COMMUNITY_MODE, want: 'false' },
     { name: 'maps an openai provider to its variables and the default provider to its type', got: [gwEnv.OPENAI_API_KEY, gwEnv.STEWARD_OPENAI_MODEL, gwEnv.STEWARD_LLM_DEFAULT_PROVIDER], want: [{ secretKeyRef: { name: 'llm', key: 'openai' } }, 'gpt-4o-mini', 'openai'] },
@@ -53,7 +54,7 @@ describe('the other objects', () => {
 
   it.each([
     { name: 'serves the gateway on 8080 and the orchestrator on 8081, ports named http', got: Object.values(desiredServices(o)).map((s) => [s.metadata.name, s.spec.ports![0]!.port, s.spec.ports![0]!.name]), want: [['prod-gateway', 8080, 'http'], ['prod-orchestrator', 8081, 'http']] },
-    { name: 'keeps the shared non-secret settings in O-config', got: desiredConfigMap(o).data, want: { STEWARD_SOURCE: 'kubernetes', STEWARD_ORCHESTRATOR_NAME: 'prod', LOG_FORMAT: 'json', STEWARD_COMMUNITY_MODE: 'false', STEWARD_ORCHESTRATOR_URL: 'http://prod-orchestrator.default.svc:8081' } },
+    { name: 'keeps the shared non-secret settings in O-config', got: desiredConfigMap(o).data, want: { STEWARD_SOURCE: 'kubernetes', STEWARD_ORCHESTRATOR_NAME: 'prod', LOG_FORMAT: 'json', STEWARD_COMMUNITY_MODE: 'false', STEWARD_ORCHESTRATOR_URL: 'http://prod-orchestrator.default.svc:8081', STEWARD_GATEWAY_URL: 'http://prod-gateway.default.svc:8080' } },
     { name: 'makes a PDB with maxUnavailable 1 when there are several replicas', got: desiredPdb(o, 'gateway', 2)?.spec.maxUnavailable, want: 1 },
     { name: 'makes no PDB for a single replica', got: desiredPdb(o, 'gateway', 1), want: undefined },
     { name: 'makes no Ingress unless enabled', got: desiredIngress(o), want: undefined },

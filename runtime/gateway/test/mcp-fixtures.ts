@@ -53,7 +53,10 @@ spec:
 ---
 `;
 
-export async function startConnectorWorld(options: { extraManifests?: string; mcpHealthIntervalSeconds?: number } = {}): Promise<ConnectorWorld> {
+/** `extraManifests` may depend on the run's schema id; `env` adds to the gateway's environment (LLM stand-ins). */
+export async function startConnectorWorld(
+  options: { extraManifests?: string | ((id: string) => string); mcpHealthIntervalSeconds?: number; env?: Record<string, string> } = {},
+): Promise<ConnectorWorld> {
   const id = runId();
   const api = await listen(apiHandler);
   const mcp = await listen(mcpHandler());
@@ -88,7 +91,7 @@ export async function startConnectorWorld(options: { extraManifests?: string; mc
       healthCheck: { intervalSeconds: options.mcpHealthIntervalSeconds ?? 30, timeoutMs: 1000 },
     }) +
     policiesYaml +
-    (options.extraManifests ?? '');
+    (typeof options.extraManifests === 'function' ? options.extraManifests(id) : (options.extraManifests ?? ''));
   const gw = await startTestGateway({
     manifests,
     env: {
@@ -100,6 +103,7 @@ export async function startConnectorWorld(options: { extraManifests?: string; mc
       MCP_URL: `${mcp.url}/mcp`,
       STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
       STEWARD_RATE_LIMIT_PER_HOUR: '1000000',
+      ...options.env,
     },
   });
   return {

@@ -50,6 +50,7 @@ export function planAnswer(input: PlanAnswerInput): Record<string, unknown> & { 
       planner: plan.planner,
       domain: plan.domain,
       ...(plan.plannerNote ? { planner_note: plan.plannerNote } : {}),
+      ...(plan.plannerRefusals?.length ? { planner_refusals: plan.plannerRefusals } : {}),
       ...(input.warnings?.length ? { warnings: input.warnings } : {}),
     },
   };

@@ -6,11 +6,17 @@
  * - `parallel`: in waves — every ready step at once, the next wave once the whole wave ended;
  * - `auto`: the DAG as planned — each step starts as soon as its own dependencies ended.
  * In the parallel modes the pool bounds how many steps run at once (items wait for a free member).
+ * Only `llm-call` steps go to the pool; `connector-call` and `policy-check` steps run through the gateway's
+ * connector path and the policy engine (steps.ts) and never become an LLM call.
  */
 import type { WorkItem } from '../../agent/work.js';
 import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, type AgentPool } from '../pool/index.js';
+import type { Identity } from '../../auth/identity.js';
+import type { PolicyEvaluator } from '../../policy/types.js';
+import type { ConnectorGateway } from './gateway-client.js';
+import { runConnectorStep, runPolicyStep, type StepResult } from './steps.js';
 import { topologicalOrder } from './validate.js';
-import type { ExecutionMode, PlanAgent, PlanStep, StepOutcome } from './types.js';
+import type { ExecutionMode, LlmStep, PlanAgent, PlanStep, StepOutcome } from './types.js';
 
 /** The policy of a step's work item: the plan passed the policy set before it ran (preflight.ts). */
 export const STEP_POLICY = 'package steward.plan.step\n\nallow := true\n';
@@ -30,6 +36,12 @@ export interface ExecuteOptions {
   onStep?: (outcome: StepOutcome) => void;
   /** The origin of the steps' times (performance clock), e.g. when the plan call started. @default now */
   t0?: number;
+  /** The caller's verified identity: connector-call steps are made with it, policy-check steps scoped to it. */
+  identity: Identity;
+  /** The gateway's connector path; absent: connector-call steps fail with SERVICE_UNAVAILABLE. */
+  connectors?: ConnectorGateway;
+  /** The plan's policy engine (the pre-flight's): policy-check steps. */
+  policies: PolicyEvaluator;
 }
 
 export async function executePlan(options: ExecuteOptions): Promise<StepOutcome[]> {
@@ -69,6 +81,19 @@ async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome
     return end({ status: failedDep.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: 'DEPENDENCY_FAILED', message: `step ${failedDep.id} (${failedDep.name}) did not complete` } });
   }
   if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
+  if (step.type === 'llm-call') return end(await runLlmStep(step, outcomes, o));
+  const c = { identity: o.identity, requestId: `${o.planId}.${o.steps.indexOf(step)}`, signal: o.signal };
+  try {
+    const result = step.type === 'connector-call' ? await runConnectorStep(step, o.connectors, c) : await runPolicyStep(step, o.policies, { ...c, query: o.query });
+    if (o.signal.aborted && result.status !== 'completed') return end({ status: 'cancelled', error: abortError(o.signal) });
+    return end(result);
+  } catch (err) {
+    if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
+    throw err;
+  }
+}
+
+async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions): Promise<StepResult & Pick<StepOutcome, 'agentId'>> {
   const agent = o.agents.get(step.agent)!;
   const item: WorkItem = {
     requestId: o.planId,
@@ -82,15 +107,15 @@ async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome
   try {
     const d = await o.pool.dispatch(item, o.signal, { agentConfig: agent.ref });
     const r = d.result;
-    if (r.status === 'success') return end({ status: 'completed', output: typeof r.result === 'string' ? r.result : JSON.stringify(r.result ?? null), agentId: r.agentId });
-    return end({ status: 'failed', error: r.error ?? { code: 'EXECUTION_ERROR', message: 'the agent answered without a result' }, agentId: r.agentId });
+    if (r.status === 'success') return { status: 'completed', output: typeof r.result === 'string' ? r.result : JSON.stringify(r.result ?? null), agentId: r.agentId };
+    return { status: 'failed', error: r.error ?? { code: 'EXECUTION_ERROR', message: 'the agent answered without a result' }, agentId: r.agentId };
   } catch (err) {
-    if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
+    if (o.signal.aborted) return { status: 'cancelled', error: abortError(o.signal) };
     if (err instanceof AgentCommunicationError) {
       const code = err.failure === 'deadline' ? 'QUERY_TIMEOUT' : 'AGENT_COMMUNICATION_ERROR';
-      return end({ status: 'failed', error: { code, message: err.message }, agentId: err.agentId });
+      return { status: 'failed', error: { code, message: err.message }, agentId: err.agentId };
     }
-    if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError) return end({ status: 'failed', error: { code: 'AGENT_UNAVAILABLE', message: err.message } });
+    if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError) return { status: 'failed', error: { code: 'AGENT_UNAVAILABLE', message: err.message } };
     throw err;
   }
 }

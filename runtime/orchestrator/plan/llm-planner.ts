@@ -5,7 +5,7 @@
  */
 import type { LlmMessage, LlmRouter } from '../../llm/index.js';
 import { checkPlan } from './validate.js';
-import { PLAN_MAX_STEPS, type Plan, type PlanAgent, type PlanStep } from './types.js';
+import { PLAN_MAX_STEPS, type Plan, type PlanAgent, type PlanStep, type StepRefusal } from './types.js';
 
 export interface LlmPlannerInput {
   query: string;
@@ -27,6 +27,9 @@ const SYSTEM = [
   '{"steps":[{"id":"step-1","name":"...","type":"llm-call","description":"...","depends_on":[],"agent":"<agent name>"}]}',
   `Rules: at most ${PLAN_MAX_STEPS} steps; "agent" must be one of the listed agent names; "depends_on" lists ids of earlier steps;`,
   'no cycles; the last step is the synthesis: it depends on every other step (directly or through others) and merges their results.',
+  'Other step types, only with all their fields: {"type":"connector-call","connector":"<name>","tool":"<tool>","arguments":{...}} or',
+  '{"type":"connector-call","connector":"<name>","query":{"statement":"SELECT ..."},"arguments":[...]};',
+  '{"type":"policy-check","policy":"<policy name>","input":{"query":"...","context":{...}}}.',
 ].join('\n');
 
 function userText(input: LlmPlannerInput): string {
@@ -49,24 +52,29 @@ export function extractJson(text: string): unknown {
 export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
   const messages: LlmMessage[] = [{ role: 'user', content: userText(input) }];
   let problems: string[];
+  // NB: a step refused for missing fields never runs; the refusals are reported with whichever plan runs instead.
+  const refused: StepRefusal[] = [];
+  const withRefusals = (plan: Plan): Plan => (refused.length ? { ...plan, plannerRefusals: refused } : plan);
   try {
     const first = await ask(input, messages);
     const check = checkPlan(extractJson(first), input.registry);
     if (check.ok) return { domain: input.domain, steps: check.steps, planner: 'llm' };
     problems = check.problems;
+    refused.push(...check.refused);
     messages.push(
       { role: 'assistant', content: first },
       { role: 'user', content: `That plan cannot be used: ${problems.join('; ')}. Answer with the corrected JSON object only.` },
     );
     const second = await ask(input, messages);
     const again = checkPlan(extractJson(second), input.registry);
-    if (again.ok) return { domain: input.domain, steps: again.steps, planner: 'llm-repaired', plannerNote: `repaired: ${problems.join('; ')}` };
+    if (again.ok) return withRefusals({ domain: input.domain, steps: again.steps, planner: 'llm-repaired', plannerNote: `repaired: ${problems.join('; ')}` });
     problems = again.problems;
+    refused.push(...again.refused);
   } catch (err) {
     input.signal?.throwIfAborted();
     problems = [`the planner call failed: ${err instanceof Error ? err.message : String(err)}`];
   }
-  return { domain: input.domain, steps: input.fallback(), planner: 'deterministic', plannerNote: `the LLM plan was replaced: ${problems.join('; ')}` };
+  return withRefusals({ domain: input.domain, steps: input.fallback(), planner: 'deterministic', plannerNote: `the LLM plan was replaced: ${problems.join('; ')}` });
 }
 
 async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Promise<string> {

@@ -54,6 +54,13 @@ describe('the deterministic planner', () => {
     expect(steps.filter((s) => s.depends_on.length === 0).map((s) => s.agent)).toEqual(['flight-search', 'hotel-search']);
   });
 
+  it('emits llm-call steps only: connector-call and policy-check steps come from the LLM planner with their fields', () => {
+    for (const q of ['flights and a hotel to Rome', 'query the orders table and check the refund policy']) {
+      expect(deterministicSteps(q, domainAgents('travel', false, AGENTS), AGENTS).map((s) => s.type)).toEqual(expect.arrayContaining(['llm-call']));
+      expect(deterministicSteps(q, domainAgents('travel', false, AGENTS), AGENTS).every((s) => s.type === 'llm-call')).toBe(true);
+    }
+  });
+
   it('falls back to the generic agents for an inferred domain without agents, never for a named one', () => {
     expect(domainAgents('finance', true, AGENTS).domain).toBe('generic');
     expect(() => domainAgents('finance', false, AGENTS)).toThrow(NoAgentsError);
@@ -80,6 +87,33 @@ describe('checkPlan', () => {
 
   it('refuses an answer that is not a plan at all', () => {
     expect(checkPlan(extractJson('Sure! Here is your itinerary: day 1 …'), REGISTRY).ok).toBe(false);
+  });
+
+  it.each([
+    { name: 'a connector-call step without its connector', fields: { type: 'connector-call', tool: 'add' }, missing: ['connector'] },
+    { name: 'a connector-call step without a tool or query', fields: { type: 'connector-call', connector: 'pg' }, missing: ['tool|query.statement'] },
+    { name: 'a connector-call step with both a tool and a query', fields: { type: 'connector-call', connector: 'pg', tool: 'add', query: { statement: 'SELECT 1' } }, missing: ['tool|query.statement'] },
+    { name: 'a policy-check step without its policy', fields: { type: 'policy-check', input: {} }, missing: ['policy'] },
+    { name: 'a policy-check step without its input', fields: { type: 'policy-check', policy: 'p' }, missing: ['input'] },
+  ])('refuses $name with INVALID_REQUEST naming the step and the fields', ({ fields, missing }) => {
+    const check = checkPlan({ steps: [{ id: 'a', name: 'x', agent: 'flight-search', ...fields }] }, REGISTRY);
+    expect(check).toMatchObject({ ok: false, refused: [{ code: 'INVALID_REQUEST', details: { step: 'a', type: fields.type, fields: missing } }] });
+  });
+
+  it('keeps the fields of complete connector-call and policy-check steps', () => {
+    const steps = [
+      { id: 'a', name: 'read', agent: 'flight-search', type: 'connector-call', connector: 'pg', query: { statement: 'SELECT 1' } },
+      { id: 'b', name: 'check', agent: 'hotel-search', type: 'policy-check', policy: 'p', input: { context: { n: 1 } } },
+      { id: 'c', name: 'merge', agent: 'travel-coordinator', depends_on: ['a', 'b'] },
+    ];
+    expect(checkPlan({ steps }, REGISTRY)).toMatchObject({
+      ok: true,
+      steps: [
+        { type: 'connector-call', connector: 'pg', query: { statement: 'SELECT 1' }, arguments: {} },
+        { type: 'policy-check', policy: 'p', input: { context: { n: 1 } } },
+        { type: 'llm-call' },
+      ],
+    });
   });
 
   it('reads a plan out of a fenced answer', () => {

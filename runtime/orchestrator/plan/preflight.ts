@@ -36,7 +36,7 @@ export async function preflight(policies: PolicyEvaluator, input: PreflightInput
           surface: 'plan',
           client_id: input.identity.clientId ?? input.identity.organizationId,
           user: input.user,
-          context: { ...input.context, plan: { domain: input.domain, step: { id: step.id, name: step.name, type: step.type, agent: step.agent } } },
+          context: { ...input.context, plan: { domain: input.domain, step: stepFacts(step) } },
           ...(step.type === 'llm-call' ? { llm: { provider: llm.provider ?? 'default', model: llm.model ?? 'default' } } : {}),
         },
         { surface: 'plan', tenantId: input.identity.tenantId, organizationId: input.identity.organizationId },
@@ -56,4 +56,12 @@ export async function preflight(policies: PolicyEvaluator, input: PreflightInput
     }
   }
   return { blocked: false, warnings: [...warnings] };
+}
+
+/** What policies see of a step: its id, name, type and agent, and the connector and tool (or policy) it names. */
+function stepFacts(step: PlanStep): Record<string, unknown> {
+  const facts = { id: step.id, name: step.name, type: step.type, agent: step.agent };
+  if (step.type === 'connector-call') return { ...facts, connector: step.connector, ...(step.tool ? { tool: step.tool } : { operation: 'query' }) };
+  if (step.type === 'policy-check') return { ...facts, policy: step.policy };
+  return facts;
 }

@@ -18,6 +18,7 @@ import { catalogue, pickDomain } from './agents.js';
 import { stepErrors } from './answer.js';
 import { deterministicSteps, domainAgents, NoAgentsError } from './deterministic.js';
 import { executePlan } from './execute.js';
+import type { ConnectorGateway } from './gateway-client.js';
 import { llmPlan } from './llm-planner.js';
 import { preflight } from './preflight.js';
 import { resolveStepLlm, type StepLlm } from './providers.js';
@@ -33,8 +34,13 @@ export interface PlanServiceOptions {
   store: Store;
   /** The orchestrator's providers: the LLM planner's, and the check of every step's provider. */
   llm: LlmRouter;
-  /** The policy set of the pre-flight (surface `plan`). */
+  /** The policy set of the pre-flight (surface `plan`) and of policy-check steps. */
   policies: PolicyEvaluator;
+  /**
+   * The gateway's connector path for connector-call steps (in process in standalone, STEWARD_GATEWAY_URL in a
+   * cluster); absent: those steps fail with SERVICE_UNAVAILABLE.
+   */
+  connectors?: ConnectorGateway;
   /** step.completed, plan.completed and plan.failed; absent: no events. */
   events?: PlanEvents;
   /** 'auto': the LLM planner when a (non-echo) provider is configured; 'deterministic': never. @default auto */
@@ -140,6 +146,9 @@ export class PlanService {
         llmOf,
         signal: controller.signal,
         t0: started,
+        identity,
+        connectors: o.connectors,
+        policies: o.policies,
         onStep: (s) => run.stepEnded(s),
       });
       const answer = run.answer(outcomes, check.warnings);
@@ -200,9 +209,10 @@ export class PlanService {
   }
 }
 
-/** The first step whose provider is not configured, with the message naming it. */
+/** The first LLM step whose provider is not configured, with the message naming it. */
 function missingProvider(plan: Plan, registry: ReadonlyMap<string, PlanAgent>, stepLlm: (a: PlanAgent) => StepLlm): { step: Plan['steps'][number]; message: string } | undefined {
   for (const step of plan.steps) {
+    if (step.type !== 'llm-call') continue;
     const r = stepLlm(registry.get(step.agent)!);
     if ('missing' in r) return { step, message: r.missing };
   }

@@ -8,18 +8,56 @@ export type ExecutionMode = 'sequential' | 'parallel' | 'auto';
 /** Which planner made a plan (`metadata.planner`). */
 export type PlannerKind = 'llm' | 'llm-repaired' | 'deterministic';
 
-/** What a step does. Every step the planners make today calls its agent's LLM. */
+/** What a step does: call its agent's LLM, call a connector through the gateway, or ask the policy engine. */
 export type StepType = 'llm-call' | 'connector-call' | 'policy-check';
 
-/** A step as the reference shows it: `depends_on` names the ids of the steps whose outputs it needs. */
-export interface PlanStep {
+/** What every step has. `depends_on` names the ids of the steps whose outputs it needs. */
+interface StepBase {
   id: string;
   name: string;
-  type: StepType;
   description: string;
   depends_on: string[];
-  /** the AgentConfig's name (`namespace/name` outside the default namespace) */
+  /** the AgentConfig's name (`namespace/name` outside the default namespace): the step's owner; its LLM for llm-call */
   agent: string;
+}
+
+export interface LlmStep extends StepBase {
+  type: 'llm-call';
+}
+
+/** A governed connector call: a tool with its arguments, or an SQL query (`query.statement`, `arguments` its params). */
+export interface ConnectorStep extends StepBase {
+  type: 'connector-call';
+  connector: string;
+  tool?: string;
+  query?: { statement: string };
+  arguments: Record<string, unknown> | unknown[];
+}
+
+/** The fields of a policy input a policy-check step may set; `surface` and `client_id` are the orchestrator's. */
+export interface PolicyStepInput {
+  query?: string;
+  user?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  mcp?: Record<string, unknown>;
+  llm?: Record<string, unknown>;
+}
+
+/** One named policy's decision on `input` (surface `plan`). */
+export interface PolicyStep extends StepBase {
+  type: 'policy-check';
+  policy: string;
+  input: PolicyStepInput;
+}
+
+/** A step as the reference shows it, plus the fields of its type. */
+export type PlanStep = LlmStep | ConnectorStep | PolicyStep;
+
+/** A step the validation refused because its type's fields are missing (INVALID_REQUEST, details `{step, fields}`). */
+export interface StepRefusal {
+  code: 'INVALID_REQUEST';
+  message: string;
+  details: { step: string; type: StepType; fields: string[] };
 }
 
 export interface Plan {
@@ -28,6 +66,8 @@ export interface Plan {
   planner: PlannerKind;
   /** Why the LLM planner's answer was repaired or replaced; absent when it was used as it came. */
   plannerNote?: string;
+  /** Steps of the LLM planner's answers refused for missing fields (they never ran). */
+  plannerRefusals?: StepRefusal[];
 }
 
 /** An AgentConfig as the planners and the executor see it. */

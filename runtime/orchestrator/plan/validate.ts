@@ -1,35 +1,77 @@
 /**
  * Checks a candidate plan (the LLM planner's answer) against a schema and the registry: at most PLAN_MAX_STEPS
  * steps, unique ids, dependencies that exist, agents that exist, no cycle, and one synthesis step — a single
- * final step that every other step leads to. Pure.
+ * final step that every other step leads to; a connector-call or policy-check step without its fields is refused
+ * with a coded StepRefusal (never run as an LLM call). Pure.
  */
 import { z } from 'zod';
-import { PLAN_MAX_STEPS, type PlanAgent, type PlanStep } from './types.js';
+import { PLAN_MAX_STEPS, type PlanAgent, type PlanStep, type StepRefusal, type StepType } from './types.js';
 
 const id = z.string().min(1).max(64);
-const candidateSchema = z.object({
-  steps: z
-    .array(
-      z.object({
-        id,
-        name: z.string().min(1).max(128),
-        type: z.enum(['llm-call', 'connector-call', 'policy-check']).default('llm-call'),
-        description: z.string().max(2000).default(''),
-        depends_on: z.array(id).max(PLAN_MAX_STEPS).default([]),
-        agent: z.string().min(1).max(253),
-      }),
-    )
-    .min(1),
+const json = z.record(z.string(), z.unknown());
+// NB: a step's type fields are optional here: a step without them is refused below with a coded StepRefusal,
+// never defaulted to an LLM call.
+const stepSchema = z.object({
+  id,
+  name: z.string().min(1).max(128),
+  type: z.enum(['llm-call', 'connector-call', 'policy-check']).default('llm-call'),
+  description: z.string().max(2000).default(''),
+  depends_on: z.array(id).max(PLAN_MAX_STEPS).default([]),
+  agent: z.string().min(1).max(253),
+  connector: z.string().min(1).max(256).optional(),
+  tool: z.string().min(1).max(256).optional(),
+  query: z.object({ statement: z.string().min(1).max(64 * 1024) }).optional(),
+  arguments: z.union([json, z.array(z.unknown()).max(1024)]).optional(),
+  policy: z.string().min(1).max(253).optional(),
+  input: z
+    .object({ query: z.string().max(32 * 1024).optional(), user: json.optional(), context: json.optional(), mcp: json.optional(), llm: json.optional() })
+    .strict()
+    .optional(),
 });
+const candidateSchema = z.object({ steps: z.array(stepSchema).min(1) });
 
-export type PlanCheck = { ok: true; steps: PlanStep[] } | { ok: false; problems: string[] };
+type CandidateStep = z.infer<typeof stepSchema>;
+
+export type PlanCheck = { ok: true; steps: PlanStep[] } | { ok: false; problems: string[]; refused: StepRefusal[] };
+
+/** The step as its type has it, or the refusal naming the fields it lacks. */
+export function typedStep(s: CandidateStep): PlanStep | StepRefusal {
+  const base = { id: s.id, name: s.name, description: s.description, depends_on: [...new Set(s.depends_on)], agent: s.agent };
+  const missing: string[] = [];
+  if (s.type === 'connector-call') {
+    if (s.connector === undefined) missing.push('connector');
+    if ((s.tool === undefined) === (s.query === undefined)) missing.push('tool|query.statement');
+    else if (s.tool !== undefined && Array.isArray(s.arguments)) missing.push('arguments (an object for a tool)');
+    if (missing.length === 0) {
+      return { ...base, type: 'connector-call', connector: s.connector!, ...(s.tool !== undefined ? { tool: s.tool } : { query: s.query! }), arguments: s.arguments ?? {} };
+    }
+  } else if (s.type === 'policy-check') {
+    if (s.policy === undefined) missing.push('policy');
+    if (s.input === undefined) missing.push('input');
+    if (missing.length === 0) return { ...base, type: 'policy-check', policy: s.policy!, input: s.input! };
+  } else {
+    return { ...base, type: 'llm-call' };
+  }
+  return refusal(s.id, s.type, missing);
+}
+
+export function refusal(step: string, type: StepType, fields: string[]): StepRefusal {
+  const need = type === 'connector-call' ? 'connector and a tool (with arguments) or query.statement' : 'policy and input';
+  return { code: 'INVALID_REQUEST', message: `step ${step} (${type}) lacks ${fields.join(', ')}: a ${type} step needs ${need}`, details: { step, type, fields } };
+}
+
+/** Whether a value is a refusal rather than a step. */
+export const isRefusal = (v: PlanStep | StepRefusal): v is StepRefusal => 'code' in v;
 
 export function checkPlan(candidate: unknown, agents: ReadonlyMap<string, PlanAgent>): PlanCheck {
   const parsed = candidateSchema.safeParse(candidate);
   if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`) };
+    return { ok: false, refused: [], problems: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`) };
   }
-  const steps: PlanStep[] = parsed.data.steps.map((s) => ({ ...s, depends_on: [...new Set(s.depends_on)] }));
+  const typed = parsed.data.steps.map(typedStep);
+  const refused = typed.filter(isRefusal);
+  if (refused.length > 0) return { ok: false, refused, problems: refused.map((r) => `${r.code}: ${r.message}`) };
+  const steps = typed as PlanStep[];
   const problems: string[] = [];
   if (steps.length > PLAN_MAX_STEPS) problems.push(`the plan has ${steps.length} steps; at most ${PLAN_MAX_STEPS} are allowed`);
   const ids = new Set<string>();
@@ -44,12 +86,12 @@ export function checkPlan(candidate: unknown, agents: ReadonlyMap<string, PlanAg
       if (d === s.id) problems.push(`step ${s.id} depends on itself`);
     }
   }
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0) return { ok: false, refused: [], problems };
   const cycle = findCycle(steps);
-  if (cycle) return { ok: false, problems: [`the steps form a cycle: ${cycle.join(' → ')}`] };
+  if (cycle) return { ok: false, refused: [], problems: [`the steps form a cycle: ${cycle.join(' → ')}`] };
   const sinks = steps.filter((s) => !steps.some((o) => o.depends_on.includes(s.id)));
   if (sinks.length !== 1) {
-    return { ok: false, problems: [`missing synthesis: one final step must depend on the others; ${sinks.map((s) => s.id).join(', ')} are all final`] };
+    return { ok: false, refused: [], problems: [`missing synthesis: one final step must depend on the others; ${sinks.map((s) => s.id).join(', ')} are all final`] };
   }
   return { ok: true, steps };
 }

@@ -1,0 +1,86 @@
+/**
+ * The steps that are not LLM calls. A connector-call step goes through the gateway's governed connector path with
+ * the caller's identity (gateway-client.ts); a policy-check step asks the plan's policy engine (the pre-flight's)
+ * for one named policy's decision on the step's input. Neither reaches an agent or a model.
+ */
+import type { Identity } from '../../auth/identity.js';
+import { PolicyInputTooLargeError } from '../../policy/input-size.js';
+import type { PolicyEvaluator } from '../../policy/types.js';
+import { GatewayUnreachableError, type ConnectorGateway } from './gateway-client.js';
+import type { ConnectorStep, PolicyStep, StepOutcome } from './types.js';
+
+export type StepResult = Pick<StepOutcome, 'status' | 'output' | 'error'>;
+
+export interface StepContext {
+  identity: Identity;
+  /** `${planId}.${index}`: the id the forwarded identity is bound to (X-Request-ID at the gateway). */
+  requestId: string;
+  signal: AbortSignal;
+}
+
+const failed = (code: string, message: string): StepResult => ({ status: 'failed', error: { code, message } });
+
+export async function runConnectorStep(step: ConnectorStep, gateway: ConnectorGateway | undefined, c: StepContext): Promise<StepResult> {
+  if (!gateway) {
+    return failed('SERVICE_UNAVAILABLE', `step ${step.id} calls connector ${step.connector}, and no gateway is configured: set STEWARD_GATEWAY_URL (and STEWARD_INTERNAL_SECRET) on the orchestrator`);
+  }
+  const [path, body] = step.query
+    ? (['/mcp/resources/query', { connector: step.connector, statement: step.query.statement, ...(isEmpty(step.arguments) ? {} : { params: step.arguments }) }] as const)
+    : (['/mcp/tools/execute', { connector: step.connector, tool: step.tool!, params: step.arguments }] as const);
+  let res;
+  try {
+    res = await gateway.call(path, body, c.identity, c.requestId, c.signal);
+  } catch (err) {
+    if (err instanceof GatewayUnreachableError) return failed(err.code, err.message);
+    throw err;
+  }
+  const b = res.body;
+  if (res.status >= 400 || b.success !== true) {
+    const code = typeof b.code === 'string' ? b.code : 'EXECUTION_ERROR';
+    const message = typeof b.error === 'string' ? b.error : `the gateway answered ${res.status}`;
+    return failed(code, `connector ${step.connector}: ${message}`);
+  }
+  const metadata = (b.metadata ?? {}) as { audit_id?: string; truncated?: boolean };
+  const output = step.query
+    ? { rows: b.data, row_count: b.row_count, ...(b.columns ? { columns: b.columns } : {}), truncated: metadata.truncated, audit_id: metadata.audit_id }
+    : { result: b.result, truncated: metadata.truncated, audit_id: metadata.audit_id };
+  return { status: 'completed', output: JSON.stringify(output) };
+}
+
+/**
+ * The named policy's decision: the policy set of the scope is evaluated on the input (surface `plan`), and the
+ * step's result is whether that policy blocked it. A deny is a result, not a failure; a policy that is not in
+ * force for the caller fails the step (POLICY_NOT_FOUND).
+ */
+export async function runPolicyStep(step: PolicyStep, policies: PolicyEvaluator, c: StepContext & { query: string }): Promise<StepResult> {
+  const { identity } = c;
+  let evaluation;
+  try {
+    evaluation = await policies.evaluate(
+      { query: step.input.query ?? c.query, user: step.input.user, context: step.input.context, mcp: step.input.mcp, llm: step.input.llm, surface: 'plan', client_id: identity.clientId ?? identity.organizationId },
+      { surface: 'plan', organizationId: identity.organizationId, tenantId: identity.tenantId },
+    );
+  } catch (err) {
+    if (err instanceof PolicyInputTooLargeError) return failed('INVALID_REQUEST', `step ${step.id}: ${err.message}`);
+    throw err;
+  }
+  if (!evaluation.evaluated.includes(step.policy)) {
+    return failed('POLICY_NOT_FOUND', `step ${step.id}: no policy ${step.policy} applies to this organization on the plan surface`);
+  }
+  const prefix = `${step.policy}:`;
+  const own = evaluation.blockReason?.startsWith(prefix) === true;
+  const warnings = evaluation.warnings.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length).trim());
+  // NB: the engine keeps the first block's reason only; a policy that blocked after another one is read from
+  // `triggered`: without warnings of its own it blocked; with warnings, in an evaluation another policy blocked, it
+  // may have blocked too, and is read as deny (fail closed).
+  const blocked = own || (evaluation.triggered.includes(step.policy) && (warnings.length === 0 || !evaluation.approved));
+  const decision = {
+    policy: step.policy,
+    decision: blocked ? 'deny' : 'allow',
+    ...(own ? { reason: evaluation.blockReason!.slice(prefix.length).trim() } : {}),
+    ...(warnings.length ? { warnings } : {}),
+  };
+  return { status: 'completed', output: JSON.stringify(decision) };
+}
+
+const isEmpty = (v: Record<string, unknown> | unknown[]) => (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
