@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../testing/eventually.js';
 import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
 import { startFakeAnthropic, startFakeOpenAi, type FakeAnthropicServer, type FakeOpenAiServer } from '../../../testing/llm/index.js';
+import { OUTPUT_BLOCK } from './output-policies.js';
 
 /**
  * Token-by-token streams, tools, output governance (redaction and blocks), Server-Timing and token limits of the
@@ -11,22 +12,6 @@ import { startFakeAnthropic, startFakeOpenAi, type FakeAnthropicServer, type Fak
  * against fake providers speaking each wire protocol (SSE included).
  */
 
-/** A blocking output policy: any answer saying FORBIDDEN-WORD is stopped. */
-const OUTPUT_BLOCK = `apiVersion: steward.dev/v1alpha1
-kind: Policy
-metadata: {name: no-forbidden-word}
-spec:
-  type: content
-  priority: 4000
-  scope: {surfaces: [llm_output]}
-  rego: |
-    package custom.noforbidden
-    deny contains "the answer says the forbidden word" if {
-      input.surface == "llm_output"
-      contains(input.query, "FORBIDDEN-WORD")
-    }
----
-`;
 
 const CARD_CHUNKS = ['Card 4111 11', '11 1111 ', '1111 ok'];
 const CARD_MASKED = 'Card [REDACTED:payment_card] ok';

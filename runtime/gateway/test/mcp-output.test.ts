@@ -3,27 +3,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
+import { OUTPUT_BLOCK } from './output-policies.js';
 
 /**
  * A connector call's result passes the llm_output policies like an LLM answer: the built-in pack's
  * `builtin-output-redaction` (enabled by default) masks it in place, and a blocking llm_output policy withholds it.
  * Through the REST routes (app.inject) and through the official MCP client at /mcp.
  */
-const OUTPUT_BLOCK = `apiVersion: steward.dev/v1alpha1
-kind: Policy
-metadata: {name: no-forbidden-word}
-spec:
-  type: content
-  priority: 4000
-  scope: {surfaces: [llm_output]}
-  rego: |
-    package custom.noforbidden
-    deny contains "the answer says the forbidden word" if {
-      input.surface == "llm_output"
-      contains(input.query, "FORBIDDEN-WORD")
-    }
----
-`;
 
 const CARD_MASKED = 'card [REDACTED:payment_card]';
 
