@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Identity } from '../../auth/identity.js';
-import { INTERNAL_IDENTITY_HEADER, signIdentity } from '../../auth/internal-identity.js';
+import { httpPeer, inProcessPeer, type PeerOptions, type SignedPeer } from '../../auth/signed-peer.js';
 
 /** The gateway's answer: its status and JSON body (the gateway's `{success, ...}` or `{success: false, code, error}`). */
 export interface GatewayAnswer {
@@ -34,51 +34,25 @@ export class GatewayUnreachableError extends Error {
 /** A connector call's budget at the gateway is the connector's timeout (at most 10 min); the step waits no longer. */
 const CALL_TIMEOUT_MS = 600_000;
 
-function headers(identity: Identity, requestId: string, secret: string): Record<string, string> {
-  return { 'content-type': 'application/json', 'x-request-id': requestId, [INTERNAL_IDENTITY_HEADER]: signIdentity(identity, requestId, secret) };
-}
+const peerOptions = (secret: string): PeerOptions => ({
+  secret,
+  name: 'the gateway',
+  unreachable: (message, cause) => new GatewayUnreachableError(message, { cause }),
+});
 
-function answer(text: string, status: number): GatewayAnswer {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    throw new GatewayUnreachableError(`the gateway answered ${status} with a body that is not JSON`, { cause: err });
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GatewayUnreachableError(`the gateway answered ${status} without a JSON object`);
-  return { status, body: body as Record<string, unknown> };
-}
+const client = (peer: SignedPeer): ConnectorGateway => ({
+  call: async (path, body, identity, requestId, signal) => {
+    const { status, body: answer } = await peer.post(path, body, identity, requestId, signal);
+    return { status, body: answer };
+  },
+});
 
 /** Over HTTP(S) to `baseUrl` (STEWARD_GATEWAY_URL, the gateway Service). */
 export function httpConnectorGateway(baseUrl: string, secret: string): ConnectorGateway {
-  return {
-    async call(path, body, identity, requestId, signal) {
-      let res: Response;
-      try {
-        res = await fetch(new URL(path, baseUrl), {
-          method: 'POST',
-          headers: headers(identity, requestId, secret),
-          body: JSON.stringify(body),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(CALL_TIMEOUT_MS)]),
-        });
-      } catch (err) {
-        signal.throwIfAborted();
-        throw new GatewayUnreachableError(`the gateway at ${baseUrl} cannot be reached: ${(err as Error).message}`, { cause: err });
-      }
-      return answer(await res.text(), res.status);
-    },
-  };
+  return client(httpPeer(baseUrl, CALL_TIMEOUT_MS, peerOptions(secret)));
 }
 
 /** To the gateway app of this process (standalone); `app` is read at each call, so it may be built later. */
 export function inProcessConnectorGateway(app: () => FastifyInstance | undefined, secret: string): ConnectorGateway {
-  return {
-    async call(path, body, identity, requestId, signal) {
-      const gateway = app();
-      if (!gateway) throw new GatewayUnreachableError('the gateway of this process is not built yet');
-      signal.throwIfAborted();
-      const res = await gateway.inject({ method: 'POST', url: path, headers: headers(identity, requestId, secret), payload: JSON.stringify(body) });
-      return answer(res.body, res.statusCode);
-    },
-  };
+  return client(inProcessPeer(app, peerOptions(secret)));
 }
