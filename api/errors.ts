@@ -93,6 +93,7 @@ export const PARALLEL_ERRORS = {
   INVALID_REQUEST: e(400, 'invalid query format or policy compile failure (details: query_index, field, reason)'),
   UNAUTHORIZED: e(401, 'missing or invalid X-License-Key, or an X-Organization-ID that is not the key\'s organization'),
   FORBIDDEN: e(403, 'the credential is not an organization license key (API keys and client secrets do not grant this surface)'),
+  POLICY_VIOLATION: e(403, "a query's result only: the organization's policies blocked the query (it never reached an agent) or its answer; the message names the policy"),
   NOT_FOUND: e(404, 'no such endpoint'),
   REQUEST_TIMEOUT: e(408, 'the request (headers or body) did not arrive within the server\'s timeout; the connection is closed'),
   PAYLOAD_TOO_LARGE: e(413, 'the body exceeds the configured limit'),

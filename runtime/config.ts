@@ -180,11 +180,29 @@ const plan = {
  */
 const internalSecret = z.string().min(32, 'use at least 32 characters').optional();
 
+/** How the governed pipeline records calls (runtime/governed/): the gateway's and the orchestrator's. */
+const records = {
+  /** Lifetime of a call's (or pre-check's) context row. @default 5 min */
+  STEWARD_CONTEXT_TTL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /**
+   * When a governed call's context and audit entry are written (every model call: the gateway's routes, the
+   * planner, plan steps, parallel queries): `commit` before the answer (an answer implies a durable entry), or
+   * `background` behind it (lower latency; an entry can be lost if the process dies before the write, a failure is logged and
+   * counted in steward_llm_audit_background_failures_total). @default commit
+   */
+  STEWARD_LLM_AUDIT: z.enum(['commit', 'background']).default('commit'),
+  /**
+   * Store prompts and answers in context and audit rows as they were sent. By default they are stored as the
+   * policies left them: the kinds of the organization's redact policies are masked (`[REDACTED:us_ssn]`), and the
+   * row's metadata counts what was masked. @default false
+   */
+  STEWARD_AUDIT_RAW_TEXT: bool.default(false),
+};
+
 /** Gateway settings (standalone and the gateway process). */
 const gateway = {
   ...access,
-  /** Lifetime of a pre-check context. @default 5 min */
-  STEWARD_CONTEXT_TTL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  ...records,
   /**
    * Largest text a policy evaluation accepts: the query plus every other string of the policy input (context,
    * user, MCP and LLM fields), in UTF-8 bytes; more is answered 413 POLICY_INPUT_TOO_LARGE. @default 256 KiB
@@ -194,13 +212,6 @@ const gateway = {
   STEWARD_POLICY_INLINE_MAX_BYTES: z.coerce.number().int().min(0).max(64 * 1024 * 1024).default(8 * 1024),
   /** Tag in minted API keys: client-{name}-{env}-…  @default prod */
   STEWARD_ENVIRONMENT: z.string().regex(/^[a-z0-9]{1,16}$/).default('prod'),
-  /**
-   * When a governed LLM call's context and audit entry are written (/v1/chat/completions, /v1/messages,
-   * /v1/execute, /api/request): `commit` before the answer (an answer implies a durable entry), or `background`
-   * behind it (lower latency; an entry can be lost if the process dies before the write, a failure is logged and
-   * counted in steward_llm_audit_background_failures_total). @default commit
-   */
-  STEWARD_LLM_AUDIT: z.enum(['commit', 'background']).default('commit'),
   ...llm,
 };
 
@@ -277,6 +288,7 @@ export const orchestratorConfigSchema = z
     STEWARD_AGENT_DISCOVERY: z.enum(['static', 'kubernetes']).default('static'),
     ...webhooks,
     ...plan,
+    ...records,
     /** Accept identities forwarded by gateways holding the same secret (X-Steward-Identity). */
     STEWARD_INTERNAL_SECRET: internalSecret,
     /**

@@ -4,7 +4,7 @@ import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import { policyObserver } from '../policy/observer.js';
 import type { GatewayConfig, StandaloneConfig } from '../config.js';
-import { BackgroundWrites } from './background-writes.js';
+import { BackgroundWrites } from '../governed/background-writes.js';
 import type { GatewayDeps } from './deps.js';
 import { OrganizationMetrics } from './org-metrics.js';
 import { llmFromSettings } from '../llm/index.js';
@@ -86,6 +86,7 @@ export function assembleGateway(
     limiter: access.limiter,
     tokens: { limiter: access.tokenLimiter, perMinute: config.STEWARD_LLM_TOKENS_PER_MINUTE },
     llmAudit: config.STEWARD_LLM_AUDIT,
+    auditRawText: config.STEWARD_AUDIT_RAW_TEXT,
     backgroundWrites: new BackgroundWrites(parts.log.child({ module: 'llm-audit' }), () => telemetry.llmAuditBackgroundFailures.inc()),
     requestMetrics: new OrganizationMetrics({ windowSec: 60 }),
     llm,

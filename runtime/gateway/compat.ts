@@ -3,7 +3,6 @@ import { installErrorHandler } from '../http/error-handler.js';
 import { httpErrorOf, type ErrorBodyRenderer, type ErrorMapping, type RenderedError } from '../http/error-model.js';
 import { ApiError, echo } from '../http/errors.js';
 import type { LlmMessage, LlmRouter } from '../llm/index.js';
-import type { PolicyEvaluation } from '../policy/types.js';
 
 /**
  * What the provider-compatible endpoints (`/v1/chat/completions`, `/v1/messages`, `/v1/models`) share: the rule
@@ -129,11 +128,20 @@ export function installServerTiming(app: FastifyInstance): void {
   });
 }
 
-/** A blocked request: 403 POLICY_VIOLATION naming the policy, in the caller's format. */
-export function policyViolation(evaluation: PolicyEvaluation, contextId: string): ApiError {
-  return new ApiError('gateway', 'POLICY_VIOLATION', `blocked by policy: ${evaluation.blockReason ?? 'policy'}`, {
-    block_reason: evaluation.blockReason,
-    policies: evaluation.triggered,
-    context_id: contextId,
-  });
+/**
+ * The conversation as the policies read it (`input.llm.messages`): `{role, content}` per turn, with
+ * `tool_calls: [{id, name, arguments}]` on assistant turns that made calls, `tool_call_id` on tool turns and
+ * `name` where the body gave one (`names`, by index).
+ */
+export function policyMessages(
+  messages: readonly LlmMessage[],
+  names?: readonly (string | undefined)[],
+): Record<string, unknown>[] {
+  return messages.map((m, i) => ({
+    role: m.role,
+    content: m.content,
+    ...(names?.[i] !== undefined ? { name: names[i] } : {}),
+    ...(m.toolCalls && m.toolCalls.length > 0 ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}),
+    ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
+  }));
 }

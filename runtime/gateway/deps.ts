@@ -11,7 +11,7 @@ import type { ConnectionSettings } from '../http/app.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import type { PlanForwarder } from './plan-forward.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
-import type { BackgroundWrites } from './background-writes.js';
+import type { BackgroundWrites } from '../governed/background-writes.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -57,6 +57,8 @@ export interface GatewayDeps {
    * `commit` before the answer (durable: an answer implies its entry), `background` behind it. @default 'commit'
    */
   llmAudit?: 'commit' | 'background';
+  /** Store prompts and answers as sent, not as the policies left them (`STEWARD_AUDIT_RAW_TEXT`). @default false */
+  auditRawText?: boolean;
   /** Tracks `background` writes and drains them when the app closes. */
   backgroundWrites?: BackgroundWrites;
   /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */

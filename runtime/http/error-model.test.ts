@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { Surface } from '../../api/index.js';
 import { anthropicErrorBody } from '../gateway/routes/anthropic-compat.js';
 import { openAiErrorBody } from '../gateway/routes/openai-compat.js';
-import { LlmAbortedError, LlmProviderError } from '../llm/errors.js';
+import { AuditFailedError, PolicyBlockedError } from '../governed/errors.js';
+import { LlmAbortedError, LlmNotConfiguredError, LlmProviderError, LlmTimeoutError } from '../llm/errors.js';
 import { ERROR_BODIES, installErrorHandler } from './error-handler.js';
 import { errorAnswer, MAX_MESSAGE_CHARS, type ErrorBodyRenderer, type ErrorMapping } from './error-model.js';
 import { ApiError } from './errors.js';
+import type { PolicyEvaluation } from '../policy/types.js';
 
 type Body = Record<string, unknown>;
 /** The `error` object of the envelope, OpenAI and Anthropic shapes. */
@@ -35,11 +37,38 @@ const validation = () => Object.assign(new Error('body/model must be string'), {
 type Want = Record<Renderer, string>;
 const same = (answer: string): Want => ({ gateway: answer, plan: answer, parallel: answer, agent: answer, openai: answer, anthropic: answer });
 
+const evaluation: PolicyEvaluation = { approved: false, triggered: ['builtin-pii'], evaluated: ['builtin-pii'], warnings: [], logged: [], blockReason: 'builtin-pii: a US SSN', evaluationMs: 0.1 };
+
 const cases: { name: string; err: () => unknown; want: Want }[] = [
+  {
+    name: "the governed pipeline's blocked input is a policy violation, named like the ApiError one",
+    err: () => new PolicyBlockedError('input', evaluation, 'ctx_1'),
+    want: { gateway: '403 POLICY_VIOLATION', plan: '403 POLICY_VIOLATION', parallel: '403 POLICY_VIOLATION', agent: '400 INVALID_REQUEST', openai: '403 POLICY_VIOLATION', anthropic: '403 POLICY_VIOLATION' },
+  },
+  {
+    name: 'a blocked answer is a policy violation too',
+    err: () => new PolicyBlockedError('output', evaluation, 'ctx_1'),
+    want: { gateway: '403 POLICY_VIOLATION', plan: '403 POLICY_VIOLATION', parallel: '403 POLICY_VIOLATION', agent: '400 INVALID_REQUEST', openai: '403 POLICY_VIOLATION', anthropic: '403 POLICY_VIOLATION' },
+  },
+  {
+    name: 'an answer that could not be audited is a retryable 503',
+    err: () => new AuditFailedError('aud_1'),
+    want: { gateway: '503 AUDIT_FAILED', plan: '503 SERVICE_UNAVAILABLE', parallel: '503 ORCHESTRATOR_UNAVAILABLE', agent: '503 AGENT_CLOSING', openai: '503 AUDIT_FAILED', anthropic: '503 AUDIT_FAILED' },
+  },
+  {
+    name: "the LLM layer's own errors map to the provider codes, and by status where a catalogue has none",
+    err: () => new LlmTimeoutError('openai', 30_000),
+    want: { gateway: '504 PROVIDER_TIMEOUT', plan: '500 INTERNAL_ERROR', parallel: '504 QUERY_TIMEOUT', agent: '500 INTERNAL_ERROR', openai: '504 PROVIDER_TIMEOUT', anthropic: '504 PROVIDER_TIMEOUT' },
+  },
+  {
+    name: 'a provider that is not configured is a 503',
+    err: () => new LlmNotConfiguredError('bedrock', ['openai']),
+    want: { gateway: '503 PROVIDER_NOT_CONFIGURED', plan: '503 SERVICE_UNAVAILABLE', parallel: '503 ORCHESTRATOR_UNAVAILABLE', agent: '503 AGENT_CLOSING', openai: '503 PROVIDER_NOT_CONFIGURED', anthropic: '503 PROVIDER_NOT_CONFIGURED' },
+  },
   {
     name: 'a policy violation is 403 where the catalogue has it, the same status (or a 400) where not',
     err: () => new ApiError('gateway', 'POLICY_VIOLATION', 'blocked by policy: pii', { block_reason: 'pii' }),
-    want: { gateway: '403 POLICY_VIOLATION', plan: '403 POLICY_VIOLATION', parallel: '403 FORBIDDEN', agent: '400 INVALID_REQUEST', openai: '403 POLICY_VIOLATION', anthropic: '403 POLICY_VIOLATION' },
+    want: { gateway: '403 POLICY_VIOLATION', plan: '403 POLICY_VIOLATION', parallel: '403 POLICY_VIOLATION', agent: '400 INVALID_REQUEST', openai: '403 POLICY_VIOLATION', anthropic: '403 POLICY_VIOLATION' },
   },
   {
     name: 'a rate limit is a 429 in every catalogue',
@@ -101,12 +130,12 @@ describe('the error mapping, once for every renderer', () => {
   it.each(Object.keys(RENDERERS) as Renderer[])('%s: a re-mapped code keeps the original in details.reason_code', (renderer) => {
     const a = answer(renderer, new ApiError('gateway', 'POLICY_VIOLATION', 'blocked', { block_reason: 'pii' }))!;
     const details = renderer === 'gateway' ? a.body.details : inner(a.body).details;
-    const remapped = renderer === 'parallel' || renderer === 'agent';
+    const remapped = renderer === 'agent';
     expect(details).toEqual(remapped ? { block_reason: 'pii', reason_code: 'POLICY_VIOLATION' } : { block_reason: 'pii' });
   });
 
   it.each(Object.keys(RENDERERS) as Renderer[])('%s: the error’s own headers go with the answer', (renderer) => {
-    expect(answer(renderer, cases[1]!.err())!.headers).toEqual({ 'retry-after': '30' });
+    expect(answer(renderer, cases.find((c) => c.name.startsWith('a rate limit'))!.err())!.headers).toEqual({ 'retry-after': '30' });
   });
 
   it.each([
@@ -157,6 +186,6 @@ describe('ApiError', () => {
     // @ts-expect-error a misspelt code does not compile
     expect(() => new ApiError('gateway', 'POLICY_VIOLATOIN', 'blocked')).toThrow('not in the gateway catalogue');
     // @ts-expect-error another surface's code does not compile either
-    expect(() => new ApiError('parallel', 'POLICY_VIOLATION', 'blocked')).toThrow('not in the parallel catalogue');
+    expect(() => new ApiError('parallel', 'AUDIT_FAILED', 'not recorded')).toThrow('not in the parallel catalogue');
   });
 });

@@ -5,8 +5,13 @@
  */
 import type { FastifyError } from 'fastify';
 import type { ErrorCode, Surface } from '../../api/index.js';
-import { LlmAbortedError, LlmProviderError } from '../llm/errors.js';
+import { isConnectorError } from '../connectors/errors.js';
+import { AuditFailedError, PolicyBlockedError } from '../governed/errors.js';
+import { LlmAbortedError, LlmNotConfiguredError, LlmProviderError, LlmTimeoutError, LlmValidationError } from '../llm/errors.js';
 import { ApiError, echo, fastifyErrorCode, inSurface } from './errors.js';
+
+/** How much of a connector's (driver's) message an answer repeats. */
+const CONNECTOR_MESSAGE_CHARS = 160;
 
 /** The longest message an error body carries; longer ones (a message that repeats input) are cut. */
 export const MAX_MESSAGE_CHARS = 1024;
@@ -61,7 +66,7 @@ export function isClientClosed(err: unknown): boolean {
  * error it does not know is a 500 INTERNAL_ERROR whose message says nothing of it.
  */
 export function httpErrorOf(thrown: unknown, mapping: ErrorMapping, log?: ErrorLog): HttpError {
-  const err = inSurface(thrown, mapping.surface);
+  const err = inSurface(asApiError(thrown), mapping.surface);
   if (err instanceof ApiError) {
     if (err.status >= 500) log?.error({ err, code: err.code }, 'request failed');
     return bounded(apiErrorOf(err, mapping.passUpstream ?? false));
@@ -72,6 +77,29 @@ export function httpErrorOf(thrown: unknown, mapping: ErrorMapping, log?: ErrorL
   if (mapped) return { ...mapped, message: echo(err.message, 200) };
   log?.error({ err }, 'unhandled error');
   return { status: 500, code: 'INTERNAL_ERROR', message: INTERNAL_MESSAGE };
+}
+
+/**
+ * The typed failures of the layers under the routes (the governed pipeline, the LLM layer, connectors) in the gateway's
+ * catalogue; other surfaces take them from there by `inSurface`. Anything else is returned as it is.
+ */
+export function asApiError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  if (err instanceof PolicyBlockedError) return new ApiError('gateway', 'POLICY_VIOLATION', err.message, err.details, { cause: err });
+  if (err instanceof AuditFailedError) return new ApiError('gateway', 'AUDIT_FAILED', err.message, { audit_id: err.auditId }, { cause: err });
+  if (err instanceof LlmValidationError) return new ApiError('gateway', 'INVALID_REQUEST', err.message, { field: err.field }, { cause: err });
+  if (err instanceof LlmNotConfiguredError) return new ApiError('gateway', 'PROVIDER_NOT_CONFIGURED', err.message, undefined, { cause: err });
+  if (err instanceof LlmTimeoutError) return new ApiError('gateway', 'PROVIDER_TIMEOUT', err.message, { provider: err.provider, timeout_ms: err.timeoutMs }, { cause: err });
+  if (err instanceof LlmProviderError) {
+    return new ApiError('gateway', 'PROVIDER_ERROR', `the LLM provider ${err.provider} failed: ${err.message}`, { provider: err.provider, status: err.status }, { cause: err });
+  }
+  if (isConnectorError(err)) {
+    // NB: ConnectorError codes are gateway codes of the same name; driver messages can repeat a parameter or a
+    // token of the statement, so they are bounded like every echo of input.
+    const details = { ...(err.connector ? { connector: echo(err.connector) } : {}), ...(err.reason ? { reason: err.reason } : {}) };
+    return new ApiError('gateway', err.code, echo(err.message, CONNECTOR_MESSAGE_CHARS), Object.keys(details).length ? details : undefined, { cause: err });
+  }
+  return err;
 }
 
 /** An ApiError's own status, code, details and headers; a provider's status and Retry-After where they pass. */

@@ -35,8 +35,8 @@ export interface OrchestratorDeps {
   apiDocs?: boolean;
   /** HTTP/2 over TLS 1.3 with HTTP/1.1 by ALPN; absent: plain HTTP/1.1. */
   tls?: HttpTls;
-  /** The parallel surface's agent pool, limiter and policy cache (assemble.ts builds them). */
-  parallel: Pick<ParallelDeps, 'pool' | 'limiter' | 'policies' | 'requiredAgents'>;
+  /** The parallel surface's agent pool, limiter, policy cache and governed pipeline (assemble.ts builds them). */
+  parallel: Pick<ParallelDeps, 'pool' | 'limiter' | 'policies' | 'governed' | 'requiredAgents'>;
   /** Webhook registrations, the plan events' emitter and the delivery worker (assemble.ts starts and closes it). */
   webhooks: WebhookService;
   /** The plan surface: its service (planner, executor, records) and limiters (assemble.ts builds them). */

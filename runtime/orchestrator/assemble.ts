@@ -1,12 +1,14 @@
 /**
  * The orchestrator's collaborators, shared by standalone, `steward orchestrator` and tests: the agent pool (remote
  * agents from STEWARD_AGENT_ENDPOINTS, else in-process agents for the AgentConfigs of the source) and the parallel
- * surface's dependencies. Credentials and rate limits are the gateway's (the same organizations and budgets).
+ * surface's dependencies, and the governed pipeline its model calls go through (plan steps, the LLM planner,
+ * parallel queries). Credentials and rate limits are the gateway's (the same organizations and budgets).
  */
 import type { AgentConfigResource } from '../../api/index.js';
 import { LocalAgent } from '../agent/executor.js';
 import { PolicyCache } from '../agent/policy-cache.js';
 import type { AuthDeps } from '../auth/authenticate.js';
+import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
 import type { ConnectionSettings, HttpTls } from '../http/app.js';
 import { MemoryConcurrencyLimiter, PLAN_TIER_LIMITS, type ConcurrencyLimiter, type RateLimiter } from '../limits/index.js';
 import type { LlmRouter } from '../llm/index.js';
@@ -58,7 +60,18 @@ export interface OrchestratorSettings {
    * STEWARD_GATEWAY_URL (plan/gateway-client.ts). Absent: those steps fail with SERVICE_UNAVAILABLE.
    */
   connectorGateway?: ConnectorGateway;
+  /** Lifetime of the context rows of governed calls (standalone: the gateway's STEWARD_CONTEXT_TTL_MS). @default 5 min */
+  contextTtlMs?: number;
+  /** When governed calls' records are written (STEWARD_LLM_AUDIT); `background` needs `backgroundWrites`. @default 'commit' */
+  llmAudit?: 'commit' | 'background';
+  /** Store governed calls' prompts and answers as they were (STEWARD_AUDIT_RAW_TEXT). @default false */
+  auditRawText?: boolean;
 }
+
+/** The lifetime of a governed call's context row when the settings give none: the gateway's default. */
+export const DEFAULT_CONTEXT_TTL_MS = 5 * 60_000;
+/** How long closing waits for audit rows written behind their answers. */
+const BACKGROUND_DRAIN_MS = 5000;
 
 export interface OrchestratorShared {
   store: Store;
@@ -73,6 +86,10 @@ export interface OrchestratorShared {
   llm: LlmRouter;
   telemetry: StewardTelemetry;
   now?: () => Date;
+  /** LLM tokens per organization per minute (the gateway's limiter, so that the budget is shared); absent: none. */
+  tokens?: GovernedDeps['tokens'];
+  /** Tracks records written behind their answers (the gateway's in standalone); its owner drains it too. */
+  backgroundWrites?: BackgroundWrites;
 }
 
 export interface OrchestratorParts {
@@ -112,12 +129,25 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
     limits: { deadlineMs: 200, maxSteps: 1_000_000 },
     observer: policyObserver(shared.telemetry),
   });
+  const governed: GovernedDeps = {
+    log: shared.log.child({ module: 'governed' }),
+    store: shared.store,
+    policies: planPolicies,
+    now: shared.now ?? (() => new Date()),
+    contextTtlMs: settings.contextTtlMs ?? DEFAULT_CONTEXT_TTL_MS,
+    telemetry: shared.telemetry,
+    ...(shared.tokens ? { tokens: shared.tokens } : {}),
+    ...(settings.llmAudit ? { llmAudit: settings.llmAudit } : {}),
+    ...(shared.backgroundWrites ? { backgroundWrites: shared.backgroundWrites } : {}),
+    ...(settings.auditRawText !== undefined ? { auditRawText: settings.auditRawText } : {}),
+  };
   const plans = new PlanService({
     pool,
     source: shared.source,
     store: shared.store,
     llm: shared.llm,
     policies: planPolicies,
+    governed,
     connectors: settings.connectorGateway,
     events: webhooks,
     planner: settings.planner,
@@ -142,7 +172,7 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
       telemetry: shared.telemetry,
       apiDocs: settings.apiDocs,
       tls: settings.tls,
-      parallel: { pool, limiter: shared.limiter, policies, requiredAgents: settings.requiredAgents },
+      parallel: { pool, limiter: shared.limiter, policies, governed, requiredAgents: settings.requiredAgents },
       webhooks,
       plan: { service: plans, store: shared.store, limiter: shared.limiter, concurrency },
       internalSecret: settings.internalSecret,
@@ -150,6 +180,8 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
     close: async () => {
       await webhooks.close();
       await pool.close();
+      // NB: after the pool: the last answers' records are tracked by then; before the owner closes the store.
+      await shared.backgroundWrites?.drain(BACKGROUND_DRAIN_MS);
       planPolicies.close();
     },
   };

@@ -6,6 +6,7 @@
  * (STEWARD_AGENT_DISCOVERY=kubernetes, docs/cluster-mode.md), STEWARD_AGENT_ENDPOINTS (remote `steward agent`
  * processes) or, without either, in-process agents.
  */
+import { BackgroundWrites } from '../governed/index.js';
 import type { FastifyInstance } from 'fastify';
 import { assembleAccess } from '../auth/access.js';
 import { parseConfig } from '../../platform/config.js';
@@ -91,12 +92,28 @@ export async function startOrchestrator(
         webhooks: webhookSettings(config),
         planTimeoutMs: config.STEWARD_PLAN_TIMEOUT_MS,
         planner: config.STEWARD_PLANNER,
+        contextTtlMs: config.STEWARD_CONTEXT_TTL_MS,
+        auditRawText: config.STEWARD_AUDIT_RAW_TEXT,
+        llmAudit: config.STEWARD_LLM_AUDIT,
         internalSecret: config.STEWARD_INTERNAL_SECRET,
         ...(config.STEWARD_GATEWAY_URL && config.STEWARD_INTERNAL_SECRET
           ? { connectorGateway: httpConnectorGateway(config.STEWARD_GATEWAY_URL, config.STEWARD_INTERNAL_SECRET) }
           : {}),
       },
-      { store, source, log, version: VERSION, auth: access.auth, limiter: access.limiter, concurrency: access.concurrency, llm, telemetry },
+      {
+        store,
+        source,
+        log,
+        version: VERSION,
+        auth: access.auth,
+        limiter: access.limiter,
+        concurrency: access.concurrency,
+        llm,
+        telemetry,
+        // The gateways' token budget (Redis when configured): plans and parallel queries draw on it too.
+        tokens: { limiter: access.tokenLimiter, perMinute: config.STEWARD_LLM_TOKENS_PER_MINUTE },
+        backgroundWrites: new BackgroundWrites(log.child({ module: 'llm-audit' }), () => telemetry.llmAuditBackgroundFailures.inc()),
+      },
     );
     closers.push(() => parts.close());
     cluster?.reportPool(parts.pool);

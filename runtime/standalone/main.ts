@@ -61,8 +61,9 @@ export async function startStandalone(
   gatewayParts.deps.internalSecret = internalSecret;
   const gateway = buildGateway(gatewayParts.deps);
   const gd = gatewayParts.deps;
-  // The orchestrator shares the gateway's credentials, rate limits (one budget per organization), LLM providers
-  // and metrics registry; its agent pool runs in process, `spec.replicas` agents per AgentConfig.
+  // The orchestrator shares the gateway's credentials, rate and token limits (one budget per organization), LLM
+  // providers, governed-call settings and metrics registry; its agent pool runs in process, `spec.replicas` agents
+  // per AgentConfig.
   const orchestratorParts = await assembleOrchestrator(
     {
       bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
@@ -75,8 +76,23 @@ export async function startStandalone(
       planner: config.STEWARD_PLANNER,
       internalSecret,
       connectorGateway: inProcessConnectorGateway(() => gateway, internalSecret),
+      contextTtlMs: config.STEWARD_CONTEXT_TTL_MS,
+      llmAudit: config.STEWARD_LLM_AUDIT,
+      auditRawText: config.STEWARD_AUDIT_RAW_TEXT,
     },
-    { store, source, version: VERSION, log: log.child({ component: 'orchestrator' }), auth: gd.auth, limiter: gd.limiter, llm: gd.llm!, telemetry: gd.telemetry },
+    {
+      store,
+      source,
+      version: VERSION,
+      log: log.child({ component: 'orchestrator' }),
+      auth: gd.auth,
+      limiter: gd.limiter,
+      llm: gd.llm!,
+      telemetry: gd.telemetry,
+      // The plans' and parallel queries' model calls draw on the gateway's token budget and write behind its answers.
+      ...(gd.tokens ? { tokens: gd.tokens } : {}),
+      ...(gd.backgroundWrites ? { backgroundWrites: gd.backgroundWrites } : {}),
+    },
   ).catch(async (err: unknown) => {
     await Promise.allSettled([gatewayParts.close(), store.close(), source.close()]);
     throw err;

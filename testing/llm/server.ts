@@ -133,6 +133,8 @@ export interface Pacing {
   delayMs?: number;
   /** Requests for which this is true are accepted and never answered (a hung provider). */
   hangWhen?: (req: RecordedRequest) => boolean;
+  /** The scenario of a request when none is queued (a stand-in that always answers the same). @default the protocol's own reply */
+  otherwise?: (req: RecordedRequest) => Scenario | undefined;
 }
 
 export async function startFakeServer(transport: 'http1' | 'h2c', respond: Responder, pacing: Pacing = {}): Promise<FakeServerHandle> {
@@ -170,7 +172,7 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
       res.on('close', () => {
         if (!res.writableEnded && !closing) onClientAbort();
       });
-      const answer = pacing.hangWhen?.(recorded) ? 'hang' : respond(recorded, queue.shift());
+      const answer = pacing.hangWhen?.(recorded) ? 'hang' : respond(recorded, queue.shift() ?? pacing.otherwise?.(recorded));
       const hold = () => hanging.add('stream' in req ? req.stream : req.socket);
       if (answer === 'hang') return void hold();
       if ('frames' in answer) {

@@ -3,8 +3,8 @@ import type { Identity } from '../../auth/identity.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { PolicyEvaluation } from '../../policy/types.js';
 import type { GatewayDeps } from '../deps.js';
-import { openOutputScan } from '../output/scan.js';
-import { evaluatePolicies } from '../policy-call.js';
+import { openOutputScan } from '../../governed/index.js';
+import { evaluatePolicies } from '../../governed/policy-call.js';
 import { servesOrganization } from './tenancy.js';
 
 /** One connector call as the REST routes and the MCP server receive it. */
@@ -38,7 +38,8 @@ export type GovernedConnectorResult =
  * SSRF guard (prepare) → the policy set (`surface: "mcp"`, `input.mcp`) → run with the call's limits → the output
  * policies of an LLM answer on the result (`surface: "llm_output"`: masked in place, or blocked) → audit.
  * Every call that reaches this function leaves one audit entry, whatever its decision; the entry is committed
- * before the caller gets the answer. Refusals throw ApiErrors of the gateway catalogue.
+ * before the caller gets the answer. Refusals throw typed errors (ConnectorError, ApiError) that
+ * runtime/http/error-model.ts answers in the gateway catalogue.
  */
 export async function governedConnectorCall(deps: GatewayDeps, identity: Identity, call: ConnectorCall): Promise<GovernedConnectorResult> {
   const t0 = performance.now();
@@ -56,7 +57,7 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
         : deps.connectors.prepareTool(call.connector, call.tool, call.params ?? {}, call.options);
   } catch (err) {
     await audit.write('refused', { error: err });
-    throw toApiError(err);
+    throw err;
   }
 
   let evaluation: PolicyEvaluation;
@@ -79,7 +80,7 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     throw err;
   }
   if (!evaluation.approved) {
-    await audit.write('blocked', { prepared, evaluation });
+    await audit.write('blocked', { prepared, evaluation, stage: 'input' });
     throw new ApiError('gateway', 'POLICY_VIOLATION', `blocked by policy ${evaluation.blockReason ?? evaluation.triggered.join(', ')}`, {
       policies: evaluation.triggered,
       connector: echo(call.connector),
@@ -87,12 +88,15 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
   }
 
   let outcome: QueryResult | ToolResult;
+  const runStart = performance.now();
   try {
     outcome = await prepared.run();
   } catch (err) {
+    audit.upstreamMs = performance.now() - runStart;
     await audit.write('failed', { prepared, evaluation, error: err });
-    throw toApiError(err);
+    throw err;
   }
+  audit.upstreamMs = performance.now() - runStart;
   const rows = rowCountOf(outcome);
 
   let output;
@@ -103,7 +107,7 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     throw err;
   }
   if (output.blocked) {
-    await audit.write('blocked', { prepared, evaluation: output.evaluation, rows, truncated: outcome.truncated });
+    await audit.write('blocked', { prepared, evaluation: output.evaluation, rows, truncated: outcome.truncated, stage: 'output' });
     throw new ApiError('gateway', 'POLICY_VIOLATION', `the result was blocked by policy: ${output.blockReason}`, {
       stage: 'output',
       policies: output.evaluation.triggered,
@@ -169,6 +173,16 @@ interface AuditFacts {
   rows?: number;
   truncated?: boolean;
   redactions?: Record<string, number>;
+  /** where a block happened: the call's input (its statement, tool and arguments), or its result */
+  stage?: 'input' | 'output';
+}
+
+/** The decision in the words of every governed call's audit row (runtime/governed/pipeline.ts). */
+function governedDecision(decision: Decision, f: AuditFacts): string {
+  if (decision === 'blocked') return f.stage === 'output' ? 'blocked_output' : 'blocked_input';
+  if (decision === 'failed') return 'provider_error';
+  if (decision === 'allowed' && f.redactions && Object.keys(f.redactions).length > 0) return 'redacted';
+  return decision;
 }
 
 /**
@@ -178,8 +192,11 @@ interface AuditFacts {
  */
 function auditWriter(deps: GatewayDeps, identity: Identity, call: ConnectorCall, t0: number) {
   return {
+    /** time spent in the connector's own call (the database, the HTTP or MCP server) */
+    upstreamMs: 0,
     async write(decision: Decision, f: AuditFacts): Promise<string> {
       const err = f.error;
+      const totalMs = performance.now() - t0;
       const entry = await deps.store.audit.record({
         organizationId: identity.organizationId,
         clientId: identity.clientId ?? call.clientId ?? identity.credential,
@@ -187,6 +204,16 @@ function auditWriter(deps: GatewayDeps, identity: Identity, call: ConnectorCall,
         userToken: call.userToken,
         latencyMs: Math.round((performance.now() - t0) * 1000) / 1000,
         metadata: {
+          // NB: the fields every governed call's row has, whatever the surface (the statement and rows are not stored)
+          governed: true,
+          via: call.via === 'rest' ? 'mcp' : 'mcp_server',
+          surface: 'mcp',
+          decision: governedDecision(decision, f),
+          steward_ms: Math.round(Math.max(0, totalMs - this.upstreamMs) * 10) / 10,
+          upstream_ms: Math.round(this.upstreamMs * 10) / 10,
+          stored_text: 'masked',
+          ...(f.redactions ? { redactions: f.redactions } : {}),
+          ...(f.evaluation && decision === 'blocked' ? { policies: f.evaluation.triggered, block_reason: f.evaluation.blockReason } : {}),
           connector_call: {
             via: call.via,
             connector: call.connector,
@@ -209,16 +236,4 @@ function auditWriter(deps: GatewayDeps, identity: Identity, call: ConnectorCall,
       return entry.id;
     },
   };
-}
-
-const MESSAGE_MAX_CHARS = 160;
-
-/** ConnectorError codes are gateway codes of the same name (api/errors.ts). */
-export function toApiError(err: unknown): unknown {
-  if (!isConnectorError(err)) return err;
-  const details: Record<string, unknown> = {};
-  if (err.connector) details.connector = echo(err.connector);
-  if (err.reason) details.reason = err.reason;
-  // NB: driver messages can repeat a parameter or a token of the statement: bounded like every echo of input.
-  return new ApiError('gateway', err.code, echo(err.message, MESSAGE_MAX_CHARS), Object.keys(details).length ? details : undefined, { cause: err });
 }

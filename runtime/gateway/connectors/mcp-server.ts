@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { Identity } from '../../auth/identity.js';
+import { asApiError } from '../../http/error-model.js';
 import { ApiError } from '../../http/errors.js';
 import type { GatewayDeps } from '../deps.js';
 import { governedConnectorCall } from './call.js';
@@ -75,9 +76,10 @@ function mcpServer(deps: GatewayDeps, identity: Identity): Server {
         ...(remote?.isError ? { isError: true } : {}),
         _meta: { steward: out.metadata },
       };
-    } catch (err) {
+    } catch (thrown) {
+      const err = asApiError(thrown);
       if (err instanceof ApiError) return failure(err.code, err.message, err.details);
-      throw err;
+      throw thrown;
     }
   });
   return server;

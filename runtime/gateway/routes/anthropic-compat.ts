@@ -111,6 +111,7 @@ export const anthropicCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app
         userToken: user ?? identity.clientId ?? 'anonymous',
         ...(user !== undefined ? { user } : {}),
         stream: body.stream === true,
+        via: 'messages',
       },
       anthropicFormat,
     );

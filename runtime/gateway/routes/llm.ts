@@ -4,11 +4,10 @@ import { gatewayRequest } from '../../../api/http/gateway.js';
 import { jsonValue, safeText } from '../../../api/http/safe.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
-import { governedLlmCall, policyInfo, type GovernedCall } from '../governed.js';
+import { collect, llmUpstream, openGoverned, PolicyBlockedError, type GovernedAnswer } from '../../governed/index.js';
 import type { Identity } from '../../auth/identity.js';
-import type { LlmResponse } from '../../llm/index.js';
 import { parseBody } from '../validation.js';
-import { multiAgentPlan } from './plan-request.js';
+import { multiAgentPlan, policyInfo } from './plan-request.js';
 
 const llmOptions = {
   provider: safeText().min(1).max(64).optional(),
@@ -35,61 +34,81 @@ export function clientSignal(reply: FastifyReply): AbortSignal {
 
 type LlmOptions = { provider?: string; model?: string; temperature?: number; max_tokens?: number; user_token?: string; client_id?: string };
 
-/** The governed call both routes make; the client id comes from the credential when it has one. */
-function callOf(body: LlmOptions, prompt: string, identity: Identity, fallbackClient: string, reply: FastifyReply): GovernedCall {
-  return {
-    prompt,
-    clientId: identity.clientId ?? body.client_id ?? fallbackClient,
-    userToken: body.user_token ?? identity.clientId ?? 'anonymous',
-    provider: body.provider,
-    model: body.model,
-    temperature: body.temperature,
-    maxTokens: body.max_tokens,
-    signal: clientSignal(reply),
-  };
+/** Who a call is for: the client id comes from the credential when it has one. */
+function callerOf(body: LlmOptions, identity: Identity, fallbackClient: string) {
+  return { clientId: identity.clientId ?? body.client_id ?? fallbackClient, userToken: body.user_token ?? identity.clientId ?? 'anonymous' };
+}
+
+/** One prompt through the governed pipeline, whole: the answer (masked as the output policies say), or a typed error. */
+async function governedPrompt(
+  deps: GatewayDeps,
+  identity: Identity,
+  reply: FastifyReply,
+  via: 'execute' | 'request',
+  body: LlmOptions,
+  prompt: string,
+  context?: Record<string, unknown>,
+): Promise<GovernedAnswer> {
+  const run = await openGoverned(
+    deps,
+    {
+      via,
+      surface: 'llm',
+      identity,
+      ...callerOf(body, identity, via),
+      prompt,
+      ...(context ? { context } : {}),
+      llm: { provider: body.provider, model: body.model },
+      maxTokens: body.max_tokens,
+      signal: clientSignal(reply),
+    },
+    () => llmUpstream(deps.llm, { provider: body.provider, prompt, model: body.model, temperature: body.temperature, maxTokens: body.max_tokens }),
+  );
+  return collect(run);
 }
 
 /** The SDKs' snake_case usage object. */
-function usageBody(r: LlmResponse) {
-  return { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens };
+function usageBody(a: GovernedAnswer) {
+  return { prompt_tokens: a.usage.promptTokens, completion_tokens: a.usage.completionTokens, total_tokens: a.usage.totalTokens };
 }
 
 /**
- * `POST /v1/execute` and `POST /api/request` (non-plan request types): governed LLM calls.
- * A blocked prompt is a 403 POLICY_VIOLATION on /v1/execute and a 200 with `blocked: true` on /api/request,
- * which is what the SDKs read there.
+ * `POST /v1/execute` and `POST /api/request` (non-plan request types): governed LLM calls, whole. A blocked prompt
+ * or answer is a 403 POLICY_VIOLATION on /v1/execute and a 200 with `blocked: true` on /api/request, which is what
+ * the SDKs read there.
  */
 export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   app.post('/v1/execute', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
     const body = parseBody(executeBody, req.body);
     const identity = identityOf(req);
     const started = performance.now();
-    const result = await governedLlmCall(deps, identity, callOf(body, body.prompt, identity, 'execute', reply));
-    if (result.blocked) {
+    let a: GovernedAnswer;
+    try {
+      a = await governedPrompt(deps, identity, reply, 'execute', body, body.prompt);
+    } catch (err) {
+      if (!(err instanceof PolicyBlockedError)) throw err;
       deps.metrics?.outcome(req, 'blocked');
       return reply.code(403).send({
         success: false,
-        error: `blocked by policy ${result.evaluation.blockReason}`,
+        error: err.message,
         code: 'POLICY_VIOLATION',
         blocked: true,
-        block_reason: result.evaluation.blockReason,
-        policies: result.evaluation.triggered,
-        context_id: result.contextId,
+        ...err.details,
         request_id: req.id,
       });
     }
-    const r = result.response;
     return {
       success: true,
       data: {
-        response: r.text,
-        model: r.model,
-        provider: r.provider,
-        finish_reason: r.finishReason,
-        usage: usageBody(r),
-        context_id: result.contextId,
-        audit_id: result.auditId,
-        ...(result.evaluation.warnings.length ? { warnings: result.evaluation.warnings } : {}),
+        response: a.text,
+        model: a.model,
+        provider: a.provider,
+        finish_reason: a.finishReason,
+        usage: usageBody(a),
+        context_id: a.contextId,
+        audit_id: a.auditId,
+        ...(Object.keys(a.redactions).length ? { redactions: a.redactions } : {}),
+        ...(a.warnings.length ? { warnings: a.warnings } : {}),
       },
       metadata: { request_id: req.id, latency_ms: Math.round(performance.now() - started) },
     };
@@ -99,26 +118,37 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
     const body = parseBody(gatewayRequest.extend(llmOptions), req.body);
     const identity = identityOf(req);
     if (body.request_type === 'multi-agent-plan') {
-      const call = callOf(body, body.query, identity, 'request', reply);
       const domain = typeof body.domain === 'string' ? body.domain : undefined;
       const mode = typeof body.execution_mode === 'string' ? body.execution_mode : undefined;
-      return multiAgentPlan(deps, req, reply, identity, { query: body.query, context: body.context, domain, execution_mode: mode, clientId: call.clientId, userToken: call.userToken }, call.signal!);
+      return multiAgentPlan(deps, req, reply, identity, { query: body.query, context: body.context, domain, execution_mode: mode, ...callerOf(body, identity, 'request') }, clientSignal(reply));
     }
     const started = performance.now();
-    const result = await governedLlmCall(deps, identity, { ...callOf(body, body.query, identity, 'request', reply), context: body.context });
-    const common = { policy_info: policyInfo(result.evaluation, identity), context_id: result.contextId, metadata: { request_id: req.id, latency_ms: Math.round(performance.now() - started) } };
-    if (result.blocked) {
+    const metadata = () => ({ request_id: req.id, latency_ms: Math.round(performance.now() - started) });
+    let a: GovernedAnswer;
+    try {
+      a = await governedPrompt(deps, identity, reply, 'request', body, body.query, body.context);
+    } catch (err) {
+      if (!(err instanceof PolicyBlockedError)) throw err;
       deps.metrics?.outcome(req, 'blocked');
-      return { success: false, blocked: true, block_reason: result.evaluation.blockReason, ...common };
+      return {
+        success: false,
+        blocked: true,
+        block_reason: err.evaluation.blockReason,
+        ...(err.stage === 'output' ? { stage: 'output' } : {}),
+        policy_info: policyInfo(err.evaluation, identity),
+        context_id: err.contextId,
+        metadata: metadata(),
+      };
     }
-    const r = result.response;
     return {
       success: true,
       blocked: false,
-      result: r.text,
-      data: { response: r.text, model: r.model, provider: r.provider, usage: usageBody(r) },
-      audit_id: result.auditId,
-      ...common,
+      result: a.text,
+      data: { response: a.text, model: a.model, provider: a.provider, usage: usageBody(a), ...(Object.keys(a.redactions).length ? { redactions: a.redactions } : {}) },
+      audit_id: a.auditId,
+      policy_info: policyInfo(a.evaluation, identity),
+      context_id: a.contextId,
+      metadata: metadata(),
     };
   });
 };

@@ -114,6 +114,7 @@ export const openAiCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, d
         ...(body.user !== undefined ? { user: body.user } : {}),
         ...(body.messages.some((m) => m.name !== undefined) ? { names: body.messages.map((m) => m.name) } : {}),
         stream: body.stream === true,
+        via: 'chat_completions',
       },
       openAiFormat(body.stream_options?.include_usage === true),
     );

@@ -8,7 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { Identity } from '../../auth/identity.js';
 import type { GatewayDeps } from '../deps.js';
-import { checkAndRecord, policyInfo } from '../governed.js';
+import { checkInput, recordOutcome, type GovernedRequest, type InputCheck } from '../../governed/index.js';
+import type { PolicyEvaluation } from '../../policy/types.js';
 import { OrchestratorUnreachableError } from '../plan-forward.js';
 
 export interface PlanCall {
@@ -27,40 +28,51 @@ const PLAN_FIELDS = ['plan_id', 'workflow_execution_id', 'result', 'steps', 'met
 const PASSED_THROUGH = new Set(['INVALID_REQUEST', 'NO_AGENTS_AVAILABLE', 'RATE_LIMITED', 'PLANNING_TIMEOUT', 'EXECUTION_ERROR', 'FORBIDDEN', 'FEATURE_NOT_AVAILABLE']);
 
 export async function multiAgentPlan(deps: GatewayDeps, req: FastifyRequest, reply: FastifyReply, identity: Identity, call: PlanCall, signal: AbortSignal) {
-  const started = performance.now();
-  const { evaluation, ctx } = await checkAndRecord(deps, identity, { query: call.query, surface: 'plan', clientId: call.clientId, userToken: call.userToken, context: call.context });
-  const common = () => ({ policy_info: policyInfo(evaluation, identity), context_id: ctx.id, request_id: req.id, latency_ms: Math.round(performance.now() - started) });
+  const t0 = performance.now();
+  const governed: GovernedRequest = { via: 'request_plan', surface: 'plan', identity, prompt: call.query, clientId: call.clientId, userToken: call.userToken, context: call.context };
+  const check = await checkInput(deps, governed);
+  const { evaluation, contextId } = check;
+  const common = () => ({ policy_info: policyInfo(evaluation, identity), context_id: contextId, request_id: req.id, latency_ms: Math.round(performance.now() - t0) });
   if (!evaluation.approved) {
+    await recordOutcome(deps, governed, check, t0, { decision: 'blocked_input', provider: 'orchestrator', model: 'multi-agent-plan', blocked: evaluation });
     deps.metrics?.outcome(req, 'blocked');
     return { success: false, blocked: true, block_reason: evaluation.blockReason, ...common() };
   }
   if (!deps.plans) {
+    await committedOrNothing(check);
     throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', 'multi-agent plans need the orchestrator: set STEWARD_ORCHESTRATOR_URL and STEWARD_INTERNAL_SECRET (standalone wires it itself)');
   }
+  const upstreamStart = performance.now();
   const forwarded = await deps.plans
     .forward({ query: call.query, ...(call.domain ? { domain: call.domain } : {}), ...(call.execution_mode ? { execution_mode: call.execution_mode } : {}), context: call.context ?? {}, user: { id: call.userToken, client_id: call.clientId } }, identity, req.id, signal)
-    .catch((err: unknown) => {
+    .catch(async (err: unknown) => {
+      await committedOrNothing(check);
       if (err instanceof OrchestratorUnreachableError) throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', err.message, undefined, { cause: err });
       throw err;
     });
+  const upstreamMs = performance.now() - upstreamStart;
   const body = forwarded.body;
   const plan = Object.fromEntries(PLAN_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
   const error = typeof body.error === 'object' && body.error !== null ? (body.error as { code?: string; message?: string; details?: Record<string, unknown> }) : undefined;
-  const audit = await deps.store.audit.record({
-    organizationId: identity.organizationId,
-    clientId: call.clientId,
-    contextId: ctx.id,
-    userToken: call.userToken,
-    provider: 'orchestrator',
-    model: 'multi-agent-plan',
-    prompt: call.query,
-    response: typeof body.result === 'string' ? body.result : '',
-    latencyMs: performance.now() - started,
-    metadata: { plan_id: body.plan_id ?? null, success: body.success === true, status: forwarded.status, ...(error?.code ? { code: error.code } : {}) },
-  });
-  const envelope = { ...common(), audit_id: audit.id };
+  const blockedThere = error?.code === 'POLICY_VIOLATION';
+  // NB: the plan's planner and steps are audited by the orchestrator (via planner, plan_step); this row records the forwarding.
+  const auditId = await recordOutcome(
+    deps,
+    { ...governed, metadata: { plan_id: body.plan_id ?? null, success: body.success === true, status: forwarded.status, ...(error?.code ? { code: error.code } : {}) } },
+    check,
+    t0,
+    {
+      decision: forwarded.status === 200 ? 'allowed' : blockedThere ? 'blocked_input' : 'provider_error',
+      provider: 'orchestrator',
+      model: 'multi-agent-plan',
+      response: typeof body.result === 'string' ? body.result : '',
+      upstreamMs,
+      ...(error && !blockedThere ? { error: { code: error.code, message: error.message ?? '' } } : {}),
+    },
+  );
+  const envelope = { ...common(), audit_id: auditId };
   if (forwarded.status === 200) return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
-  if (error?.code === 'POLICY_VIOLATION') {
+  if (blockedThere) {
     deps.metrics?.outcome(req, 'blocked');
     const reason = typeof error.details?.block_reason === 'string' ? error.details.block_reason : (error.message ?? 'blocked by policy');
     return { ...plan, success: false, blocked: true, block_reason: reason, data: plan, ...envelope };
@@ -70,3 +82,19 @@ export async function multiAgentPlan(deps: GatewayDeps, req: FastifyRequest, rep
   void reply.headers(forwarded.headers);
   return reply.code(status).send({ ...plan, success: false, blocked: false, error: error?.message ?? `the orchestrator answered ${forwarded.status}`, code, ...(error?.details ? { details: error.details } : {}), data: plan, ...envelope });
 }
+
+/** Waits for the context row (a refusal answered after it must not leave its write behind). */
+async function committedOrNothing(check: InputCheck): Promise<void> {
+  await check.committed.catch(() => undefined);
+}
+
+/** The SDKs' `policy_info` object. */
+export function policyInfo(evaluation: PolicyEvaluation, identity: Identity) {
+  return {
+    policies_evaluated: evaluation.evaluated,
+    static_checks: evaluation.triggered,
+    processing_time: `${evaluation.evaluationMs.toFixed(3)}ms`,
+    ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
+  };
+}
+

@@ -3,7 +3,7 @@ import { policyDecision, policyTestRequest, preCheckRequest } from '../../../api
 import { responseSchema } from '../../http/serializer.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
-import { evaluatePolicies } from '../policy-call.js';
+import { evaluatePolicies } from '../../governed/policy-call.js';
 import { parseBody } from '../validation.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 

@@ -6,10 +6,18 @@
  * Deadlines: each query's `timeout_ms` counts from the moment a member takes it (the agent enforces it and
  * answers QUERY_TIMEOUT); the whole request ends `maxRequestMs` after it started, and queries still waiting or
  * running then end with QUERY_TIMEOUT too (their work is aborted).
+ *
+ * Each query is a governed call (runtime/governed): the organization's policies (the built-in pack among them)
+ * decide before the dispatch, beside the query's own Rego that the agent evaluates; a blocked query is an error
+ * result (POLICY_VIOLATION) that never reached an agent. The agent's answer passes the output policies (masked)
+ * and each query writes one audit row.
  */
 import type { WorkItem, WorkResult } from '../../agent/work.js';
+import type { Identity } from '../../auth/identity.js';
+import { collect, openGoverned, type GovernedDeps } from '../../governed/index.js';
 import { ApiError } from '../../http/errors.js';
-import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, type AgentPool } from '../pool/index.js';
+import { poolUpstream, WorkFailedError, workErrorOf } from '../governed-work.js';
+import type { AgentPool } from '../pool/index.js';
 import type { ParallelQuery, ParallelRequest } from './request.js';
 
 export interface ParallelResult {
@@ -55,6 +63,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   log?: { error(fields: object, message: string): void };
   now?: () => Date;
+  /** The governed pipeline every query goes through (surface `parallel`). */
+  governed: GovernedDeps;
+  /** The caller's verified identity: whose policies apply, whose audit rows. */
+  identity: Identity;
 }
 
 /** Why the request's own signal fired: its deadline passed. */
@@ -79,7 +91,7 @@ export async function runParallel(request: ParallelRequest, options: RunOptions)
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < queries.length; i = next++) {
-      results[i] = await runOne(pool, item(request, queries[i]!, i, requestId), signal, options.log, now);
+      results[i] = await runOne(item(request, queries[i]!, i, requestId), signal, options, now);
     }
   };
   try {
@@ -111,25 +123,60 @@ function item(request: ParallelRequest, q: ParallelQuery, index: number, request
   };
 }
 
-async function runOne(pool: AgentPool, work: WorkItem, signal: AbortSignal, log: RunOptions['log'], now: () => Date): Promise<ParallelResult> {
+async function runOne(work: WorkItem, signal: AbortSignal, o: RunOptions, now: () => Date): Promise<ParallelResult> {
   const startedAt = performance.now();
-  const failed = (code: string, message: string, agentId = ''): ParallelResult =>
-    result(work, { status: 'error', policyDecision: 'deny', error: { code, message }, latencyMs: performance.now() - startedAt, agentId }, now);
-  if (signal.aborted) return failed('QUERY_TIMEOUT', reasonText(signal));
+  const failed = (error: { code: string; message: string }, agentId = ''): ParallelResult =>
+    result(work, { status: 'error', policyDecision: 'deny', error, latencyMs: performance.now() - startedAt, agentId }, now);
+  if (signal.aborted) return failed({ code: 'QUERY_TIMEOUT', message: reasonText(signal) });
+  const upstream = poolUpstream(o.pool, work, { unavailableCode: 'ORCHESTRATOR_UNAVAILABLE', aborted: (s) => ({ code: 'QUERY_TIMEOUT', message: reasonText(s) }) });
+  const { identity } = o;
   try {
-    const d = await pool.dispatch(work, signal);
-    return result(work, { ...d.result, latencyMs: d.latencyMs }, now, d.result.latencyMs);
+    const run = await openGoverned(
+      o.governed,
+      {
+        via: 'parallel',
+        surface: 'parallel',
+        identity,
+        clientId: identity.clientId ?? identity.organizationId,
+        userToken: '',
+        prompt: work.query,
+        ...(work.context ? { context: work.context } : {}),
+        llm: { provider: upstream.provider, model: upstream.model },
+        maxTokens: work.llm?.max_tokens,
+        signal,
+        metadata: { request_id: work.requestId, query_index: work.queryIndex },
+      },
+      () => upstream,
+    );
+    const answer = await collect(run);
+    const d = upstream.dispatched!;
+    const value = typeof d.result.result === 'string' ? answer.text : parsedBack(answer.text);
+    return result(work, { ...d.result, result: value, latencyMs: d.latencyMs }, now, d.result.latencyMs);
   } catch (err) {
-    if (signal.aborted) return failed('QUERY_TIMEOUT', reasonText(signal));
-    if (err instanceof AgentCommunicationError) {
-      // A member that never answered within the item's timeout (plus the pool's margin): the query timed out.
-      if (err.failure === 'deadline') return failed('QUERY_TIMEOUT', `the query did not finish within its timeout of ${work.timeoutMs} ms (${err.message})`, err.agentId);
-      return failed('AGENT_COMMUNICATION_ERROR', err.message, err.agentId);
-    }
-    if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError) return failed('ORCHESTRATOR_UNAVAILABLE', err.message);
-    log?.error({ err, requestId: work.requestId, queryIndex: work.queryIndex }, 'parallel query failed unexpectedly');
-    return failed('PARALLEL_EXECUTION_FAILED', 'the query failed unexpectedly; see the orchestrator log with this request_id');
+    const d = upstream.dispatched;
+    if (d && d.result.status !== 'success') return result(work, { ...d.result, latencyMs: d.latencyMs }, now, d.result.latencyMs);
+    if (signal.aborted) return failed({ code: 'QUERY_TIMEOUT', message: reasonText(signal) }, agentIdOf(err, d));
+    const error = workErrorOf(err, 'parallel', o.log);
+    // NB: the surface's code for a query that failed unexpectedly (docs/errors.md), not the whole request's.
+    return failed(error.code === 'INTERNAL_ERROR' ? { ...error, code: 'PARALLEL_EXECUTION_FAILED' } : error, agentIdOf(err, d));
   }
+}
+
+/**
+ * An answer that is not a string, as the output scan left its JSON text. NB: masks hold no quotes, so it parses
+ * back; should a mask have cut an escape, the masked text is the answer.
+ */
+function parsedBack(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** The member that answered, or the one a pool failure names. */
+function agentIdOf(err: unknown, d: { result: WorkResult } | undefined): string {
+  return d?.result.agentId ?? (err instanceof WorkFailedError ? err.agentId : '');
 }
 
 function reasonText(signal: AbortSignal): string {

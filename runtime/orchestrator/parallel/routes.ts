@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { orchestratorHealth, orchestratorMetrics, parallelResponse } from '../../../api/http/orchestrator.js';
 import type { PolicyCache } from '../../agent/policy-cache.js';
 import { identityOf } from '../../auth/plugin.js';
+import type { GovernedDeps } from '../../governed/index.js';
 import { installErrorHandler } from '../../http/error-handler.js';
 import { ApiError } from '../../http/errors.js';
 import { responseSchema } from '../../http/serializer.js';
@@ -28,6 +29,8 @@ export interface ParallelDeps {
   limiter: RateLimiter;
   /** Compiled policy texts; standalone shares it with the in-process agents. */
   policies: PolicyCache;
+  /** The governed pipeline of every query: the organization's policies, output scan and audit rows. */
+  governed: GovernedDeps;
   telemetry: StewardTelemetry;
   version: string;
   log: Logger;
@@ -59,7 +62,8 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
     },
     async (req) => {
       const startedAt = performance.now();
-      const organization = identityOf(req).organizationId;
+      const identity = identityOf(req);
+      const organization = identity.organizationId;
       let ok = false;
       try {
         const request = parseParallelRequest(req.body, deps.policies);
@@ -75,6 +79,8 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
           signal: client.signal,
           log: req.log,
           now,
+          governed: deps.governed,
+          identity,
         });
         metrics.of(organization).recordExecution(request.queries.length, outcome.speedup);
         for (const r of outcome.results) deps.telemetry.parallelQueries.inc({ status: r.status, code: r.error?.code ?? '' });

@@ -6,19 +6,26 @@
  * - `parallel`: in waves — every ready step at once, the next wave once the whole wave ended;
  * - `auto`: the DAG as planned — each step starts as soon as its own dependencies ended.
  * In the parallel modes the pool bounds how many steps run at once (items wait for a free member).
- * Only `llm-call` steps go to the pool; `connector-call` and `policy-check` steps run through the gateway's
- * connector path and the policy engine (steps.ts) and never become an LLM call.
+ * Only `llm-call` steps go to the pool, each through the governed pipeline (runtime/governed): the organization's
+ * input policies before the dispatch, its output policies and the audit row on the agent's answer, so that the
+ * steps that depend on it read the answer as the policies left it. `connector-call` and `policy-check` steps run
+ * through the gateway's connector path and the policy engine (steps.ts) and never become an LLM call.
  */
 import type { WorkItem } from '../../agent/work.js';
-import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, type AgentPool } from '../pool/index.js';
 import type { Identity } from '../../auth/identity.js';
+import { collect, openGoverned, type GovernedDeps } from '../../governed/index.js';
+import { poolUpstream, WorkFailedError, workErrorOf } from '../governed-work.js';
+import type { AgentPool } from '../pool/index.js';
 import type { PolicyEvaluator } from '../../policy/types.js';
 import type { ConnectorGateway } from './gateway-client.js';
 import { runConnectorStep, runPolicyStep, type StepResult } from './steps.js';
 import { topologicalOrder } from './validate.js';
 import type { ExecutionMode, LlmStep, PlanAgent, PlanStep, StepOutcome } from './types.js';
 
-/** The policy of a step's work item: the plan passed the policy set before it ran (preflight.ts). */
+/**
+ * The agent's own policy of a step's work item: the plan passed the pre-flight before it ran (preflight.ts), and
+ * the governed pipeline applies the organization's policies to each step.
+ */
 export const STEP_POLICY = 'package steward.plan.step\n\nallow := true\n';
 
 export interface ExecuteOptions {
@@ -42,6 +49,10 @@ export interface ExecuteOptions {
   connectors?: ConnectorGateway;
   /** The plan's policy engine (the pre-flight's): policy-check steps. */
   policies: PolicyEvaluator;
+  /** The governed pipeline of LLM steps (its policies are the plan's, with surface `plan`). */
+  governed: GovernedDeps;
+  /** The caller's user as the request names it (descriptive: the audit row's user token). @default '' */
+  userToken?: string;
 }
 
 export async function executePlan(options: ExecuteOptions): Promise<StepOutcome[]> {
@@ -104,19 +115,31 @@ async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutco
     context: stepContext(step, o, outcomes),
     llm: o.llmOf(agent),
   };
+  const upstream = poolUpstream(o.pool, item, { agentConfig: agent.ref, unavailableCode: 'AGENT_UNAVAILABLE', aborted: abortError });
+  // NB: the member that answered; a pool failure names the one it tried.
+  const agentId = (err?: unknown) => (err instanceof WorkFailedError && err.agentId ? err.agentId : upstream.dispatched?.result.agentId);
   try {
-    const d = await o.pool.dispatch(item, o.signal, { agentConfig: agent.ref });
-    const r = d.result;
-    if (r.status === 'success') return { status: 'completed', output: typeof r.result === 'string' ? r.result : JSON.stringify(r.result ?? null), agentId: r.agentId };
-    return { status: 'failed', error: r.error ?? { code: 'EXECUTION_ERROR', message: 'the agent answered without a result' }, agentId: r.agentId };
+    const run = await openGoverned(
+      o.governed,
+      {
+        via: 'plan_step',
+        surface: 'plan',
+        identity: o.identity,
+        clientId: o.identity.clientId ?? o.identity.organizationId,
+        userToken: o.userToken ?? '',
+        prompt: item.query,
+        context: item.context,
+        llm: { provider: upstream.provider, model: upstream.model },
+        signal: o.signal,
+        metadata: { plan_id: o.planId, step: step.id, agent: step.agent },
+      },
+      () => upstream,
+    );
+    const answer = await collect(run);
+    return { status: 'completed', output: answer.text, agentId: agentId() };
   } catch (err) {
-    if (o.signal.aborted) return { status: 'cancelled', error: abortError(o.signal) };
-    if (err instanceof AgentCommunicationError) {
-      const code = err.failure === 'deadline' ? 'QUERY_TIMEOUT' : 'AGENT_COMMUNICATION_ERROR';
-      return { status: 'failed', error: { code, message: err.message }, agentId: err.agentId };
-    }
-    if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError) return { status: 'failed', error: { code: 'AGENT_UNAVAILABLE', message: err.message } };
-    throw err;
+    if (o.signal.aborted) return { status: 'cancelled', error: abortError(o.signal), agentId: agentId(err) };
+    return { status: 'failed', error: workErrorOf(err, 'plan', o.governed.log), agentId: agentId(err) };
   }
 }
 

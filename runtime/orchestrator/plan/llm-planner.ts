@@ -1,8 +1,12 @@
 /**
  * The LLM planner: asks the default provider for a JSON plan over the domain's agents, checks the answer
  * (validate.ts), asks once more with the problems when it fails, and otherwise falls back to the deterministic
- * plan. `planner` in the outcome says which one ran: 'llm', 'llm-repaired' or 'deterministic'.
+ * plan. `planner` in the outcome says which one ran: 'llm', 'llm-repaired' or 'deterministic'. Each call goes
+ * through the governed pipeline (runtime/governed): a request its input policies block is refused (403
+ * POLICY_VIOLATION) and never reaches the provider, rather than planned without it.
  */
+import type { Identity } from '../../auth/identity.js';
+import { collect, llmUpstream, openGoverned, PolicyBlockedError, type GovernedDeps } from '../../governed/index.js';
 import type { LlmMessage, LlmRouter } from '../../llm/index.js';
 import { checkPlan } from './validate.js';
 import { PLAN_MAX_STEPS, type Plan, type PlanAgent, type PlanStep, type StepRefusal } from './types.js';
@@ -20,7 +24,16 @@ export interface LlmPlannerInput {
   /** Budget of one planner call. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The governed pipeline of the planner's calls, for the caller's identity (surface `plan`). */
+  governed: GovernedDeps;
+  identity: Identity;
+  /** The caller's user as the request names it (descriptive: the audit row's user token). */
+  userToken: string;
+  /** The plan's id, for the audit rows. */
+  planId: string;
 }
+
+const MAX_TOKENS = 1500;
 
 const SYSTEM = [
   'You plan multi-agent work. Answer with one JSON object and nothing else:',
@@ -72,12 +85,30 @@ export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
     refused.push(...again.refused);
   } catch (err) {
     input.signal?.throwIfAborted();
+    // NB: a blocked request is not planned without the LLM: the deterministic plan would run it on the agents.
+    if (err instanceof PolicyBlockedError && err.stage === 'input') throw err;
     problems = [`the planner call failed: ${err instanceof Error ? err.message : String(err)}`];
   }
   return withRefusals({ domain: input.domain, steps: input.fallback(), planner: 'deterministic', plannerNote: `the LLM plan was replaced: ${problems.join('; ')}` });
 }
 
 async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Promise<string> {
-  const answer = await input.llm.complete({ system: SYSTEM, messages, temperature: 0, maxTokens: 1500, timeoutMs: input.timeoutMs, signal: input.signal });
-  return answer.text;
+  const { identity } = input;
+  const run = await openGoverned(
+    input.governed,
+    {
+      via: 'planner',
+      surface: 'plan',
+      identity,
+      clientId: identity.clientId ?? identity.organizationId,
+      userToken: input.userToken,
+      prompt: input.query,
+      llm: { messages: messages.map((m) => ({ role: m.role, content: m.content })) },
+      maxTokens: MAX_TOKENS,
+      signal: input.signal,
+      metadata: { plan_id: input.planId },
+    },
+    () => llmUpstream(input.llm, { system: SYSTEM, messages, temperature: 0, maxTokens: MAX_TOKENS, timeoutMs: input.timeoutMs }),
+  );
+  return (await collect(run)).text;
 }

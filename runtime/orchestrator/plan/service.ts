@@ -1,12 +1,14 @@
 /**
  * One plan from request to record: pick the domain and its agents, plan (LLM planner when a provider is
  * configured, else deterministic), store the plan with its organization, pass the policy pre-flight, check every
- * step's LLM provider, run the DAG on the pool within the plan's deadline, and store the answer. Running plans can
- * be cancelled by id (their dispatches are aborted).
+ * step's LLM provider, run the DAG on the pool within the plan's deadline, and store the answer. Every model call
+ * (the LLM planner's, each LLM step's) goes through the governed pipeline. Running plans can be cancelled by id
+ * (their dispatches are aborted).
  */
 import type { z } from 'zod';
 import type { planRequest } from '../../../api/http/orchestrator.js';
 import type { Identity } from '../../auth/identity.js';
+import type { GovernedDeps } from '../../governed/index.js';
 import { ApiError } from '../../http/errors.js';
 import type { LlmRouter } from '../../llm/index.js';
 import type { Logger } from '../../../platform/log.js';
@@ -36,6 +38,11 @@ export interface PlanServiceOptions {
   llm: LlmRouter;
   /** The policy set of the pre-flight (surface `plan`) and of policy-check steps. */
   policies: PolicyEvaluator;
+  /**
+   * The governed pipeline (runtime/governed) of every model call a plan makes: the LLM planner's and each LLM
+   * step's. Its policies are `policies`.
+   */
+  governed: GovernedDeps;
   /**
    * The gateway's connector path for connector-call steps (in process in standalone, STEWARD_GATEWAY_URL in a
    * cluster); absent: those steps fail with SERVICE_UNAVAILABLE.
@@ -104,7 +111,8 @@ export class PlanService {
     const started = performance.now();
     try {
       const registry = catalogue(o.source);
-      const plan = await this.plan(request, registry, controller.signal);
+      const userToken = typeof request.user?.id === 'string' ? request.user.id : '';
+      const plan = await this.plan(request, registry, { planId, identity, userToken, signal: controller.signal });
       const stepLlm = (agent: PlanAgent): StepLlm => resolveStepLlm(agent, o.llm, o.checkProviders ?? true);
       const llmOf = (agent: PlanAgent) => {
         const r = stepLlm(agent);
@@ -149,6 +157,8 @@ export class PlanService {
         identity,
         connectors: o.connectors,
         policies: o.policies,
+        governed: o.governed,
+        userToken,
         onStep: (s) => run.stepEnded(s),
       });
       const answer = run.answer(outcomes, check.warnings);
@@ -191,14 +201,14 @@ export class PlanService {
     return this.running.size;
   }
 
-  private async plan(request: PlanRequest, registry: Map<string, PlanAgent>, signal: AbortSignal): Promise<Plan> {
+  private async plan(request: PlanRequest, registry: Map<string, PlanAgent>, call: { planId: string; identity: Identity; userToken: string; signal: AbortSignal }): Promise<Plan> {
     const o = this.options;
     const picked = pickDomain(request, registry.values());
     const { domain, agents } = domainAgents(picked.domain, picked.inferred, registry.values());
     const fallback = () => deterministicSteps(request.query, { agents }, registry.values());
     if (!this.llmPlanner()) return { domain, steps: fallback(), planner: 'deterministic' };
     const offered = [...registry.values()].filter((a) => a.domain === domain || a.domain === 'generic');
-    return llmPlan({ query: request.query, domain, offered, registry, fallback, llm: o.llm, timeoutMs: o.plannerCallTimeoutMs ?? 30_000, signal });
+    return llmPlan({ query: request.query, domain, offered, registry, fallback, llm: o.llm, timeoutMs: o.plannerCallTimeoutMs ?? 30_000, governed: o.governed, ...call });
   }
 
   private llmPlanner(): boolean {

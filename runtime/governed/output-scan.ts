@@ -8,10 +8,10 @@
  * NB: text already sent cannot be recalled: a block mid-stream stops the answer where it is, and a block found at
  * `finish()` only withholds what was still held back (the redactor's window).
  */
-import { LLM_OUTPUT_SURFACE } from '../../../api/index.js';
-import { PolicyInputTooLargeError } from '../../policy/input-size.js';
-import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from '../../policy/types.js';
-import { detectorsOf, redactValue, StreamRedactor, type RedactionCounts } from '../../redact/index.js';
+import { LLM_OUTPUT_SURFACE } from '../../api/index.js';
+import { PolicyInputTooLargeError } from '../policy/input-size.js';
+import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from '../policy/types.js';
+import { detectorsOf, redactValue, StreamRedactor, type RedactionCounts } from '../redact/index.js';
 
 /**
  * New answer characters (text and tool arguments together) between two block evaluations of a stream; a quarter of

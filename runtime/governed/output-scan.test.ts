@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeEngine, policy, startEngine } from '../../policy/test/harness.js';
-import type { PolicyEvaluator, PolicyInput } from '../../policy/types.js';
-import { EVALUATE_EVERY_CHARS, openOutputScan, type OutputScan, type OutputStep } from './scan.js';
+import { closeEngine, policy, startEngine } from '../policy/test/harness.js';
+import type { PolicyEvaluator, PolicyInput } from '../policy/types.js';
+import { EVALUATE_EVERY_CHARS, openOutputScan, type OutputScan, type OutputStep } from './output-scan.js';
 
 const META = { clientId: 'c1', userToken: 'u1', provider: 'openai', model: 'gpt-x' };
 const redact = (name: string, kinds: string[], extra: Record<string, unknown> = {}) =>

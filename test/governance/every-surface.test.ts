@@ -1,0 +1,291 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../platform/config.js';
+import { createLogger } from '../../platform/log.js';
+import { standaloneConfigSchema } from '../../runtime/config.js';
+import { startStandalone, type Standalone } from '../../runtime/standalone/main.js';
+import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
+
+/**
+ * One table over every surface that reaches a model or a data system, in one standalone process with the built-in
+ * pack and an OpenAI-compatible stand-in (issue 31, item 6). The same three cases on each:
+ * - an SSN in the input is blocked by `builtin-pii`, and the upstream is never called;
+ * - a card number in the answer arrives masked (split across chunks on streams);
+ * - a benign call passes.
+ * Each case writes an audit row of one shape. `SURFACES` must list every `GovernedVia` and every connector route:
+ * the last test fails when a surface writes audit rows that no row of the table checked.
+ */
+
+const SSN_INPUT = 'My SSN is 123-45-6789, please summarize my account';
+/** Asks the stand-in for the card answer; a prompt without it gets the benign one. */
+const CARD_ASK = 'CARD-PLEASE: what is on file?';
+const BENIGN_ASK = 'What is the weather like in Lisbon?';
+const CARD = '4111 1111 1111 1111';
+const MASK = '[REDACTED:payment_card]';
+/** The card answer, split inside the number: a stream sends it in these pieces. */
+const CARD_PIECES = ['Card number: 4111 11', '11 1111 ', '1111 ok'];
+const BENIGN_ANSWER = 'Sunny and mild.';
+const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+let app: Standalone;
+let fake: FakeOpenAiServer;
+let dir: string;
+let openai: OpenAI;
+let anthropic: Anthropic;
+let gateway: string;
+let orchestrator: string;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi({
+    apiKey: 'sk-upstream',
+    otherwise: (req) => (req.rawBody.includes('CARD-PLEASE') ? { kind: 'reply', chunks: CARD_PIECES } : { kind: 'reply', text: BENIGN_ANSWER }),
+  });
+  dir = await mkdtemp(join(tmpdir(), 'steward-every-surface-'));
+  await cp('config/samples', join(dir, 'manifests'), { recursive: true });
+  await writeFile(
+    join(dir, 'manifests', 'connector.yaml'),
+    'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
+  );
+  const config = parseConfig(standaloneConfigSchema, {
+    STEWARD_GATEWAY_PORT: '0',
+    STEWARD_ORCHESTRATOR_PORT: '0',
+    STEWARD_DATA_DIR: join(dir, 'data'),
+    STEWARD_MANIFESTS: join(dir, 'manifests'),
+    STEWARD_WATCH_MANIFESTS: 'false',
+    OPENAI_API_KEY: 'sk-upstream',
+    OPENAI_BASE_URL: fake.baseURL,
+    STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
+    STEWARD_LLM_TIMEOUT_MS: '10000',
+    STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
+  });
+  app = await startStandalone(config, createLogger({ level: 'silent' }), { PG_URL });
+  const port = (which: 'gateway' | 'orchestrator') => (app[which].server.address() as { port: number }).port;
+  gateway = `http://127.0.0.1:${port('gateway')}`;
+  orchestrator = `http://127.0.0.1:${port('orchestrator')}`;
+  // NB: the SDKs always send a key: a client key of the community organization.
+  const created = await post(gateway, '/api/clients', { name: 'every-surface' });
+  const apiKey = String(created.json.api_key);
+  openai = new OpenAI({ apiKey, baseURL: `${gateway}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey, baseURL: gateway, maxRetries: 0 });
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  await fake?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** What a surface answered, read the same way for every surface. */
+interface Seen {
+  /** the text the caller got (the answer, or every step's or query's output) */
+  text: string;
+  /** whether the caller was told the input was blocked, and by which policy */
+  blockedBy?: string;
+}
+
+const post = async (base: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+};
+
+/** The policy a block reason (`builtin-pii: …`) names. */
+const policyOf = (reason: unknown) => (typeof reason === 'string' ? reason.split(':')[0] : undefined);
+
+/** The SDKs' errors carry the body's code and message. */
+async function sdkCall(call: () => Promise<string>): Promise<Seen> {
+  try {
+    return { text: await call() };
+  } catch (err) {
+    const e = err as { status?: number; message?: string };
+    expect(e.status).toBe(403);
+    return { text: '', blockedBy: /builtin-[a-z-]+/.exec(e.message ?? '')?.[0] };
+  }
+}
+
+interface Surface {
+  name: string;
+  /** the `metadata.via` of the audit rows a call writes (the last one written is checked) */
+  via: string;
+  /** the `metadata.via` of the row a blocked input writes, where it is not `via` (a plan blocked before its steps) */
+  blockedVia?: string;
+  send(prompt: string): Promise<Seen>;
+}
+
+const SURFACES: Surface[] = [
+  {
+    name: 'POST /v1/execute',
+    via: 'execute',
+    send: async (prompt) => {
+      const r = await post(gateway, '/v1/execute', { prompt });
+      if (r.status === 403) return { text: '', blockedBy: policyOf(r.json.block_reason) };
+      expect(r.status).toBe(200);
+      return { text: String((r.json.data as { response: string }).response) };
+    },
+  },
+  {
+    name: 'POST /api/request (llm_chat)',
+    via: 'request',
+    send: async (prompt) => {
+      const r = await post(gateway, '/api/request', { query: prompt, request_type: 'llm_chat', user_token: 'u', client_id: 'app' });
+      expect(r.status).toBe(200);
+      return r.json.blocked ? { text: '', blockedBy: policyOf(r.json.block_reason) } : { text: String(r.json.result) };
+    },
+  },
+  {
+    name: 'POST /v1/chat/completions',
+    via: 'chat_completions',
+    send: (prompt) => sdkCall(async () => (await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] })).choices[0]!.message.content ?? ''),
+  },
+  {
+    name: 'POST /v1/chat/completions, streamed',
+    via: 'chat_completions',
+    send: (prompt) =>
+      sdkCall(async () => {
+        const stream = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true });
+        let text = '';
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+        return text;
+      }),
+  },
+  {
+    name: 'POST /v1/messages',
+    via: 'messages',
+    send: (prompt) =>
+      sdkCall(async () => {
+        const m = await anthropic.messages.create({ model: 'gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: prompt }] });
+        return m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      }),
+  },
+  {
+    name: 'POST /v1/messages, streamed',
+    via: 'messages',
+    send: (prompt) =>
+      sdkCall(async () => {
+        const stream = anthropic.messages.stream({ model: 'gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: prompt }] });
+        let text = '';
+        for await (const ev of stream) if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+        return text;
+      }),
+  },
+  {
+    name: 'POST /api/v1/plan (the planner and each LLM step)',
+    via: 'plan_step',
+    blockedVia: 'planner',
+    send: async (prompt) => {
+      const r = await post(orchestrator, '/api/v1/plan', { query: prompt, domain: 'generic' });
+      if (r.status === 403) {
+        const error = r.json.error as { details?: { block_reason?: string; policy?: string } };
+        return { text: '', blockedBy: policyOf(error.details?.block_reason) ?? error.details?.policy };
+      }
+      expect(r.status).toBe(200);
+      return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? '') };
+    },
+  },
+  {
+    name: 'POST /api/request (multi-agent-plan)',
+    via: 'plan_step',
+    blockedVia: 'request_plan',
+    send: async (prompt) => {
+      const r = await post(gateway, '/api/request', { query: prompt, request_type: 'multi-agent-plan', user_token: 'u', client_id: 'app' });
+      if (r.json.blocked) return { text: '', blockedBy: policyOf(r.json.block_reason) };
+      expect(r.status).toBe(200);
+      return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? '') };
+    },
+  },
+  {
+    name: 'POST /orchestrator/parallel',
+    via: 'parallel',
+    send: async (prompt) => {
+      const r = await post(orchestrator, '/orchestrator/parallel', { queries: [{ query: prompt, policy: 'package q\n\nallow := true\n', llm: { provider: 'openai' } }] });
+      expect(r.status).toBe(200);
+      const result = (r.json.results as { status: string; result?: unknown; error?: { code: string; message: string } }[])[0]!;
+      if (result.status === 'error') {
+        expect(result.error?.code).toBe('POLICY_VIOLATION');
+        return { text: '', blockedBy: /builtin-[a-z-]+/.exec(result.error?.message ?? '')?.[0] };
+      }
+      return { text: typeof result.result === 'string' ? result.result : JSON.stringify(result.result) };
+    },
+  },
+  {
+    name: 'POST /mcp/resources/query',
+    via: 'mcp',
+    send: async (prompt) => {
+      // NB: the connector's "upstream" is the database: the SSN goes in as a parameter, the card comes out of a row.
+      const statement = prompt === CARD_ASK ? "SELECT translate('abbb cccc cccc cccc', 'abc', '411') AS v" : 'SELECT $1::text AS v';
+      const r = await post(gateway, '/mcp/resources/query', { connector: 'pg', query: statement, ...(prompt === CARD_ASK ? {} : { params: [prompt] }) });
+      if (r.status === 403) return { text: '', blockedBy: /builtin-[a-z-]+/.exec(String(r.json.error))?.[0] };
+      expect(r.status).toBe(200);
+      return { text: JSON.stringify(r.json.data) };
+    },
+  },
+];
+
+/** The audit shape every governed call writes, whatever the surface. */
+const AUDIT_SHAPE = {
+  governed: true,
+  via: expect.any(String),
+  surface: expect.any(String),
+  decision: expect.stringMatching(/^(allowed|redacted|blocked_input|blocked_output|refused|provider_error|client_closed)$/),
+  steward_ms: expect.any(Number),
+  upstream_ms: expect.any(Number),
+  stored_text: 'masked',
+};
+
+/** The newest audit row of a surface written since `since`. */
+async function lastAudit(via: string, since: Date) {
+  const { rows } = await app.store.db.query<{ prompt: string | null; response: string | null; metadata: Record<string, unknown> }>(
+    `SELECT prompt, response, metadata FROM audit_entries WHERE metadata->>'via' = $1 AND created_at >= $2 ORDER BY created_at DESC LIMIT 1`,
+    [via, since],
+  );
+  return rows[0];
+}
+
+const checked = new Set<string>();
+
+describe.each(SURFACES)('$name', (surface) => {
+  it('blocks an SSN in the input with builtin-pii, and the upstream is never called', async () => {
+    const before = fake.requests.length;
+    const since = new Date(Date.now() - 1000);
+    const seen = await surface.send(SSN_INPUT);
+    expect(seen.blockedBy).toBe('builtin-pii');
+    expect(fake.requests.length).toBe(before);
+    const via = surface.blockedVia ?? surface.via;
+    const row = await lastAudit(via, since);
+    expect(row?.metadata).toMatchObject({ ...AUDIT_SHAPE, decision: 'blocked_input', policies: expect.arrayContaining(['builtin-pii']) });
+    expect(JSON.stringify(row)).not.toContain('123-45-6789');
+    checked.add(via);
+    checked.add(surface.via);
+  });
+
+  it('masks a card number in the answer', async () => {
+    const since = new Date(Date.now() - 1000);
+    const seen = await surface.send(CARD_ASK);
+    expect(seen.blockedBy).toBeUndefined();
+    expect(seen.text).toContain(MASK);
+    expect(seen.text).not.toContain(CARD);
+    const row = await lastAudit(surface.via, since);
+    expect(row?.metadata).toMatchObject({ ...AUDIT_SHAPE, decision: 'redacted', redactions: { payment_card: 1 } });
+    expect(JSON.stringify(row)).not.toContain(CARD);
+  });
+
+  it('passes a benign call', async () => {
+    const since = new Date(Date.now() - 1000);
+    const seen = await surface.send(BENIGN_ASK);
+    expect(seen.blockedBy).toBeUndefined();
+    expect(seen.text).not.toContain('[REDACTED');
+    const row = await lastAudit(surface.via, since);
+    expect(row?.metadata).toMatchObject({ ...AUDIT_SHAPE, decision: 'allowed' });
+  });
+});
+
+describe('the table', () => {
+  it('covers every surface that writes governed audit rows', async () => {
+    const { rows } = await app.store.db.query<{ via: string }>(`SELECT DISTINCT metadata->>'via' AS via FROM audit_entries WHERE metadata->>'governed' = 'true'`);
+    const written = new Set(rows.map((r) => r.via));
+    expect([...written].filter((via) => !checked.has(via))).toEqual([]);
+    expect(written.size).toBeGreaterThanOrEqual(8);
+  });
+});
