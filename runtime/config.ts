@@ -192,7 +192,7 @@ const records = {
    */
   STEWARD_LLM_AUDIT: z.enum(['commit', 'background']).default('commit'),
   /**
-   * Store prompts and answers in context and audit rows as they were sent. By default they are stored as the
+   * Store prompts and answers in audit rows as they were sent. By default they are stored as the
    * policies left them: the kinds of the organization's redact policies are masked (`[REDACTED:us_ssn]`), and the
    * row's metadata counts what was masked. @default false
    */

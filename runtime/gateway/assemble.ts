@@ -4,7 +4,7 @@ import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import { policyObserver } from '../policy/observer.js';
 import type { GatewayConfig, StandaloneConfig } from '../config.js';
-import { BackgroundWrites } from '../governed/background-writes.js';
+import { BackgroundWrites } from '../governed/index.js';
 import type { GatewayDeps } from './deps.js';
 import { OrganizationMetrics } from './org-metrics.js';
 import { llmFromSettings } from '../llm/index.js';

@@ -11,7 +11,7 @@ import type { ConnectionSettings } from '../http/app.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import type { PlanForwarder } from './plan-forward.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
-import type { BackgroundWrites } from '../governed/background-writes.js';
+import type { BackgroundWrites } from '../governed/index.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';

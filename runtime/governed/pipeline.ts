@@ -24,24 +24,25 @@ const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 
 export interface InputCheck {
   evaluation: PolicyEvaluation;
   contextId: string;
+  /** When the context row expires (a pre-check's audit must come before). */
+  expiresAt: Date;
   /** Resolves once the context row is committed (the audit row's foreign key needs it first). Handled: awaiting later is safe. */
   committed: Promise<void>;
 }
 
-/** What the input stage asks the policies about (a plan's pre-check uses it alone). */
-export interface InputCall {
-  surface: InputSurface;
-  identity: Identity;
-  clientId: string;
-  userToken: string;
-  prompt: string;
-  context?: Record<string, unknown>;
-  llm?: GovernedRequest['llm'];
-}
+/** What the input stage asks the policies about (the pre-check and a plan's forwarding use it alone). */
+export type InputCall = Pick<GovernedRequest, 'identity' | 'clientId' | 'userToken' | 'prompt' | 'context' | 'llm'> & {
+  surface: InputSurface | 'pre-check';
+  /**
+   * Whether Steward writes the call's audit row itself. @default true. A pre-check's context waits for the
+   * caller's own `POST /api/audit/llm-call`.
+   */
+  auditedHere?: boolean;
+};
 
 /**
- * The input stage: the organization's policies for the surface, and the call's context row (approved or blocked),
- * stored as the policies leave text (`auditText`). The only writer of context rows.
+ * The input stage: the organization's policies for the surface, and the call's context row (approved or blocked).
+ * The only writer of context rows.
  */
 export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<InputCheck> {
   const { identity } = call;
@@ -51,6 +52,7 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
     { surface: call.surface, organizationId: identity.organizationId, tenantId: identity.tenantId },
   );
   const createdAt = deps.now();
+  const expiresAt = new Date(createdAt.getTime() + deps.contextTtlMs);
   const contextId = newId('ctx');
   const committed = deps.store.contexts
     .record({
@@ -58,19 +60,20 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
       organizationId: identity.organizationId,
       clientId: call.clientId,
       userToken: call.userToken,
-      query: auditText(deps, identity, call.prompt).text,
+      // NB: the context keeps only the query's SHA-256 (runtime/store/contexts.ts), never its text
+      query: call.prompt,
       approved: evaluation.approved,
       policies: evaluation.triggered,
       blockReason: evaluation.blockReason,
       warnings: evaluation.warnings,
       createdAt,
-      expiresAt: new Date(createdAt.getTime() + deps.contextTtlMs),
+      expiresAt,
       // NB: a governed call writes its own audit row: POST /api/audit/llm-call cannot add a second one
-      auditedByGateway: true,
+      auditedByGateway: call.auditedHere ?? true,
     })
     .then(() => undefined);
   committed.catch(() => {});
-  return { evaluation, contextId, committed };
+  return { evaluation, contextId, expiresAt, committed };
 }
 
 /**
@@ -288,7 +291,8 @@ async function* answer(
         provider,
         model,
         usage,
-        response: sent.text,
+        // NB: what the caller got: nothing of a whole answer that was blocked, the part sent of a stream
+        response: blocked && source.whole ? undefined : sent.text,
         redactions,
         toolCalls: [...sent.calls.values()].map((c) => c.name),
         blocked,
@@ -438,7 +442,7 @@ function errorFacts(err: unknown): Record<string, unknown> {
 }
 
 /**
- * Text as context and audit rows store it: masked with the kinds of the organization's redact policies (and the
+ * Text as audit rows store it: masked with the kinds of the organization's redact policies (and the
  * counts of what was masked), unless `auditRawText` asks for it raw.
  */
 export function auditText(deps: GovernedDeps, identity: Identity, text: string): { text: string; masked?: RedactionCounts } {

@@ -133,7 +133,7 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
 }
 
 /**
- * The output scan of an LLM answer (runtime/gateway/output/scan.ts) on a call's result: the rows of a query, or the
+ * The output scan of an LLM answer (runtime/governed/output-scan.ts) on a call's result: the rows of a query, or the
  * tool's result. Its counts add to those of the connector's own redaction (`options.redact`), which ran first.
  */
 async function scanResult(deps: GatewayDeps, identity: Identity, call: ConnectorCall, prepared: PreparedCall<unknown>, outcome: QueryResult | ToolResult) {

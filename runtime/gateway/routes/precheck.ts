@@ -3,7 +3,7 @@ import { policyDecision, policyTestRequest, preCheckRequest } from '../../../api
 import { responseSchema } from '../../http/serializer.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
-import { evaluatePolicies } from '../../governed/policy-call.js';
+import { checkInput, evaluatePolicies } from '../../governed/index.js';
 import { parseBody } from '../validation.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 
@@ -20,25 +20,18 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
   app.post('/api/policy/pre-check', preCheckOptions, async (req) => {
     const body = parseBody(preCheckRequest, req.body);
     const identity = identityOf(req);
-    const result = await evaluatePolicies(
-      deps.policies,
-      { query: body.query, surface: 'pre-check', client_id: body.client_id, user: { id: body.user_token }, context: body.context ?? {} },
-      { surface: 'pre-check', organizationId: identity.organizationId, tenantId: identity.tenantId },
-    );
-    const createdAt = deps.now();
-    const expiresAt = new Date(createdAt.getTime() + deps.contextTtlMs);
-    const ctx = await deps.store.contexts.record({
-      organizationId: identity.organizationId,
+    const check = await checkInput(deps, {
+      surface: 'pre-check',
+      identity,
       clientId: identity.clientId ?? body.client_id,
       userToken: body.user_token,
-      query: body.query,
-      approved: result.approved,
-      policies: result.triggered,
-      blockReason: result.blockReason,
-      warnings: result.warnings,
-      createdAt,
-      expiresAt,
+      prompt: body.query,
+      context: body.context ?? {},
+      auditedHere: false,
     });
+    await check.committed;
+    const { evaluation: result, expiresAt } = check;
+    const ctx = { id: check.contextId };
     deps.metrics?.outcome(req, result.approved ? 'success' : 'blocked');
     if (result.logged.length) req.log.info({ policies: result.logged, contextId: ctx.id }, 'policy matched (log only)');
     // NB: the compiled serializer leaves out undefined fields (block_reason when approved, no warnings).

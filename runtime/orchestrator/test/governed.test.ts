@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigYaml, startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
+import { OUTPUT_BLOCK } from '../../gateway/test/output-policies.js';
 import { postPlan } from '../plan/test/fixtures.js';
 
 const SSN = '123-45-6789';
@@ -14,23 +15,6 @@ const CARD = '4111 1111 1111 1111';
 const CARD_ANSWER = `Card number: ${CARD} ok`;
 const MASKED = '[REDACTED:payment_card]';
 const ALLOW = 'package parallel.t\n\nallow := true\n';
-/** A blocking output policy: an answer that says LAUNCH-CODE is withheld. */
-const OUTPUT_BLOCK = `apiVersion: steward.dev/v1alpha1
-kind: Policy
-metadata: {name: no-launch-codes}
-spec:
-  type: content
-  priority: 4000
-  scope: {surfaces: [llm_output]}
-  rego: |
-    package custom.nolaunch
-    deny contains "the answer says LAUNCH-CODE" if {
-      input.surface == "llm_output"
-      contains(input.query, "LAUNCH-CODE")
-    }
----
-`;
-
 let openai: FakeOpenAiServer;
 let gw: TestGateway;
 let orch: TestOrchestrator;
@@ -157,12 +141,12 @@ describe('POST /api/v1/plan, governed', () => {
   });
 
   it('fails a step whose answer an output policy blocks with POLICY_VIOLATION naming the policy', async () => {
-    openai.enqueue({ kind: 'reply', text: JSON.stringify({ steps: [step('a')] }) }, { kind: 'reply', text: 'the LAUNCH-CODE is 0000' });
+    openai.enqueue({ kind: 'reply', text: JSON.stringify({ steps: [step('a')] }) }, { kind: 'reply', text: 'the FORBIDDEN-WORD is 0000' });
     const { status, body } = await postPlan(orch.app, { query: 'What are the codes?', domain: 'generic' }, acme());
     expect(status).toBe(500);
     const failed = body.error?.details?.steps?.[0];
     expect(failed).toMatchObject({ step: 'a', code: 'POLICY_VIOLATION' });
-    expect(failed?.message).toContain('no-launch-codes');
+    expect(failed?.message).toContain('no-forbidden-word');
     const rows = await auditRows('plan_id', body.plan_id);
     expect(rows.at(-1)!.metadata).toMatchObject({ via: 'plan_step', step: 'a', decision: 'blocked_output' });
   });
