@@ -12,7 +12,7 @@ import { DEFAULT_MAX_TOKENS, LlmAbortedError, type LlmStreamEvent, type LlmToolC
 import { RateLimitStoreError, type RateLimitDecision } from '../limits/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
 import { evaluatePolicies } from './policy-call.js';
-import { detectorsOf, redactText, type RedactionCounts } from '../redact/index.js';
+import { detectorsOf, redactText, type Detector, type RedactionCounts } from '../redact/index.js';
 import { newId } from '../store/index.js';
 import { AuditFailedError, PolicyBlockedError } from './errors.js';
 import { openOutputScan, type OutputScan } from './output-scan.js';
@@ -83,11 +83,17 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
  */
 export async function openGoverned(deps: GovernedDeps, req: GovernedRequest, upstreamOf: () => Upstream): Promise<GovernedRun> {
   const t0 = performance.now();
-  await admitTokens(deps, req.identity, req.prompt, req.maxTokens);
-  const check = await checkInput(deps, req);
+  const reservation = await admitTokens(deps, req.identity, req.prompt, req.maxTokens);
+  let check: InputCheck;
+  try {
+    check = await checkInput(deps, req);
+  } catch (err) {
+    reservation?.settle(0);
+    throw err;
+  }
   const policyMs = performance.now() - t0;
   req.timing?.('policy', policyMs);
-  const audit = new AuditRecord(deps, req, check, t0);
+  const audit = new AuditRecord(deps, req, check, t0, reservation);
   if (!check.evaluation.approved) {
     await audit.write({ decision: 'blocked_input', provider: req.llm?.provider, model: req.llm?.model, blocked: check.evaluation });
     throw new PolicyBlockedError('input', check.evaluation, check.contextId);
@@ -376,12 +382,24 @@ class AuditRecord {
     private readonly req: GovernedRequest,
     private readonly check: InputCheck,
     private readonly t0: number,
+    /** the call's tokens-per-minute reservation, brought down to what it used once the outcome is known */
+    private readonly reservation?: TokenReservation,
   ) {}
 
   async write(o: Outcome): Promise<void> {
     const { deps, req, check } = this;
+    // NB: the usage the provider reported (or the adapter's estimate); without one (a pool agent's answer, a
+    // stream cut short) characters / 4 of the prompt and of what was sent; nothing for a call that got no answer.
+    const used =
+      o.usage && o.usage.totalTokens > 0
+        ? o.usage.totalTokens
+        : o.response || o.decision === 'client_closed'
+          ? Math.ceil((req.prompt.length + (o.response?.length ?? 0)) / 4)
+          : 0;
+    this.reservation?.settle(used);
     const prompt = auditText(deps, req.identity, req.prompt);
-    const response = o.response === undefined || o.response === '' ? undefined : auditText(deps, req.identity, o.response);
+    // NB: the answer is stored as it was sent: the output scan masked it with the same kinds already.
+    const response = o.response === undefined || o.response === '' ? undefined : { text: o.response };
     const totalMs = performance.now() - this.t0;
     const usage = o.usage ?? NO_USAGE;
     const entry = {
@@ -393,7 +411,7 @@ class AuditRecord {
       provider: o.provider,
       model: o.model,
       prompt: prompt.text,
-      // NB: the answer as it was sent: masked where a redact policy applied (plus the audit's own masking)
+      // NB: the answer as it was sent: masked where a redact policy applied
       response: response?.text,
       latencyMs: round(this.upstreamMs),
       promptTokens: usage.promptTokens,
@@ -450,8 +468,17 @@ export function auditText(deps: GovernedDeps, identity: Identity, text: string):
   const kinds = deps.policies.redactKinds({ surface: LLM_OUTPUT_SURFACE, organizationId: identity.organizationId, tenantId: identity.tenantId });
   if (kinds.length === 0) return { text };
   const counts: RedactionCounts = {};
-  const masked = redactText(text, counts, detectorsOf(kinds));
+  const masked = redactText(text, counts, detectorsFor(kinds));
   return Object.keys(counts).length ? { text: masked, masked: counts } : { text };
+}
+
+/** Detectors per kinds list: the policy engine hands out one list per organization and tenant until it rebuilds. */
+const detectorCache = new WeakMap<readonly string[], Detector[]>();
+
+function detectorsFor(kinds: readonly string[]): Detector[] {
+  let detectors = detectorCache.get(kinds);
+  if (!detectors) detectorCache.set(kinds, (detectors = detectorsOf(kinds)));
+  return detectors;
 }
 
 /** The provider a failed call names (the LLM layer's errors carry it), else the one asked for. */
@@ -459,14 +486,21 @@ function providerOf(err: unknown, fallback: string): string {
   return err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : fallback;
 }
 
+/** Tokens a call reserved; `settle` gives back what it did not use (once). */
+interface TokenReservation {
+  settle(used: number): void;
+}
+
 /**
- * Charges a call to its organization's tokens per minute (`deps.tokens`) for its worst case: the prompt's
- * estimated tokens (characters / 4) plus its token budget. A call larger than the whole limit is charged the limit
- * (it passes only in an unused minute). Refused: 429 RATE_LIMITED with Retry-After. NB: as for request limits, a
- * failing Redis lets the call through and says so in the log.
+ * Reserves a call's worst case on its organization's tokens per minute (`deps.tokens`): the prompt's estimated
+ * tokens (characters / 4) plus its token budget. A call larger than the whole limit is charged the limit (it passes
+ * only in an unused minute). When the call ends, the reservation is brought down to the tokens it used (the
+ * provider's usage; 0 for a call that never reached it), so the limit counts use, not worst cases. Refused: 429
+ * RATE_LIMITED with Retry-After. NB: as for request limits, a failing Redis lets the call through and says so in
+ * the log; a failed release is logged and forgotten (the window ends within the minute).
  */
-async function admitTokens(deps: GovernedDeps, identity: Identity, prompt: string, maxTokens: number | undefined): Promise<void> {
-  if (!deps.tokens) return;
+async function admitTokens(deps: GovernedDeps, identity: Identity, prompt: string, maxTokens: number | undefined): Promise<TokenReservation | undefined> {
+  if (!deps.tokens) return undefined;
   const { limiter, perMinute } = deps.tokens;
   const cost = Math.min(perMinute, Math.ceil(prompt.length / 4) + (maxTokens ?? DEFAULT_MAX_TOKENS));
   let decision: RateLimitDecision;
@@ -475,9 +509,20 @@ async function admitTokens(deps: GovernedDeps, identity: Identity, prompt: strin
   } catch (err) {
     if (!(err instanceof RateLimitStoreError)) throw err;
     deps.log.error({ err }, 'token limiter unavailable; allowing the call');
-    return;
+    return undefined;
   }
-  if (decision.allowed) return;
+  if (decision.allowed) {
+    let settled = false;
+    return {
+      settle(used) {
+        if (settled) return;
+        settled = true;
+        const back = cost - Math.min(cost, Math.max(0, Math.ceil(used)));
+        if (back <= 0) return;
+        limiter.release(identity.organizationId, back, decision.atMs).catch((err: unknown) => deps.log.warn({ err }, 'token reservation not released'));
+      },
+    };
+  }
   deps.telemetry.rateLimitRejections.inc({ window: 'tokens-60s' });
   throw new ApiError(
     'gateway',

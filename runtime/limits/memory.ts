@@ -104,6 +104,21 @@ export class MemoryRateLimiter implements RateLimiter {
     return decide(windows, counts, cost, allowed, nowMs);
   }
 
+  async release(key: string, cost: number, atMs: number, windows: readonly RateLimitWindow[] = this.windows): Promise<void> {
+    this.releaseSync(key, cost, atMs, windows);
+  }
+
+  /** The same as `release`, without the promise. */
+  releaseSync(key: string, cost: number, atMs: number, windows: readonly RateLimitWindow[] = this.windows): void {
+    checkKeyAndCost(key, cost);
+    const entry = this.entries.get(key);
+    if (entry === undefined || cost === 0) return;
+    for (const w of windows) {
+      const slot = entry.windowSec.indexOf(w.windowSec);
+      if (slot >= 0 && entry.index[slot] === windowIndex(atMs, w.windowSec)) entry.count[slot] = Math.max(0, entry.count[slot]! - cost);
+    }
+  }
+
   /** Drops keys idle for longer than the longest window: every window they counted in has ended. */
   private sweep(nowMs: number): void {
     for (const [key, entry] of this.entries) {

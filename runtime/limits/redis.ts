@@ -1,5 +1,5 @@
 import { redisScript, integers, type RedisScriptClient } from './redis-script.js';
-import { checkKeyAndCost, checkWindows, decide } from './windows.js';
+import { checkKeyAndCost, checkWindows, decide, windowIndex } from './windows.js';
 import type { Clock, RateLimitDecision, RateLimiter, RateLimitWindow } from './types.js';
 
 /*
@@ -54,6 +54,31 @@ return reply
 
 const runHit = redisScript(HIT_LUA);
 
+/*
+ * Credits back part of an allowed hit: per window, only while the stored window index is still the hit's own;
+ * never below zero; the TTL is left as it is.
+ *   KEYS[1] hash key
+ *   ARGV    cost, then the window index of the hit and windowSec per window
+ */
+const RELEASE_LUA = `
+local key = KEYS[1]
+local cost = tonumber(ARGV[1])
+local n = (#ARGV - 1) / 2
+for i = 1, n do
+  local idx = ARGV[2 * i]
+  local win = ARGV[1 + 2 * i]
+  local stored = redis.call('HMGET', key, 'w' .. win, 'c' .. win)
+  if tonumber(stored[1]) == tonumber(idx) then
+    local c = (tonumber(stored[2]) or 0) - cost
+    if c < 0 then c = 0 end
+    redis.call('HSET', key, 'c' .. win, c)
+  end
+end
+return 1
+`;
+
+const runRelease = redisScript(RELEASE_LUA);
+
 export interface RedisRateLimiterOptions {
   /** A connected ioredis client (Redis or Cluster), shared with the rest of the process; not closed here. */
   redis: RedisScriptClient;
@@ -97,5 +122,14 @@ export class RedisRateLimiter implements RateLimiter {
     args[2] = maxWindowSec * 1000 + 1000;
     const reply = integers(await runHit(this.redis, [this.prefix + key], args, this.timeoutMs), 2 + windows.length);
     return decide(windows, reply.slice(2), cost, reply[0] === 1, reply[1]!);
+  }
+
+  async release(key: string, cost: number, atMs: number, windows: readonly RateLimitWindow[] = this.windows): Promise<void> {
+    checkKeyAndCost(key, cost);
+    if (windows !== this.windows) checkWindows(windows);
+    if (cost === 0) return;
+    const args: (string | number)[] = [cost];
+    for (const w of windows) args.push(String(windowIndex(atMs, w.windowSec)), w.windowSec);
+    await runRelease(this.redis, [this.prefix + key], args, this.timeoutMs);
   }
 }

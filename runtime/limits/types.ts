@@ -21,6 +21,8 @@ export interface RateLimitDecision {
   retryAfterSec: number;
   /** That window's length, for error details such as `period`. */
   windowSec: number;
+  /** When the hit was counted (ms since the epoch, the limiter's clock): a `release` names the windows by it. */
+  atMs: number;
 }
 
 /**
@@ -36,6 +38,12 @@ export interface RateLimiter {
   hit(key: string, cost?: number, windows?: readonly RateLimitWindow[]): Promise<RateLimitDecision>;
   /** The same as `hit` without a promise, for limiters that answer in this process (the hot path takes it). */
   hitSync?(key: string, cost?: number, windows?: readonly RateLimitWindow[]): RateLimitDecision;
+  /**
+   * Gives back `cost` units of an allowed hit counted at `atMs` (a reservation larger than what was used): every
+   * window that is still the hit's own is credited, never below zero; a window that has ended since keeps its
+   * count (it is gone anyway). Pass the same `windows` as the hit.
+   */
+  release(key: string, cost: number, atMs: number, windows?: readonly RateLimitWindow[]): Promise<void>;
 }
 
 /** Milliseconds since the Unix epoch; injected so tests control time. */

@@ -72,5 +72,6 @@ export function decide(windows: readonly RateLimitWindow[], counts: ArrayLike<nu
     resetAtSec: pickReset,
     retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((pickReset * 1000 - nowMs) / 1000)),
     windowSec: w.windowSec,
+    atMs: nowMs,
   };
 }

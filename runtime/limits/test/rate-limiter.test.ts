@@ -66,7 +66,34 @@ describe.each(backends)('$name rate limiter', (backend) => {
     }
     expect(remaining).toEqual([2, 1, 0]);
     const refused = await limiter.hit('org-a');
-    expect(refused).toEqual({ allowed: false, limit: 3, remaining: 0, resetAtSec: T0 / 1000 + 60, retryAfterSec: 50, windowSec: 60 });
+    expect(refused).toEqual({ allowed: false, limit: 3, remaining: 0, resetAtSec: T0 / 1000 + 60, retryAfterSec: 50, windowSec: 60, atMs: T0 + 10_000 });
+  });
+
+  it_('gives back what a release returns, in the windows that are still the hit\'s own, never below zero', async () => {
+    const windows = [
+      { limit: 100, windowSec: 60 },
+      { limit: 200, windowSec: 3600 },
+    ];
+    const { clock, limiter } = setUp(windows);
+    const reserved = await limiter.hit('org-r', 90);
+    expect(reserved.remaining).toBe(10);
+    expect((await limiter.hit('org-r', 20)).allowed).toBe(false);
+    // The call used 15 of its 90: 75 go back, and the next call fits again.
+    await limiter.release('org-r', 75, reserved.atMs);
+    expect(await limiter.hit('org-r', 0)).toMatchObject({ remaining: 85 });
+    expect((await limiter.hit('org-r', 20)).allowed).toBe(true);
+    // A release larger than the count leaves zero, not a credit.
+    await limiter.release('org-r', 500, reserved.atMs);
+    expect(await limiter.hit('org-r', 0)).toMatchObject({ remaining: 100 });
+    // A hit of the last minute is released after the minute ended: only the hour (still its own) is credited.
+    const late = await limiter.hit('org-r', 50);
+    clock.advance(60);
+    await limiter.release('org-r', 50, late.atMs);
+    expect((await limiter.hit('org-r', 100)).allowed).toBe(true);
+    clock.advance(60);
+    // The hour holds 100 (the late 50 were given back): another 100 fit, and then nothing more.
+    expect((await limiter.hit('org-r', 100)).allowed).toBe(true);
+    expect(await limiter.hit('org-r', 1)).toMatchObject({ allowed: false, limit: 200, windowSec: 3600 });
   });
 
   it_('starts counting again in the next window', async () => {
