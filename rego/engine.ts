@@ -19,7 +19,11 @@ export interface CompileOptions {
   registry?: BuiltinRegistry;
   /** base documents under `data` (merged with the rules' virtual documents) @default {} */
   data?: unknown;
-  /** accept OPA's experimental keywords: `and`/`or` logic operators (`import future.keywords.and`) @default false */
+  /**
+   * accept OPA's experimental keywords (`import future.keywords.and|or|not`: `and`/`or` logic operators,
+   * `not { … }`); opt-in per module by the import itself. `false` rejects the import as OPA does without
+   * its experimental flag. @default true
+   */
   experimentalKeywords?: boolean;
 }
 
@@ -235,7 +239,7 @@ function translate(e: unknown): unknown {
 }
 
 export function compile(modules: readonly ModuleSource[], opts: CompileOptions = {}): PreparedPolicy {
-  const plan = compileModules(modules, opts.registry ?? defaultRegistry(), { experimentalKeywords: opts.experimentalKeywords === true });
+  const plan = compileModules(modules, opts.registry ?? defaultRegistry(), { experimentalKeywords: opts.experimentalKeywords !== false });
   return new PreparedPolicy(plan, opts.data);
 }
 

@@ -111,3 +111,36 @@ f(lst) if not {
     expect(() => compile([{ name: 'policy.rego', source: 'package example\nc if not { true; false }' }], { experimentalKeywords: true })).toThrow(RegoCompileError);
   });
 });
+
+describe('experimental keyword imports by default', () => {
+  const module = (imp: string, rule: string) => `package example\nimport future.keywords.${imp}\n${rule}\n`;
+  it.each([
+    ['not', 'p if not { some n in input.xs; n < 0 }', [1, 2], true],
+    ['not', 'p if not { some n in input.xs; n < 0 }', [1, -2], undefined],
+    ['and', 'p if { input.xs[0] > 0 and input.xs[1] > 0 }', [1, 2], true],
+    ['and', 'p if { input.xs[0] > 0 and input.xs[1] > 0 }', [1, -2], undefined],
+    ['or', 'p if { input.xs[0] < 0 or input.xs[1] < 0 }', [1, -2], true],
+    ['or', 'p if { input.xs[0] < 0 or input.xs[1] < 0 }', [1, 2], undefined],
+  ])('compiles `import future.keywords.%s` without the flag (%s on %j)', (imp, rule, xs, want) => {
+    const policy = compile([{ name: 'policy.rego', source: module(imp, rule) }]);
+    expect(policy.evalRef('data.example.p', { input: fromJS({ xs }) })).toEqual(want);
+  });
+
+  it.each(['and', 'or', 'not'])('rejects `import future.keywords.%s` as OPA does when the flag is false', (imp) => {
+    const source = module(imp, 'p := 1');
+    expect(() => compile([{ name: 'policy.rego', source }], { experimentalKeywords: false })).toThrow(
+      /unexpected keyword, must be one of \[contains, every, if, in\]/,
+    );
+  });
+
+  it('keeps `and` and `or` plain names in a module that does not import them', () => {
+    const source = 'package example\nimport future.keywords\nand := 1\nor := 2\np := and + or\n';
+    expect(compile([{ name: 'policy.rego', source }]).evalRef('data.example.p')).toBe(3);
+  });
+
+  it('still rejects an unknown future keyword, listing the experimental ones', () => {
+    expect(() => compile([{ name: 'policy.rego', source: module('xor', 'p := 1') }])).toThrow(
+      /unexpected keyword, must be one of \[and, contains, every, if, in, not, or\]/,
+    );
+  });
+});

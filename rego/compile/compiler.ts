@@ -47,7 +47,7 @@ function fail(errors: Diagnostic[]): never {
 }
 
 export interface CompileModulesOptions {
-  /** accept OPA's experimental keywords (and/or logic operators) @default false */
+  /** accept OPA's experimental keywords (`import future.keywords.and|or|not`) @default true */
   experimentalKeywords?: boolean;
 }
 
@@ -58,7 +58,7 @@ export function compileModules(inputs: readonly ModuleSource[], registry: Builti
   for (const m of inputs) {
     sources.set(m.name, m.source);
     try {
-      modules.push(parseModule(m.name, m.source, { regoVersion: m.regoVersion ?? 'v1', experimentalKeywords: opts.experimentalKeywords === true }));
+      modules.push(parseModule(m.name, m.source, { regoVersion: m.regoVersion ?? 'v1', experimentalKeywords: opts.experimentalKeywords !== false }));
     } catch (e) {
       if (e instanceof RegoParseError) parseErrors.push(...e.errors);
       else throw e;

@@ -80,6 +80,7 @@ function errorText(e: unknown): string {
 export function gradeCase(c: OpaCase, regoVersion: 'v0' | 'v1'): Outcome {
   let policy: PreparedPolicy;
   try {
+    // NB: the flag is always passed: the engine accepts experimental keywords by default, OPA only with the flag.
     policy = compile(
       (c.modules ?? []).map((source, i) => ({ name: `test-${i}.rego`, source, regoVersion })),
       { data: c.data ?? new RObject(), experimentalKeywords: c.experimental_keywords === true },

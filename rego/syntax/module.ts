@@ -11,14 +11,18 @@ import { Parser, isGround, isKeywordIn, termTypeName, trueExpr, type Statement }
 export interface ParseOptions {
   /** @default 'v1' */
   regoVersion?: 'v0' | 'v1';
-  /** accept OPA's experimental keywords (`import future.keywords.and|or|not`) @default false */
+  /**
+   * accept OPA's experimental keywords (`import future.keywords.and|or|not`). Each module opts in with
+   * its own import, so accepting them changes no module that does not import them; `false` gives OPA's
+   * stock parser, where such an import is a parse error. @default true
+   */
   experimentalKeywords?: boolean;
 }
 
 /** Parses one module; throws RegoParseError with positioned diagnostics. */
 export function parseModule(file: string, source: string, opts: ParseOptions = {}): Module {
   const version = opts.regoVersion ?? 'v1';
-  const p = new Parser(file, source, version, false, opts.experimentalKeywords === true);
+  const p = new Parser(file, source, version, false, opts.experimentalKeywords !== false);
   const stmts = p.parseStatements();
   if (p.errors.length > 0) throw new RegoParseError(p.errors);
   const errs: Diagnostic[] = [];

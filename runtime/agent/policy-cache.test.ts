@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decide } from '../../rego/index.js';
 import { compilePolicy, PolicyCache } from './policy-cache.js';
 
 const policy = (n: number) => `package p${n}\n\nallow := true\n`;
@@ -30,6 +31,24 @@ describe('PolicyCache', () => {
     expect(cache.get(bad)).toEqual({ ok: false, message: 'query.rego:3:12: rego_unsafe_var_error: var x is unsafe', line: 3, column: 12 });
     cache.get(bad);
     expect(cache.compilations).toBe(1);
+  });
+
+  it.each([
+    ['a query with no allowed word', 'book a cruise', true],
+    ['a query with an allowed word', 'book a flight', false],
+  ])('compiles a policy importing future.keywords.not and decides %s', (_name, query, blocked) => {
+    const text = [
+      'package travel',
+      'import future.keywords.not',
+      'deny contains "no allowed word" if not {',
+      '  some w in split(input.query, " ")',
+      '  w in {"flight", "hotel"}',
+      '}',
+    ].join('\n');
+    const entry = new PolicyCache(2).get(text);
+    if (!entry.ok) throw new Error(entry.message);
+    const decision = decide(entry.prepared, entry.pkg, { query, surface: 'parallel', context: {} });
+    expect(decision).toMatchObject({ blocked, deny: blocked ? ['no allowed word'] : [] });
   });
 
   it('names the package whose decision gates the item', () => {

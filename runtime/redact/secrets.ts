@@ -1,46 +1,7 @@
 import { NEVER, type Detector } from './detector.js';
+import { PEM_MAX_CHARS, pemSpans } from './pem.js';
 
 /** Secret detectors, mirroring config/policies/secrets.yaml (token formats, labels, placeholders). */
-
-const PEM_HEADER = /-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
-const PEM_FOOTER = /-----END (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----/y;
-
-/** A header with no footer still hides a key when key material (40+ base64 characters) follows it. */
-const PEM_MATERIAL = /(?:\\n|\s){0,8}(?:[A-Za-z-]{1,40}:[^\n]{0,200}(?:\\n|\n){1,4}){0,4}[A-Za-z0-9+/=]{40,8192}/y;
-
-/** PEM private-key blocks, header to footer, in one left-to-right pass. */
-function pemSpans(text: string): [number, number][] {
-  const out: [number, number][] = [];
-  let from = 0;
-  let footerless = false;
-  for (;;) {
-    const begin = text.indexOf('-----BEGIN ', from);
-    if (begin < 0) return out;
-    PEM_HEADER.lastIndex = begin;
-    if (!PEM_HEADER.test(text)) {
-      from = begin + 1;
-      continue;
-    }
-    let end = footerless ? -1 : text.indexOf('-----END ', PEM_HEADER.lastIndex);
-    if (end < 0) {
-      // NB: no footer after this header means none after any later one: the rest are truncated keys
-      footerless = true;
-      PEM_MATERIAL.lastIndex = PEM_HEADER.lastIndex;
-      if (PEM_MATERIAL.test(text)) out.push([begin, PEM_MATERIAL.lastIndex]);
-      from = Math.max(PEM_HEADER.lastIndex, PEM_MATERIAL.lastIndex);
-      PEM_MATERIAL.lastIndex = 0;
-      continue;
-    }
-    PEM_FOOTER.lastIndex = end;
-    while (!PEM_FOOTER.test(text)) {
-      end = text.indexOf('-----END ', end + 1);
-      if (end < 0) return out;
-      PEM_FOOTER.lastIndex = end;
-    }
-    out.push([begin, PEM_FOOTER.lastIndex]);
-    from = PEM_FOOTER.lastIndex;
-  }
-}
 
 /** Placeholders, templating and references to where the secret really lives are not secrets. */
 const PLACEHOLDER_START = /^(?:\$|<|\{|%|!|\*+$|x+$|\.\.\.|\(|os\.|process\.|env\.|getenv|environ|secrets\.|vault:|ref\+|input\(|null$|none$|nil$|true$|false$|undefined$)/;
@@ -64,7 +25,7 @@ const ONE = 1 as const;
 
 export const SECRETS: readonly Detector[] = [
   // NB: a PEM block has no bound (header to footer); the stream window caps it at 16 KiB (stream.ts, docs)
-  { kind: 'private_key', pattern: NEVER, spans: pemSpans, maxLength: 16_384, head: { pattern: /-----BEGIN /g, length: 11, first: /-/ } },
+  { kind: 'private_key', pattern: NEVER, spans: pemSpans, maxLength: PEM_MAX_CHARS, head: { pattern: /-----BEGIN /g, length: 11, first: /-/ } },
   {
     kind: 'url_credentials',
     pattern: /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|ftp|sftp|https?):\/\/[^:/\s@]{1,256}:[^@\s/]{1,256}@[^\s'"]{0,2048}/gi,

@@ -22,6 +22,8 @@ const SAMPLES = [
   'NINO: AB 12 34 56 D',
   'DB_PASSWORD=s3cr3t-Pa55w0rd! and then',
   '-----BEGIN PRIVATE KEY----- ' + 'A'.repeat(64),
+  'short: -----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB7w\n-----END EC PRIVATE KEY----- and after',
+  'cut: -----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD9\nZg==\n\nand after',
   'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig and after',
   'Card 4111 1111 1111 1111 ok',
   'mysql -u root -pS3cretPass db',
@@ -166,6 +168,27 @@ describe('StreamRedactor', () => {
     const pieces = ['here: ', ...split(token, random(3), 6), ' done'];
     const { emitted } = stream(pieces);
     expect(emitted.join('')).toBe('here: [REDACTED:openai_api_key] done');
+  });
+
+  it.each([
+    [
+      'with its footer',
+      'key:\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nMIIBOgIBAAJBAKj34GkxFhD9\nZg==\n' +
+        '-----END RSA PRIVATE KEY-----\nthanks',
+      'key:\n[REDACTED:private_key]\nthanks',
+    ],
+    [
+      'without a footer',
+      'key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAAAAAAA==\n\nthanks',
+      'key:\n[REDACTED:private_key]\n\nthanks',
+    ],
+  ])('masks a short PEM block %s split across chunks, every line of it', (_name, text, want) => {
+    for (const maxPiece of [1, 4, 9, 30]) {
+      const { emitted, counts } = stream(split(text, random(5), maxPiece));
+      expect(emitted.join('')).toBe(want);
+      expect(counts).toEqual({ private_key: 1 });
+      expect(emitted.filter((p) => /MIIB|b3Bl|Zg==|AAAA/.test(p))).toEqual([]);
+    }
   });
 
   it('redacts only the kinds it is given', () => {

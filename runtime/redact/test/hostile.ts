@@ -16,4 +16,11 @@ export const HOSTILE_MEGABYTES: readonly [name: string, text: string][] = [
   ['passport words', 'passport '.repeat(110_000)],
   ['mysql command lines', 'mysql '.repeat(170_000)],
   ['footerless PEM headers with material', ('-----BEGIN PRIVATE KEY-----\n' + 'A'.repeat(50) + '\n').repeat(12_000)],
+  [
+    'PEM headers in armor fields',
+    '-----BEGIN PRIVATE KEY-----\n' + 'Comment: -----BEGIN PRIVATE KEY-----\n'.repeat(28_000),
+  ],
+  ['a footerless PEM body of short lines', '-----BEGIN PRIVATE KEY-----\n' + 'AAAA\n'.repeat(200_000)],
+  ['a footerless flattened PEM body', '-----BEGIN PRIVATE KEY----- ' + 'AAAAAAAAAAAAAAAAAAAA '.repeat(50_000)],
+  ['blank lines after a PEM header', '-----BEGIN PRIVATE KEY-----' + '\n \t'.repeat(300_000)],
 ];
