@@ -4,8 +4,10 @@ import { secretKeyRef } from './common.js';
 import { commonColumns, defineKind } from './kind.js';
 
 export const connectorType = z
-  .enum(['postgres', 'mysql', 'redis', 'http', 'mcp'])
-  .describe('what the connector talks to: postgres, mysql, redis, http or mcp (a remote MCP server)');
+  .enum(['postgres', 'mysql', 'redis', 'http', 'mcp', 'pglite'])
+  .describe(
+    'what the connector talks to: postgres, mysql, redis, http, mcp (a remote MCP server) or pglite (an embedded, read-only PostgreSQL filled from spec.seed)',
+  );
 export type ConnectorType = z.infer<typeof connectorType>;
 
 export const connectorSpec = z
@@ -22,7 +24,17 @@ export const connectorSpec = z
           .describe('environment variable holding the connection URL (standalone)'),
       })
       .strict()
-      .describe('where the connection URL comes from; never inline credentials'),
+      // NB: a default, not optional: the runtimes and the operator read `spec.connection.secretRef` on every kind.
+      .default({})
+      .describe('where the connection URL comes from; never inline credentials. Required except for pglite, which has none'),
+    seed: z
+      .string()
+      .min(1)
+      .max(262_144)
+      .optional()
+      .describe(
+        'pglite only: SQL that creates and fills the embedded database each time it starts, run before the connector turns read-only',
+      ),
     options: z.record(z.string(), z.unknown()).optional().describe('kind-specific options (pool size, headers, ...)'),
     allowedOperations: z
       .array(z.string().min(1))

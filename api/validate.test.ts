@@ -68,11 +68,21 @@ describe('validateManifest', () => {
     { name: 'Policy with both rego and wasm', spec: { type: 'pii', rego: 'package x', wasm: { bundleBase64: 'AA==', entrypoint: 'x/deny' } }, kind: 'Policy', field: 'spec.rego' },
     { name: 'Policy with neither rego nor wasm', spec: { type: 'pii' }, kind: 'Policy', field: 'spec.rego' },
     { name: 'Connector with two connection sources', spec: { type: 'postgres', connection: { fromEnv: 'DB', secretRef: { name: 'a', key: 'b' } } }, kind: 'Connector', field: 'spec.connection' },
+    { name: 'Connector without a connection', spec: { type: 'postgres' }, kind: 'Connector', field: 'spec.connection' },
+    { name: 'pglite Connector without a seed', spec: { type: 'pglite' }, kind: 'Connector', field: 'spec.seed' },
+    { name: 'pglite Connector with a connection', spec: { type: 'pglite', seed: 'SELECT 1', connection: { fromEnv: 'DB' } }, kind: 'Connector', field: 'spec.connection' },
+    { name: 'postgres Connector with a seed', spec: { type: 'postgres', connection: { fromEnv: 'DB' }, seed: 'CREATE TABLE t (x int)' }, kind: 'Connector', field: 'spec.seed' },
     { name: 'License without a key source', spec: { organizationId: 'acme' }, kind: 'License', field: 'spec.keySecretRef' },
   ])('applies the cross-field rule: $name', ({ spec, kind, field }) => {
     const r = validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind, metadata: { name: 'n' }, spec });
     expect(r.valid).toBe(false);
     expect(r.errors.map((e) => e.field)).toContain(field);
+  });
+
+  it('accepts a pglite Connector with a seed and no connection', () => {
+    const r = validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind: 'Connector', metadata: { name: 'demo' }, spec: { type: 'pglite', seed: 'CREATE TABLE t (x int)' } });
+    expect(r.errors).toEqual([]);
+    expect(r.resource?.spec).toMatchObject({ connection: {}, allowedOperations: ['query'] });
   });
 
   it('defaults a Policy to enabled, block, priority 100 and Rego v1', () => {

@@ -69,10 +69,19 @@ const RULES: Partial<Record<KindName, Rule[]>> = {
   Connector: [
     (s) => {
       const c = s.connection as { secretRef?: unknown; fromEnv?: unknown };
+      if (s.type === 'pglite') {
+        return c.secretRef !== undefined || c.fromEnv !== undefined
+          ? { field: 'spec.connection', message: 'a pglite connector has no connection: its database is embedded and filled from spec.seed' }
+          : undefined;
+      }
       return (c.secretRef === undefined) === (c.fromEnv === undefined)
         ? { field: 'spec.connection', message: 'exactly one of spec.connection.secretRef or spec.connection.fromEnv must be set' }
         : undefined;
     },
+    (s) =>
+      (s.type === 'pglite') === (s.seed === undefined)
+        ? { field: 'spec.seed', message: s.seed === undefined ? 'spec.seed is required with type pglite' : 'spec.seed is only allowed with type pglite' }
+        : undefined,
   ],
   License: [
     (s) =>

@@ -3,6 +3,7 @@ import { ConnectorError } from './errors.js';
 import { HttpConnector } from './kinds/http.js';
 import { McpConnector } from './kinds/mcp.js';
 import { MysqlConnector } from './kinds/mysql.js';
+import { PgliteConnector } from './kinds/pglite.js';
 import { PostgresConnector } from './kinds/postgres.js';
 import { RedisConnector } from './kinds/redis.js';
 import { connectorOptions, type ConnectorOptions } from './options.js';
@@ -17,7 +18,7 @@ export function parseOptions(doc: ConnectorResource): ConnectorOptions {
   return parsed.data;
 }
 
-/** A connector of the document's kind; nothing is opened until `connect()`. */
+/** A connector of the document's kind; nothing is opened until `connect()` (pglite: until its first query). */
 export function createConnector(doc: ConnectorResource, url: string): Connector {
   const name = doc.metadata.name;
   const options = parseOptions(doc);
@@ -32,5 +33,7 @@ export function createConnector(doc: ConnectorResource, url: string): Connector 
       return new HttpConnector(name, url, options);
     case 'mcp':
       return new McpConnector(name, url, options);
+    case 'pglite':
+      return new PgliteConnector(name, doc.spec.seed, options);
   }
 }

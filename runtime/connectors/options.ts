@@ -80,5 +80,6 @@ export function effectiveLimits(o: ConnectorOptions, call: QueryOptions = {}): E
   };
 }
 
+/** The SQL kinds' dialect (the guard's and the lexer's); undefined for the kinds that take no SQL. */
 export const sqlDialectOf = (type: ConnectorType): 'postgresql' | 'mysql' | undefined =>
-  type === 'postgres' ? 'postgresql' : type === 'mysql' ? 'mysql' : undefined;
+  type === 'postgres' || type === 'pglite' ? 'postgresql' : type === 'mysql' ? 'mysql' : undefined;

@@ -6,7 +6,7 @@ import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource, SourceEvent } from '../source/types.js';
 import { ConnectorError, isConnectorError } from './errors.js';
 import { createConnector, parseOptions } from './factory.js';
-import { effectiveLimits, type ConnectorOptions, type QueryOptions } from './options.js';
+import { effectiveLimits, sqlDialectOf, type ConnectorOptions, type QueryOptions } from './options.js';
 import type { ConnectionResolver } from './resolve.js';
 import type { ConnectorHealth, ConnectorInfo, ConnectorStatus, ConnectorStatusReporter, PreparedCall } from './status.js';
 import type { Connector, QueryResult, ToolDescription, ToolResult } from './types.js';
@@ -153,7 +153,7 @@ export class ConnectorRegistry {
     const limits = effectiveLimits(opts, options);
     const type = connector.type;
     const mcp = { connector: name, type, operation: tool, tool, params };
-    if (tool === 'query' && (type === 'postgres' || type === 'mysql')) {
+    if (tool === 'query' && sqlDialectOf(type)) {
       const statement = String(params.statement ?? params.query ?? '');
       const prepared = connector.prepare(statement, params.params);
       return {

@@ -18,4 +18,9 @@ describe('connectionResolver', () => {
     const bySecret = { ...connectorDoc('b', 'postgres', 'X'), spec: { ...connectorDoc('b', 'postgres', 'X').spec, connection: { secretRef: { name: 'db', key: 'nokey' } } } };
     await expect(connectionResolver({ secrets })(bySecret)).rejects.toMatchObject({ message: 'Secret db has no key nokey' });
   });
+
+  it('resolves a pglite connector, which has no connection, to no URL', async () => {
+    const embedded = { ...connectorDoc('demo', 'pglite', 'X'), spec: { ...connectorDoc('demo', 'pglite', 'X').spec, connection: {}, seed: 'SELECT 1' } };
+    await expect(connectionResolver({ env: {} })(embedded)).resolves.toBe('');
+  });
 });

@@ -13,9 +13,13 @@ export interface ResolverSources {
   secrets?: SecretReader;
 }
 
-/** `spec.connection.secretRef` through `secrets`, else `spec.connection.fromEnv` through `env`. */
+/**
+ * `spec.connection.secretRef` through `secrets`, else `spec.connection.fromEnv` through `env`. A pglite connector has
+ * no connection (its database is embedded): its URL is empty.
+ */
 export function connectionResolver(sources: ResolverSources): ConnectionResolver {
   return async (c) => {
+    if (c.spec.type === 'pglite') return '';
     const { secretRef, fromEnv } = c.spec.connection;
     const name = c.metadata.name;
     const missing = (what: string) => new ConnectorError('CONNECTOR_MISCONFIGURED', what, { connector: name });

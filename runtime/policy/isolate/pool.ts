@@ -4,11 +4,10 @@
  * worker that overruns is terminated and replaced, and the job answers `isolation_timeout`. Nothing here
  * rejects: every job settles with a result or a failure.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DecisionLimits } from '../../../rego/index.js';
 import type { Logger } from '../../../platform/log.js';
+import { startWorker, workerEntry } from '../../../platform/worker.js';
 import type { FailureClass } from '../failure.js';
 import type { PlanEntry, PlanResult } from '../plan.js';
 import type { PolicyInput } from '../types.js';
@@ -72,7 +71,7 @@ export class IsolatePool {
   ) {
     this.graceMs = options.graceMs ?? 100;
     this.loadWaitMs = options.loadWaitMs ?? 10_000;
-    this.workerEntry = options.workerEntry ?? new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+    this.workerEntry = options.workerEntry ?? workerEntry('worker', import.meta.url);
     this.workers = options.workers ?? 2;
     // NB: not at once, and by default not before they are needed. Each worker loads the engine, compiles every plan
     // and warms the pack up: about a second of CPU that a small machine would take from the start-up of the process
@@ -208,16 +207,4 @@ export class IsolatePool {
     clearTimeout(job.timer);
     job.settle(outcome);
   }
-}
-
-/**
- * The worker runs the compiled JS in production (dist/) and the TypeScript source under tsx (bin/steward.mjs,
- * vitest): a .ts entry means the worker must register tsx before it imports the entry, which `--import` does on
- * Node 24 (Node 20 loaded a worker's entry before those hooks applied).
- */
-function startWorker(entry: URL): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry);
-  // NB: tsx by its file URL: a bare `--import tsx` resolves from the working directory, not from this package.
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return new Worker(entry, { execArgv: ['--import', tsx] });
 }
