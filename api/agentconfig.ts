@@ -35,6 +35,10 @@ export const agentConfigSpec = z
       .object({
         provider: llmProviderType,
         model: z.string().min(1).max(256).describe("the provider's model name, e.g. gpt-4o-mini or claude-sonnet-4-5"),
+        fallback: z
+          .boolean()
+          .optional()
+          .describe('when the provider is not configured, run on the default provider (true, the default) or fail with PROVIDER_NOT_CONFIGURED (false)'),
       })
       .strict()
       .optional()
@@ -57,6 +61,16 @@ export const agentConfigStatus = z
       .min(0)
       .optional()
       .describe("the agent's pods that pass the orchestrator's health checks"),
+    llm: z
+      .object({
+        provider: z.string().describe('the configured provider the agent calls'),
+        model: z.string().optional().describe("the model it calls; absent: the provider's default model"),
+        fallback: z.boolean().describe('true when spec.llm.provider is not configured and the default provider answers instead'),
+        requestedProvider: z.string().optional().describe('spec.llm.provider, on a fallback'),
+      })
+      .strict()
+      .optional()
+      .describe("the provider the agent's pods report they call (written by the orchestrator)"),
   })
   .strict()
   .describe('observed state, written by the operator and the orchestrator');

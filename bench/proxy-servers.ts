@@ -21,12 +21,20 @@ export interface Proc {
 /** The key every client sends upstream; the stand-in accepts any. */
 export const UPSTREAM_KEY = 'sk-bench';
 
-/** Spawns `node <flags> <args>` and waits for `ready` on its stdout. */
-async function spawnReady(label: string, args: string[], env: NodeJS.ProcessEnv, ready: string, port: number): Promise<Proc> {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Spawns `node <flags> <args>` (in `options.cwd`) and waits for `ready` on its stdout, at most `options.timeoutMs`. */
+export async function spawnReady(
+  label: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: string,
+  port: number,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<Proc> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'], ...(options.cwd ? { cwd: options.cwd } : {}) });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start within 60 s`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${label} did not start within ${timeoutMs / 1000} s`)), timeoutMs);
     let seen = '';
     child.stdout!.on('data', (d: Buffer) => {
       // NB: keep reading stdout after READY, or a chatty child blocks on a full pipe.

@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   connectors: async () => (await import('./connectors.js')).run(),
   operator: async () => (await import('./operator.js')).run(),
   proxy: async () => (await import('./proxy.js')).run(),
+  tokens: async () => (await import('./tokens.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

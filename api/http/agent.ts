@@ -27,6 +27,14 @@ export const workItem = z.object({
   timeoutMs: z.number().int().min(1).max(MAX_WORK_TIMEOUT_MS),
 });
 
+/** The provider an agent's LLM step calls (runtime/llm/agent-route.ts). */
+export const agentLlmRoute = z.object({
+  provider: z.string(),
+  model: z.string().optional(),
+  fallback: z.boolean(),
+  requested: z.string().optional(),
+});
+
 export const workResult = z.object({
   status: z.enum(['success', 'error']),
   policyDecision: z.enum(['allow', 'deny']),
@@ -34,6 +42,7 @@ export const workResult = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   latencyMs: z.number(),
   agentId: z.string(),
+  llm: agentLlmRoute.optional(),
 });
 
 export const agentStats = z.object({
@@ -43,6 +52,7 @@ export const agentStats = z.object({
   maxInFlight: z.number().int(),
   cpuPercent: z.number(),
   memoryMb: z.number(),
+  llm: agentLlmRoute.optional(),
 });
 
 /** `GET /healthz` and `GET /readyz`. */

@@ -123,10 +123,35 @@ describe('LocalAgent', () => {
     expect(r).toMatchObject({ status: 'error', policyDecision: 'allow', error: { code: 'PROVIDER_NOT_CONFIGURED' } });
   });
 
-  it('reports LLM_ERROR when the provider fails', async () => {
+  it("runs on the default provider when its AgentConfig's is not configured, and reports the fallback", async () => {
+    const a = agent({ spec: { llm: { provider: 'anthropic', model: 'claude-test' }, description: 'books travel' } });
+    expect(a.route).toEqual({ provider: 'openai', fallback: true, requested: 'anthropic' });
+    expect(a.stats().llm).toEqual({ provider: 'openai', fallback: true, requested: 'anthropic' });
+    const r = await a.execute(item());
+    expect(r).toMatchObject({ status: 'success', llm: { provider: 'openai', model: expect.stringMatching(/^gpt-default/), fallback: true, requested: 'anthropic' } });
+    // NB: the AgentConfig's model belongs to its own provider: the default answers with its default model.
+    expect((openai.lastRequest().body as { model: string }).model).toBe('gpt-default');
+  });
+
+  it('fails with PROVIDER_NOT_CONFIGURED, calling nothing, when its AgentConfig forbids the fallback', async () => {
+    const before = openai.requests.length;
+    const a = agent({ spec: { llm: { provider: 'anthropic', model: 'claude-test', fallback: false }, description: 'books travel' } });
+    expect(a.stats().llm).toBeUndefined();
+    const r = await a.execute(item());
+    expect(r).toMatchObject({ status: 'error', policyDecision: 'allow', error: { code: 'PROVIDER_NOT_CONFIGURED' } });
+    expect(r.error!.message).toContain('ANTHROPIC_API_KEY');
+    expect(openai.requests.length).toBe(before);
+  });
+
+  it('reports its own provider without a fallback when it is configured', async () => {
+    const r = await agent().execute(item());
+    expect(r.llm).toEqual({ provider: 'openai', model: 'gpt-test', fallback: false });
+  });
+
+  it('reports PROVIDER_ERROR when the provider fails', async () => {
     openai.enqueue({ kind: 'error', status: 400, message: 'bad model' });
     const r = await agent().execute(item());
-    expect(r).toMatchObject({ status: 'error', policyDecision: 'allow', error: { code: 'LLM_ERROR' } });
+    expect(r).toMatchObject({ status: 'error', policyDecision: 'allow', error: { code: 'PROVIDER_ERROR' } });
     expect(r.error!.message).toContain('bad model');
   });
 

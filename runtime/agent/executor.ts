@@ -12,6 +12,9 @@ import {
   LlmError,
   LlmNotConfiguredError,
   LlmTimeoutError,
+  routeAgentLlm,
+  type AgentLlmResolution,
+  type AgentLlmRoute,
   type LlmRouter,
 } from '../llm/index.js';
 import { compilePolicy, PolicyCache } from './policy-cache.js';
@@ -51,9 +54,10 @@ class ItemTimeout extends Error {
   }
 }
 
-/** What a running item knows of itself: its decision, once the policy made one (fail closed until then). */
+/** What a running item knows of itself: its decision, once the policy made one (fail closed until then), and its provider. */
 interface Progress {
   decision: 'allow' | 'deny';
+  llm?: AgentLlmRoute;
 }
 
 export class LocalAgent implements Agent {
@@ -61,6 +65,8 @@ export class LocalAgent implements Agent {
   readonly maxInFlight: number;
   private readonly policies: PolicyCache;
   private readonly sampler = new ProcessSampler();
+  /** The provider of items that name none (runtime/llm/agent-route.ts): the router's providers are fixed. */
+  readonly route: AgentLlmResolution;
   private inFlight = 0;
   private processed = 0;
   private closed = false;
@@ -71,6 +77,7 @@ export class LocalAgent implements Agent {
     this.maxInFlight = options.maxInFlight ?? 1;
     if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1) throw new RangeError(`maxInFlight must be an integer ≥ 1, got ${this.maxInFlight}`);
     this.policies = options.policies ?? new PolicyCache(options.policyCacheEntries ?? 256);
+    this.route = routeAgentLlm(options.spec?.llm, options.llm);
     checkEngine();
   }
 
@@ -121,6 +128,7 @@ export class LocalAgent implements Agent {
       maxInFlight: this.maxInFlight,
       cpuPercent: this.sampler.cpuPercent(),
       memoryMb: this.sampler.memoryMb(),
+      ...('missing' in this.route ? {} : { llm: this.route }),
     };
   }
 
@@ -146,6 +154,7 @@ export class LocalAgent implements Agent {
       status,
       policyDecision: progress.decision,
       ...rest,
+      ...(progress.llm ? { llm: progress.llm } : {}),
       latencyMs: Math.round((performance.now() - startedAt) * 10) / 10,
       agentId: this.id,
     });
@@ -188,13 +197,22 @@ export class LocalAgent implements Agent {
     }
     const configured = this.options.spec?.llm;
     if (!item.llm && !configured) return { result: messages };
-    const provider = item.llm?.provider ?? configured?.provider;
-    // The AgentConfig's model belongs to its provider; another provider answers with its own default model.
-    const model = item.llm?.model ?? (configured && provider === configured.provider ? configured.model : undefined);
+    let route: AgentLlmRoute;
+    if (item.llm?.provider !== undefined) {
+      // The item names its provider: that one or none (PROVIDER_NOT_CONFIGURED), never a fallback. The
+      // AgentConfig's model belongs to its provider; another provider answers with its own default model.
+      const model = item.llm.model ?? (configured && item.llm.provider === configured.provider ? configured.model : undefined);
+      route = { provider: item.llm.provider, model, fallback: false };
+    } else if ('missing' in this.route) {
+      return fail('PROVIDER_NOT_CONFIGURED', `agent ${this.id} has no LLM provider: it needs ${this.route.missing}`);
+    } else {
+      route = item.llm?.model === undefined ? this.route : { ...this.route, model: item.llm.model };
+    }
+    progress.llm = route;
     try {
       const answer = await this.options.llm.complete({
-        provider,
-        model,
+        provider: route.provider,
+        model: route.model,
         system: this.options.spec?.description || undefined,
         prompt: promptOf(item),
         temperature: item.llm?.temperature ?? DEFAULT_TEMPERATURE,
@@ -202,13 +220,14 @@ export class LocalAgent implements Agent {
         timeoutMs: Math.max(1, Math.floor(remainingMs())),
         signal,
       });
+      if (route.model === undefined) progress.llm = { ...route, model: answer.model };
       return { result: answer.text };
     } catch (err) {
       if (signal.aborted) throw signal.reason; // our timeout or the caller's abort, whichever stopped the call
       if (err instanceof LlmTimeoutError) throw new ItemTimeout(item.timeoutMs);
       if (err instanceof LlmNotConfiguredError) return fail('PROVIDER_NOT_CONFIGURED', err.message);
       if (err instanceof LlmAbortedError) throw err;
-      if (err instanceof LlmError) return fail('LLM_ERROR', err.message);
+      if (err instanceof LlmError) return fail('PROVIDER_ERROR', err.message);
       throw err;
     }
   }

@@ -9,7 +9,7 @@ import { parseConfig } from '../../platform/config.js';
 import { agentConfigSchema, type AgentRuntimeConfig } from '../config.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { readTlsSettings } from '../http/tls.js';
-import { llmFromSettings } from '../llm/index.js';
+import { llmFromSettings, routeWarning } from '../llm/index.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { listenFailure } from '../../platform/startup-error.js';
 import { agentNamespace, readAgentSpec } from './agent-spec.js';
@@ -65,6 +65,8 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
     },
     'steward agent ready',
   );
+  const warning = routeWarning(`${agentNamespace(config)}/${config.STEWARD_AGENT_NAME}`, agent.route);
+  if (warning) log.warn({ agentId: agent.id, llmRoute: agent.route }, warning);
   let closing: Promise<void> | undefined;
   return {
     server,

@@ -3,6 +3,7 @@
  * The pool drives an in-process LocalAgent (standalone) or a remote `steward agent` (its HTTP client) through
  * the same `Agent` interface. Imports nothing that does I/O, so both sides can share it.
  */
+import type { AgentLlmRoute } from '../llm/agent-route.js';
 
 export interface WorkItem {
   /** the parallel request's id, echoed into results */ requestId: string;
@@ -22,6 +23,8 @@ export interface WorkResult {
   error?: { code: string; message: string };
   latencyMs: number;
   agentId: string;
+  /** The provider the LLM step called, or was to: the AgentConfig's, or the default one on a fallback. */
+  llm?: AgentLlmRoute;
 }
 
 export interface AgentStats {
@@ -31,6 +34,8 @@ export interface AgentStats {
   maxInFlight: number;
   cpuPercent: number;
   memoryMb: number;
+  /** The provider the agent's LLM steps call when an item names none; absent: the agent has none. */
+  llm?: AgentLlmRoute;
 }
 
 /** One pool member's behaviour, in-process or (through the pool's remote client) over HTTP. */
@@ -74,9 +79,12 @@ export const WORK_ERROR_CODES = {
   POLICY_EVALUATION_ERROR: 'POLICY_EVALUATION_ERROR',
   /** the item asks for an MCP step; no connector runs on pool agents yet */
   CONNECTOR_NOT_AVAILABLE: 'CONNECTOR_NOT_AVAILABLE',
-  /** the LLM provider failed or refused the request */
-  LLM_ERROR: 'LLM_ERROR',
-  /** the item or the AgentConfig names an LLM provider this agent has not configured */
+  /** the LLM provider failed or refused the request (502 on the plan surface) */
+  PROVIDER_ERROR: 'PROVIDER_ERROR',
+  /**
+   * the item names an LLM provider this agent has not configured, or the AgentConfig does with
+   * `spec.llm.fallback: false`, or no provider is configured at all (503 on the plan surface)
+   */
   PROVIDER_NOT_CONFIGURED: 'PROVIDER_NOT_CONFIGURED',
   /** the item's timeoutMs passed; the work in progress was aborted */
   QUERY_TIMEOUT: 'QUERY_TIMEOUT',

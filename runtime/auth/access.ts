@@ -18,7 +18,7 @@ import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { redisFailure, StartupError } from '../../platform/startup-error.js';
 import type { Store } from '../store/index.js';
-import { communityActive, type AuthDeps } from './authenticate.js';
+import { COMMUNITY_BEARER_HEADER, communityActive, type AuthDeps } from './authenticate.js';
 import { LicenseRegistry, type SecretResolver } from './licenses.js';
 
 /** The reference: legacy credentials were deprecated in October 2025. */
@@ -80,6 +80,11 @@ export function assembleAccess(
     licenses,
     clients: parts.store.clients,
     now: parts.now,
+    onUnknownBearer: () =>
+      parts.log.warn(
+        { mode: 'community', header: COMMUNITY_BEARER_HEADER },
+        'community mode admits bearer values that are no known API key (such as an SDK\'s placeholder key) as the community identity; known keys are still checked, revoked ones refused',
+      ),
   };
   if (communityActive(auth)) parts.log.warn({ mode: 'community' }, COMMUNITY_WARNING);
   for (const l of licenses.list()) {

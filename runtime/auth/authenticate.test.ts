@@ -129,6 +129,36 @@ describe('resolveIdentity in community mode', () => {
     await empty.close();
   });
 
+  it("admits a bearer value that is no known key (an SDK's placeholder) as the community identity, says so, and tells once", async () => {
+    const empty = new FolderSource({ dirs: [join(dir, 'none')], watch: false });
+    await empty.ready();
+    let told = 0;
+    const community: AuthDeps = { ...deps, licenses: new LicenseRegistry({ source: empty, env: {}, signingSecret: secret, now: () => now }), onUnknownBearer: () => told++ };
+    for (const headers of [{ authorization: 'Bearer anything' }, { 'x-api-key': 'sk-ant-placeholder' }]) {
+      const r = await resolveIdentity(headers, community);
+      expect(r.identity).toMatchObject({ credential: 'community', tier: 'COMMUNITY' });
+      expect(r.headers?.['x-steward-auth']).toContain('not a known key');
+    }
+    expect(told).toBe(1);
+    // A known key is still checked: it is its client's, not the community's.
+    expect((await resolveIdentity({ authorization: `Bearer ${acmeApiKey}` }, community)).identity).toMatchObject({ credential: 'api-key', organizationId: 'acme' });
+    await empty.close();
+  });
+
+  it('still refuses a revoked key in community mode, with its own code', async () => {
+    const empty = new FolderSource({ dirs: [join(dir, 'none')], watch: false });
+    await empty.ready();
+    const community: AuthDeps = { ...deps, licenses: new LicenseRegistry({ source: empty, env: {}, signingSecret: secret, now: () => now }) };
+    const { client, apiKey } = await store.clients.create({ organizationId: 'acme', name: 'to-revoke' });
+    expect(await store.clients.revoke('acme', client.id)).toBe(true);
+    expect(await codeOf({ authorization: `Bearer ${apiKey}` }, community)).toBe('401 API_KEY_REVOKED');
+    await empty.close();
+  });
+
+  it('refuses an unknown bearer value outside community mode', async () => {
+    expect(await codeOf({ authorization: 'Bearer anything' })).toBe('401 UNAUTHORIZED');
+  });
+
   it('is never active when configured off, even without a License', async () => {
     const empty = new FolderSource({ dirs: [join(dir, 'none')], watch: false });
     await empty.ready();

@@ -21,7 +21,19 @@ export interface AuthDeps {
   licenses: LicenseRegistry;
   clients: Pick<ClientRepository, 'findByApiKey'>;
   now: () => Date;
+  /**
+   * Told once per process when community mode first admits a bearer value that is no known key (the OpenAI SDK's
+   * placeholder `apiKey`), so that the log says so without a line per request.
+   */
+  onUnknownBearer?: () => void;
 }
+
+/**
+ * The header of an answer to a request that community mode admitted with a bearer value that is no known key:
+ * the caller learns that the value was not checked, and which identity it got.
+ */
+export const COMMUNITY_BEARER_HEADER = 'x-steward-auth';
+const COMMUNITY_BEARER_NOTE = 'community; the bearer value is not a known key and was not checked';
 
 export interface AuthResult {
   identity: Identity;
@@ -66,7 +78,7 @@ export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | 
     return { identity: narrowTenant(licenseIdentity(licenseKey, deps), tenant) };
   }
   if (authorization !== undefined && /^(bearer|basic)\s/i.test(authorization)) {
-    return authorizationIdentity(authorization, deps, community).then((identity) => ({ identity: narrowTenant(identity, tenant) }));
+    return authorizationIdentity(authorization, deps, community).then((r) => ({ ...r, identity: narrowTenant(r.identity, tenant) }));
   }
   if (legacySecret !== undefined) {
     return legacyIdentity(legacySecret, header(headers, 'x-client-id'), deps, community).then((r) => ({ ...r, identity: narrowTenant(r.identity, tenant) }));
@@ -95,12 +107,22 @@ function licenseIdentity(key: string, deps: AuthDeps): Identity {
   return { credential: 'license-key', organizationId: license.organizationId, tier: license.tier!, licenseName: license.name };
 }
 
-async function authorizationIdentity(authorization: string, deps: AuthDeps, community: boolean): Promise<Identity> {
+/** Whether the process already logged that community mode admits unknown bearer values. */
+const noticed = new WeakSet<AuthDeps>();
+
+async function authorizationIdentity(authorization: string, deps: AuthDeps, community: boolean): Promise<AuthResult> {
   const [scheme, value = ''] = authorization.trim().split(/\s+/, 2) as [string, string?];
   if (scheme.toLowerCase() === 'bearer') {
+    // NB: a revoked key is refused here (live), before community mode could admit it as an unknown value.
     const client = live(await deps.clients.findByApiKey(value));
-    if (!client) throw fail('UNAUTHORIZED', 'invalid API key');
-    return clientIdentity(client, 'api-key', deps, community);
+    if (client) return { identity: clientIdentity(client, 'api-key', deps, community) };
+    if (!community) throw fail('UNAUTHORIZED', 'invalid API key');
+    // Community mode needs no credential: an SDK that must send one (the OpenAI SDK's placeholder) is admitted as it.
+    if (!noticed.has(deps)) {
+      noticed.add(deps);
+      deps.onUnknownBearer?.();
+    }
+    return { identity: COMMUNITY_IDENTITY, headers: { [COMMUNITY_BEARER_HEADER]: COMMUNITY_BEARER_NOTE } };
   }
   let decoded: string;
   try {
@@ -113,7 +135,7 @@ async function authorizationIdentity(authorization: string, deps: AuthDeps, comm
   const clientId = decoded.slice(0, colon);
   const client = live(await deps.clients.findByApiKey(decoded.slice(colon + 1)));
   if (!client || (client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
-  return clientIdentity(client, 'basic', deps, community);
+  return { identity: clientIdentity(client, 'basic', deps, community) };
 }
 
 async function legacyIdentity(secret: string, clientId: string | undefined, deps: AuthDeps, community: boolean): Promise<AuthResult> {

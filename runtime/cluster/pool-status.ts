@@ -1,5 +1,6 @@
 /**
  * The agent pool as the cluster sees it: `Orchestrator.status.pool` and each selected `AgentConfig.status.healthyAgents`
+ * and `AgentConfig.status.llm` (the provider its agents report they call: a fallback shows there)
  * (docs/cluster-mode.md, "Who writes which status field"). Only the orchestrator replica holding the Lease
  * `O-orchestrator-status` writes, by merge patch of those fields alone (the operator owns conditions and
  * readyReplicas), only when a figure differs from the cached object, and at most once per `minIntervalMs` per
@@ -18,7 +19,7 @@ export interface PoolStatusWriterOptions {
   orchestrator: string;
   /** This replica's name in the Lease (STEWARD_POD_NAME). */
   identity: string;
-  pool: Pick<AgentPool, 'status' | 'healthyByAgentConfig' | 'onHealth'>;
+  pool: Pick<AgentPool, 'status' | 'healthyByAgentConfig' | 'llmByAgentConfig' | 'onHealth'>;
   /** The selected AgentConfigs and the Orchestrator, as the discovery's informers cache them. */
   selection: Pick<EndpointSliceSource, 'orchestrator' | 'selected' | 'onUpdate'>;
   /** STEWARD_STATUS_MIN_INTERVAL_MS: least time between two writes of one object. */
@@ -96,8 +97,15 @@ export class PoolStatusWriter {
     const orchestrator = selection.orchestrator();
     if (orchestrator) out.set(`orchestrators/${orchestrator.metadata.name}`, { ref: Resources.Orchestrator, object: orchestrator, fields: { pool: pool.status() } });
     const healthy = pool.healthyByAgentConfig();
+    const routes = pool.llmByAgentConfig();
     for (const config of selection.selected()) {
-      const fields = { healthyAgents: healthy.get(`${namespace}/${config.metadata.name}`) ?? 0 };
+      const key = `${namespace}/${config.metadata.name}`;
+      const llm = routes.get(key);
+      // NB: `llm` stays as last reported while no healthy member says otherwise (a scale to zero keeps it).
+      const fields = {
+        healthyAgents: healthy.get(key) ?? 0,
+        ...(llm ? { llm: { provider: llm.provider, ...(llm.model ? { model: llm.model } : {}), fallback: llm.fallback, ...(llm.requested ? { requestedProvider: llm.requested } : {}) } } : {}),
+      };
       out.set(`agentconfigs/${config.metadata.name}`, { ref: Resources.AgentConfig, object: config, fields });
     }
     return out;

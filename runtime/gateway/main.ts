@@ -21,6 +21,7 @@ import { listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
 import { checkManifestFolders, FolderSource, KubernetesSource, manifestFolders, withBuiltinPack, type DeclarativeSource } from '../source/index.js';
 import { openConfiguredStore } from '../store/configured.js';
+import { checkPorts } from '../../platform/ports.js';
 import type { Store } from '../store/index.js';
 import { buildGateway } from './app.js';
 import { assembleGateway, type GatewayParts } from './assemble.js';
@@ -59,6 +60,11 @@ export async function startGateway(
   };
   let draining = false;
   try {
+    // NB: before the cluster and the store: a port in use is reported at once, not after they started.
+    await checkPorts(config.STEWARD_HOST, [
+      { setting: 'STEWARD_GATEWAY_PORT', port: config.STEWARD_GATEWAY_PORT },
+      { setting: 'STEWARD_METRICS_PORT', port: config.STEWARD_METRICS_PORT },
+    ]);
     const kube = config.STEWARD_SOURCE === 'kubernetes' ? await connectKube(config, 'gateway') : undefined;
     if (kube) closers.push(() => kube.close());
     const kubeSource = kube

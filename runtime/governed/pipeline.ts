@@ -11,6 +11,7 @@ import { ApiError } from '../http/errors.js';
 import { DEFAULT_MAX_TOKENS, LlmAbortedError, type LlmStreamEvent, type LlmToolCall, type LlmUsage } from '../llm/index.js';
 import { RateLimitStoreError, type RateLimitDecision } from '../limits/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
+import { policyClient, requestTypeOf } from '../policy/caller.js';
 import { evaluatePolicies } from './policy-call.js';
 import { detectorsOf, redactText, type Detector, type RedactionCounts } from '../redact/index.js';
 import { newId } from '../store/index.js';
@@ -31,7 +32,7 @@ export interface InputCheck {
 }
 
 /** What the input stage asks the policies about (the pre-check and a plan's forwarding use it alone). */
-export type InputCall = Pick<GovernedRequest, 'identity' | 'clientId' | 'userToken' | 'prompt' | 'context' | 'llm'> & {
+export type InputCall = Pick<GovernedRequest, 'identity' | 'clientId' | 'userToken' | 'prompt' | 'requestType' | 'context' | 'llm'> & {
   surface: InputSurface | 'pre-check';
   /**
    * Whether Steward writes the call's audit row itself. @default true. A pre-check's context waits for the
@@ -48,7 +49,16 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
   const { identity } = call;
   const evaluation = await evaluatePolicies(
     deps.policies,
-    { query: call.prompt, surface: call.surface, client_id: call.clientId, user: { id: call.userToken }, context: call.context ?? {}, ...(call.llm ? { llm: call.llm } : {}) },
+    {
+      query: call.prompt,
+      surface: call.surface,
+      client_id: call.clientId,
+      client: policyClient(identity),
+      request_type: requestTypeOf(call.surface, call.requestType),
+      user: { id: call.userToken },
+      context: call.context ?? {},
+      ...(call.llm ? { llm: call.llm } : {}),
+    },
     { surface: call.surface, organizationId: identity.organizationId, tenantId: identity.tenantId },
   );
   const createdAt = deps.now();
@@ -123,7 +133,7 @@ export async function openGoverned(deps: GovernedDeps, req: GovernedRequest, ups
     const ms = performance.now() - started;
     audit.upstreamMs = ms;
     deps.telemetry.llmCall(providerOf(err, upstream.provider), upstream.model, ms / 1000);
-    await audit.write({ decision: err instanceof LlmAbortedError ? 'client_closed' : 'provider_error', provider: providerOf(err, upstream.provider), model: upstream.model, error: err });
+    await audit.write({ decision: err instanceof LlmAbortedError ? 'client_closed' : 'provider_error', provider: providerOf(err, upstream.provider), model: upstream.model, error: err, facts: factsOf(err) });
     throw err;
   }
   audit.upstreamMs = performance.now() - started;
@@ -151,6 +161,7 @@ interface Source {
   /** a whole answer: scanned as one piece (one evaluation of the block policies) */
   whole: boolean;
   events: AsyncIterator<LlmStreamEvent>;
+  facts?: Record<string, unknown>;
 }
 
 function streamSource(stream: AsyncIterable<LlmStreamEvent> & { provider: string; model: string }): Source {
@@ -162,7 +173,7 @@ function wholeSource(a: UpstreamAnswer): Source {
   if (a.text !== '') events.push({ type: 'text', text: a.text });
   a.toolCalls.forEach((c, index) => events.push({ type: 'tool_call', index, id: c.id, name: c.name, arguments: c.arguments }));
   events.push({ type: 'done', model: a.model, finishReason: a.finishReason, rawFinishReason: null, usage: a.usage, usageReported: true });
-  return { provider: a.provider, model: a.model, whole: true, events: events[Symbol.iterator]() as unknown as AsyncIterator<LlmStreamEvent> };
+  return { provider: a.provider, model: a.model, whole: true, events: events[Symbol.iterator]() as unknown as AsyncIterator<LlmStreamEvent>, facts: a.facts };
 }
 
 /** Sent text of one answer, for the audit row and the end event. */
@@ -303,6 +314,7 @@ async function* answer(
         toolCalls: [...sent.calls.values()].map((c) => c.name),
         blocked,
         error: clientGone ? undefined : failure,
+        facts: source.facts,
         stream: { whole: source.whole, ttftMs: firstEventMs, finishReason: done?.finishReason ?? null, usageReported: done?.usageReported ?? false },
       });
     } catch (err) {
@@ -364,6 +376,8 @@ export interface Outcome {
   blocked?: PolicyEvaluation;
   error?: unknown;
   stream?: { whole: boolean; ttftMs: number | undefined; finishReason: string | null; usageReported: boolean };
+  /** the upstream's own facts (UpstreamAnswer.facts) */
+  facts?: Record<string, unknown>;
 }
 
 /**
@@ -434,6 +448,7 @@ class AuditRecord {
         ...(o.blocked ? { block_reason: o.blocked.blockReason, policies: o.blocked.triggered } : {}),
         ...(o.error !== undefined ? errorFacts(o.error) : {}),
         ...(req.identity.tenantId ? { tenant_id: req.identity.tenantId } : {}),
+        ...o.facts,
         ...req.metadata,
       },
     };
@@ -484,6 +499,11 @@ function detectorsFor(kinds: readonly string[]): Detector[] {
 /** The provider a failed call names (the LLM layer's errors carry it), else the one asked for. */
 function providerOf(err: unknown, fallback: string): string {
   return err instanceof Error && 'provider' in err && typeof err.provider === 'string' ? err.provider : fallback;
+}
+
+/** The facts an upstream's failure carries for the audit row (as UpstreamAnswer.facts), if any. */
+function factsOf(err: unknown): Record<string, unknown> | undefined {
+  return err instanceof Error && 'facts' in err && typeof err.facts === 'object' && err.facts !== null ? (err.facts as Record<string, unknown>) : undefined;
 }
 
 /** Tokens a call reserved; `settle` gives back what it did not use (once). */

@@ -43,6 +43,8 @@ export interface GovernedRequest {
   userToken: string;
   /** The text the policies read as `input.query`; the context row and the audit row store it (as the policies leave it). */
   prompt: string;
+  /** `input.request_type` when the request names one (`/api/request`); absent: the surface's (runtime/policy/caller.ts). */
+  requestType?: string;
   context?: Record<string, unknown>;
   /** `input.llm`: the provider and model asked for, the conversation, tools, the body's end-user field. */
   llm?: {
@@ -72,6 +74,8 @@ export interface UpstreamAnswer {
   model: string;
   usage: LlmUsage;
   finishReason: FinishReason;
+  /** Facts of the upstream's for the audit row's metadata (a pool agent's provider fallback). */
+  facts?: Record<string, unknown>;
 }
 
 /** What answers a governed call: a provider through the router, or a pool agent. */

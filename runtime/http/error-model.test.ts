@@ -58,12 +58,12 @@ const cases: { name: string; err: () => unknown; want: Want }[] = [
   {
     name: "the LLM layer's own errors map to the provider codes, and by status where a catalogue has none",
     err: () => new LlmTimeoutError('openai', 30_000),
-    want: { gateway: '504 PROVIDER_TIMEOUT', plan: '500 INTERNAL_ERROR', parallel: '504 QUERY_TIMEOUT', agent: '500 INTERNAL_ERROR', openai: '504 PROVIDER_TIMEOUT', anthropic: '504 PROVIDER_TIMEOUT' },
+    want: { gateway: '504 PROVIDER_TIMEOUT', plan: '504 PROVIDER_TIMEOUT', parallel: '504 QUERY_TIMEOUT', agent: '500 INTERNAL_ERROR', openai: '504 PROVIDER_TIMEOUT', anthropic: '504 PROVIDER_TIMEOUT' },
   },
   {
     name: 'a provider that is not configured is a 503',
     err: () => new LlmNotConfiguredError('bedrock', ['openai']),
-    want: { gateway: '503 PROVIDER_NOT_CONFIGURED', plan: '503 SERVICE_UNAVAILABLE', parallel: '503 ORCHESTRATOR_UNAVAILABLE', agent: '503 AGENT_CLOSING', openai: '503 PROVIDER_NOT_CONFIGURED', anthropic: '503 PROVIDER_NOT_CONFIGURED' },
+    want: { gateway: '503 PROVIDER_NOT_CONFIGURED', plan: '503 PROVIDER_NOT_CONFIGURED', parallel: '503 ORCHESTRATOR_UNAVAILABLE', agent: '503 AGENT_CLOSING', openai: '503 PROVIDER_NOT_CONFIGURED', anthropic: '503 PROVIDER_NOT_CONFIGURED' },
   },
   {
     name: 'a policy violation is 403 where the catalogue has it, the same status (or a 400) where not',
@@ -78,17 +78,17 @@ const cases: { name: string; err: () => unknown; want: Want }[] = [
   {
     name: "an upstream 429 is a 502 on Steward's own shapes and passes on the compatible ones",
     err: () => upstream(429, 7),
-    want: { gateway: '502 PROVIDER_ERROR', plan: '500 INTERNAL_ERROR', parallel: '502 AGENT_COMMUNICATION_ERROR', agent: '500 INTERNAL_ERROR', openai: '429 PROVIDER_ERROR', anthropic: '429 PROVIDER_ERROR' },
+    want: { gateway: '502 PROVIDER_ERROR', plan: '502 PROVIDER_ERROR', parallel: '502 AGENT_COMMUNICATION_ERROR', agent: '500 INTERNAL_ERROR', openai: '429 PROVIDER_ERROR', anthropic: '429 PROVIDER_ERROR' },
   },
   {
     name: 'an upstream 404 passes on the compatible shapes',
     err: () => upstream(404),
-    want: { gateway: '502 PROVIDER_ERROR', plan: '500 INTERNAL_ERROR', parallel: '502 AGENT_COMMUNICATION_ERROR', agent: '500 INTERNAL_ERROR', openai: '404 PROVIDER_ERROR', anthropic: '404 PROVIDER_ERROR' },
+    want: { gateway: '502 PROVIDER_ERROR', plan: '502 PROVIDER_ERROR', parallel: '502 AGENT_COMMUNICATION_ERROR', agent: '500 INTERNAL_ERROR', openai: '404 PROVIDER_ERROR', anthropic: '404 PROVIDER_ERROR' },
   },
   {
     name: 'an upstream 500 is a 502 everywhere',
     err: () => upstream(500),
-    want: { gateway: '502 PROVIDER_ERROR', plan: '500 INTERNAL_ERROR', parallel: '502 AGENT_COMMUNICATION_ERROR', agent: '500 INTERNAL_ERROR', openai: '502 PROVIDER_ERROR', anthropic: '502 PROVIDER_ERROR' },
+    want: { gateway: '502 PROVIDER_ERROR', plan: '502 PROVIDER_ERROR', parallel: '502 AGENT_COMMUNICATION_ERROR', agent: '500 INTERNAL_ERROR', openai: '502 PROVIDER_ERROR', anthropic: '502 PROVIDER_ERROR' },
   },
   {
     name: "another surface's code becomes this surface's code of its status",

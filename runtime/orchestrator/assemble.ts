@@ -11,7 +11,7 @@ import type { AuthDeps } from '../auth/authenticate.js';
 import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
 import type { ConnectionSettings, HttpTls } from '../http/app.js';
 import { MemoryConcurrencyLimiter, PLAN_TIER_LIMITS, type ConcurrencyLimiter, type RateLimiter } from '../limits/index.js';
-import type { LlmRouter } from '../llm/index.js';
+import { routeWarning, type LlmRouter } from '../llm/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import { DEFAULT_NAMESPACE, type DeclarativeSource } from '../source/index.js';
@@ -115,7 +115,13 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
           source: shared.source,
           orchestrator: settings.orchestrator,
           log: poolLog,
-          factory: (config, replica) => new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies }),
+          factory: (config, replica) => {
+            const agent = new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies });
+            // NB: once per AgentConfig (and again when it changes), not once per replica.
+            const warning = replica === 0 && config.spec.llm ? routeWarning(config.metadata.name, agent.route) : undefined;
+            if (warning) poolLog.warn({ agentConfig: config.metadata.name, llmRoute: agent.route }, warning);
+            return agent;
+          },
         }));
   const pool = await AgentPool.start({ source: members, probeIntervalMs: settings.probeIntervalMs, log: poolLog });
   const webhooks = new WebhookService(shared.store.db, settings.webhooks ?? {}, shared.log.child({ module: 'webhooks' }), shared.now);

@@ -6,13 +6,13 @@
 import type { WorkItem } from '../agent/work.js';
 import type { Upstream, UpstreamAnswer } from '../governed/index.js';
 import { httpErrorOf } from '../http/error-model.js';
-import type { LlmUsage } from '../llm/index.js';
+import type { AgentLlmRoute, LlmUsage } from '../llm/index.js';
 import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, type AgentPool, type Dispatched, type DispatchOptions } from './pool/index.js';
 
 const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 /**
- * A work item that did not end in an answer: the agent's own code (QUERY_TIMEOUT, LLM_ERROR, POLICY_COMPILE_ERROR…)
+ * A work item that did not end in an answer: the agent's own code (QUERY_TIMEOUT, PROVIDER_ERROR, POLICY_COMPILE_ERROR…)
  * or the pool's (AGENT_COMMUNICATION_ERROR, the surface's code for an empty pool). Thrown by the upstream, so
  * that the governed call's audit row records it, and read back by the step or the query by its `code`.
  */
@@ -22,11 +22,30 @@ export class WorkFailedError extends Error {
     message: string,
     /** The member that ran the item, or was to; '' when none took it. */
     readonly agentId: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; llm?: AgentLlmRoute } = {},
   ) {
     super(message, options);
     this.name = 'WorkFailedError';
+    this.llm = options.llm;
+    // NB: the audit row of a failed call names the provider the agent called, and a fallback (pipeline.ts).
+    this.provider = options.llm?.provider;
+    this.facts = fallbackFacts(options.llm);
   }
+  /** The provider the agent called, or was to. */
+  readonly llm: AgentLlmRoute | undefined;
+  readonly provider: string | undefined;
+  readonly facts: Record<string, unknown> | undefined;
+}
+
+/** The provider a step or a query called, as the plan's tasks and the parallel results show it. */
+export function routeView(llm: AgentLlmRoute | undefined): { provider?: string; model?: string; fallback?: boolean; requested_provider?: string } {
+  if (!llm) return {};
+  return { provider: llm.provider, ...(llm.model ? { model: llm.model } : {}), fallback: llm.fallback, ...(llm.requested ? { requested_provider: llm.requested } : {}) };
+}
+
+/** A fallback, as the audit row's metadata records it. */
+export function fallbackFacts(llm: AgentLlmRoute | undefined): Record<string, unknown> | undefined {
+  return llm?.fallback ? { provider_fallback: true, requested_provider: llm.requested } : undefined;
 }
 
 export interface PoolUpstreamOptions extends DispatchOptions {
@@ -66,10 +85,11 @@ export function poolUpstream(pool: AgentPool, item: WorkItem, options: PoolUpstr
       dispatched = d;
       const r = d.result;
       if (r.status !== 'success') {
-        throw new WorkFailedError(r.error?.code ?? 'EXECUTION_ERROR', r.error?.message ?? 'the agent answered an error without a code', r.agentId);
+        throw new WorkFailedError(r.error?.code ?? 'EXECUTION_ERROR', r.error?.message ?? 'the agent answered an error without a code', r.agentId, { llm: r.llm });
       }
       const text = typeof r.result === 'string' ? r.result : JSON.stringify(r.result ?? null);
-      return { text, toolCalls: [], provider, model, usage: NO_USAGE, finishReason: 'stop' };
+      const facts = fallbackFacts(r.llm);
+      return { text, toolCalls: [], provider: r.llm?.provider ?? provider, model: r.llm?.model ?? model, usage: NO_USAGE, finishReason: 'stop', ...(facts ? { facts } : {}) };
     },
   };
 }

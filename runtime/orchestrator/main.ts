@@ -21,6 +21,7 @@ import { installShutdown } from '../../platform/shutdown.js';
 import { checkManifestFolders, FolderSource, manifestFolders, type DeclarativeSource } from '../source/index.js';
 import { listenFailure } from '../../platform/startup-error.js';
 import { openConfiguredStore } from '../store/configured.js';
+import { checkPorts } from '../../platform/ports.js';
 import { VERSION } from '../../platform/version.js';
 import { buildOrchestrator } from './app.js';
 import { assembleOrchestrator, type OrchestratorParts } from './assemble.js';
@@ -44,6 +45,11 @@ export async function startOrchestrator(
   const tls = await readTlsSettings(config);
   const agentCa = config.STEWARD_AGENT_CA_FILE ? await readSettingFile('STEWARD_AGENT_CA_FILE', config.STEWARD_AGENT_CA_FILE) : undefined;
   if (config.STEWARD_SOURCE === 'folder') await checkManifestFolders(config.STEWARD_MANIFESTS);
+  // NB: before the cluster and the store: a port in use is reported at once, not after they started.
+  await checkPorts(config.STEWARD_HOST, [
+    { setting: 'PORT', port: config.PORT },
+    { setting: 'STEWARD_METRICS_PORT', port: config.STEWARD_METRICS_PORT },
+  ]);
   const cluster = await openOrchestratorCluster(config, log);
   const source: DeclarativeSource =
     cluster?.source ??

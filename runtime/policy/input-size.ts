@@ -1,6 +1,6 @@
 /**
- * The size of a policy input's text: the query plus every string (keys included) in the user, context, mcp
- * and llm documents. Policies scan text, so text is what their cost grows with.
+ * The size of a policy input's text: the query and the request type plus every string (keys included) in the user,
+ * context, mcp and llm documents. Policies scan text, so text is what their cost grows with.
  */
 import type { PolicyInput } from './types.js';
 
@@ -30,7 +30,8 @@ type Length = (s: string) => number;
 const codeUnits: Length = (s) => s.length;
 
 function measureInput(input: PolicyInput, len: Length): number {
-  return len(input.query) + measure(input.user, len) + measure(input.context, len) + measure(input.mcp, len) + measure(input.llm, len);
+  // NB: request_type may come from a body (/api/request, a pre-check); client comes from the credential
+  return len(input.query) + len(input.request_type ?? '') + measure(input.user, len) + measure(input.context, len) + measure(input.mcp, len) + measure(input.llm, len);
 }
 
 /** The text (strings and keys) of a document; deeply nested ones by their JSON text (an over-estimate), not by recursion. */

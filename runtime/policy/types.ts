@@ -20,11 +20,24 @@ export interface NormalizedTexts {
   decoded: string[];
 }
 
-/** The input document every policy sees (DESIGN.md, Decision contract). */
+/** `input.client` (docs/adr/0012-axonflow-shaped-policies.md): the caller, from its verified credential only. */
+export interface PolicyClient {
+  /** The API client of an API-key credential; the organization id for a credential without one (license key, community). */
+  id: string;
+  organization_id: string;
+  /** The tenant the credential is bound or narrowed to; absent: organization-wide. */
+  tenant_id?: string;
+}
+
+/** The input document every policy sees (DESIGN.md, Decision contract; `client` and `request_type`: ADR 0012). */
 export interface PolicyInput {
   query: string;
   surface: PolicySurface;
   client_id?: string;
+  /** Every surface's input but `llm_output` (runtime/policy/caller.ts). */
+  client?: PolicyClient;
+  /** What the caller asked for: `/api/request`'s `request_type`, else its surface's (runtime/policy/caller.ts). */
+  request_type?: string;
   user?: Record<string, unknown>;
   context?: Record<string, unknown>;
   mcp?: Record<string, unknown>;

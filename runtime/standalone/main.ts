@@ -18,6 +18,7 @@ import { VERSION } from '../../platform/version.js';
 import { connectionSettings, listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
 import { listenFailure } from '../../platform/startup-error.js';
+import { checkPorts } from '../../platform/ports.js';
 import { installShutdown } from '../../platform/shutdown.js';
 
 export interface Standalone {
@@ -41,6 +42,12 @@ export async function startStandalone(
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<Standalone> {
   const started = performance.now();
+  // NB: before the store: a port in use is reported at once, not after the database started.
+  await checkPorts(config.STEWARD_HOST, [
+    { setting: 'STEWARD_GATEWAY_PORT', port: config.STEWARD_GATEWAY_PORT },
+    { setting: 'STEWARD_ORCHESTRATOR_PORT', port: config.STEWARD_ORCHESTRATOR_PORT },
+    { setting: 'STEWARD_METRICS_PORT', port: config.STEWARD_METRICS_PORT },
+  ]);
   const folders = await checkedManifestFolders(config);
   const source = new FolderSource({
     dirs: folders,

@@ -74,6 +74,28 @@ describe('steward standalone ends with exit 2 and one line naming the setting', 
     }
   });
 
+  it('when the orchestrator port is taken, before the store is opened', async () => {
+    // NB: a stand-in for PostgreSQL that counts connections: the store opening would connect to it.
+    let connections = 0;
+    const database: Server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const dbPort = (database.address() as { port: number }).port;
+      const port = (taken.address() as { port: number }).port;
+      const exit = await standalone({ STEWARD_HOST: '127.0.0.1', STEWARD_ORCHESTRATOR_PORT: String(port), DATABASE_URL: `postgresql://postgres@127.0.0.1:${dbPort}/test` });
+      expectOneLineNaming(exit, 'STEWARD_ORCHESTRATOR_PORT', /already in use/);
+      expect(connections).toBe(0);
+    } finally {
+      taken.close();
+      database.close();
+    }
+  });
+
   it('when the gateway and the orchestrator are given the same port', async () => {
     expectOneLineNaming(await standalone({ STEWARD_GATEWAY_PORT: '18999', STEWARD_ORCHESTRATOR_PORT: '18999' }), 'STEWARD_ORCHESTRATOR_PORT', /STEWARD_GATEWAY_PORT/);
   });

@@ -5,6 +5,7 @@ import type { PolicyEvaluation } from '../../policy/types.js';
 import type { GatewayDeps } from '../deps.js';
 import { openOutputScan } from '../../governed/index.js';
 import { evaluatePolicies } from '../../governed/policy-call.js';
+import { MCP_TOOL_REQUEST_TYPE, policyClient, requestTypeOf } from '../../policy/caller.js';
 import { servesOrganization } from './tenancy.js';
 
 /** One connector call as the REST routes and the MCP server receive it. */
@@ -68,6 +69,8 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
         query: prepared.mcp.statement ?? call.connector + '.' + prepared.operation,
         surface: 'mcp',
         client_id: call.clientId ?? identity.clientId,
+        client: policyClient(identity),
+        request_type: requestTypeOf('mcp', call.kind === 'tool' ? MCP_TOOL_REQUEST_TYPE : undefined),
         user: { id: call.userToken ?? '' },
         context: {},
         mcp: { ...prepared.mcp },

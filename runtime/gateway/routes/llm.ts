@@ -48,6 +48,7 @@ async function governedPrompt(
   body: LlmOptions,
   prompt: string,
   context?: Record<string, unknown>,
+  requestType?: string,
 ): Promise<GovernedAnswer> {
   const run = await openGoverned(
     deps,
@@ -57,6 +58,7 @@ async function governedPrompt(
       identity,
       ...callerOf(body, identity, via),
       prompt,
+      ...(requestType !== undefined ? { requestType } : {}),
       ...(context ? { context } : {}),
       llm: { provider: body.provider, model: body.model },
       maxTokens: body.max_tokens,
@@ -126,7 +128,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
     const metadata = () => ({ request_id: req.id, latency_ms: Math.round(performance.now() - started) });
     let a: GovernedAnswer;
     try {
-      a = await governedPrompt(deps, identity, reply, 'request', body, body.query, body.context);
+      a = await governedPrompt(deps, identity, reply, 'request', body, body.query, body.context, body.request_type);
     } catch (err) {
       if (!(err instanceof PolicyBlockedError)) throw err;
       deps.metrics?.outcome(req, 'blocked');

@@ -25,7 +25,19 @@ export interface PlanCall {
 const PLAN_FIELDS = ['plan_id', 'workflow_execution_id', 'result', 'steps', 'metadata'] as const;
 
 /** Orchestrator codes the gateway answers with the same status (api/errors.ts GATEWAY_ERRORS lists them). */
-const PASSED_THROUGH = new Set(['INVALID_REQUEST', 'NO_AGENTS_AVAILABLE', 'RATE_LIMITED', 'PLANNING_TIMEOUT', 'EXECUTION_ERROR', 'FORBIDDEN', 'FEATURE_NOT_AVAILABLE']);
+const PASSED_THROUGH = new Set([
+  'INVALID_REQUEST',
+  'NO_AGENTS_AVAILABLE',
+  'RATE_LIMITED',
+  'PLANNING_TIMEOUT',
+  'EXECUTION_ERROR',
+  'FORBIDDEN',
+  'FEATURE_NOT_AVAILABLE',
+  'PROVIDER_ERROR',
+  'PROVIDER_NOT_CONFIGURED',
+  'PROVIDER_TIMEOUT',
+  'AGENT_UNAVAILABLE',
+]);
 
 export async function multiAgentPlan(deps: GatewayDeps, req: FastifyRequest, reply: FastifyReply, identity: Identity, call: PlanCall, signal: AbortSignal) {
   const t0 = performance.now();

@@ -4,6 +4,7 @@ import { responseSchema } from '../../http/serializer.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GatewayDeps } from '../deps.js';
 import { checkInput, evaluatePolicies } from '../../governed/index.js';
+import { policyClient, requestTypeOf } from '../../policy/caller.js';
 import { parseBody } from '../validation.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 
@@ -26,6 +27,7 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
       clientId: identity.clientId ?? body.client_id,
       userToken: body.user_token,
       prompt: body.query,
+      ...(typeof body.request_type === 'string' ? { requestType: body.request_type } : {}),
       context: body.context ?? {},
       auditedHere: false,
     });
@@ -50,7 +52,7 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     const identity = identityOf(req);
     const result = await evaluatePolicies(
       deps.policies,
-      { query: body.query, surface: 'pre-check', context: body.context ?? {} },
+      { query: body.query, surface: 'pre-check', client: policyClient(identity), request_type: requestTypeOf('pre-check'), context: body.context ?? {} },
       { surface: 'pre-check', organizationId: identity.organizationId, tenantId: identity.tenantId },
     );
     return {

@@ -16,7 +16,7 @@ import type { WorkItem, WorkResult } from '../../agent/work.js';
 import type { Identity } from '../../auth/identity.js';
 import { collect, openGoverned, type GovernedDeps } from '../../governed/index.js';
 import { ApiError } from '../../http/errors.js';
-import { poolUpstream, WorkFailedError, workErrorOf } from '../governed-work.js';
+import { poolUpstream, routeView, WorkFailedError, workErrorOf } from '../governed-work.js';
 import type { AgentPool } from '../pool/index.js';
 import type { ParallelQuery, ParallelRequest } from './request.js';
 
@@ -33,6 +33,11 @@ export interface ParallelResult {
     agent_id: string;
     request_id: string;
     timestamp: string;
+    /** the provider the agent called; `fallback: true` when its AgentConfig's is not configured */
+    provider?: string;
+    model?: string;
+    fallback?: boolean;
+    requested_provider?: string;
   };
 }
 
@@ -196,6 +201,7 @@ function result(work: WorkItem, r: WorkResult, now: () => Date, agentLatencyMs =
       agent_id: r.agentId,
       request_id: work.requestId,
       timestamp: now().toISOString(),
+      ...routeView(r.llm),
     },
   };
 }

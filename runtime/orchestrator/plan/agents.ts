@@ -16,7 +16,7 @@ export function planAgent(config: AgentConfigResource): PlanAgent {
     type: spec.type,
     description: spec.description,
     capabilities: [...spec.capabilities],
-    ...(spec.llm ? { llm: { provider: spec.llm.provider, model: spec.llm.model } } : {}),
+    ...(spec.llm ? { llm: { provider: spec.llm.provider, model: spec.llm.model, ...(spec.llm.fallback !== undefined ? { fallback: spec.llm.fallback } : {}) } } : {}),
     timeoutMs: spec.timeout ? durationToMs(spec.timeout) : DEFAULT_STEP_TIMEOUT_MS,
   };
 }

@@ -3,6 +3,7 @@
  * execution_mode, execution_time_ms, tasks [{name, status, time_ms}]}`) plus `workflow_execution_id`,
  * `metadata.planner` and, per task, its id, agent and start/end offsets (ms from the plan's start).
  */
+import { routeView } from '../governed-work.js';
 import type { ExecutionMode, Plan, StepOutcome } from './types.js';
 
 export interface PlanAnswerInput {
@@ -45,6 +46,7 @@ export function planAnswer(input: PlanAnswerInput): Record<string, unknown> & { 
         started_ms: round1(o.startedMs),
         ended_ms: round1(o.endedMs),
         ...(o.agentId ? { agent_id: o.agentId } : {}),
+        ...routeView(o.llm),
         ...(o.error ? { error: o.error } : {}),
       })),
       planner: plan.planner,

@@ -36,8 +36,6 @@ export interface ExecuteOptions {
   steps: readonly PlanStep[];
   agents: ReadonlyMap<string, PlanAgent>;
   mode: ExecutionMode;
-  /** The provider and model a step's agent calls (the plan checked they exist). */
-  llmOf: (agent: PlanAgent) => NonNullable<WorkItem['llm']>;
   /** The plan's deadline and cancellation: running steps are aborted, waiting ones never start. */
   signal: AbortSignal;
   onStep?: (outcome: StepOutcome) => void;
@@ -86,7 +84,7 @@ export async function executePlan(options: ExecuteOptions): Promise<StepOutcome[
 async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions, t0: number): Promise<StepOutcome> {
   const startedMs = performance.now() - t0;
   const base = { id: step.id, name: step.name, agent: step.agent, startedMs };
-  const end = (rest: Pick<StepOutcome, 'status' | 'output' | 'error' | 'agentId'>): StepOutcome => ({ ...base, ...rest, endedMs: performance.now() - t0 });
+  const end = (rest: Pick<StepOutcome, 'status' | 'output' | 'error' | 'agentId' | 'llm'>): StepOutcome => ({ ...base, ...rest, endedMs: performance.now() - t0 });
   const failedDep = step.depends_on.map((d) => outcomes.get(d)!).find((d) => d.status !== 'completed');
   if (failedDep) {
     return end({ status: failedDep.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: 'DEPENDENCY_FAILED', message: `step ${failedDep.id} (${failedDep.name}) did not complete` } });
@@ -104,7 +102,7 @@ async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome
   }
 }
 
-async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions): Promise<StepResult & Pick<StepOutcome, 'agentId'>> {
+async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions): Promise<StepResult & Pick<StepOutcome, 'agentId' | 'llm'>> {
   const agent = o.agents.get(step.agent)!;
   const item: WorkItem = {
     requestId: o.planId,
@@ -113,11 +111,16 @@ async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutco
     policy: STEP_POLICY,
     timeoutMs: agent.timeoutMs,
     context: stepContext(step, o, outcomes),
-    llm: o.llmOf(agent),
+    // NB: no provider: the agent calls its AgentConfig's, or the default on a fallback (runtime/llm/agent-route.ts).
+    llm: {},
   };
   const upstream = poolUpstream(o.pool, item, { agentConfig: agent.ref, unavailableCode: 'AGENT_UNAVAILABLE', aborted: abortError });
   // NB: the member that answered; a pool failure names the one it tried.
   const agentId = (err?: unknown) => (err instanceof WorkFailedError && err.agentId ? err.agentId : upstream.dispatched?.result.agentId);
+  const llm = (err?: unknown) => {
+    const route = err instanceof WorkFailedError && err.llm ? err.llm : upstream.dispatched?.result.llm;
+    return route ? { llm: route } : {};
+  };
   try {
     const run = await openGoverned(
       o.governed,
@@ -129,17 +132,18 @@ async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutco
         userToken: o.userToken ?? '',
         prompt: item.query,
         context: item.context,
-        llm: { provider: upstream.provider, model: upstream.model },
+        // NB: what the AgentConfig asks; the audit row names the provider the agent called
+        llm: { provider: agent.llm?.provider ?? upstream.provider, model: agent.llm?.model ?? upstream.model },
         signal: o.signal,
         metadata: { plan_id: o.planId, step: step.id, agent: step.agent },
       },
       () => upstream,
     );
     const answer = await collect(run);
-    return { status: 'completed', output: answer.text, agentId: agentId() };
+    return { status: 'completed', output: answer.text, agentId: agentId(), ...llm() };
   } catch (err) {
-    if (o.signal.aborted) return { status: 'cancelled', error: abortError(o.signal), agentId: agentId(err) };
-    return { status: 'failed', error: workErrorOf(err, 'plan', o.governed.log), agentId: agentId(err) };
+    if (o.signal.aborted) return { status: 'cancelled', error: abortError(o.signal), agentId: agentId(err), ...llm(err) };
+    return { status: 'failed', error: workErrorOf(err, 'plan', o.governed.log), agentId: agentId(err), ...llm(err) };
   }
 }
 

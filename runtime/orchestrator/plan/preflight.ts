@@ -6,6 +6,7 @@
 import type { Identity } from '../../auth/identity.js';
 import { ApiError } from '../../http/errors.js';
 import { PolicyInputTooLargeError } from '../../policy/input-size.js';
+import { policyClient, requestTypeOf } from '../../policy/caller.js';
 import type { PolicyEvaluator } from '../../policy/types.js';
 import type { PlanAgent, PlanStep } from './types.js';
 
@@ -35,6 +36,8 @@ export async function preflight(policies: PolicyEvaluator, input: PreflightInput
           query: input.query,
           surface: 'plan',
           client_id: input.identity.clientId ?? input.identity.organizationId,
+          client: policyClient(input.identity),
+          request_type: requestTypeOf('plan'),
           user: input.user,
           context: { ...input.context, plan: { domain: input.domain, step: stepFacts(step) } },
           ...(step.type === 'llm-call' ? { llm: { provider: llm.provider ?? 'default', model: llm.model ?? 'default' } } : {}),

@@ -67,7 +67,7 @@ export interface PlanServiceOptions {
 /** A plan that ran (or began to) and did not succeed: the error, and the plan's answer to send with it. */
 export class PlanFailedError extends ApiError<'plan'> {
   constructor(
-    code: 'EXECUTION_ERROR' | 'PLANNING_TIMEOUT' | 'POLICY_VIOLATION',
+    code: 'EXECUTION_ERROR' | 'PLANNING_TIMEOUT' | 'POLICY_VIOLATION' | PassedStepCode,
     message: string,
     details: Record<string, unknown>,
     readonly answer: Record<string, unknown>,
@@ -76,6 +76,21 @@ export class PlanFailedError extends ApiError<'plan'> {
     this.name = 'PlanFailedError';
   }
 }
+
+/**
+ * A failed step's code, and the plan's code (and status, PLAN_ERRORS) for it: failures whose cause is a provider,
+ * the pool or a policy answer as such, so that a 500 (EXECUTION_ERROR) is left to Steward's own faults. A step
+ * whose agent did not answer within its timeout was waiting on its provider: PROVIDER_TIMEOUT.
+ */
+const PASSED_STEP_CODES: Record<string, PassedStepCode | undefined> = {
+  PROVIDER_NOT_CONFIGURED: 'PROVIDER_NOT_CONFIGURED',
+  PROVIDER_ERROR: 'PROVIDER_ERROR',
+  PROVIDER_TIMEOUT: 'PROVIDER_TIMEOUT',
+  QUERY_TIMEOUT: 'PROVIDER_TIMEOUT',
+  AGENT_UNAVAILABLE: 'AGENT_UNAVAILABLE',
+  POLICY_VIOLATION: 'POLICY_VIOLATION',
+};
+type PassedStepCode = 'PROVIDER_NOT_CONFIGURED' | 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'AGENT_UNAVAILABLE' | 'POLICY_VIOLATION';
 
 /** Why a plan's signal fired; `code` becomes the steps' error code. */
 class PlanStop extends Error {
@@ -116,7 +131,7 @@ export class PlanService {
       const stepLlm = (agent: PlanAgent): StepLlm => resolveStepLlm(agent, o.llm, o.checkProviders ?? true);
       const llmOf = (agent: PlanAgent) => {
         const r = stepLlm(agent);
-        return 'missing' in r ? {} : r;
+        return 'missing' in r ? {} : { provider: r.provider, model: r.model };
       };
       const mode: ExecutionMode = request.execution_mode ?? 'auto';
       const run = new PlanRun({ planId, workflowExecutionId: newId('wfx'), plan, mode, identity, started, store: o.store, events: o.events, log: o.log });
@@ -140,7 +155,7 @@ export class PlanService {
         const error = { code: 'PROVIDER_NOT_CONFIGURED', message: missing.message };
         const outcomes = plan.steps.map((s): StepOutcome => ({ id: s.id, name: s.name, agent: s.agent, status: 'failed', startedMs: 0, endedMs: 0, error }));
         const message = `the plan was generated but cannot run: step ${missing.step.id} (${missing.step.agent}) needs ${missing.message}`;
-        throw await fail(new PlanFailedError('EXECUTION_ERROR', message, { plan_id: planId, steps: stepErrors(outcomes) }, run.answer(outcomes, check.warnings)), outcomes);
+        throw await fail(new PlanFailedError('PROVIDER_NOT_CONFIGURED', message, { plan_id: planId, steps: stepErrors(outcomes) }, run.answer(outcomes, check.warnings)), outcomes);
       }
 
       const outcomes = await executePlan({
@@ -151,7 +166,6 @@ export class PlanService {
         steps: plan.steps,
         agents: registry,
         mode,
-        llmOf,
         signal: controller.signal,
         t0: started,
         identity,
@@ -170,9 +184,13 @@ export class PlanService {
       if (stop instanceof PlanStop && stop.code === 'PLANNING_TIMEOUT') {
         throw await fail(new PlanFailedError('PLANNING_TIMEOUT', stop.message, { plan_id: planId, timeout_ms: timeoutMs, steps: stepErrors(outcomes) }, answer), outcomes);
       }
-      const first = stepErrors(outcomes)[0]!;
+      const errors = stepErrors(outcomes);
+      // NB: the first step that failed of itself; the steps after it failed for it (DEPENDENCY_FAILED).
+      const first = errors.find((e) => e.code !== 'DEPENDENCY_FAILED') ?? errors[0]!;
       const message = stop instanceof PlanStop ? `the plan was stopped: ${stop.message}` : `step ${first.step} (${first.agent}) failed: ${first.code}: ${first.message}`;
-      throw await fail(new PlanFailedError('EXECUTION_ERROR', message, { plan_id: planId, steps: stepErrors(outcomes) }, answer), outcomes);
+      const code = stop instanceof PlanStop ? 'EXECUTION_ERROR' : (PASSED_STEP_CODES[first.code] ?? 'EXECUTION_ERROR');
+      const details = { plan_id: planId, steps: errors, ...(code === 'POLICY_VIOLATION' ? { step: first.step, agent: first.agent, block_reason: first.message } : {}) };
+      throw await fail(new PlanFailedError(code, message, details, answer), outcomes);
     } catch (err) {
       if (err instanceof NoAgentsError) throw new ApiError('plan', 'NO_AGENTS_AVAILABLE', err.message, { domain: err.domain }, { cause: err });
       const stop: unknown = controller.signal.reason;

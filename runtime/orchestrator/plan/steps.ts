@@ -5,6 +5,7 @@
  */
 import type { Identity } from '../../auth/identity.js';
 import { PolicyInputTooLargeError } from '../../policy/input-size.js';
+import { policyClient, requestTypeOf } from '../../policy/caller.js';
 import type { PolicyEvaluator } from '../../policy/types.js';
 import { GatewayUnreachableError, type ConnectorGateway } from './gateway-client.js';
 import type { ConnectorStep, PolicyStep, StepOutcome } from './types.js';
@@ -57,7 +58,7 @@ export async function runPolicyStep(step: PolicyStep, policies: PolicyEvaluator,
   let evaluation;
   try {
     evaluation = await policies.evaluate(
-      { query: step.input.query ?? c.query, user: step.input.user, context: step.input.context, mcp: step.input.mcp, llm: step.input.llm, surface: 'plan', client_id: identity.clientId ?? identity.organizationId },
+      { query: step.input.query ?? c.query, user: step.input.user, context: step.input.context, mcp: step.input.mcp, llm: step.input.llm, surface: 'plan', client_id: identity.clientId ?? identity.organizationId, client: policyClient(identity), request_type: requestTypeOf('plan') },
       { surface: 'plan', organizationId: identity.organizationId, tenantId: identity.tenantId },
     );
   } catch (err) {

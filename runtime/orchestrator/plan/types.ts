@@ -2,6 +2,7 @@
  * The plan surface's vocabulary: the agents a planner may use, a plan's steps, and what running a step produced.
  * Pure types and limits; no I/O.
  */
+import type { AgentLlmRoute } from '../../llm/index.js';
 
 export type ExecutionMode = 'sequential' | 'parallel' | 'auto';
 
@@ -80,7 +81,7 @@ export interface PlanAgent {
   type: 'specialist' | 'coordinator';
   description: string;
   capabilities: string[];
-  llm?: { provider: string; model: string };
+  llm?: { provider: string; model: string; fallback?: boolean };
   /** the AgentConfig's `spec.timeout`: each of its steps' budget */
   timeoutMs: number;
 }
@@ -99,6 +100,8 @@ export interface StepOutcome {
   error?: { code: string; message: string };
   /** the pool member's agent id */
   agentId?: string;
+  /** the provider an llm-call step called (a fallback says so) */
+  llm?: AgentLlmRoute;
 }
 
 /** Most steps a plan may have (the LLM planner is told so; a longer answer is refused). */

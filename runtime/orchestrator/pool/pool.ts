@@ -1,5 +1,6 @@
 import type { Logger } from '../../../platform/log.js';
 import { AgentBusyError, AgentClosedError, type Agent, type WorkItem, type WorkResult } from '../../agent/work.js';
+import type { AgentLlmRoute } from '../../llm/index.js';
 import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError } from './errors.js';
 import { isProbed, type MemberChange, type MemberInit, type MemberSource, type ProbedAgent } from './member-source.js';
 import type { MemberHealth, PoolMemberView, PoolStatus, PoolStatusReporter } from './status.js';
@@ -137,6 +138,20 @@ export class AgentPool {
     const out = new Map<string, number>();
     for (const m of this.order) {
       if (m.agentConfig !== undefined && m.health === 'healthy') out.set(m.agentConfig, (out.get(m.agentConfig) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  /**
+   * The provider each AgentConfig's agents report they call (their stats' `llm`), from its first healthy member
+   * that says; AgentConfigs whose members report none are absent.
+   */
+  llmByAgentConfig(): Map<string, AgentLlmRoute> {
+    const out = new Map<string, AgentLlmRoute>();
+    for (const m of this.order) {
+      if (m.agentConfig === undefined || m.health !== 'healthy' || out.has(m.agentConfig)) continue;
+      const llm = m.agent.stats().llm;
+      if (llm) out.set(m.agentConfig, llm);
     }
     return out;
   }

@@ -84,7 +84,8 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
   beforeAll(async () => {
     await client.create(Resources.Orchestrator, orchestrator('main', { pool: 'main' }));
     await client.create(Resources.AgentConfig, agentConfig('hotels', { labels: { pool: 'main' }, replicas: 2 }));
-    agent = await startAgent(agentEnv({ STEWARD_AGENT_NAME: 'hotels' }), log);
+    // NB: the echo stand-in is its only provider: the AgentConfig's openai falls back to it.
+    agent = await startAgent(agentEnv({ STEWARD_AGENT_NAME: 'hotels', STEWARD_LLM_ECHO: 'true' }), log);
     await client.create(Resources.EndpointSlice, agentSlice('hotels-agent-1', 'hotels', Number(new URL(agent.url).port), [{ ip: '127.0.0.1', pod: 'hotels-1' }]));
     const config = parseConfig(orchestratorConfigSchema, {
       ...clusterEnv(),
@@ -118,8 +119,10 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
     await eventually(async () => {
       const o = await client.get<KubeObject & { status?: { pool?: unknown } }>(Resources.Orchestrator, NS, 'main');
       expect(o.status?.pool).toEqual({ desired: 2, available: 1, healthy: 1, unhealthy: 0 });
-      const a = await client.get<KubeObject & { status?: { healthyAgents?: number } }>(Resources.AgentConfig, NS, 'hotels');
+      const a = await client.get<KubeObject & { status?: { healthyAgents?: number; llm?: unknown } }>(Resources.AgentConfig, NS, 'hotels');
       expect(a.status?.healthyAgents).toBe(1);
+      // The provider its agents report they call: a fallback shows in the AgentConfig's status.
+      expect(a.status?.llm).toEqual({ provider: 'echo', fallback: true, requestedProvider: 'openai' });
     });
   });
 

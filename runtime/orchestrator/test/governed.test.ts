@@ -143,7 +143,9 @@ describe('POST /api/v1/plan, governed', () => {
   it('fails a step whose answer an output policy blocks with POLICY_VIOLATION naming the policy', async () => {
     openai.enqueue({ kind: 'reply', text: JSON.stringify({ steps: [step('a')] }) }, { kind: 'reply', text: 'the FORBIDDEN-WORD is 0000' });
     const { status, body } = await postPlan(orch.app, { query: 'What are the codes?', domain: 'generic' }, acme());
-    expect(status).toBe(500);
+    expect(status).toBe(403);
+    expect(body.error?.code).toBe('POLICY_VIOLATION');
+    expect(body.error?.details).toMatchObject({ step: 'a', block_reason: expect.stringContaining('no-forbidden-word') });
     const failed = body.error?.details?.steps?.[0];
     expect(failed).toMatchObject({ step: 'a', code: 'POLICY_VIOLATION' });
     expect(failed?.message).toContain('no-forbidden-word');

@@ -25,6 +25,10 @@ export interface Task {
   started_ms: number;
   ended_ms: number;
   error?: { code: string; message: string };
+  provider?: string;
+  model?: string;
+  fallback?: boolean;
+  requested_provider?: string;
 }
 
 /** A plan answer or error, read loosely: the assertions check its shape. */

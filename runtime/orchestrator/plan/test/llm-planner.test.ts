@@ -80,7 +80,7 @@ describe('the LLM planner', () => {
 });
 
 describe('a killed LLM stand-in', () => {
-  it('fails the plan with EXECUTION_ERROR and the step errors, and records a plan.failed webhook delivery', async () => {
+  it('fails the plan with 502 PROVIDER_ERROR and the step errors, and records a plan.failed webhook delivery', async () => {
     const hook = await orch.app.inject({
       method: 'POST',
       url: '/api/v1/webhooks',
@@ -90,10 +90,10 @@ describe('a killed LLM stand-in', () => {
     expect(hook.statusCode).toBe(201);
     await openai.close();
     const { status, body } = await postPlan(orch.app, { query: QUERY, domain: 'generic' }, { 'x-license-key': gw.keys.acme });
-    expect(status).toBe(500);
+    expect(status).toBe(502);
     expect(body).toMatchObject({ success: false, metadata: { planner: 'deterministic' } });
-    expect(body.error?.code).toBe('EXECUTION_ERROR');
-    expect(body.error?.details?.steps?.[0]).toMatchObject({ code: 'LLM_ERROR' });
+    expect(body.error?.code).toBe('PROVIDER_ERROR');
+    expect(body.error?.details?.steps?.[0]).toMatchObject({ code: 'PROVIDER_ERROR' });
     expect(body.metadata.tasks.every((t) => t.status === 'failed')).toBe(true);
     const { rows } = await gw.store.db.query<{ event: string }>(
       "SELECT event FROM webhook_deliveries WHERE payload->'data'->>'planId' = $1 ORDER BY seq",
@@ -117,8 +117,8 @@ describe('without an LLM provider', () => {
 
   it('generates the plan and fails its execution, naming the missing provider', async () => {
     const { status, body } = await postPlan(bareOrch.app, { query: 'Find flights to Oslo' }, { 'x-license-key': bare.keys.acme });
-    expect(status).toBe(500);
-    expect(body.error?.code).toBe('EXECUTION_ERROR');
+    expect(status).toBe(503);
+    expect(body.error?.code).toBe('PROVIDER_NOT_CONFIGURED');
     expect(body.error?.message).toContain('OPENAI_API_KEY');
     expect(body.steps[0]).toMatchObject({ agent: 'flight-search' });
     expect(body.metadata.planner).toBe('deterministic');

@@ -13,6 +13,10 @@ import { lastUserText } from '../../../../testing/llm/server.js';
 import { deferred, getPlan, postPlan, SAMPLES, specialistYaml, type Task } from './fixtures.js';
 
 const DELAY_MS = 300;
+/** An agent on a provider this test does not configure, that must not fall back to the default one. */
+const STRICT_AGENT =
+  '\n---\napiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: strict-reviewer}\nspec:\n  type: specialist\n  domain: audit\n' +
+  '  description: strict-reviewer test agent\n  capabilities: [review]\n  llm: {provider: ollama, model: llama3.1, fallback: false}\n  replicas: 1\n';
 const TRAVEL = 'Plan a trip to Rome: find flights and a hotel near the Colosseum';
 
 let openai: FakeOpenAiServer;
@@ -33,7 +37,7 @@ beforeAll(async () => {
   anthropic = await startFakeAnthropic({ delayMs: DELAY_MS });
   gw = await startTestGateway({
     env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.baseURL },
-    manifests: SAMPLES + specialistYaml('slow-worker', 'ops', '1s') + specialistYaml('stuck-worker', 'stall', '60s'),
+    manifests: SAMPLES + specialistYaml('slow-worker', 'ops', '1s') + specialistYaml('stuck-worker', 'stall', '60s') + STRICT_AGENT,
   });
   orch = await startTestOrchestrator(gw, { planner: 'deterministic' });
 });
@@ -92,10 +96,10 @@ describe('POST /api/v1/plan, travel', () => {
 });
 
 describe('POST /api/v1/plan, failures', () => {
-  it("fails a hung step at its AgentConfig's timeout, and its dependants with it: 500 EXECUTION_ERROR", async () => {
+  it("fails a hung step at its AgentConfig's timeout, and its dependants with it: 504 PROVIDER_TIMEOUT", async () => {
     const { status, body } = await postPlan(orch.app, { query: 'HANG until the timeout', domain: 'ops' }, acme());
-    expect(status).toBe(500);
-    expect(body.error?.code).toBe('EXECUTION_ERROR');
+    expect(status).toBe(504);
+    expect(body.error?.code).toBe('PROVIDER_TIMEOUT');
     expect(body.error?.details?.steps?.[0]).toMatchObject({ step: 'step-1', code: 'QUERY_TIMEOUT' });
     expect(body.error?.details?.steps?.[0]?.message).toContain('1000 ms');
     expect(task(body.metadata.tasks, 'synthesis')).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
@@ -120,14 +124,29 @@ describe('POST /api/v1/plan, failures', () => {
     expect((await getPlan(orch.app, id, acme())).body.status).toBe('cancelled');
   });
 
-  it('generates a plan whose provider is missing and fails it before any step runs, naming the provider', async () => {
-    const before = openai.requests.length + anthropic.requests.length;
+  it("runs a step whose agent's provider is not configured on the default provider, and says so in the task and the audit row", async () => {
     const { status, body } = await postPlan(orch.app, { query: 'Review the suspicious transactions of my portfolio', domain: 'finance' }, acme());
-    expect(status).toBe(500);
-    expect(body.error?.code).toBe('EXECUTION_ERROR');
+    expect(status).toBe(200);
+    const reviewer = body.metadata.tasks.find((t) => t.agent === 'transaction-reviewer');
+    expect(reviewer).toMatchObject({ status: 'completed', provider: 'openai', fallback: true, requested_provider: 'ollama' });
+    const own = body.metadata.tasks.find((t) => t.agent !== 'transaction-reviewer' && t.provider !== undefined);
+    expect(own).toMatchObject({ fallback: false });
+    const { rows } = await gw.store.db.query<{ provider: string; metadata: Record<string, unknown> }>(
+      "SELECT provider, metadata FROM audit_entries WHERE metadata->>'plan_id' = $1 AND metadata->>'agent' = 'transaction-reviewer'",
+      [body.plan_id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ provider: 'openai', metadata: { via: 'plan_step', provider_fallback: true, requested_provider: 'ollama' } });
+  });
+
+  it('fails a plan whose agent must not fall back before any step runs: 503 PROVIDER_NOT_CONFIGURED naming the provider', async () => {
+    const before = openai.requests.length + anthropic.requests.length;
+    const { status, body } = await postPlan(orch.app, { query: 'Review this quarter', domain: 'audit' }, acme());
+    expect(status).toBe(503);
+    expect(body.error?.code).toBe('PROVIDER_NOT_CONFIGURED');
     expect(body.error?.message).toContain('ollama');
     expect(body.error?.message).toContain('OLLAMA_HOST');
-    expect(body.steps.length).toBeGreaterThan(1);
+    expect(body.error?.details?.steps?.[0]).toMatchObject({ code: 'PROVIDER_NOT_CONFIGURED' });
     expect(openai.requests.length + anthropic.requests.length).toBe(before);
   });
 
