@@ -30,7 +30,9 @@ export const agentConfigSpec = z
       .array(z.string().min(1).max(128))
       .max(64)
       .default([])
-      .describe('what the agent can do, e.g. flight-search or currency-conversion; the planner matches steps against these'),
+      .describe(
+        'what the agent can do, e.g. flight-search or currency-conversion; the planner matches steps against these',
+      ),
     llm: z
       .object({
         provider: llmProviderType,
@@ -38,7 +40,9 @@ export const agentConfigSpec = z
         fallback: z
           .boolean()
           .optional()
-          .describe('when the provider is not configured, run on the default provider (true, the default) or fail with PROVIDER_NOT_CONFIGURED (false)'),
+          .describe(
+            'when the provider is not configured, run on the default provider (true, the default) or fail with PROVIDER_NOT_CONFIGURED (false)',
+          ),
       })
       .strict()
       .optional()
@@ -65,7 +69,9 @@ export const agentConfigStatus = z
       .object({
         provider: z.string().describe('the configured provider the agent calls'),
         model: z.string().optional().describe("the model it calls; absent: the provider's default model"),
-        fallback: z.boolean().describe('true when spec.llm.provider is not configured and the default provider answers instead'),
+        fallback: z
+          .boolean()
+          .describe('true when spec.llm.provider is not configured and the default provider answers instead'),
         requestedProvider: z.string().optional().describe('spec.llm.provider, on a fallback'),
       })
       .strict()

@@ -42,7 +42,11 @@ function mapLlm(llm: unknown, at: string, warnings: FieldIssue[]): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(llm)) {
     if (LLM_FIELDS.has(k)) out[k] = v;
-    else warnings.push({ field: `${at}.${k}`, message: `ignored: Steward sets ${k} per request (the parallel query's llm, the plan step), not per agent` });
+    else
+      warnings.push({
+        field: `${at}.${k}`,
+        message: `ignored: Steward sets ${k} per request (the parallel query's llm, the plan step), not per agent`,
+      });
   }
   return out;
 }
@@ -57,7 +61,8 @@ function singleAgent(input: Record<string, unknown>): AxonflowMapping {
   const spec: Record<string, unknown> = {};
   if (isRecord(input.spec)) {
     for (const [k, v] of Object.entries(input.spec)) {
-      if (!SPEC_FIELDS.has(k)) warnings.push({ field: `spec.${k}`, message: 'ignored: Steward\'s AgentConfig has no such field' });
+      if (!SPEC_FIELDS.has(k))
+        warnings.push({ field: `spec.${k}`, message: "ignored: Steward's AgentConfig has no such field" });
       else spec[k] = k === 'llm' ? mapLlm(v, 'spec.llm', warnings) : k === 'timeout' ? mapTimeout(v) : v;
     }
   }
@@ -71,7 +76,11 @@ function domainFile(input: Record<string, unknown>): AxonflowMapping {
   const spec = input.spec as Record<string, unknown>;
   const metadata = isRecord(input.metadata) ? input.metadata : {};
   const domain = metadata.domain ?? spec.domain;
-  if (domain === undefined) errors.push({ field: 'metadata.domain', message: 'a domain file needs metadata.domain (the domain of its agents)' });
+  if (domain === undefined)
+    errors.push({
+      field: 'metadata.domain',
+      message: 'a domain file needs metadata.domain (the domain of its agents)',
+    });
   for (const k of Object.keys(spec)) {
     if (!DOMAIN_SPEC_FIELDS.has(k)) warnings.push({ field: `spec.${k}`, message: 'ignored: no Steward equivalent' });
   }
@@ -79,12 +88,29 @@ function domainFile(input: Record<string, unknown>): AxonflowMapping {
   let timeout: unknown;
   for (const [k, v] of Object.entries(execution)) {
     if (k === 'timeout_seconds') timeout = mapTimeout(v);
-    else if (k === 'default_mode') warnings.push({ field: 'spec.execution.default_mode', message: 'ignored: Steward takes execution_mode (sequential, parallel, auto) per plan request; the default is auto' });
-    else if (k === 'max_parallel_tasks') warnings.push({ field: 'spec.execution.max_parallel_tasks', message: "ignored: Steward bounds parallel steps by the agent pool (each AgentConfig's spec.replicas)" });
+    else if (k === 'default_mode')
+      warnings.push({
+        field: 'spec.execution.default_mode',
+        message:
+          'ignored: Steward takes execution_mode (sequential, parallel, auto) per plan request; the default is auto',
+      });
+    else if (k === 'max_parallel_tasks')
+      warnings.push({
+        field: 'spec.execution.max_parallel_tasks',
+        message: "ignored: Steward bounds parallel steps by the agent pool (each AgentConfig's spec.replicas)",
+      });
     else warnings.push({ field: `spec.execution.${k}`, message: 'ignored: no Steward equivalent' });
   }
-  if (spec.routing !== undefined) warnings.push({ field: 'spec.routing', message: "ignored: Steward's planner selects agents by domain and capabilities" });
-  if (spec.synthesis !== undefined) warnings.push({ field: 'spec.synthesis', message: 'ignored: every Steward plan ends with a synthesis step that depends on the others' });
+  if (spec.routing !== undefined)
+    warnings.push({
+      field: 'spec.routing',
+      message: "ignored: Steward's planner selects agents by domain and capabilities",
+    });
+  if (spec.synthesis !== undefined)
+    warnings.push({
+      field: 'spec.synthesis',
+      message: 'ignored: every Steward plan ends with a synthesis step that depends on the others',
+    });
   if (!Array.isArray(spec.agents) || spec.agents.length === 0) {
     errors.push({ field: 'spec.agents', message: 'a domain file needs a non-empty list of agents' });
     return { documents: [], errors, warnings };
@@ -97,7 +123,11 @@ function domainFile(input: Record<string, unknown>): AxonflowMapping {
       return;
     }
     if (agent.type === 'connector-call') {
-      warnings.push({ field: `${at}.type`, message: 'skipped: connector-call agents have no AgentConfig in Steward; declare a Connector resource, which plan steps and /mcp use' });
+      warnings.push({
+        field: `${at}.type`,
+        message:
+          'skipped: connector-call agents have no AgentConfig in Steward; declare a Connector resource, which plan steps and /mcp use',
+      });
       return;
     }
     if (agent.type !== 'llm-call' && agent.type !== 'specialist') {
@@ -106,23 +136,40 @@ function domainFile(input: Record<string, unknown>): AxonflowMapping {
     }
     const rawName = typeof agent.name === 'string' ? agent.name : '';
     const name = rawName.toLowerCase().replace(/[_\s]+/g, '-');
-    if (name !== rawName) warnings.push({ field: `${at}.name`, message: `read as ${JSON.stringify(name)}: Kubernetes names are lowercase with "-"` });
-    const agentSpec: Record<string, unknown> = { type: 'specialist', domain, description: agent.description ?? '', capabilities: agent.capabilities ?? [] };
+    if (name !== rawName)
+      warnings.push({
+        field: `${at}.name`,
+        message: `read as ${JSON.stringify(name)}: Kubernetes names are lowercase with "-"`,
+      });
+    const agentSpec: Record<string, unknown> = {
+      type: 'specialist',
+      domain,
+      description: agent.description ?? '',
+      capabilities: agent.capabilities ?? [],
+    };
     if (agent.llm !== undefined) agentSpec.llm = mapLlm(agent.llm, `${at}.llm`, warnings);
     const agentTimeout = agent.timeout !== undefined ? mapTimeout(agent.timeout) : timeout;
     if (agentTimeout !== undefined) agentSpec.timeout = agentTimeout;
-    for (const k of Object.keys(agent)) if (!AGENT_FIELDS.has(k)) warnings.push({ field: `${at}.${k}`, message: 'ignored: Steward\'s AgentConfig has no such field' });
+    for (const k of Object.keys(agent))
+      if (!AGENT_FIELDS.has(k))
+        warnings.push({ field: `${at}.${k}`, message: "ignored: Steward's AgentConfig has no such field" });
     const doc = {
       apiVersion: API_VERSION,
       kind: 'AgentConfig',
       metadata: { name, ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}) },
       spec: agentSpec,
     };
-    documents.push({ doc, field: (p) => (p === 'metadata.name' ? `${at}.name` : p.startsWith('spec.') ? `${at}.${p.slice(5)}` : p) });
+    documents.push({
+      doc,
+      field: (p) => (p === 'metadata.name' ? `${at}.name` : p.startsWith('spec.') ? `${at}.${p.slice(5)}` : p),
+    });
   });
   if (documents.length) {
     const names = documents.map((d) => (d.doc.metadata as { name: string }).name).join(', ');
-    warnings.push({ field: 'spec.agents', message: `this domain file is read as ${documents.length} Steward AgentConfig(s) (${names}), each with apiVersion ${API_VERSION}` });
+    warnings.push({
+      field: 'spec.agents',
+      message: `this domain file is read as ${documents.length} Steward AgentConfig(s) (${names}), each with apiVersion ${API_VERSION}`,
+    });
   }
   return { documents, errors, warnings };
 }

@@ -17,9 +17,7 @@ export const secretKeyRef = z
 export type SecretKeyRef = z.infer<typeof secretKeyRef>;
 
 /** Go-style duration as Kubernetes writes them: 500ms, 30s, 5m, 1h. */
-export const duration = z
-  .string()
-  .regex(/^([0-9]+(ms|s|m|h))+$/, 'must be a duration such as 500ms, 30s, 5m or 1h');
+export const duration = z.string().regex(/^([0-9]+(ms|s|m|h))+$/, 'must be a duration such as 500ms, 30s, 5m or 1h');
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -7,7 +7,16 @@ const t1 = new Date('2026-01-01T00:05:00Z');
 describe('setCondition', () => {
   it('adds a condition with the observed generation and the time of the transition', () => {
     const list = setCondition(undefined, { type: 'Ready', status: 'True', reason: 'Reconciled' }, 3, t0);
-    expect(list).toEqual([{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '', lastTransitionTime: t0.toISOString(), observedGeneration: 3 }]);
+    expect(list).toEqual([
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Reconciled',
+        message: '',
+        lastTransitionTime: t0.toISOString(),
+        observedGeneration: 3,
+      },
+    ]);
   });
 
   it('keeps lastTransitionTime when the status does not change', () => {
@@ -30,8 +39,15 @@ describe('setCondition', () => {
   });
 
   it('reports lists equal regardless of order, and unequal when a field differs', () => {
-    const a = setCondition(setCondition(undefined, { type: 'A', status: 'True', reason: 'R' }, 1, t0), { type: 'B', status: 'True', reason: 'R' }, 1, t0);
+    const a = setCondition(
+      setCondition(undefined, { type: 'A', status: 'True', reason: 'R' }, 1, t0),
+      { type: 'B', status: 'True', reason: 'R' },
+      1,
+      t0,
+    );
     expect(conditionsEqual(a, [...a].reverse())).toBe(true);
-    expect(conditionsEqual(a, setCondition(a, { type: 'B', status: 'True', reason: 'R', message: 'x' }, 1, t0))).toBe(false);
+    expect(conditionsEqual(a, setCondition(a, { type: 'B', status: 'True', reason: 'R', message: 'x' }, 1, t0))).toBe(
+      false,
+    );
   });
 });

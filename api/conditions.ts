@@ -9,7 +9,11 @@ export const conditionSchema = z
       .min(1)
       .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
       .describe('machine-readable CamelCase reason for the status, e.g. CompileFailed or LicenseInvalid'),
-    message: z.string().max(32768).default('').describe('human-readable details, e.g. a Rego compile error with file:line:column'),
+    message: z
+      .string()
+      .max(32768)
+      .default('')
+      .describe('human-readable details, e.g. a Rego compile error with file:line:column'),
     lastTransitionTime: z.string().describe('when status last changed (RFC 3339)'),
     observedGeneration: z
       .number()
@@ -19,7 +23,7 @@ export const conditionSchema = z
       .describe('metadata.generation the condition was computed from'),
   })
   .strict()
-  .describe('one observation of the resource\'s state');
+  .describe("one observation of the resource's state");
 export type Condition = z.infer<typeof conditionSchema>;
 
 /** Condition types used across kinds. */
@@ -99,8 +103,7 @@ export function setCondition(
     status: input.status,
     reason: input.reason,
     message: input.message ?? '',
-    lastTransitionTime:
-      previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString(),
+    lastTransitionTime: previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString(),
     ...(observedGeneration === undefined ? {} : { observedGeneration }),
   };
   if (index >= 0) list[index] = next;
@@ -134,11 +137,13 @@ export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly
 export const conditionsField = z
   .array(conditionSchema)
   .optional()
-  .describe('latest observations of the resource\'s state; Ready summarizes them');
+  .describe("latest observations of the resource's state; Ready summarizes them");
 
 /** `status.observedGeneration` of every kind. */
 export const observedGenerationField = z
   .number()
   .int()
   .optional()
-  .describe('metadata.generation the status was computed from; older than metadata.generation while a change is being reconciled');
+  .describe(
+    'metadata.generation the status was computed from; older than metadata.generation while a change is being reconciled',
+  );

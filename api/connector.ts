@@ -26,7 +26,9 @@ export const connectorSpec = z
       .strict()
       // NB: a default, not optional: the runtimes and the operator read `spec.connection.secretRef` on every kind.
       .default({})
-      .describe('where the connection URL comes from; never inline credentials. Required except for pglite, which has none'),
+      .describe(
+        'where the connection URL comes from; never inline credentials. Required except for pglite, which has none',
+      ),
     seed: z
       .string()
       .min(1)
@@ -44,7 +46,9 @@ export const connectorSpec = z
       .array(z.string().min(1).max(253))
       .max(1000)
       .optional()
-      .describe('organizations this connector serves; absent: the organizations of the Licenses in its namespace (any caller in community mode)'),
+      .describe(
+        'organizations this connector serves; absent: the organizations of the Licenses in its namespace (any caller in community mode)',
+      ),
     healthCheck: z
       .object({
         intervalSeconds: z.number().int().min(5).max(3600).default(30).describe('seconds between health checks'),
@@ -60,10 +64,7 @@ export type ConnectorSpec = z.infer<typeof connectorSpec>;
 
 export const connectorStatus = z
   .object({
-    status: z
-      .enum(['healthy', 'unhealthy', 'unknown'])
-      .optional()
-      .describe('result of the last health check'),
+    status: z.enum(['healthy', 'unhealthy', 'unknown']).optional().describe('result of the last health check'),
     lastHealthCheck: z.string().optional().describe('when the last health check ran (RFC 3339)'),
     latencyMs: z.number().min(0).optional().describe('round-trip time of the last health check, in milliseconds'),
     message: z.string().optional().describe('error of the last failed health check'),

@@ -28,11 +28,10 @@ describe('error catalogues', () => {
     expect(Object.keys(docs).sort()).toEqual(Object.keys(ERROR_CATALOGUES).sort());
   });
 
-  it.each(Object.entries(ERROR_CATALOGUES).flatMap(([s, c]) => Object.entries(c).map(([code, spec]) => ({ s, code, spec }))))(
-    '$s $code has a 4xx or 5xx status',
-    ({ spec }) => {
-      expect(spec.status).toBeGreaterThanOrEqual(400);
-      expect(spec.status).toBeLessThan(600);
-    },
-  );
+  it.each(
+    Object.entries(ERROR_CATALOGUES).flatMap(([s, c]) => Object.entries(c).map(([code, spec]) => ({ s, code, spec }))),
+  )('$s $code has a 4xx or 5xx status', ({ spec }) => {
+    expect(spec.status).toBeGreaterThanOrEqual(400);
+    expect(spec.status).toBeLessThan(600);
+  });
 });

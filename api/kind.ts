@@ -53,7 +53,12 @@ const READY = '.status.conditions[?(@.type=="Ready")]';
 /** Columns every kind shows: the Ready condition's status and reason, Age, and (with -o wide) its message. */
 export const commonColumns = {
   ready: { name: 'Ready', type: 'string', jsonPath: `${READY}.status`, description: 'status of the Ready condition' },
-  reason: { name: 'Reason', type: 'string', jsonPath: `${READY}.reason`, description: 'why the resource is (not) Ready' },
+  reason: {
+    name: 'Reason',
+    type: 'string',
+    jsonPath: `${READY}.reason`,
+    description: 'why the resource is (not) Ready',
+  },
   message: {
     name: 'Message',
     type: 'string',

@@ -22,7 +22,9 @@ export const licenseSpec = z
       .describe('environment variable holding the license key (standalone)'),
   })
   .strict()
-  .describe('desired state: whose license it is and where its key is kept (set exactly one of keySecretRef and keyFromEnv)');
+  .describe(
+    'desired state: whose license it is and where its key is kept (set exactly one of keySecretRef and keyFromEnv)',
+  );
 export type LicenseSpec = z.infer<typeof licenseSpec>;
 
 export const licenseStatus = z

@@ -22,12 +22,37 @@ describe('license keys', () => {
 
   it.each([
     { name: 'a malformed key', k: 'not-a-key', code: 'INVALID_LICENSE_KEY', message: 'Invalid license key' },
-    { name: 'an unknown tier', k: key.replace('-ENT-', '-GOLD-'), code: 'INVALID_LICENSE_KEY', message: 'Invalid license key' },
-    { name: 'a trailing newline', k: `${key}\n`, code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed' },
+    {
+      name: 'an unknown tier',
+      k: key.replace('-ENT-', '-GOLD-'),
+      code: 'INVALID_LICENSE_KEY',
+      message: 'Invalid license key',
+    },
+    {
+      name: 'a trailing newline',
+      k: `${key}\n`,
+      code: 'LICENSE_VALIDATION_FAILED',
+      message: 'License validation failed',
+    },
     { name: 'a trailing space', k: `${key} `, code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed' },
-    { name: 'a changed tier', k: key.replace('-ENT-', '-PLUS-'), code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed' },
-    { name: 'a changed expiry', k: key.replace(/-([0-9a-z]+)-([0-9A-Z]{5})$/, (_m, _t, s) => `-${(9_999_999_999).toString(36)}-${s}`), code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed' },
-    { name: 'another secret', k: issueLicenseKey({ tier: 'ENT', expiresAt, secret: 'other', random: '04217' }), code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed' },
+    {
+      name: 'a changed tier',
+      k: key.replace('-ENT-', '-PLUS-'),
+      code: 'LICENSE_VALIDATION_FAILED',
+      message: 'License validation failed',
+    },
+    {
+      name: 'a changed expiry',
+      k: key.replace(/-([0-9a-z]+)-([0-9A-Z]{5})$/, (_m, _t, s) => `-${(9_999_999_999).toString(36)}-${s}`),
+      code: 'LICENSE_VALIDATION_FAILED',
+      message: 'License validation failed',
+    },
+    {
+      name: 'another secret',
+      k: issueLicenseKey({ tier: 'ENT', expiresAt, secret: 'other', random: '04217' }),
+      code: 'LICENSE_VALIDATION_FAILED',
+      message: 'License validation failed',
+    },
   ])('reject $name', ({ k, code, message }) => {
     expect(verifyLicenseKey(k, secret, now)).toMatchObject({ ok: false, code, message });
   });

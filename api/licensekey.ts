@@ -34,7 +34,13 @@ export interface LicenseInfo {
 
 export type LicenseCheck =
   | ({ ok: true } & LicenseInfo)
-  | { ok: false; code: 'INVALID_LICENSE_KEY' | 'LICENSE_VALIDATION_FAILED'; message: string; reason: string; info?: LicenseInfo };
+  | {
+      ok: false;
+      code: 'INVALID_LICENSE_KEY' | 'LICENSE_VALIDATION_FAILED';
+      message: string;
+      reason: string;
+      info?: LicenseInfo;
+    };
 
 function signature(body: string, secret: string): string {
   const mac = createHmac('sha256', secret).update(body, 'utf8').digest();
@@ -42,7 +48,12 @@ function signature(body: string, secret: string): string {
 }
 
 /** Mints a key. `random` is injectable for reproducible tests; it must be five digits. */
-export function issueLicenseKey(input: { tier: LicenseTier; expiresAt: Date; secret: string; random?: string }): string {
+export function issueLicenseKey(input: {
+  tier: LicenseTier;
+  expiresAt: Date;
+  secret: string;
+  random?: string;
+}): string {
   if (!input.secret) throw new Error('a signing secret is required');
   const random = input.random ?? String(Math.floor(Math.random() * 100_000)).padStart(5, '0');
   if (!/^\d{5}$/.test(random)) throw new Error('random must be five digits');
@@ -58,7 +69,13 @@ export function decodeLicenseKey(key: string): LicenseInfo | undefined {
   if (!m) return undefined;
   const tier = m[2] as LicenseTier;
   const seconds = parseInt(m[4]!, 36);
-  return { tier, tierName: TIER_NAMES[tier], maxNodes: TIER_MAX_NODES[tier], expiresAt: new Date(seconds * 1000), random: m[3]! };
+  return {
+    tier,
+    tierName: TIER_NAMES[tier],
+    maxNodes: TIER_MAX_NODES[tier],
+    expiresAt: new Date(seconds * 1000),
+    random: m[3]!,
+  };
 }
 
 /**
@@ -69,17 +86,41 @@ export function verifyLicenseKey(key: string, secret: string, now: Date): Licens
   const m = KEY_PATTERN.exec(key);
   if (!m) {
     const info = decodeLicenseKey(key);
-    if (info) return { ok: false, code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed', reason: 'signature check failed (the key has surrounding whitespace)', info };
-    return { ok: false, code: 'INVALID_LICENSE_KEY', message: 'Invalid license key', reason: 'the key does not have the form PREFIX-TIER-RANDOM-TIMESTAMP-HMAC' };
+    if (info)
+      return {
+        ok: false,
+        code: 'LICENSE_VALIDATION_FAILED',
+        message: 'License validation failed',
+        reason: 'signature check failed (the key has surrounding whitespace)',
+        info,
+      };
+    return {
+      ok: false,
+      code: 'INVALID_LICENSE_KEY',
+      message: 'Invalid license key',
+      reason: 'the key does not have the form PREFIX-TIER-RANDOM-TIMESTAMP-HMAC',
+    };
   }
   const info = decodeLicenseKey(key)!;
   const expected = Buffer.from(signature(key.slice(0, key.length - 6), secret));
   const given = Buffer.from(m[5]!);
   if (!secret || !timingSafeEqual(expected, given)) {
-    return { ok: false, code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed', reason: 'signature check failed', info };
+    return {
+      ok: false,
+      code: 'LICENSE_VALIDATION_FAILED',
+      message: 'License validation failed',
+      reason: 'signature check failed',
+      info,
+    };
   }
   if (info.expiresAt.getTime() <= now.getTime()) {
-    return { ok: false, code: 'LICENSE_VALIDATION_FAILED', message: 'License validation failed', reason: `the license expired at ${info.expiresAt.toISOString()}`, info };
+    return {
+      ok: false,
+      code: 'LICENSE_VALIDATION_FAILED',
+      message: 'License validation failed',
+      reason: `the license expired at ${info.expiresAt.toISOString()}`,
+      info,
+    };
   }
   return { ok: true, ...info };
 }

@@ -38,14 +38,18 @@ export const orchestratorSpec = z
       .strict()
       .default({ repository: 'ghcr.io/steward-dev/steward', tag: 'latest', pullPolicy: 'IfNotPresent' })
       .describe('the Steward image every component runs'),
-    gateway: component.default({ replicas: 2 }).describe('the agent gateway (policy pre-check, audit, governed LLM calls)'),
+    gateway: component
+      .default({ replicas: 2 })
+      .describe('the agent gateway (policy pre-check, audit, governed LLM calls)'),
     orchestrator: component
       .default({ replicas: 2 })
       .describe('the orchestrator (multi-agent plans, agent registry, webhooks)'),
     communityMode: z
       .boolean()
       .default(false)
-      .describe('serve without credentials (development only); a cluster install is never in community mode unless this says so'),
+      .describe(
+        'serve without credentials (development only); a cluster install is never in community mode unless this says so',
+      ),
     licenseRef: z
       .object({ name: z.string().min(1).describe('License name, same namespace') })
       .strict()

@@ -6,7 +6,7 @@ import { commonColumns, defineKind } from './kind.js';
 export const policySurface = z
   .enum(['pre-check', 'llm', 'mcp', 'plan', 'parallel', 'llm_output'])
   .describe(
-    'a surface policies apply to: pre-check, llm, mcp, plan, parallel, or llm_output (the provider\'s answer text and tool-call arguments; opt-in: only policies that name it)',
+    "a surface policies apply to: pre-check, llm, mcp, plan, parallel, or llm_output (the provider's answer text and tool-call arguments; opt-in: only policies that name it)",
   );
 export type PolicySurface = z.infer<typeof policySurface>;
 
@@ -18,19 +18,50 @@ export const LLM_OUTPUT_SURFACE = 'llm_output' satisfies PolicySurface;
 
 /** PII detector kinds of runtime/redact/pii.ts (a test keeps the two lists equal). */
 export const PII_REDACTION_KINDS = [
-  'us_ssn', 'payment_card', 'iban', 'passport', 'aadhaar', 'india_pan', 'uk_nino', 'canada_sin', 'spain_dni', 'email', 'phone',
+  'us_ssn',
+  'payment_card',
+  'iban',
+  'passport',
+  'aadhaar',
+  'india_pan',
+  'uk_nino',
+  'canada_sin',
+  'spain_dni',
+  'email',
+  'phone',
 ] as const;
 /** Secret detector kinds of runtime/redact/secrets.ts (a test keeps the two lists equal). */
 export const SECRET_REDACTION_KINDS = [
-  'private_key', 'url_credentials', 'slack_webhook', 'aws_secret_key', 'aws_access_key', 'google_api_key', 'google_oauth_token',
-  'github_token', 'gitlab_token', 'slack_token', 'stripe_key', 'npm_token', 'sendgrid_key', 'anthropic_api_key', 'openai_api_key',
-  'azure_client_secret', 'azure_storage_key', 'azure_sas_token', 'azure_api_key', 'jwt', 'bearer_token', 'password',
+  'private_key',
+  'url_credentials',
+  'slack_webhook',
+  'aws_secret_key',
+  'aws_access_key',
+  'google_api_key',
+  'google_oauth_token',
+  'github_token',
+  'gitlab_token',
+  'slack_token',
+  'stripe_key',
+  'npm_token',
+  'sendgrid_key',
+  'anthropic_api_key',
+  'openai_api_key',
+  'azure_client_secret',
+  'azure_storage_key',
+  'azure_sas_token',
+  'azure_api_key',
+  'jwt',
+  'bearer_token',
+  'password',
 ] as const;
 
 /** A detector kind, or `pii` / `secrets`: every PII / secret kind. */
 export const redactionKind = z
   .enum(['pii', 'secrets', ...PII_REDACTION_KINDS, ...SECRET_REDACTION_KINDS])
-  .describe('a detector kind (us_ssn, payment_card, email, github_token, ...), or pii / secrets for every PII / secret kind');
+  .describe(
+    'a detector kind (us_ssn, payment_card, email, github_token, ...), or pii / secrets for every PII / secret kind',
+  );
 export type RedactionKind = z.infer<typeof redactionKind>;
 
 /** The detector kinds a `spec.redact.kinds` list stands for, shorthands expanded, in list order without repeats. */
@@ -63,11 +94,15 @@ export const policySpec = z
       ),
     redact: z
       .object({
-        kinds: z.array(redactionKind).min(1).max(64).describe('detector kinds to mask as [REDACTED:<kind>]; pii and secrets stand for every kind of the family'),
+        kinds: z
+          .array(redactionKind)
+          .min(1)
+          .max(64)
+          .describe('detector kinds to mask as [REDACTED:<kind>]; pii and secrets stand for every kind of the family'),
       })
       .strict()
       .optional()
-      .describe('with action redact (and only then): what to mask in the provider\'s answer and tool-call arguments'),
+      .describe("with action redact (and only then): what to mask in the provider's answer and tool-call arguments"),
     rego: z
       .string()
       .max(1_048_576)
@@ -104,12 +139,19 @@ export const policySpec = z
         surfaces: z
           .array(policySurface)
           .optional()
-          .describe('surfaces the policy applies to; empty or absent: every surface but llm_output (redact policies: llm_output only)'),
-        tenants: z.array(z.string().min(1)).optional().describe('tenants (client organizations) the policy applies to; empty or absent: every tenant'),
+          .describe(
+            'surfaces the policy applies to; empty or absent: every surface but llm_output (redact policies: llm_output only)',
+          ),
+        tenants: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('tenants (client organizations) the policy applies to; empty or absent: every tenant'),
         organizations: z
           .array(z.string().min(1))
           .optional()
-          .describe("organizations (License organizationId) the policy applies to; empty or absent: every organization. The orchestrator's dynamic-policy API sets it to the creator's organization"),
+          .describe(
+            "organizations (License organizationId) the policy applies to; empty or absent: every organization. The orchestrator's dynamic-policy API sets it to the creator's organization",
+          ),
       })
       .strict()
       .optional()
@@ -138,7 +180,9 @@ export const policyStatus = z
       .array(policyPodStatus)
       .max(1000)
       .optional()
-      .describe('per gateway pod: the generation it has loaded; Ready holds when every gateway pod has the current one'),
+      .describe(
+        'per gateway pod: the generation it has loaded; Ready holds when every gateway pod has the current one',
+      ),
   })
   .strict()
   .describe('observed state: whether the source compiled (Compiled condition, with the error and its position)');

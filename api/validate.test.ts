@@ -57,7 +57,11 @@ describe('validateManifest', () => {
     { name: 'a bad timeout', doc: agent({ timeout: 'forever' }), field: 'spec.timeout' },
     { name: 'an upper-case name', doc: agent({}, { metadata: { name: 'Flight' } }), field: 'metadata.name' },
     { name: 'a negative replica count', doc: agent({ replicas: -1 }), field: 'spec.replicas' },
-    { name: 'an unknown llm provider', doc: agent({ llm: { provider: 'acme', model: 'm' } }), field: 'spec.llm.provider' },
+    {
+      name: 'an unknown llm provider',
+      doc: agent({ llm: { provider: 'acme', model: 'm' } }),
+      field: 'spec.llm.provider',
+    },
   ])('rejects $name at $field', ({ doc, field }) => {
     const r = validateManifest(doc);
     expect(r.valid).toBe(false);
@@ -65,14 +69,39 @@ describe('validateManifest', () => {
   });
 
   it.each([
-    { name: 'Policy with both rego and wasm', spec: { type: 'pii', rego: 'package x', wasm: { bundleBase64: 'AA==', entrypoint: 'x/deny' } }, kind: 'Policy', field: 'spec.rego' },
+    {
+      name: 'Policy with both rego and wasm',
+      spec: { type: 'pii', rego: 'package x', wasm: { bundleBase64: 'AA==', entrypoint: 'x/deny' } },
+      kind: 'Policy',
+      field: 'spec.rego',
+    },
     { name: 'Policy with neither rego nor wasm', spec: { type: 'pii' }, kind: 'Policy', field: 'spec.rego' },
-    { name: 'Connector with two connection sources', spec: { type: 'postgres', connection: { fromEnv: 'DB', secretRef: { name: 'a', key: 'b' } } }, kind: 'Connector', field: 'spec.connection' },
+    {
+      name: 'Connector with two connection sources',
+      spec: { type: 'postgres', connection: { fromEnv: 'DB', secretRef: { name: 'a', key: 'b' } } },
+      kind: 'Connector',
+      field: 'spec.connection',
+    },
     { name: 'Connector without a connection', spec: { type: 'postgres' }, kind: 'Connector', field: 'spec.connection' },
     { name: 'pglite Connector without a seed', spec: { type: 'pglite' }, kind: 'Connector', field: 'spec.seed' },
-    { name: 'pglite Connector with a connection', spec: { type: 'pglite', seed: 'SELECT 1', connection: { fromEnv: 'DB' } }, kind: 'Connector', field: 'spec.connection' },
-    { name: 'postgres Connector with a seed', spec: { type: 'postgres', connection: { fromEnv: 'DB' }, seed: 'CREATE TABLE t (x int)' }, kind: 'Connector', field: 'spec.seed' },
-    { name: 'License without a key source', spec: { organizationId: 'acme' }, kind: 'License', field: 'spec.keySecretRef' },
+    {
+      name: 'pglite Connector with a connection',
+      spec: { type: 'pglite', seed: 'SELECT 1', connection: { fromEnv: 'DB' } },
+      kind: 'Connector',
+      field: 'spec.connection',
+    },
+    {
+      name: 'postgres Connector with a seed',
+      spec: { type: 'postgres', connection: { fromEnv: 'DB' }, seed: 'CREATE TABLE t (x int)' },
+      kind: 'Connector',
+      field: 'spec.seed',
+    },
+    {
+      name: 'License without a key source',
+      spec: { organizationId: 'acme' },
+      kind: 'License',
+      field: 'spec.keySecretRef',
+    },
   ])('applies the cross-field rule: $name', ({ spec, kind, field }) => {
     const r = validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind, metadata: { name: 'n' }, spec });
     expect(r.valid).toBe(false);
@@ -80,13 +109,23 @@ describe('validateManifest', () => {
   });
 
   it('accepts a pglite Connector with a seed and no connection', () => {
-    const r = validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind: 'Connector', metadata: { name: 'demo' }, spec: { type: 'pglite', seed: 'CREATE TABLE t (x int)' } });
+    const r = validateManifest({
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Connector',
+      metadata: { name: 'demo' },
+      spec: { type: 'pglite', seed: 'CREATE TABLE t (x int)' },
+    });
     expect(r.errors).toEqual([]);
     expect(r.resource?.spec).toMatchObject({ connection: {}, allowedOperations: ['query'] });
   });
 
   it('defaults a Policy to enabled, block, priority 100 and Rego v1', () => {
-    const r = validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'p' }, spec: { type: 'custom', rego: 'package p' } });
+    const r = validateManifest({
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Policy',
+      metadata: { name: 'p' },
+      spec: { type: 'custom', rego: 'package p' },
+    });
     expect(r.resource?.spec).toMatchObject({ enabled: true, action: 'block', priority: 100, regoVersion: 'v1' });
   });
 });

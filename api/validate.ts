@@ -71,16 +71,28 @@ const RULES: Partial<Record<KindName, Rule[]>> = {
       const c = s.connection as { secretRef?: unknown; fromEnv?: unknown };
       if (s.type === 'pglite') {
         return c.secretRef !== undefined || c.fromEnv !== undefined
-          ? { field: 'spec.connection', message: 'a pglite connector has no connection: its database is embedded and filled from spec.seed' }
+          ? {
+              field: 'spec.connection',
+              message: 'a pglite connector has no connection: its database is embedded and filled from spec.seed',
+            }
           : undefined;
       }
       return (c.secretRef === undefined) === (c.fromEnv === undefined)
-        ? { field: 'spec.connection', message: 'exactly one of spec.connection.secretRef or spec.connection.fromEnv must be set' }
+        ? {
+            field: 'spec.connection',
+            message: 'exactly one of spec.connection.secretRef or spec.connection.fromEnv must be set',
+          }
         : undefined;
     },
     (s) =>
       (s.type === 'pglite') === (s.seed === undefined)
-        ? { field: 'spec.seed', message: s.seed === undefined ? 'spec.seed is required with type pglite' : 'spec.seed is only allowed with type pglite' }
+        ? {
+            field: 'spec.seed',
+            message:
+              s.seed === undefined
+                ? 'spec.seed is required with type pglite'
+                : 'spec.seed is only allowed with type pglite',
+          }
         : undefined,
   ],
   License: [
@@ -105,7 +117,10 @@ function zodIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.map((i) => {
     if (i.code === 'unrecognized_keys') {
       const at = issuePath(i.path);
-      return { field: at === '(root)' ? i.keys.join(', ') : `${at}.${i.keys[0]}`, message: `unknown field(s): ${i.keys.join(', ')}` };
+      return {
+        field: at === '(root)' ? i.keys.join(', ') : `${at}.${i.keys[0]}`,
+        message: `unknown field(s): ${i.keys.join(', ')}`,
+      };
     }
     return { field: issuePath(i.path), message: i.message };
   });
@@ -120,20 +135,27 @@ export function validateManifest(input: unknown): ValidationResult {
   const errors: FieldIssue[] = [];
   const warnings: FieldIssue[] = [];
   if (!isRecord(input)) {
-    return { valid: false, errors: [{ field: '(root)', message: 'a manifest must be a YAML or JSON object' }], warnings };
+    return {
+      valid: false,
+      errors: [{ field: '(root)', message: 'a manifest must be a YAML or JSON object' }],
+      warnings,
+    };
   }
   const doc: Record<string, unknown> = { ...input };
   const kind = typeof doc.kind === 'string' ? kindByName(doc.kind) : undefined;
   if (!kind) {
     const message =
-      doc.kind === undefined ? 'kind is required' : `unknown kind ${JSON.stringify(doc.kind)}; expected one of ${KIND_NAMES.join(', ')}`;
+      doc.kind === undefined
+        ? 'kind is required'
+        : `unknown kind ${JSON.stringify(doc.kind)}; expected one of ${KIND_NAMES.join(', ')}`;
     return { valid: false, errors: [{ field: 'kind', message }], warnings };
   }
   if (doc.apiVersion === LEGACY_AXONFLOW_API_VERSION && kind.kind === 'AgentConfig') return validateAxonflow(doc);
   if (doc.apiVersion !== API_VERSION) {
     errors.push({
       field: 'apiVersion',
-      message: doc.apiVersion === undefined ? `apiVersion is required (${API_VERSION})` : `apiVersion must be ${API_VERSION}`,
+      message:
+        doc.apiVersion === undefined ? `apiVersion is required (${API_VERSION})` : `apiVersion must be ${API_VERSION}`,
     });
     return { valid: false, errors, warnings };
   }
@@ -152,7 +174,9 @@ function validateKind(kindName: KindName, doc: Record<string, unknown>, warnings
     const issue = rule(resource.spec as Record<string, unknown>);
     if (issue) errors.push(issue);
   }
-  return errors.length ? { valid: false, errors, warnings } : { valid: true, errors, warnings, resource, resources: [resource] };
+  return errors.length
+    ? { valid: false, errors, warnings }
+    : { valid: true, errors, warnings, resource, resources: [resource] };
 }
 
 /**
@@ -182,7 +206,8 @@ function validateAxonflow(doc: Record<string, unknown>): ValidationResult {
     if (r.resource) resources.push(r.resource);
   }
   if (errors.length || !resources.length) {
-    if (!errors.length) errors.push({ field: 'spec.agents', message: 'no agent of this file maps onto a Steward AgentConfig' });
+    if (!errors.length)
+      errors.push({ field: 'spec.agents', message: 'no agent of this file maps onto a Steward AgentConfig' });
     return { valid: false, errors, warnings };
   }
   return { valid: true, errors, warnings, resource: resources[0], resources };
@@ -194,7 +219,10 @@ function mapMetadataDomain(doc: Record<string, unknown>, errors: FieldIssue[], w
   const { domain, ...metadata } = doc.metadata;
   const spec = isRecord(doc.spec) ? { ...doc.spec } : {};
   if (spec.domain !== undefined && spec.domain !== domain) {
-    errors.push({ field: 'metadata.domain', message: `metadata.domain (${String(domain)}) conflicts with spec.domain (${String(spec.domain)})` });
+    errors.push({
+      field: 'metadata.domain',
+      message: `metadata.domain (${String(domain)}) conflicts with spec.domain (${String(spec.domain)})`,
+    });
     return;
   }
   spec.domain = domain;
@@ -202,6 +230,7 @@ function mapMetadataDomain(doc: Record<string, unknown>, errors: FieldIssue[], w
   doc.spec = spec;
   warnings.push({
     field: 'metadata.domain',
-    message: 'metadata.domain is not valid Kubernetes metadata; it was read as spec.domain, which is where kubectl needs it',
+    message:
+      'metadata.domain is not valid Kubernetes metadata; it was read as spec.domain, which is where kubectl needs it',
   });
 }

@@ -64,11 +64,21 @@ export async function run(): Promise<{ markdown: string }> {
     await storePool.query('CREATE TABLE commit_floor (id int, metadata jsonb)');
     await storePool.query(`ALTER DATABASE ${new URL(relaxedStore.url).pathname.slice(1)} SET synchronous_commit = off`);
     writeFileSync(join(dataDir, 'connector.yaml'), connectorYaml);
-    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { stdio: 'inherit', timeout: 300_000 });
+    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
+      stdio: 'inherit',
+      timeout: 300_000,
+    });
     if (tsc.status !== 0) throw new Error('tsc -p tsconfig.bench.json failed');
     const gateway = async (storeUrl: string) => {
       const port = await freePort();
-      const env = { ...process.env, REDIS_URL: undefined, DATABASE_URL: storeUrl, STEWARD_DATA_DIR: dataDir, STEWARD_MANIFESTS: dataDir, BENCH_ORDERS_URL: orders.url };
+      const env = {
+        ...process.env,
+        REDIS_URL: undefined,
+        DATABASE_URL: storeUrl,
+        STEWARD_DATA_DIR: dataDir,
+        STEWARD_MANIFESTS: dataDir,
+        BENCH_ORDERS_URL: orders.url,
+      };
       children.push(await startGateway(port, env));
       clients.push(new Client(`http://127.0.0.1:${port}`, { pipelining: 1 }));
       return { call: governedCall(clients.at(-1)!), pid: children.at(-1)!.pid };
@@ -108,7 +118,9 @@ function directCall(pool: pg.Pool): Call {
 
 /** The durable commit every governed call waits for (its audit row), alone: one row, synchronous_commit on. */
 function commitCall(pool: pg.Pool): Call {
-  const metadata = JSON.stringify({ connector_call: { connector: 'orders-db', operation: 'query', decision: 'allowed', rows: 1 } });
+  const metadata = JSON.stringify({
+    connector_call: { connector: 'orders-db', operation: 'query', decision: 'allowed', rows: 1 },
+  });
   return async (id) => {
     await pool.query({ text: 'INSERT INTO commit_floor (id, metadata) VALUES ($1, $2)', values: [id, metadata] });
   };
@@ -123,7 +135,8 @@ function governedCall(http: Client): Call {
       body: JSON.stringify({ connector: 'orders-db', statement: STATEMENT, params: [id], user_token: 'bench' }),
     });
     const body = (await res.body.json()) as { row_count?: number; error?: string };
-    if (res.statusCode !== 200 || body.row_count !== 1) throw new Error(`governed query failed: ${res.statusCode} ${body.error ?? ''}`);
+    if (res.statusCode !== 200 || body.row_count !== 1)
+      throw new Error(`governed query failed: ${res.statusCode} ${body.error ?? ''}`);
   };
 }
 
@@ -138,11 +151,19 @@ async function measure(call: Call, n: number, serverPid: number | undefined): Pr
   }
   const own = process.cpuUsage(own0);
   latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), serverUs: (cpuTimeUs(serverPid) - server0) / n, clientUs: (own.user + own.system) / n };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    serverUs: (cpuTimeUs(serverPid) - server0) / n,
+    clientUs: (own.user + own.system) / n,
+  };
 }
 
 async function startGateway(port: number, env: Record<string, string | undefined>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, SERVER_JS, 'gateway', String(port)], { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, SERVER_JS, 'gateway', String(port)], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('gateway did not start')), 60_000);
     child.stdout!.on('data', (d: Buffer) => {

@@ -14,7 +14,12 @@ import { GATEWAY_QUERY } from './rego-fixtures.js';
 const [mode, port] = [process.argv[2], Number(process.argv[3])];
 if (mode === 'bare') {
   const app = Fastify({ logger: false });
-  app.post('/api/policy/pre-check', async () => ({ context_id: 'ctx_constant', approved: true, policies: [], expires_at: '2030-01-01T00:00:00.000Z' }));
+  app.post('/api/policy/pre-check', async () => ({
+    context_id: 'ctx_constant',
+    approved: true,
+    policies: [],
+    expires_at: '2030-01-01T00:00:00.000Z',
+  }));
   await app.listen({ host: '127.0.0.1', port });
 } else {
   if (mode === 'floor') installFloor(await recordPack(GATEWAY_QUERY));

@@ -53,8 +53,12 @@ const SERVER_JS = 'dist-bench/bench/gateway-server.js';
  * image's process never spends, taken from two cores in the middle of a round (docs/benchmarks.md).
  */
 export function buildServers(): void {
-  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], { stdio: 'inherit', timeout: 300_000 });
-  if (tsc.status !== 0) throw new Error(`tsc -p tsconfig.bench.json failed (${tsc.error?.message ?? `exit ${tsc.status}`})`);
+  const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.bench.json'], {
+    stdio: 'inherit',
+    timeout: 300_000,
+  });
+  if (tsc.status !== 0)
+    throw new Error(`tsc -p tsconfig.bench.json failed (${tsc.error?.message ?? `exit ${tsc.status}`})`);
 }
 
 async function startServer(mode: Mode, env: Record<string, string | undefined>): Promise<Server> {
@@ -134,7 +138,10 @@ export class DatabaseCpu {
 
   /** CPU time so far of each backend, µs by pid (undefined: not a postgres process, so not measurable). */
   async sample(): Promise<Map<number, number> | undefined> {
-    const { rows } = await this.client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.name]);
+    const { rows } = await this.client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [this.name],
+    );
     const out = new Map<number, number>();
     for (const { pid } of rows) {
       let comm: string;
@@ -190,14 +197,30 @@ async function load(
   const dbUs = DatabaseCpu.spent(db0, await db?.sample()) / r.requests.total;
   const loadUs = (own.user + own.system) / r.requests.total;
   const idlePct = (100 * (machine1.idle - machine0.idle)) / (machine1.total - machine0.total);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUs, dbUs, loadUs, idlePct };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    cpuUs,
+    dbUs,
+    loadUs,
+    idlePct,
+  };
 }
 
 type Steady = SteadyResult & { cpuUs: number };
 
 async function steadyRun(server: Server, durationS = STEADY_S): Promise<Steady> {
   const cpu0 = cpuTimeUs(server.child.pid);
-  const r = await steadyLoad({ url: server.url, body: BODY, rate: STEADY_RATE, durationS, connections: STEADY_CONNECTIONS });
+  const r = await steadyLoad({
+    url: server.url,
+    body: BODY,
+    rate: STEADY_RATE,
+    durationS,
+    connections: STEADY_CONNECTIONS,
+  });
   return { ...r, cpuUs: (cpuTimeUs(server.child.pid) - cpu0) / r.requests };
 }
 
@@ -225,12 +248,18 @@ export async function run(): Promise<{ markdown: string }> {
     if (database) dbCpu = await DatabaseCpu.open(database.url);
     buildServers();
     servers.bare = await startServer('bare', base);
-    servers.none = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'none'), STEWARD_MANIFESTS: 'config/samples', STEWARD_BUILTIN_POLICY_PACK: 'disabled' });
+    servers.none = await startServer('gateway', {
+      ...base,
+      STEWARD_DATA_DIR: join(dataDir, 'none'),
+      STEWARD_MANIFESTS: 'config/samples',
+      STEWARD_BUILTIN_POLICY_PACK: 'disabled',
+    });
     servers.floor = await startServer('floor', { ...base, STEWARD_DATA_DIR: join(dataDir, 'floor') });
     servers.pack = await startServer('gateway', { ...base, STEWARD_DATA_DIR: join(dataDir, 'pack') });
     for (const name of Object.keys(rounds)) await load(servers[name]!, dbCpu, { durationS: 2 }); // warm-up: JIT, pools
     for (let i = 0; i < ROUNDS; i++) {
-      for (const name of Object.keys(rounds)) rounds[name]!.push(await load(servers[name]!, dbCpu, { durationS: ROUND_S }));
+      for (const name of Object.keys(rounds))
+        rounds[name]!.push(await load(servers[name]!, dbCpu, { durationS: ROUND_S }));
     }
     // NB: a warm-up at the rate first, so that the first round measures the steady rate and not the change of load
     // (the fourth session's 6–9 ms pauses after the load drop were most likely the tsx loader thread's, which the
@@ -240,7 +269,11 @@ export async function run(): Promise<{ markdown: string }> {
       for (const name of Object.keys(steady)) steady[name as keyof typeof steady].push(await steadyRun(servers[name]!));
     }
     // autocannon's own fixed-rate mode, for comparison with earlier figures (bursts: see steady.ts).
-    burst = await load(servers.pack, dbCpu, { durationS: STEADY_S, overallRate: STEADY_RATE, connections: STEADY_CONNECTIONS });
+    burst = await load(servers.pack, dbCpu, {
+      durationS: STEADY_S,
+      overallRate: STEADY_RATE,
+      connections: STEADY_CONNECTIONS,
+    });
   } finally {
     for (const s of Object.values(servers)) s.child.kill('SIGTERM');
     await dbCpu?.close();

@@ -30,21 +30,35 @@ export interface HostileClass {
 }
 
 export const HOSTILE: HostileClass[] = [
-  { name: '400,000-newline pre-check', origin: 'gateway', path: '/api/policy/pre-check', contentType: 'application/json', body: () => JSON.stringify({ client_id: 'h', user_token: 'u', query: '\n'.repeat(400_000) }) },
-  { name: '"union/**/select " × 5,000 policy test', origin: 'gateway', path: '/api/policies/test', contentType: 'application/json', body: () => JSON.stringify({ query: 'union/**/select '.repeat(5000) }) },
+  {
+    name: '400,000-newline pre-check',
+    origin: 'gateway',
+    path: '/api/policy/pre-check',
+    contentType: 'application/json',
+    body: () => JSON.stringify({ client_id: 'h', user_token: 'u', query: '\n'.repeat(400_000) }),
+  },
+  {
+    name: '"union/**/select " × 5,000 policy test',
+    origin: 'gateway',
+    path: '/api/policies/test',
+    contentType: 'application/json',
+    body: () => JSON.stringify({ query: 'union/**/select '.repeat(5000) }),
+  },
   {
     name: '30,000-key YAML validate',
     origin: 'orchestrator',
     path: '/api/v1/agents/validate',
     contentType: 'application/yaml',
-    body: () => `apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: a}\nspec:\n  type: specialist\n  extra:\n${Array.from({ length: 30_000 }, (_, i) => `    k${i}: v`).join('\n')}\n`,
+    body: () =>
+      `apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: a}\nspec:\n  type: specialist\n  extra:\n${Array.from({ length: 30_000 }, (_, i) => `    k${i}: v`).join('\n')}\n`,
   },
   {
     name: '10,000-level JSON pre-check',
     origin: 'gateway',
     path: '/api/policy/pre-check',
     contentType: 'application/json',
-    body: () => `{"client_id":"h","user_token":"u","query":"q","context":{"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`,
+    body: () =>
+      `{"client_id":"h","user_token":"u","query":"q","context":{"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`,
   },
 ];
 
@@ -52,9 +66,16 @@ export const HOSTILE: HostileClass[] = [
  * Sends one class's requests at HOSTILE_RATE per second until `stop` (bounded by the shared budget), counting the
  * answers by status; a request due while HOSTILE_IN_FLIGHT are unanswered is counted as skipped, not queued.
  */
-async function hostileStream(origins: Record<string, string>, c: HostileClass, stop: () => boolean, outcomes: Map<string, number>, budget: { left: number }): Promise<void> {
+async function hostileStream(
+  origins: Record<string, string>,
+  c: HostileClass,
+  stop: () => boolean,
+  outcomes: Map<string, number>,
+  budget: { left: number },
+): Promise<void> {
   const body = c.body();
-  const count = (outcome: string) => outcomes.set(`${c.name}: ${outcome}`, (outcomes.get(`${c.name}: ${outcome}`) ?? 0) + 1);
+  const count = (outcome: string) =>
+    outcomes.set(`${c.name}: ${outcome}`, (outcomes.get(`${c.name}: ${outcome}`) ?? 0) + 1);
   const inFlight = new Set<Promise<void>>();
   const t0 = performance.now();
   for (let i = 0; !stop() && budget.left > 0; i++) {
@@ -67,7 +88,12 @@ async function hostileStream(origins: Record<string, string>, c: HostileClass, s
     budget.left--;
     const p = (async () => {
       try {
-        const res = await fetch(`${origins[c.origin]}${c.path}`, { method: 'POST', headers: { 'content-type': c.contentType }, body, signal: AbortSignal.timeout(60_000) });
+        const res = await fetch(`${origins[c.origin]}${c.path}`, {
+          method: 'POST',
+          headers: { 'content-type': c.contentType },
+          body,
+          signal: AbortSignal.timeout(60_000),
+        });
         const text = await res.text();
         let verdict = '';
         if (res.status === 200) {
@@ -103,7 +129,8 @@ function slowHeaderClients(port: number, count: number): { sockets: Socket[]; ou
     s.on('data', (d) => (got += d.toString('latin1')));
     s.on('close', () => {
       const status = /^HTTP\/1\.1 (\d{3})/.exec(got)?.[1];
-      if (outcomes[i] === 'still open at the end') outcomes[i] = status ? `closed by the server with ${status}` : 'closed by the server without an answer';
+      if (outcomes[i] === 'still open at the end')
+        outcomes[i] = status ? `closed by the server with ${status}` : 'closed by the server without an answer';
     });
     s.on('error', () => undefined);
     const timer = setInterval(() => {
@@ -123,7 +150,11 @@ function slowHeaderClients(port: number, count: number): { sockets: Socket[]; ou
 }
 
 async function main(): Promise<void> {
-  const { gateway, orchestrator, only } = JSON.parse(process.argv[2]!) as { gateway: string; orchestrator: string; only?: string };
+  const { gateway, orchestrator, only } = JSON.parse(process.argv[2]!) as {
+    gateway: string;
+    orchestrator: string;
+    only?: string;
+  };
   let stopped = false;
   const outcomes = new Map<string, number>();
   const budget = { left: HOSTILE_MAX };

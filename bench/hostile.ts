@@ -21,7 +21,12 @@ const PHASE_S = Number(process.env.BENCH_HOSTILE_PHASE_S ?? 20);
 const WARMUP_S = 5;
 const HEALTH_RATE = 50;
 const PRECHECK_RATE = 200;
-const BENIGN = JSON.stringify({ client_id: 'bench-app', user_token: 'user-1', query: 'What is the weather in Paris tomorrow?', context: { user_role: 'agent' } });
+const BENIGN = JSON.stringify({
+  client_id: 'bench-app',
+  user_token: 'user-1',
+  query: 'What is the weather in Paris tomorrow?',
+  context: { user_role: 'agent' },
+});
 
 /** Resident set size of a process, MiB (Linux; NaN elsewhere). */
 function rssMiB(pid: number | undefined): number {
@@ -33,7 +38,9 @@ function rssMiB(pid: number | undefined): number {
   }
 }
 
-async function startStandalone(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; gateway: string; orchestrator: string }> {
+async function startStandalone(
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; gateway: string; orchestrator: string }> {
   const [gw, orch] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'standalone'], {
     env: { ...env, STEWARD_GATEWAY_PORT: String(gw), STEWARD_ORCHESTRATOR_PORT: String(orch), LOG_LEVEL: 'error' },
@@ -47,7 +54,9 @@ async function startStandalone(env: NodeJS.ProcessEnv): Promise<{ child: ChildPr
 }
 
 /** The attacker in a process of its own (bench/hostile-attacker.ts); `stop` ends it and returns its report. */
-function startAttacker(target: { gateway: string; orchestrator: string; only?: string }): { stop(): Promise<AttackReport> } {
+function startAttacker(target: { gateway: string; orchestrator: string; only?: string }): {
+  stop(): Promise<AttackReport>;
+} {
   const child = fork(new URL('./hostile-attacker.ts', import.meta.url).pathname, [JSON.stringify(target)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -72,7 +81,13 @@ function startAttacker(target: { gateway: string; orchestrator: string; only?: s
 async function measure(gateway: string, durationS: number): Promise<{ health: SteadyResult; precheck: SteadyResult }> {
   const [health, precheck] = await Promise.all([
     steadyLoad({ url: `${gateway}/health`, method: 'GET', rate: HEALTH_RATE, durationS, connections: 8 }),
-    steadyLoad({ url: `${gateway}/api/policy/pre-check`, body: BENIGN, rate: PRECHECK_RATE, durationS, connections: 8 }),
+    steadyLoad({
+      url: `${gateway}/api/policy/pre-check`,
+      body: BENIGN,
+      rate: PRECHECK_RATE,
+      durationS,
+      connections: 8,
+    }),
   ]);
   return { health, precheck };
 }
@@ -83,7 +98,15 @@ export async function run(): Promise<{ markdown: string }> {
   const manifests = join(dataDir, 'manifests');
   mkdirSync(manifests);
   writeFileSync(join(manifests, 'repro-policies.yaml'), REPRO_POLICIES);
-  const env = { ...process.env, REDIS_URL: undefined, STEWARD_DATA_DIR: dataDir, STEWARD_MANIFESTS: `config/samples,config/policies,${manifests}`, DATABASE_URL: database?.url, STEWARD_RATE_LIMIT_PER_MINUTE: '10000000', STEWARD_RATE_LIMIT_PER_HOUR: '100000000' };
+  const env = {
+    ...process.env,
+    REDIS_URL: undefined,
+    STEWARD_DATA_DIR: dataDir,
+    STEWARD_MANIFESTS: `config/samples,config/policies,${manifests}`,
+    DATABASE_URL: database?.url,
+    STEWARD_RATE_LIMIT_PER_MINUTE: '10000000',
+    STEWARD_RATE_LIMIT_PER_HOUR: '100000000',
+  };
   let server: Awaited<ReturnType<typeof startStandalone>> | undefined;
   const outcomes = new Map<string, number>();
   let slowOutcomes: string[] = [];
@@ -99,7 +122,11 @@ export async function run(): Promise<{ markdown: string }> {
     quiet = await measure(server.gateway, PHASE_S);
     rss.afterQuiet = rssMiB(server.child.pid);
     // BENCH_HOSTILE_ONLY=text: only the hostile classes whose name contains it (to see which class costs what).
-    const attacker = startAttacker({ gateway: server.gateway, orchestrator: server.orchestrator, only: process.env.BENCH_HOSTILE_ONLY });
+    const attacker = startAttacker({
+      gateway: server.gateway,
+      orchestrator: server.orchestrator,
+      only: process.env.BENCH_HOSTILE_ONLY,
+    });
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server!.child.pid))), 250);
     let report: AttackReport;
@@ -148,8 +175,14 @@ Hostile requests sent: ${hostileSent}. Answers:
 
 | Class: answer | count |
 |---|---|
-${[...outcomes].sort().map(([k, v]) => `| ${k} | ${v} |`).join('\n')}
-${[...slowCounts].sort().map(([k, v]) => `| slow-header client: ${k} | ${v} |`).join('\n')}
+${[...outcomes]
+  .sort()
+  .map(([k, v]) => `| ${k} | ${v} |`)
+  .join('\n')}
+${[...slowCounts]
+  .sort()
+  .map(([k, v]) => `| slow-header client: ${k} | ${v} |`)
+  .join('\n')}
 
 Gateway process RSS: ${rss.before!.toFixed(0)} MiB before, ${rss.afterQuiet!.toFixed(0)} MiB after the quiet phase, peak ${rss.peak!.toFixed(0)} MiB during the hostile phase, ${rss.after!.toFixed(0)} MiB after it, ${rss.afterRepro!.toFixed(0)} MiB after the reproductions.
 

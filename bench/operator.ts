@@ -51,7 +51,11 @@ export async function run(): Promise<{ markdown: string }> {
       metadata: { name: 'bench', namespace: NS },
       spec: { communityMode: true, gateway: { replicas: 1 }, orchestrator: { replicas: 1 } },
     });
-    const config = parseConfig(operatorConfigSchema, { STEWARD_KUBECONFIG: cluster.kubeconfig, STEWARD_PROBE_PORT: '0', STEWARD_PROBE_HOST: '127.0.0.1' });
+    const config = parseConfig(operatorConfigSchema, {
+      STEWARD_KUBECONFIG: cluster.kubeconfig,
+      STEWARD_PROBE_PORT: '0',
+      STEWARD_PROBE_HOST: '127.0.0.1',
+    });
     operator = await startOperator(config, { log: pino({ level: 'silent' }) });
     const orchestrator = () => store.get('orchestrators.steward.dev', NS, 'bench') as unknown as Obj;
     await until('the Orchestrator to be Ready', () => isReady(orchestrator()), 60_000);
@@ -64,14 +68,24 @@ export async function run(): Promise<{ markdown: string }> {
         apiVersion: 'steward.dev/v1alpha1',
         kind: 'AgentConfig',
         metadata: { name: `agent-${String(i).padStart(3, '0')}`, namespace: NS },
-        spec: { type: 'coordinator', domain: 'bench', description: `bench agent ${i}`, capabilities: ['bench'], replicas: 1 },
+        spec: {
+          type: 'coordinator',
+          domain: 'bench',
+          description: `bench agent ${i}`,
+          capabilities: ['bench'],
+          replicas: 1,
+        },
       });
     }
-    const readyCount = () => (store.list('agentconfigs.steward.dev', { namespace: NS }).items as unknown as Obj[]).filter(isReady).length;
+    const readyCount = () =>
+      (store.list('agentconfigs.steward.dev', { namespace: NS }).items as unknown as Obj[]).filter(isReady).length;
     await until(`${AGENTS} AgentConfigs to be Ready`, () => readyCount() === AGENTS, 600_000);
     const readyS = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    const convergence = cluster.requests.all().slice(before).filter((r) => r.userAgent.startsWith('steward-operator'));
+    const convergence = cluster.requests
+      .all()
+      .slice(before)
+      .filter((r) => r.userAgent.startsWith('steward-operator'));
     const byVerb = new Map<string, number>();
     for (const r of convergence) byVerb.set(r.verb ?? r.method, (byVerb.get(r.verb ?? r.method) ?? 0) + 1);
 
@@ -79,12 +93,17 @@ export async function run(): Promise<{ markdown: string }> {
     await new Promise((r) => setTimeout(r, 2000));
     const steadyFrom = Date.now();
     await new Promise((r) => setTimeout(r, STEADY_MS));
-    const steady = cluster.requests.all().filter((r) => r.at >= steadyFrom && r.userAgent.startsWith('steward-operator'));
+    const steady = cluster.requests
+      .all()
+      .filter((r) => r.at >= steadyFrom && r.userAgent.startsWith('steward-operator'));
     // NB: the Lease renewals are leader election's heartbeat (one update every retry period), not reconcile writes.
     const steadyWrites = steady.filter((r) => r.verb !== undefined && WRITES.has(r.verb) && r.resource !== 'leases');
     const leaseRenewals = steady.filter((r) => r.resource === 'leases' && r.verb === 'update').length;
     const rssMb = process.memoryUsage().rss / 2 ** 20;
-    const verbs = [...byVerb].sort().map(([v, n]) => `${v} ${n}`).join(', ');
+    const verbs = [...byVerb]
+      .sort()
+      .map(([v, n]) => `${v} ${n}`)
+      .join(', ');
 
     return {
       markdown: `## Operator (issue 21)

@@ -16,7 +16,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
-import { agentConfigYaml, startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../testing/gateway.js';
+import {
+  agentConfigYaml,
+  startTestGateway,
+  startTestOrchestrator,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer, type RecordedRequest } from '../testing/llm/index.js';
 import { lastUserText } from '../testing/llm/server.js';
 import { freePort } from '../testing/ports.js';
@@ -53,7 +59,13 @@ interface Answer {
   execution_summary: { total_time_ms: number; parallel_speedup: string };
 }
 
-async function measure(pool: string, url: string, headers: Record<string, string>, dispatcher: Agent, arrivals: Map<string, number>): Promise<Row[]> {
+async function measure(
+  pool: string,
+  url: string,
+  headers: Record<string, string>,
+  dispatcher: Agent,
+  arrivals: Map<string, number>,
+): Promise<Row[]> {
   const rows: Row[] = [];
   let serial = 0;
   for (const n of SIZES) {
@@ -72,7 +84,13 @@ async function measure(pool: string, url: string, headers: Record<string, string
         method: 'POST',
         dispatcher,
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ queries: Array.from({ length: n }, (_, i) => ({ query: `${tag} q${i}`, policy: POLICY, llm: { provider: 'openai', model: 'gpt-4o-mini' } })) }),
+        body: JSON.stringify({
+          queries: Array.from({ length: n }, (_, i) => ({
+            query: `${tag} q${i}`,
+            policy: POLICY,
+            llm: { provider: 'openai', model: 'gpt-4o-mini' },
+          })),
+        }),
       });
       const body = (await res.json()) as Answer;
       const used = process.cpuUsage(cpu);
@@ -86,7 +104,8 @@ async function measure(pool: string, url: string, headers: Record<string, string
         if (reached === 0) lost++;
         if (reached > 1) duplicated += reached - 1;
       }
-      if (body.results.some((q) => q.status !== 'success')) throw new Error(`${pool} N=${n}: ${JSON.stringify(body.results.find((q) => q.status !== 'success'))}`);
+      if (body.results.some((q) => q.status !== 'success'))
+        throw new Error(`${pool} N=${n}: ${JSON.stringify(body.results.find((q) => q.status !== 'success'))}`);
       speedups.push(parseFloat(body.execution_summary.parallel_speedup));
       for (const q of body.results) {
         overheads.push(q.metadata.latency_ms - STAND_IN_MS);
@@ -137,7 +156,12 @@ async function inProcess(): Promise<Row[]> {
   const dispatcher = new Agent();
   try {
     gw = await startTestGateway({
-      env: { OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: llm.baseURL, STEWARD_RATE_LIMIT_PER_MINUTE: '100000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000' },
+      env: {
+        OPENAI_API_KEY: 'sk-bench',
+        OPENAI_BASE_URL: llm.baseURL,
+        STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
+        STEWARD_RATE_LIMIT_PER_HOUR: '1000000',
+      },
       manifests: agentConfigYaml('worker', POOL, { provider: 'openai', model: 'gpt-4o-mini' }),
       policyPack: false,
     });
@@ -157,7 +181,15 @@ async function inProcess(): Promise<Row[]> {
 /** A `steward agent` process serving AgentConfig `worker` of `dir` on 127.0.0.1:`port`, with `env` added. */
 function spawnAgent(port: number, dir: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'agent'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', STEWARD_HOST: '127.0.0.1', STEWARD_AGENT_PORT: String(port), STEWARD_AGENT_NAME: 'worker', STEWARD_MANIFESTS: dir, ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_AGENT_PORT: String(port),
+      STEWARD_AGENT_NAME: 'worker',
+      STEWARD_MANIFESTS: dir,
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -167,7 +199,10 @@ async function remote(): Promise<Row[]> {
   const { llm, arrivals } = await standIn();
   const dir = mkdtempSync(join(tmpdir(), 'steward-bench-parallel-'));
   const tls = throwawayCertificate(dir);
-  writeFileSync(join(dir, 'agents.yaml'), agentConfigYaml('worker', POOL, { provider: 'openai', model: 'gpt-4o-mini' }));
+  writeFileSync(
+    join(dir, 'agents.yaml'),
+    agentConfigYaml('worker', POOL, { provider: 'openai', model: 'gpt-4o-mini' }),
+  );
   const children: ChildProcess[] = [];
   const dispatcher = new Agent();
   let gw: TestGateway | undefined;
@@ -188,8 +223,16 @@ async function remote(): Promise<Row[]> {
         }),
       );
     }
-    gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000' }, policyPack: false });
-    o = await startTestOrchestrator(gw, { agentEndpoints: endpoints, agentToken: TOKEN, agentCa: tls.cert, probeIntervalMs: 200 });
+    gw = await startTestGateway({
+      env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000' },
+      policyPack: false,
+    });
+    o = await startTestOrchestrator(gw, {
+      agentEndpoints: endpoints,
+      agentToken: TOKEN,
+      agentCa: tls.cert,
+      probeIntervalMs: 200,
+    });
     await (gw.parts.deps.policies as { ready?: () => Promise<void> }).ready?.();
     const deadline = Date.now() + 120_000;
     while (o.parts.pool.status().healthy < POOL) {
@@ -197,7 +240,13 @@ async function remote(): Promise<Row[]> {
       await new Promise((r) => setTimeout(r, 100));
     }
     await o.app.listen({ host: '127.0.0.1', port: 0 });
-    return await measure('5 agent processes, h2 + TLS 1.3', listenUrl(o.app), { 'x-license-key': gw.keys.acme }, dispatcher, arrivals);
+    return await measure(
+      '5 agent processes, h2 + TLS 1.3',
+      listenUrl(o.app),
+      { 'x-license-key': gw.keys.acme },
+      dispatcher,
+      arrivals,
+    );
   } finally {
     await o?.close();
     await gw?.close();
@@ -220,7 +269,11 @@ async function transport(): Promise<{ protocol: string; p50: number; p99: number
   try {
     for (const secure of [false, true]) {
       const port = await freePort();
-      const child = spawnAgent(port, dir, secure ? { STEWARD_TLS_CERT_FILE: tls.certFile, STEWARD_TLS_KEY_FILE: tls.keyFile } : {});
+      const child = spawnAgent(
+        port,
+        dir,
+        secure ? { STEWARD_TLS_CERT_FILE: tls.certFile, STEWARD_TLS_KEY_FILE: tls.keyFile } : {},
+      );
       const agent = new RemoteAgent({ endpoint: `${secure ? 'https' : 'http'}://127.0.0.1:${port}`, ca: tls.cert });
       try {
         const deadline = Date.now() + 120_000;
@@ -233,7 +286,13 @@ async function transport(): Promise<{ protocol: string; p50: number; p99: number
             await new Promise((r) => setTimeout(r, 100));
           }
         }
-        const item = (i: number) => ({ requestId: 'bench', queryIndex: i, query: 'hello', policy: POLICY, timeoutMs: 5000 });
+        const item = (i: number) => ({
+          requestId: 'bench',
+          queryIndex: i,
+          query: 'hello',
+          policy: POLICY,
+          timeoutMs: 5000,
+        });
         for (let i = 0; i < 300; i++) await agent.execute(item(i));
         const own: number[] = [];
         for (let i = 0; i < 2000; i++) {
@@ -242,7 +301,11 @@ async function transport(): Promise<{ protocol: string; p50: number; p99: number
           own.push(performance.now() - t - r.latencyMs);
         }
         own.sort((a, b) => a - b);
-        out.push({ protocol: secure ? 'HTTP/2 + TLS 1.3' : 'HTTP/1.1', p50: percentile(own, 50), p99: percentile(own, 99) });
+        out.push({
+          protocol: secure ? 'HTTP/2 + TLS 1.3' : 'HTTP/1.1',
+          p50: percentile(own, 50),
+          p99: percentile(own, 99),
+        });
       } finally {
         await agent.close();
         child.kill('SIGKILL');

@@ -10,7 +10,12 @@
  * parts of it: the time before the first step starts (planning, pre-flight, record) and the gap between the last
  * specialist's end and the synthesis's start (the DAG scheduler).
  */
-import { startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../testing/gateway.js';
+import {
+  startTestGateway,
+  startTestOrchestrator,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../testing/llm/index.js';
 import { loadavg } from 'node:os';
 import { machine, percentile, processFlags } from './report.js';
@@ -25,7 +30,9 @@ const agent = (name: string, type: 'specialist' | 'coordinator', capability: str
   (type === 'specialist' ? '  llm: {provider: openai, model: gpt-4o-mini}\n' : '') +
   '  replicas: 1\n';
 
-const MANIFESTS = ['alpha', 'bravo', 'charlie', 'delta'].map((c) => agent(`bench-${c}`, 'specialist', `${c}-work`)).join('') + agent('bench-coordinator', 'coordinator', 'merging');
+const MANIFESTS =
+  ['alpha', 'bravo', 'charlie', 'delta'].map((c) => agent(`bench-${c}`, 'specialist', `${c}-work`)).join('') +
+  agent('bench-coordinator', 'coordinator', 'merging');
 const QUERY = 'Compare the alpha, bravo, charlie and delta options for the offsite';
 
 interface Task {
@@ -46,7 +53,10 @@ export async function run(): Promise<{ markdown: string }> {
   const load = loadavg()[0]!.toFixed(2);
   try {
     llm = await startFakeOpenAi({ delayMs: STAND_IN_MS });
-    gw = await startTestGateway({ env: { OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: llm.baseURL }, manifests: MANIFESTS });
+    gw = await startTestGateway({
+      env: { OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: llm.baseURL },
+      manifests: MANIFESTS,
+    });
     orch = await startTestOrchestrator(gw, { planner: 'deterministic' });
     const overheads: number[] = [];
     const before: number[] = [];
@@ -63,7 +73,8 @@ export async function run(): Promise<{ markdown: string }> {
       });
       const wall = performance.now() - t0;
       const body = res.json<Answer>();
-      if (res.statusCode !== 200 || !body.success || body.steps.length !== 5) throw new Error(`plan failed: ${res.statusCode} ${res.body.slice(0, 500)}`);
+      if (res.statusCode !== 200 || !body.success || body.steps.length !== 5)
+        throw new Error(`plan failed: ${res.statusCode} ${res.body.slice(0, 500)}`);
       if (i < 0) continue;
       const tasks = body.metadata.tasks;
       const synthesis = tasks.find((t) => t.name === 'synthesis')!;
@@ -87,7 +98,7 @@ export async function run(): Promise<{ markdown: string }> {
         `(four specialists in parallel, then a synthesis depending on them) from the deterministic planner, on in-process pool agents whose`,
         `LLM calls reach an OpenAI stand-in (the real SDK, loopback HTTP) answering ${STAND_IN_MS} ms after each request. Overhead = wall time − 2 × ${STAND_IN_MS} ms`,
         '(the stand-in time on the critical path): planning, the policy pre-flight of the five steps (the built-in pack), the plan record (PGlite),',
-        'dispatch, the agents\' work items, the SDK and the HTTP round trips to the stand-in, the answer.',
+        "dispatch, the agents' work items, the SDK and the HTTP round trips to the stand-in, the answer.",
         '',
         '| figure | p50 ms | p99 ms |',
         '|---|---|---|',

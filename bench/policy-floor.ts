@@ -11,7 +11,15 @@
  * A measurement device, not a product path: it tells how far the engine is from the work its policies do, and
  * whether the throughput target is within reach of any evaluator on the machine (docs/benchmarks.md).
  */
-import { BuiltinRegistry, defaultRegistry, equal, PolicySet, type BuiltinContext, type BuiltinImpl, type Value } from '../rego/index.js';
+import {
+  BuiltinRegistry,
+  defaultRegistry,
+  equal,
+  PolicySet,
+  type BuiltinContext,
+  type BuiltinImpl,
+  type Value,
+} from '../rego/index.js';
 import type { CallSite } from '../rego/builtins/registry.js';
 import { withNormalized } from '../runtime/policy/normalized-input.js';
 import { loadPolicyManifests, toModules } from '../runtime/policy/pack/index.js';
@@ -79,7 +87,8 @@ export async function recordPack(query: string): Promise<Recording> {
     calls.length = 0;
     // NB: with the normalized copies the engine adds (input.normalized); of an ASCII query they are the query itself
     const result = set.evaluate(withNormalized({ query, surface: 'pre-check' }), { deadlineMs: 60_000 });
-    if (result.blocked || result.deny.length > 0 || result.warn.length > 0) throw new Error('the floor server needs a query the pack approves without a message');
+    if (result.blocked || result.deny.length > 0 || result.warn.length > 0)
+      throw new Error('the floor server needs a query the pack approves without a message');
   }
   // Which arguments are the query or a text derived from it, worked out once here rather than on every request.
   const slotOf = new Map<Value, number>([[query, 0]]);
@@ -122,11 +131,22 @@ export function replay(rec: Recording, text: string): boolean {
 export function installFloor(rec: Recording): () => void {
   const evaluate = RegoPolicyEngine.prototype.evaluate;
   let evaluated: readonly string[] | undefined;
-  RegoPolicyEngine.prototype.evaluate = function (this: RegoPolicyEngine, input: PolicyInput, scope: PolicyScope): PolicyOutcome {
+  RegoPolicyEngine.prototype.evaluate = function (
+    this: RegoPolicyEngine,
+    input: PolicyInput,
+    scope: PolicyScope,
+  ): PolicyOutcome {
     const t0 = performance.now();
     const plain = input.surface === 'pre-check' && input.mcp === undefined && input.llm === undefined;
     if (evaluated !== undefined && plain && replay(rec, input.query)) {
-      return { approved: true, triggered: [], warnings: [], logged: [], evaluated: [...evaluated], evaluationMs: performance.now() - t0 };
+      return {
+        approved: true,
+        triggered: [],
+        warnings: [],
+        logged: [],
+        evaluated: [...evaluated],
+        evaluationMs: performance.now() - t0,
+      };
     }
     const result = evaluate.call(this, input, scope);
     // NB: the benchmark's query is short, so the engine answers inline (a promise only for isolated inputs).

@@ -18,7 +18,8 @@ export interface Target {
   pid?: number;
 }
 
-export const BENIGN_PROMPT = 'Summarise our travel policy for booking a flight to Berlin next week in three short bullet points.';
+export const BENIGN_PROMPT =
+  'Summarise our travel policy for booking a flight to Berlin next week in three short bullet points.';
 export const SSN_PROMPT = 'Please update my employee file: my SSN is 123-45-6789 and my new address follows.';
 
 /**
@@ -70,7 +71,12 @@ export async function sequential(t: Target, n: number): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const res = await pool.request({ path: t.path, method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body });
+    const res = await pool.request({
+      path: t.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...t.headers },
+      body,
+    });
     const text = await res.body.text();
     out.push(performance.now() - t0);
     if (res.statusCode !== 200) throw new Error(`${t.label}: ${res.statusCode} ${text.slice(0, 300)}`);
@@ -95,7 +101,12 @@ export async function sequentialStreams(t: Target, n: number): Promise<StreamTim
   const out: StreamTiming[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const res = await pool.request({ path: t.path, method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body });
+    const res = await pool.request({
+      path: t.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...t.headers },
+      body,
+    });
     let firstByteMs = NaN;
     let firstTokenMs = NaN;
     let contentChunks = 0;
@@ -116,7 +127,8 @@ export async function sequentialStreams(t: Target, n: number): Promise<StreamTim
             done = true;
             continue;
           }
-          const content = (JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
+          const content = (JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta
+            ?.content;
           if (content) {
             contentChunks++;
             if (Number.isNaN(firstTokenMs)) firstTokenMs = now;
@@ -125,7 +137,8 @@ export async function sequentialStreams(t: Target, n: number): Promise<StreamTim
       }
     }
     const totalMs = performance.now() - t0;
-    if (res.statusCode !== 200 || !done || contentChunks === 0) throw new Error(`${t.label}: stream ${res.statusCode}, done=${done}, ${contentChunks} content chunks`);
+    if (res.statusCode !== 200 || !done || contentChunks === 0)
+      throw new Error(`${t.label}: stream ${res.statusCode}, done=${done}, ${contentChunks} content chunks`);
     out.push({ firstByteMs, firstTokenMs, totalMs, contentChunks });
   }
   return out;

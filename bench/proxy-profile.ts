@@ -56,9 +56,15 @@ function busyUs(profile: CpuProfile, windowUs: number, tailUs: number, end: numb
 export function bucket(sub: string): string | undefined {
   if (/^(openai|node:undici \(fetch\)|undici)$/.test(sub)) return 'provider call (openai SDK, fetch)';
   // NB: wasm frames are not a subsystem of their own: PGlite's Postgres and fetch's HTTP parser (llhttp) both are wasm.
-  if (/^(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|@electric-sql\/pglite|runtime\/store)$/.test(sub)) return 'store (context row, audit entry)';
+  if (/^(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|@electric-sql\/pglite|runtime\/store)$/.test(sub))
+    return 'store (context row, audit entry)';
   if (/^(rego|runtime\/policy|re2js)$/.test(sub)) return 'policy evaluation (rego)';
-  if (/^(fastify|find-my-way|avvio|light-my-request|fast-json-stringify|secure-json-parse|@fastify\/.*|fast-querystring|runtime\/http|runtime\/auth|runtime\/limits)$/.test(sub)) return 'HTTP server (fastify, auth, limits)';
+  if (
+    /^(fastify|find-my-way|avvio|light-my-request|fast-json-stringify|secure-json-parse|@fastify\/.*|fast-querystring|runtime\/http|runtime\/auth|runtime\/limits)$/.test(
+      sub,
+    )
+  )
+    return 'HTTP server (fastify, auth, limits)';
   if (/^(prom-client|runtime\/metrics|tdigest|bintrees)$/.test(sub)) return 'metrics (prom-client)';
   if (/^(pino|sonic-boom|thread-stream|pino-std-serializers)$/.test(sub)) return 'logging (pino)';
   if (/^runtime\/(redact|output)$/.test(sub)) return 'output redaction (runtime/redact)';
@@ -71,7 +77,11 @@ export function bucket(sub: string): string | undefined {
 
 /** JSON work wherever it is called from: V8's parse/stringify and the packages that wrap them. */
 function isJson(f: { functionName: string; url: string }): boolean {
-  return (!f.url && /^(parse|stringify|JSONParse|JSONStringify)$/.test(f.functionName)) || /\/(fast-json-stringify|secure-json-parse)\//.test(f.url) || /parseJSONFromBytes/.test(f.functionName);
+  return (
+    (!f.url && /^(parse|stringify|JSONParse|JSONStringify)$/.test(f.functionName)) ||
+    /\/(fast-json-stringify|secure-json-parse)\//.test(f.url) ||
+    /parseJSONFromBytes/.test(f.functionName)
+  );
 }
 
 function summarise(profile: CpuProfile, windowUs: number, tailUs: number): string {
@@ -106,11 +116,16 @@ function summarise(profile: CpuProfile, windowUs: number, tailUs: number): strin
     }
     for (const s of seen) inclusive.set(s, (inclusive.get(s) ?? 0) + dt);
     // NB: node's and V8's frames (socket writes, streams, microtasks) count for the nearest caller of ours or a package's.
-    const b = byId.get(id)!.callFrame.functionName === '(idle)' ? '(idle)' : (where ?? 'node runtime, no caller on the stack (event loop, sockets)');
+    const b =
+      byId.get(id)!.callFrame.functionName === '(idle)'
+        ? '(idle)'
+        : (where ?? 'node runtime, no caller on the stack (event loop, sockets)');
     buckets.set(b, (buckets.get(b) ?? 0) + dt);
     if (json) jsonUs += dt;
   });
-  const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, v]) => a + v, 0);
+  const idle = [...self]
+    .filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)')
+    .reduce((a, [, v]) => a + v, 0);
   const busy = total - idle;
   const pct = (v: number) => `${((100 * v) / busy).toFixed(1)}%`;
   const fnSelf = new Map<string, number>();
@@ -158,19 +173,31 @@ function report(dir: string): void {
   const main = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   for (const w of files.filter((f) => f !== file)) {
     const p = JSON.parse(readFileSync(join(dir, w), 'utf8')) as CpuProfile;
-    console.log(`worker thread ${w}: ${(busyUs(p, measured.ms * 1000, measured.endedAt * 1000, main.endTime) / 1000).toFixed(0)} ms busy in the measured window`);
+    console.log(
+      `worker thread ${w}: ${(busyUs(p, measured.ms * 1000, measured.endedAt * 1000, main.endTime) / 1000).toFixed(0)} ms busy in the measured window`,
+    );
   }
-  console.log(`profile: ${join(dir, file)} (start-up and warm-up included; the summary counts the measured load only)\n`);
+  console.log(
+    `profile: ${join(dir, file)} (start-up and warm-up included; the summary counts the measured load only)\n`,
+  );
   console.log(summarise(main, measured.ms * 1000, measured.endedAt * 1000));
 }
 
 /** Profiles one Steward under the load; returns the folder of the profiles. */
 async function profile(store: string, rate: number, seconds: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'steward-proxy-profile-'));
-  const database = store === 'pg' ? await createTempDatabase(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test') : undefined;
+  const database =
+    store === 'pg'
+      ? await createTempDatabase(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test')
+      : undefined;
   buildServers();
   const upstream = await startUpstream(10, 5);
-  const gw = await startSteward({ upstream: upstream.origin, dataDir: join(dir, 'data'), databaseUrl: database?.url, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250'] });
+  const gw = await startSteward({
+    upstream: upstream.origin,
+    dataDir: join(dir, 'data'),
+    databaseUrl: database?.url,
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250'],
+  });
   const url = `${gw.origin}/v1/chat/completions`;
   const body = chatBody({ stream: false, prompt: BENIGN_PROMPT });
   let measured = { ms: 0, endedAt: 0 };
@@ -184,7 +211,9 @@ async function profile(store: string, rate: number, seconds: number): Promise<st
     const r = await steadyLoad({ url, body, rate, durationS: seconds });
     const cpuMs = (cpuTimeUs(gw.pid) - cpu0) / 1000 / r.requests;
     measured = { ms: performance.now() - t0, endedAt: performance.now() };
-    console.log(`${store}: ${r.requests} requests at ${rate}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors + r.non2xx}, CPU ${cpuMs.toFixed(2)} ms/req (profiler on); load ${load0.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`);
+    console.log(
+      `${store}: ${r.requests} requests at ${rate}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, errors ${r.errors + r.non2xx}, CPU ${cpuMs.toFixed(2)} ms/req (profiler on); load ${load0.toFixed(2)} → ${loadavg()[0]!.toFixed(2)}`,
+    );
   } finally {
     measured.endedAt = measured.endedAt ? performance.now() - measured.endedAt : 0; // from the load's end to the stop
     await gw.stop();

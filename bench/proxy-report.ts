@@ -81,7 +81,9 @@ function streamTable(f: Figures): string {
       const s = pick(r, k);
       const b = pick(base, k);
       const [p50, p99] = [percentile(s, 50), percentile(s, 99)];
-      return r === base ? `${ms(p50)} / ${ms(p99)}` : `${ms(p50)} / ${ms(p99)} (${signed(p50 - percentile(b, 50))} / ${signed(p99 - percentile(b, 99))})`;
+      return r === base
+        ? `${ms(p50)} / ${ms(p99)}`
+        : `${ms(p50)} / ${ms(p99)} (${signed(p50 - percentile(b, 50))} / ${signed(p99 - percentile(b, 99))})`;
     });
     const chunks = percentile(pick(r, 'contentChunks'), 50);
     return `| ${r.label} | ${cells.join(' | ')} | ${chunks} |`;
@@ -98,7 +100,9 @@ function cpuTable(f: Figures): string {
     const db = median(runs.map((r) => r.dbMsPerReq));
     const who = label === f.direct ? ' (the stand-in)' : '';
     const ratio =
-      label === f.direct || !portkey ? '—' : `${(cpu / pkCpu).toFixed(2)}×${Number.isNaN(db) ? '' : ` (${((cpu + db) / pkCpu).toFixed(2)}× with PostgreSQL)`}`;
+      label === f.direct || !portkey
+        ? '—'
+        : `${(cpu / pkCpu).toFixed(2)}×${Number.isNaN(db) ? '' : ` (${((cpu + db) / pkCpu).toFixed(2)}× with PostgreSQL)`}`;
     return `| ${label} | ${cpu.toFixed(3)}${who} | ${Number.isNaN(db) ? '—' : db.toFixed(3)} | ${ratio} | ${ms(median(runs.map((r) => r.p50)))} | ${ms(median(runs.map((r) => r.p99)))} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${median(runs.map((r) => r.idlePct)).toFixed(0)} | ${runs.map((r) => r.cpuMsPerReq.toFixed(3)).join(', ')} |`;
   });
   return `| Row | CPU ms/req | PostgreSQL CPU ms/req | CPU vs Portkey | p50 ms | p99 ms | errors | idle % | CPU ms/req of every round |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n${rows.join('\n')}`;
@@ -118,7 +122,7 @@ function streamNotes(f: Figures): string {
   const steward = f.streams.find((r) => r.label.startsWith('Steward'));
   if (steward && percentile(sorted(steward.timings.map((t) => t.contentChunks)), 50) <= 1) {
     notes.push(
-      "NB: this Steward calls the provider without streaming and sends the whole answer as one content chunk after the audit commit, so its first content chunk comes after the whole generation.",
+      'NB: this Steward calls the provider without streaming and sends the whole answer as one content chunk after the audit commit, so its first content chunk comes after the whole generation.',
     );
   } else if (steward) {
     const direct = f.streams.find((r) => r.label === f.direct)!;

@@ -31,7 +31,11 @@ export async function spawnReady(
   options: { cwd?: string; timeoutMs?: number } = {},
 ): Promise<Proc> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'], ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const child = spawn(process.execPath, args, {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${label} did not start within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -68,7 +72,13 @@ export async function spawnReady(
 export async function startUpstream(chunks: number, chunkDelayMs: number): Promise<Proc> {
   const port = await freePort();
   const script = join(dirname(new URL(import.meta.url).pathname), 'upstream-server.ts');
-  return spawnReady('the stand-in', [...NODE_FLAGS, script, String(port), String(chunks), String(chunkDelayMs)], { PATH: process.env.PATH }, 'READY', port);
+  return spawnReady(
+    'the stand-in',
+    [...NODE_FLAGS, script, String(port), String(chunks), String(chunkDelayMs)],
+    { PATH: process.env.PATH },
+    'READY',
+    port,
+  );
 }
 
 /** Portkey's version (package.json pins it) and that of the `@hono/node-server` it runs on. */
@@ -88,7 +98,13 @@ export async function startPortkey(): Promise<Proc> {
   const port = await freePort();
   const script = join(dirname(new URL(import.meta.url).pathname), 'portkey-server.ts');
   // NB: no REDIS_CONNECTION_STRING: its in-memory caches, as Steward's in-memory rate limiter.
-  return spawnReady('Portkey', [...NODE_FLAGS, script, `--port=${port}`, '--headless'], { PATH: process.env.PATH, NODE_ENV: 'production' }, 'PATCHED', port);
+  return spawnReady(
+    'Portkey',
+    [...NODE_FLAGS, script, `--port=${port}`, '--headless'],
+    { PATH: process.env.PATH, NODE_ENV: 'production' },
+    'PATCHED',
+    port,
+  );
 }
 
 /**
@@ -105,8 +121,18 @@ export const PORTKEY_GUARDRAIL_RULES: Record<string, string> = {
 
 /** The `x-portkey-config` header: the OpenAI provider at the stand-in, the guardrails above as input guardrails. */
 export function portkeyConfig(upstream: string): string {
-  const checks = Object.fromEntries(Object.entries(PORTKEY_GUARDRAIL_RULES).map(([name, rule]) => [name, { id: 'default.regexMatch', rule, not: true }]));
-  return JSON.stringify({ provider: 'openai', api_key: UPSTREAM_KEY, custom_host: `${upstream}/v1`, input_guardrails: [{ deny: true, ...checks }] });
+  const checks = Object.fromEntries(
+    Object.entries(PORTKEY_GUARDRAIL_RULES).map(([name, rule]) => [
+      name,
+      { id: 'default.regexMatch', rule, not: true },
+    ]),
+  );
+  return JSON.stringify({
+    provider: 'openai',
+    api_key: UPSTREAM_KEY,
+    custom_host: `${upstream}/v1`,
+    input_guardrails: [{ deny: true, ...checks }],
+  });
 }
 
 /** Where tsconfig.bench.json compiles gateway-server.ts (gateway.ts `buildServers`). */
@@ -116,7 +142,13 @@ const SERVER_JS = 'dist-bench/bench/gateway-server.js';
  * Steward's gateway (gateway-server.ts `gateway`: standalone wiring, built-in pack, community mode, rate limits out
  * of the way) with the OpenAI provider at the stand-in. `databaseUrl` absent: embedded PGlite in `dataDir`.
  */
-export async function startSteward(opts: { upstream: string; dataDir: string; databaseUrl?: string; nodeArgs?: string[]; env?: Record<string, string> }): Promise<Proc> {
+export async function startSteward(opts: {
+  upstream: string;
+  dataDir: string;
+  databaseUrl?: string;
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+}): Promise<Proc> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -133,7 +165,13 @@ export async function startSteward(opts: { upstream: string; dataDir: string; da
     STEWARD_LLM_TOKENS_PER_MINUTE: '1000000',
     ...opts.env,
   };
-  return spawnReady('Steward', [...NODE_FLAGS, ...(opts.nodeArgs ?? []), SERVER_JS, 'gateway', String(port)], env, 'READY', port);
+  return spawnReady(
+    'Steward',
+    [...NODE_FLAGS, ...(opts.nodeArgs ?? []), SERVER_JS, 'gateway', String(port)],
+    env,
+    'READY',
+    port,
+  );
 }
 
 /** Resident set size of a process now, bytes (Linux /proc; NaN elsewhere). */
@@ -164,7 +202,9 @@ export function rssSampler(pid: number, everyMs = 50): { stop(): number } {
 /** Worker threads of a process now (node's `worker_threads` are named WorkerThread in /proc; NaN elsewhere). */
 export function workerThreads(pid: number): number {
   try {
-    return readdirSync(`/proc/${pid}/task`).filter((t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === 'WorkerThread').length;
+    return readdirSync(`/proc/${pid}/task`).filter(
+      (t) => readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim() === 'WorkerThread',
+    ).length;
   } catch {
     return NaN;
   }

@@ -15,8 +15,30 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTempDatabase } from '../testing/pgdb.js';
 import { buildServers, cpuTimeUs, DatabaseCpu, machineTicks } from './gateway.js';
-import { BENIGN_PROMPT, chatBody, closePools, executeBody, once, sequential, sequentialStreams, SSN_PROMPT, type StreamTiming, type Target } from './proxy-client.js';
-import { portkeyConfig, portkeyVersions, rssBytes, rssSampler, startPortkey, workerThreads, startSteward, startUpstream, UPSTREAM_KEY, type Proc } from './proxy-servers.js';
+import {
+  BENIGN_PROMPT,
+  chatBody,
+  closePools,
+  executeBody,
+  once,
+  sequential,
+  sequentialStreams,
+  SSN_PROMPT,
+  type StreamTiming,
+  type Target,
+} from './proxy-client.js';
+import {
+  portkeyConfig,
+  portkeyVersions,
+  rssBytes,
+  rssSampler,
+  startPortkey,
+  workerThreads,
+  startSteward,
+  startUpstream,
+  UPSTREAM_KEY,
+  type Proc,
+} from './proxy-servers.js';
 import { proxyMarkdown, type Figures, type RateRow, type StreamRow } from './proxy-report.js';
 import { steadyLoad } from './steady.js';
 
@@ -87,11 +109,18 @@ export async function run(): Promise<{ markdown: string }> {
     procs.push(portkey);
     const lite = await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pglite') });
     procs.push(lite);
-    const pgGw = database ? await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pg'), databaseUrl: database.url }) : undefined;
+    const pgGw = database
+      ? await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pg'), databaseUrl: database.url })
+      : undefined;
     if (pgGw) procs.push(pgGw);
     // The durability trade-off (STEWARD_LLM_AUDIT=background: context and audit entry written behind the answer).
     const bgGw = database
-      ? await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pg-bg'), databaseUrl: database.url, env: { STEWARD_LLM_AUDIT: 'background' } })
+      ? await startSteward({
+          upstream: upstream.origin,
+          dataDir: join(dataDir, 'pg-bg'),
+          databaseUrl: database.url,
+          env: { STEWARD_LLM_AUDIT: 'background' },
+        })
       : undefined;
     if (bgGw) procs.push(bgGw);
     // What streaming redaction adds to the first chunk: the same gateway with the pack's output redaction disabled.
@@ -99,11 +128,22 @@ export async function run(): Promise<{ markdown: string }> {
     mkdirSync(plainDir);
     writeFileSync(join(plainDir, 'policy.yaml'), OUTPUT_REDACTION_OFF);
     const plainGw = database
-      ? await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pg-plain'), databaseUrl: database.url, env: { STEWARD_MANIFESTS: plainDir } })
+      ? await startSteward({
+          upstream: upstream.origin,
+          dataDir: join(dataDir, 'pg-plain'),
+          databaseUrl: database.url,
+          env: { STEWARD_MANIFESTS: plainDir },
+        })
       : undefined;
     if (plainGw) procs.push(plainGw);
 
-    const direct: Target = { label: 'stand-in called directly', origin: upstream.origin, path: '/v1/chat/completions', headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, body: chatBody };
+    const direct: Target = {
+      label: 'stand-in called directly',
+      origin: upstream.origin,
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+      body: chatBody,
+    };
     const pk: Target = {
       label: `Portkey ${portkeyVersions().portkey}, regex input guardrails`,
       origin: portkey.origin,
@@ -126,7 +166,12 @@ export async function run(): Promise<{ markdown: string }> {
       ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'chat')] : []),
       steward(lite, 'PGlite', 'chat'),
     ];
-    const gateways = [...chatRows, ...(pgGw ? [steward(pgGw, 'PostgreSQL', 'execute')] : []), ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'execute')] : []), steward(lite, 'PGlite', 'execute')];
+    const gateways = [
+      ...chatRows,
+      ...(pgGw ? [steward(pgGw, 'PostgreSQL', 'execute')] : []),
+      ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'execute')] : []),
+      steward(lite, 'PGlite', 'execute'),
+    ];
     const plainRow = plainGw ? [steward(plainGw, 'PostgreSQL, output redaction disabled', 'chat')] : [];
     const all = [direct, ...gateways];
 
@@ -135,7 +180,10 @@ export async function run(): Promise<{ markdown: string }> {
     for (const t of gateways) {
       const blocked = await once(t, SSN_PROMPT);
       const passed = await once(t, BENIGN_PROMPT);
-      if (blocked.status < 400 || passed.status !== 200) throw new Error(`${t.label}: SSN prompt ${blocked.status}, benign prompt ${passed.status} ${passed.body.slice(0, 300)}`);
+      if (blocked.status < 400 || passed.status !== 200)
+        throw new Error(
+          `${t.label}: SSN prompt ${blocked.status}, benign prompt ${passed.status} ${passed.body.slice(0, 300)}`,
+        );
       checks.push({ label: t.label, blocked: blocked.status, code: codeOf(blocked.body), passed: passed.status });
     }
 
@@ -155,21 +203,42 @@ export async function run(): Promise<{ markdown: string }> {
     const streamTargets = [direct, ...chatRows, ...plainRow];
     const streams = new Map<Target, StreamTiming[]>(streamTargets.map((t) => [t, []]));
     for (let r = 0; r < ROUNDS; r++) {
-      for (const t of rotate(streamTargets, r)) streams.get(t)!.push(...(await sequentialStreams(t, Math.ceil(STREAMS / ROUNDS))));
+      for (const t of rotate(streamTargets, r))
+        streams.get(t)!.push(...(await sequentialStreams(t, Math.ceil(STREAMS / ROUNDS))));
       loads.push(loadavg()[0]!);
     }
 
     console.log(`${CPU_RATE} requests/s …`);
     const cpuRuns = new Map<Target, RateRow[]>(all.map((t) => [t, []]));
     for (let r = 0; r < CPU_ROUNDS; r++) {
-      for (const t of rotate(all, r)) cpuRuns.get(t)!.push(await rateRun(t, CPU_RATE, CPU_REQUESTS, t.label.includes('PostgreSQL') ? dbCpu : undefined, t.pid ?? upstream.pid));
+      for (const t of rotate(all, r))
+        cpuRuns
+          .get(t)!
+          .push(
+            await rateRun(
+              t,
+              CPU_RATE,
+              CPU_REQUESTS,
+              t.label.includes('PostgreSQL') ? dbCpu : undefined,
+              t.pid ?? upstream.pid,
+            ),
+          );
       loads.push(loadavg()[0]!);
     }
 
     console.log(`${RSS_RATE} requests/s …`);
     const rssRows = new Map<Target, RateRow>();
     for (const t of [direct, ...chatRows]) {
-      rssRows.set(t, await rateRun(t, RSS_RATE, RSS_REQUESTS, t.label.includes('PostgreSQL') ? dbCpu : undefined, t.pid ?? upstream.pid));
+      rssRows.set(
+        t,
+        await rateRun(
+          t,
+          RSS_RATE,
+          RSS_REQUESTS,
+          t.label.includes('PostgreSQL') ? dbCpu : undefined,
+          t.pid ?? upstream.pid,
+        ),
+      );
       loads.push(loadavg()[0]!);
     }
 
@@ -222,7 +291,14 @@ function codeOf(body: string): string {
 
 /** `n` requests at `rate` per second (open loop), unmeasured. */
 async function steady(t: Target, rate: number, n: number) {
-  return steadyLoad({ url: `${t.origin}${t.path}`, body: t.body({ stream: false, prompt: BENIGN_PROMPT }), headers: t.headers, rate, durationS: n / rate, connections: CONNECTIONS });
+  return steadyLoad({
+    url: `${t.origin}${t.path}`,
+    body: t.body({ stream: false, prompt: BENIGN_PROMPT }),
+    headers: t.headers,
+    rate,
+    durationS: n / rate,
+    connections: CONNECTIONS,
+  });
 }
 
 /** `n` requests at `rate`: latency, CPU of `pid` (and the database backends) per request, the largest RSS of `pid`. */

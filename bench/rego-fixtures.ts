@@ -56,7 +56,11 @@ export function policyPack(): PolicyModule[] {
       const kind = i < 2 ? 'deny' : 'warn';
       return `${kind} contains ${JSON.stringify(`${name} detected`)} if regex.match(\`${re}\`, input.query)`;
     });
-    modules.push({ name: `pack-${m}.rego`, source: `package steward.pack${m}\n\n${rules.join('\n')}\n`, priority: 100 - m });
+    modules.push({
+      name: `pack-${m}.rego`,
+      source: `package steward.pack${m}\n\n${rules.join('\n')}\n`,
+      priority: 100 - m,
+    });
   }
   return modules;
 }
@@ -71,14 +75,22 @@ export function prompt1k(): string {
 
 /** A 1 KB prompt of accented prose (Spanish and French) that matches nothing: the non-ASCII normalization path. */
 export function accentedPrompt1k(): string {
-  const base = 'Por favor, resume el informe trimestral del equipo de ventas y propón tres acciones. Merci de préparer la réunion. ';
+  const base =
+    'Por favor, resume el informe trimestral del equipo de ventas y propón tres acciones. Merci de préparer la réunion. ';
   let s = '';
   while (s.length < 1024) s += base;
   return s.slice(0, 1024);
 }
 
 /** A chat of eight turns (about 1 KB) that matches nothing: the per-message texts and the joined conversation. */
-export function chatInput(): { query: string; surface: 'llm'; client_id: string; user: { id: string }; context: Record<string, never>; llm: Record<string, unknown> } {
+export function chatInput(): {
+  query: string;
+  surface: 'llm';
+  client_id: string;
+  user: { id: string };
+  context: Record<string, never>;
+  llm: Record<string, unknown>;
+} {
   const turns = [
     'Please summarise the quarterly report for the regional sales team.',
     'Sure. Revenue grew in the north and west regions; the south stayed flat and the east declined slightly.',
@@ -90,7 +102,14 @@ export function chatInput(): { query: string; surface: 'llm'; client_id: string;
     'Here is a draft of the email for the regional managers, with the three actions and their owners.',
   ];
   const messages = turns.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }));
-  return { query: turns.join('\n'), surface: 'llm', client_id: 'bench', user: { id: 'u1' }, context: {}, llm: { provider: 'openai', model: 'gpt-4o', messages } };
+  return {
+    query: turns.join('\n'),
+    surface: 'llm',
+    client_id: 'bench',
+    user: { id: 'u1' },
+    context: {},
+    llm: { provider: 'openai', model: 'gpt-4o', messages },
+  };
 }
 
 export function precheckInput(query: string): Record<string, unknown> {
@@ -98,4 +117,5 @@ export function precheckInput(query: string): Record<string, unknown> {
 }
 
 /** The query every request of the gateway benchmark sends (bench/gateway.ts). */
-export const GATEWAY_QUERY = 'Find me a flight from Lisbon to Berlin next Tuesday under 200 EUR and a hotel near the Spree with breakfast included.';
+export const GATEWAY_QUERY =
+  'Find me a flight from Lisbon to Berlin next Tuesday under 200 EUR and a hotel near the Spree with breakfast included.';

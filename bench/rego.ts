@@ -56,12 +56,17 @@ function stopTime(fn: () => void): { ms: number; stopped: string } {
     fn();
     return { ms: performance.now() - t0, stopped: 'finished' };
   } catch (err) {
-    return { ms: performance.now() - t0, stopped: err instanceof RegoLimitError ? `RegoLimitError (${err.kind})` : (err as Error).name };
+    return {
+      ms: performance.now() - t0,
+      stopped: err instanceof RegoLimitError ? `RegoLimitError (${err.kind})` : (err as Error).name,
+    };
   }
 }
 
 export async function run(): Promise<{ markdown: string }> {
-  const allow = compile([{ name: 'p.rego', source: 'package test\ndefault allow := false\nallow if input.x == "x"\n' }]);
+  const allow = compile([
+    { name: 'p.rego', source: 'package test\ndefault allow := false\nallow if input.x == "x"\n' },
+  ]);
   const inputs = [{ x: 'x' }, { x: 'y' }];
   // opa-wasm is called directly (no conversion layer of ours) so that its figure is its own.
   const bundle = readBundle(new Uint8Array(readFileSync(sharedPath('opa-wasm-fixture/bundle.tar.gz'))));
@@ -70,7 +75,8 @@ export async function run(): Promise<{ markdown: string }> {
   for (const input of inputs) {
     const ours = allow.evalRef('data.test.allow', { input });
     const theirs = (wasm.evaluate(input, 'test/allow') as { result: unknown }[])[0]!.result;
-    if (ours !== theirs) throw new Error(`engine and opa-wasm disagree on ${JSON.stringify(input)}: ${String(ours)} vs ${String(theirs)}`);
+    if (ours !== theirs)
+      throw new Error(`engine and opa-wasm disagree on ${JSON.stringify(input)}: ${String(ours)} vs ${String(theirs)}`);
   }
   const ours = measure(200_000, (i) => allow.evalRef('data.test.allow', { input: inputs[i & 1] }));
   const opa = measure(200_000, (i) => wasm.evaluate(inputs[i & 1], 'test/allow'));
@@ -84,7 +90,13 @@ export async function run(): Promise<{ markdown: string }> {
   const builtinInput: PolicyInput = { query: prompt1k(), surface: 'pre-check', context: {} };
   const builtinPack = measure(3_000, () => evalPack(builtinInput));
   // The gateway benchmark's query (bench/gateway.ts): what one pre-check costs in Rego.
-  const shortInput: PolicyInput = { query: GATEWAY_QUERY, surface: 'pre-check', client_id: 'bench-app', user: { id: 'user-1' }, context: { user_role: 'agent', department: 'travel' } };
+  const shortInput: PolicyInput = {
+    query: GATEWAY_QUERY,
+    surface: 'pre-check',
+    client_id: 'bench-app',
+    user: { id: 'user-1' },
+    context: { user_role: 'agent', department: 'travel' },
+  };
   const builtinShort = measure(10_000, () => evalPack(shortInput));
   const builtinShortCold = measureCold(5_000, () => evalPack(shortInput));
   const accentedInput: PolicyInput = { query: accentedPrompt1k(), surface: 'pre-check', context: {} };
@@ -95,7 +107,13 @@ export async function run(): Promise<{ markdown: string }> {
   const hostileRegex = compile([{ name: 'r.rego', source: 'package r\nhit if regex.match(`(a+)+$`, input.s)\n' }]);
   const hostileInput = { s: `${'a'.repeat(50_000)}!` };
   const regexStop = stopTime(() => hostileRegex.evalRef('data.r.hit', { input: hostileInput, deadlineMs: 100 }));
-  const runaway = compile([{ name: 'c.rego', source: 'package c\nn := count([[x, y] | some x in numbers.range(1, 100000); some y in numbers.range(1, 100000)])\n' }]);
+  const runaway = compile([
+    {
+      name: 'c.rego',
+      source:
+        'package c\nn := count([[x, y] | some x in numbers.range(1, 100000); some y in numbers.range(1, 100000)])\n',
+    },
+  ]);
   const deadlineStop = stopTime(() => runaway.evalRef('data.c.n', { deadlineMs: 50, maxSteps: 1e12 }));
   const stepStop = stopTime(() => runaway.evalRef('data.c.n', { deadlineMs: 60_000, maxSteps: 1_000_000 }));
 

@@ -51,16 +51,26 @@ async function startOnce(dataDir: string): Promise<Start> {
   const [gw, orch] = [await freePort(), await freePort()];
   const started = performance.now();
   const child = spawn(process.execPath, [...NODE_FLAGS, 'bin/steward.mjs', 'standalone'], {
-    env: { ...process.env, STEWARD_DATA_DIR: dataDir, STEWARD_GATEWAY_PORT: String(gw), STEWARD_ORCHESTRATOR_PORT: String(orch) },
+    env: {
+      ...process.env,
+      STEWARD_DATA_DIR: dataDir,
+      STEWARD_GATEWAY_PORT: String(gw),
+      STEWARD_ORCHESTRATOR_PORT: String(orch),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const up = { gw: false, orch: false };
     while (!(up.gw && up.orch)) {
-      if (child.exitCode !== null) throw new Error(`steward standalone exited (${child.exitCode}) before it was healthy`);
-      if (performance.now() - started > TIMEOUT_MS) throw new Error(`steward standalone not healthy within ${TIMEOUT_MS} ms`);
-      [up.gw, up.orch] = await Promise.all([up.gw || healthy(`http://127.0.0.1:${gw}/health`), up.orch || healthy(`http://127.0.0.1:${orch}/health`)]);
+      if (child.exitCode !== null)
+        throw new Error(`steward standalone exited (${child.exitCode}) before it was healthy`);
+      if (performance.now() - started > TIMEOUT_MS)
+        throw new Error(`steward standalone not healthy within ${TIMEOUT_MS} ms`);
+      [up.gw, up.orch] = await Promise.all([
+        up.gw || healthy(`http://127.0.0.1:${gw}/health`),
+        up.orch || healthy(`http://127.0.0.1:${orch}/health`),
+      ]);
       if (!(up.gw && up.orch)) await new Promise((r) => setTimeout(r, POLL_MS));
     }
     return { ms: performance.now() - started, cpuMs: cpuMs(child.pid!) };
@@ -98,7 +108,9 @@ export async function run(): Promise<{ markdown: string }> {
     const warm: Start[] = [];
     for (let i = 0; i < RUNS; i++) warm.push(await startOnce(warmDir));
     const loadAfter = loadavg()[0]!;
-    const firstRow = hadTemplate ? '' : `\n${row('first start on this machine (no template cached yet; makes it)', [first])}`;
+    const firstRow = hadTemplate
+      ? ''
+      : `\n${row('first start on this machine (no template cached yet; makes it)', [first])}`;
     const markdown = `## Start-up
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}; 1-minute load average ${load.toFixed(1)} before, ${loadAfter.toFixed(1)} after.

@@ -88,7 +88,11 @@ async function startGateway(root: string, upstream: FakeOpenAiServer, databaseUr
 }
 
 async function execute(origin: string, body: Record<string, unknown>): Promise<{ status: number; body: string }> {
-  const res = await fetch(`${origin}/v1/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${origin}/v1/execute`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -119,7 +123,10 @@ async function measure(label: string, root: string, upstream: FakeOpenAiServer):
     try {
       const benign = await execute(gw.origin, { prompt: PROMPT, model: 'gpt-4o-mini' });
       const ssn = await execute(gw.origin, { prompt: SSN_PROMPT, model: 'gpt-4o-mini' });
-      if (benign.status !== 200 || ssn.status !== 403) throw new Error(`${label}: benign prompt ${benign.status} ${benign.body.slice(0, 300)}, SSN prompt ${ssn.status}`);
+      if (benign.status !== 200 || ssn.status !== 403)
+        throw new Error(
+          `${label}: benign prompt ${benign.status} ${benign.body.slice(0, 300)}, SSN prompt ${ssn.status}`,
+        );
       const body = JSON.stringify({ prompt: PROMPT, model: 'gpt-4o-mini' });
       const load = { url: `${gw.origin}/v1/execute`, body, rate: RATE, connections: CONNECTIONS };
       await steadyLoad({ ...load, durationS: WARM_UP / RATE });
@@ -155,12 +162,16 @@ async function measure(label: string, root: string, upstream: FakeOpenAiServer):
 export async function run(): Promise<{ markdown: string }> {
   if (PROMPT.length !== 315) throw new Error(`the prompt has ${PROMPT.length} characters, not 315`);
   const loadBefore = loadavg();
-  const upstream = await startFakeOpenAi({ apiKey: UPSTREAM_KEY, otherwise: () => ({ kind: 'reply', text: 'Book early and keep every receipt.', usage: USAGE }) });
+  const upstream = await startFakeOpenAi({
+    apiKey: UPSTREAM_KEY,
+    otherwise: () => ({ kind: 'reply', text: 'Book early and keep every receipt.', usage: USAGE }),
+  });
   const rows: TokensRow[] = [];
   try {
     rows.push(await measure(`after: ${revision(HERE)}`, HERE, upstream));
     const before = process.env.BENCH_TOKENS_BEFORE;
-    if (before) rows.push(await measure(`before: ${revision(before)} (\`BENCH_TOKENS_BEFORE\`)`, resolve(before), upstream));
+    if (before)
+      rows.push(await measure(`before: ${revision(before)} (\`BENCH_TOKENS_BEFORE\`)`, resolve(before), upstream));
   } finally {
     await upstream.close();
   }

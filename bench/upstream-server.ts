@@ -37,18 +37,29 @@ function serve(port: number, chunks: number, chunkDelayMs: number): http.Server 
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } }),
+          );
         return;
       }
       let body: ChatBody;
       try {
         body = JSON.parse(Buffer.concat(parts).toString('utf8')) as ChatBody;
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error' } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error' } }));
         return;
       }
       const model = typeof body.model === 'string' ? body.model : 'unknown';
-      const head = { id: `chatcmpl-standin${next++}`, created: Math.floor(Date.now() / 1000), model, system_fingerprint: null };
+      const head = {
+        id: `chatcmpl-standin${next++}`,
+        created: Math.floor(Date.now() / 1000),
+        model,
+        system_fingerprint: null,
+      };
       if (body.stream === true) {
         stream(res, head, chunks, chunkDelayMs, body.stream_options?.include_usage === true ? usage : undefined);
         return;
@@ -56,10 +67,20 @@ function serve(port: number, chunks: number, chunkDelayMs: number): http.Server 
       const answer = JSON.stringify({
         ...head,
         object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: text, refusal: null },
+            logprobs: null,
+            finish_reason: 'stop',
+          },
+        ],
         usage,
       });
-      const send = () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
+      const send = () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) })
+          .end(answer);
       if (model === PACED_MODEL && chunks * chunkDelayMs > 0) setTimeout(send, chunks * chunkDelayMs);
       else send();
     });
@@ -69,7 +90,13 @@ function serve(port: number, chunks: number, chunkDelayMs: number): http.Server 
   return server;
 }
 
-function stream(res: http.ServerResponse, head: Record<string, unknown>, chunks: number, delayMs: number, usage: Record<string, number> | undefined): void {
+function stream(
+  res: http.ServerResponse,
+  head: Record<string, unknown>,
+  chunks: number,
+  delayMs: number,
+  usage: Record<string, number> | undefined,
+): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const event = (delta: Record<string, unknown>, finish: string | null) =>
     `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(usage ? { usage: null } : {}) })}\n\n`;

@@ -3,12 +3,19 @@
 import { Command } from 'commander';
 import { VERSION } from '../platform/version.js';
 import { ConfigError, parseConfig } from '../platform/config.js';
-import { agentConfigSchema, gatewayConfigSchema, orchestratorConfigSchema, standaloneConfigSchema } from '../runtime/config.js';
+import {
+  agentConfigSchema,
+  gatewayConfigSchema,
+  orchestratorConfigSchema,
+  standaloneConfigSchema,
+} from '../runtime/config.js';
 import { StartupError } from '../platform/startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
 export function buildCli(env: Record<string, string | undefined>): Command {
-  const program = new Command('steward').description('Steward: governance for AI agents on Kubernetes').version(VERSION);
+  const program = new Command('steward')
+    .description('Steward: governance for AI agents on Kubernetes')
+    .version(VERSION);
 
   program
     .command('standalone')
@@ -24,7 +31,9 @@ export function buildCli(env: Record<string, string | undefined>): Command {
 
   program
     .command('gateway')
-    .description('the gateway alone on STEWARD_GATEWAY_PORT (8080); STEWARD_SOURCE=kubernetes reads the cluster (docs/cluster-mode.md)')
+    .description(
+      'the gateway alone on STEWARD_GATEWAY_PORT (8080); STEWARD_SOURCE=kubernetes reads the cluster (docs/cluster-mode.md)',
+    )
     .action(async () => {
       const config = parseConfig(gatewayConfigSchema, env);
       const { runGateway } = await import('../runtime/gateway/main.js');
@@ -33,7 +42,9 @@ export function buildCli(env: Record<string, string | undefined>): Command {
 
   program
     .command('orchestrator')
-    .description('the orchestrator alone on PORT (8081): parallel surface over STEWARD_AGENT_ENDPOINTS or in-process agents')
+    .description(
+      'the orchestrator alone on PORT (8081): parallel surface over STEWARD_AGENT_ENDPOINTS or in-process agents',
+    )
     .action(async () => {
       const config = parseConfig(orchestratorConfigSchema, env);
       const { runOrchestrator } = await import('../runtime/orchestrator/main.js');
@@ -105,7 +116,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
     await buildCli(env).parseAsync(argv);
   } catch (err) {
     // Something a person fixes by changing a setting: one line naming it, exit 2; the stack only when debugging.
-    if (err instanceof ConfigError || err instanceof StartupError || (err instanceof Error && err.name === 'LicenseCliError')) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof StartupError ||
+      (err instanceof Error && err.name === 'LicenseCliError')
+    ) {
       console.error(`steward: ${oneLine((err as Error).message)}`);
       if (DEBUG_LEVELS.has(env.LOG_LEVEL ?? '')) console.error((err as Error).cause ?? err);
       process.exit(2);

@@ -15,7 +15,8 @@ export function signingSecret(env: Record<string, string | undefined>, secretFil
 export function issueCommand(opts: { tier: string; expires: string }, secret: string | undefined, now: Date): string {
   const tier = licenseTier.safeParse(opts.tier.toUpperCase());
   if (!tier.success) throw new LicenseCliError(`--tier must be one of ${licenseTier.options.join(', ')}`);
-  if (!/^\d{4}-\d{2}-\d{2}(T.*)?$/.test(opts.expires)) throw new LicenseCliError('--expires must be a date such as 2027-06-30');
+  if (!/^\d{4}-\d{2}-\d{2}(T.*)?$/.test(opts.expires))
+    throw new LicenseCliError('--expires must be a date such as 2027-06-30');
   // A bare date means the end of that day, UTC.
   const expiresAt = new Date(opts.expires.length === 10 ? `${opts.expires}T23:59:59Z` : opts.expires);
   if (Number.isNaN(expiresAt.getTime())) throw new LicenseCliError(`--expires ${opts.expires} is not a valid date`);
@@ -30,7 +31,8 @@ export function issueCommand(opts: { tier: string; expires: string }, secret: st
 
 export function inspectCommand(key: string, secret: string | undefined, now: Date): { text: string; ok: boolean } {
   const info = decodeLicenseKey(key);
-  if (!info) return { text: 'Invalid license key: the key does not have the form PREFIX-TIER-RANDOM-TIMESTAMP-HMAC', ok: false };
+  if (!info)
+    return { text: 'Invalid license key: the key does not have the form PREFIX-TIER-RANDOM-TIMESTAMP-HMAC', ok: false };
   const lines = [
     `tier:       ${info.tier} (${info.tierName})`,
     `max nodes:  ${info.maxNodes}`,

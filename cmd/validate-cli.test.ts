@@ -52,7 +52,12 @@ describe('validateFiles', () => {
     expect(report.errors).toEqual([]);
     expect(report.documents).toBe(2);
     expect(report.warnings.filter((w) => w.includes('spec.routing'))).toHaveLength(1);
-    expect(report.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/apiVersion: .*steward\.dev\/v1alpha1/), expect.stringMatching(/spec\.agents\[2\]\.type: skipped/)]));
+    expect(report.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/apiVersion: .*steward\.dev\/v1alpha1/),
+        expect.stringMatching(/spec\.agents\[2\]\.type: skipped/),
+      ]),
+    );
   });
 
   it('reports a Policy whose Rego does not compile with the file, document and the position the engine renders', async () => {
@@ -60,14 +65,19 @@ describe('validateFiles', () => {
     const report = await validateFiles([dir]);
     expect(report.errors).toHaveLength(1);
     const [line, source, caret] = report.errors[0]!.split('\n');
-    expect(line).toBe(`${join(dir, 'policies.yaml')}#1 spec.rego: broken.rego:4:33: unexpected ) token: expected "," or "]"`);
+    expect(line).toBe(
+      `${join(dir, 'policies.yaml')}#1 spec.rego: broken.rego:4:33: unexpected ) token: expected "," or "]"`,
+    );
     expect(source).toBe('  msg := concat("", [input.query)');
     expect(caret).toBe(`${' '.repeat(32)}^`);
   });
 
   it('compiles v0 Rego as v0', async () => {
     const v0 = 'package steward.old\n\ndeny[msg] { msg := input.query }';
-    await writeFile(join(dir, 'old.yaml'), policy('old', v0).replace('type: custom', 'type: custom\n  regoVersion: v0'));
+    await writeFile(
+      join(dir, 'old.yaml'),
+      policy('old', v0).replace('type: custom', 'type: custom\n  regoVersion: v0'),
+    );
     expect((await validateFiles([dir])).errors).toEqual([]);
   });
 
@@ -79,15 +89,22 @@ describe('validateFiles', () => {
     await writeFile(join(dir, 'a', 'notes.txt'), 'not: [valid');
     const report = await validateFiles([dir]);
     expect(report.files).toBe(1);
-    expect(report.errors).toEqual([expect.stringContaining(`${join(dir, 'a', 'b', 'deep.yml')}#0 spec.rego: deep.rego:4:33`)]);
+    expect(report.errors).toEqual([
+      expect.stringContaining(`${join(dir, 'a', 'b', 'deep.yml')}#0 spec.rego: deep.rego:4:33`),
+    ]);
   });
 
   it('counts documents of other APIs as skipped, and makes them errors with strict', async () => {
-    await writeFile(join(dir, 'mixed.yaml'), `${SECRET}---\n${SECRET.replace('steward-db', 'other')}---\n${policy('fine', GOOD_REGO)}`);
+    await writeFile(
+      join(dir, 'mixed.yaml'),
+      `${SECRET}---\n${SECRET.replace('steward-db', 'other')}---\n${policy('fine', GOOD_REGO)}`,
+    );
     const lenient = await validateFiles([dir]);
     expect(lenient.errors).toEqual([]);
     expect(lenient.skipped.map((s) => s.at)).toEqual([`${join(dir, 'mixed.yaml')}#0`, `${join(dir, 'mixed.yaml')}#1`]);
-    expect(summary(lenient)).toBe('1 document(s) in 1 file(s): 0 error(s), 0 warning(s); skipped 2 document(s) of other kinds (v1 Secret ×2; --strict makes them errors)');
+    expect(summary(lenient)).toBe(
+      '1 document(s) in 1 file(s): 0 error(s), 0 warning(s); skipped 2 document(s) of other kinds (v1 Secret ×2; --strict makes them errors)',
+    );
     const strict = await validateFiles([dir], { strict: true });
     expect(strict.errors).toEqual([
       `${join(dir, 'mixed.yaml')}#0 apiVersion: v1 Secret is not a Steward document (--strict)`,

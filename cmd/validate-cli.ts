@@ -45,7 +45,8 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
     for (const f of parsed.foreign) {
       const at = `${file}#${f.documentIndex}`;
       report.skipped.push({ at, apiVersion: f.apiVersion, ...(f.kind === undefined ? {} : { kind: f.kind }) });
-      if (options.strict) report.errors.push(`${at} apiVersion: ${describeForeign(f)} is not a Steward document (--strict)`);
+      if (options.strict)
+        report.errors.push(`${at} apiVersion: ${describeForeign(f)} is not a Steward document (--strict)`);
     }
     for (const { resource, documentIndex, warnings } of parsed.resources) {
       const at = `${file}#${documentIndex}`;
@@ -54,7 +55,9 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
       const key = `${kind}/${metadata.namespace}/${metadata.name}`;
       const first = seen.get(key);
       if (first) {
-        report.errors.push(`${at} metadata.name: duplicate ${kind} ${metadata.namespace}/${metadata.name}; first defined in ${first}`);
+        report.errors.push(
+          `${at} metadata.name: duplicate ${kind} ${metadata.namespace}/${metadata.name}; first defined in ${first}`,
+        );
         continue;
       }
       seen.set(key, at);
@@ -68,7 +71,8 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
 function checkPolicy(policy: Extract<AnyResource, { kind: 'Policy' }>, at: string, report: ValidateReport): void {
   const module = policyModule(policy);
   if (module === undefined) {
-    if (policy.spec.wasm) report.warnings.push(`${at} spec.wasm: ${WASM_NOT_EVALUATED}; the policy is skipped at start`);
+    if (policy.spec.wasm)
+      report.warnings.push(`${at} spec.wasm: ${WASM_NOT_EVALUATED}; the policy is skipped at start`);
     return;
   }
   const error = compileError(module);

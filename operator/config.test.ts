@@ -21,10 +21,26 @@ describe('operatorConfigSchema', () => {
   });
 
   it.each([
-    { name: 'rejects a renew deadline not shorter than the lease', env: { STEWARD_LEASE_DURATION_MS: '5000', STEWARD_LEASE_RENEW_DEADLINE_MS: '5000' }, variable: 'STEWARD_LEASE_RENEW_DEADLINE_MS' },
-    { name: 'rejects a retry period not shorter than the renew deadline', env: { STEWARD_LEASE_RETRY_PERIOD_MS: '10000' }, variable: 'STEWARD_LEASE_RENEW_DEADLINE_MS' },
-    { name: 'rejects a short license signing secret', env: { STEWARD_LICENSE_SIGNING_SECRET: 'short' }, variable: 'STEWARD_LICENSE_SIGNING_SECRET' },
-    { name: 'rejects leader election set to a word it does not know', env: { STEWARD_LEADER_ELECTION: 'maybe' }, variable: 'STEWARD_LEADER_ELECTION' },
+    {
+      name: 'rejects a renew deadline not shorter than the lease',
+      env: { STEWARD_LEASE_DURATION_MS: '5000', STEWARD_LEASE_RENEW_DEADLINE_MS: '5000' },
+      variable: 'STEWARD_LEASE_RENEW_DEADLINE_MS',
+    },
+    {
+      name: 'rejects a retry period not shorter than the renew deadline',
+      env: { STEWARD_LEASE_RETRY_PERIOD_MS: '10000' },
+      variable: 'STEWARD_LEASE_RENEW_DEADLINE_MS',
+    },
+    {
+      name: 'rejects a short license signing secret',
+      env: { STEWARD_LICENSE_SIGNING_SECRET: 'short' },
+      variable: 'STEWARD_LICENSE_SIGNING_SECRET',
+    },
+    {
+      name: 'rejects leader election set to a word it does not know',
+      env: { STEWARD_LEADER_ELECTION: 'maybe' },
+      variable: 'STEWARD_LEADER_ELECTION',
+    },
   ])('$name', ({ env, variable }) => {
     try {
       parseConfig(operatorConfigSchema, env);

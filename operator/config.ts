@@ -53,7 +53,10 @@ export const operatorConfigSchema = z
   })
   .superRefine((c, ctx) => {
     // NB: the order is what makes leader election safe: a leader gives up before its Lease can expire.
-    if (!(c.STEWARD_LEASE_RETRY_PERIOD_MS < c.STEWARD_LEASE_RENEW_DEADLINE_MS && c.STEWARD_LEASE_RENEW_DEADLINE_MS < c.STEWARD_LEASE_DURATION_MS)) {
+    if (!(
+      c.STEWARD_LEASE_RETRY_PERIOD_MS < c.STEWARD_LEASE_RENEW_DEADLINE_MS &&
+      c.STEWARD_LEASE_RENEW_DEADLINE_MS < c.STEWARD_LEASE_DURATION_MS
+    )) {
       ctx.addIssue({
         code: 'custom',
         path: ['STEWARD_LEASE_RENEW_DEADLINE_MS'],

@@ -102,7 +102,16 @@ export async function startOperator(config: OperatorConfig, opts: OperatorOption
   });
   // NB: not awaited: the probe server answers (readyz 503) while the first lists are still coming in.
   const started = manager.start().catch((err: unknown) => log.error({ err }, 'manager failed to start'));
-  log.info({ version: VERSION, identity, probes: probes.url, leaderElection: config.STEWARD_LEADER_ELECTION, namespace: config.STEWARD_WATCH_NAMESPACE ?? '(all)' }, 'steward operator started');
+  log.info(
+    {
+      version: VERSION,
+      identity,
+      probes: probes.url,
+      leaderElection: config.STEWARD_LEADER_ELECTION,
+      namespace: config.STEWARD_WATCH_NAMESPACE ?? '(all)',
+    },
+    'steward operator started',
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = async (stopOpts: { releaseLease?: boolean } = {}) => {

@@ -12,9 +12,12 @@ export const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 /** A comma-separated list; blanks dropped. */
-export const list = z
-  .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+export const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /** Log settings of every process. */
 export const logSettings = {
@@ -32,7 +35,10 @@ export class ConfigError extends Error {
 }
 
 /** Parses the environment once; the result is frozen and passed down. No other module reads process.env. */
-export function parseConfig<S extends z.ZodTypeAny>(schema: S, env: Record<string, string | undefined>): Readonly<z.infer<S>> {
+export function parseConfig<S extends z.ZodTypeAny>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): Readonly<z.infer<S>> {
   // NB: an empty variable means "unset", as shells and Helm templates often leave them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(cleaned);

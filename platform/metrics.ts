@@ -4,7 +4,10 @@ import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
  * What every Steward process exports first, whatever it is (runtime, operator): `steward_build_info` and, unless
  * turned off (tests that count series), prom-client's process and Node.js metrics.
  */
-export function registerProcessMetrics(registry: Registry, options: { version: string; defaultMetrics?: boolean }): void {
+export function registerProcessMetrics(
+  registry: Registry,
+  options: { version: string; defaultMetrics?: boolean },
+): void {
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   new Gauge({
     name: 'steward_build_info',

@@ -57,9 +57,24 @@ export function endpointOf(url: string, defaultPort: number): string {
 export function listenFailure(err: unknown, portSetting: string, host: string, port: number): StartupError {
   const code = codeOf(err);
   const at = `${host}:${port}`;
-  if (code === 'EADDRINUSE') return new StartupError(portSetting, `${portSetting}: port ${port} is already in use (${at}); stop the other process or set ${portSetting} to a free port`, { cause: err });
-  if (code === 'EACCES') return new StartupError(portSetting, `${portSetting}: not allowed to listen on ${at}; set ${portSetting} to a port above 1023`, { cause: err });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new StartupError('STEWARD_HOST', `STEWARD_HOST: cannot listen on ${host} (not an address of this machine); set STEWARD_HOST to 127.0.0.1 or 0.0.0.0`, { cause: err });
+  if (code === 'EADDRINUSE')
+    return new StartupError(
+      portSetting,
+      `${portSetting}: port ${port} is already in use (${at}); stop the other process or set ${portSetting} to a free port`,
+      { cause: err },
+    );
+  if (code === 'EACCES')
+    return new StartupError(
+      portSetting,
+      `${portSetting}: not allowed to listen on ${at}; set ${portSetting} to a port above 1023`,
+      { cause: err },
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new StartupError(
+      'STEWARD_HOST',
+      `STEWARD_HOST: cannot listen on ${host} (not an address of this machine); set STEWARD_HOST to 127.0.0.1 or 0.0.0.0`,
+      { cause: err },
+    );
   return new StartupError(portSetting, `${portSetting}: cannot listen on ${at}: ${messageOf(err)}`, { cause: err });
 }
 
@@ -69,21 +84,35 @@ export function databaseFailure(err: unknown, url: string): StartupError {
   const at = endpointOf(url, 5432);
   const text = messageOf(err);
   const fail = (message: string) => new StartupError('DATABASE_URL', `DATABASE_URL: ${message}`, { cause: err });
-  if (code && NETWORK[code]) return fail(`cannot reach PostgreSQL at ${at} (${NETWORK[code]}); fix DATABASE_URL or start the database (unset DATABASE_URL for the embedded PGlite)`);
-  if (/timeout|timed out/i.test(text)) return fail(`PostgreSQL at ${at} did not answer in time; fix DATABASE_URL or check the database`);
-  if (code === '28P01' || code === '28000') return fail(`PostgreSQL at ${at} refused the credentials (${text}); fix the user or password in DATABASE_URL`);
+  if (code && NETWORK[code])
+    return fail(
+      `cannot reach PostgreSQL at ${at} (${NETWORK[code]}); fix DATABASE_URL or start the database (unset DATABASE_URL for the embedded PGlite)`,
+    );
+  if (/timeout|timed out/i.test(text))
+    return fail(`PostgreSQL at ${at} did not answer in time; fix DATABASE_URL or check the database`);
+  if (code === '28P01' || code === '28000')
+    return fail(`PostgreSQL at ${at} refused the credentials (${text}); fix the user or password in DATABASE_URL`);
   if (code === '3D000') return fail(`PostgreSQL at ${at}: ${text}; create it or fix the database name in DATABASE_URL`);
   return fail(`PostgreSQL at ${at} failed: ${text}; check DATABASE_URL`);
 }
 
 /** The embedded database could not be opened: the data folder is the setting to look at. */
 export function embeddedDatabaseFailure(err: unknown, dataDir: string): StartupError {
-  return new StartupError('STEWARD_DATA_DIR', `STEWARD_DATA_DIR: cannot open the embedded database in ${dataDir}: ${messageOf(err)}; check the folder or set STEWARD_DATA_DIR`, { cause: err });
+  return new StartupError(
+    'STEWARD_DATA_DIR',
+    `STEWARD_DATA_DIR: cannot open the embedded database in ${dataDir}: ${messageOf(err)}; check the folder or set STEWARD_DATA_DIR`,
+    { cause: err },
+  );
 }
 
 /** Redis that did not answer a PING at start. */
 export function redisFailure(err: unknown, url: string, timeoutMs: number): StartupError {
   const code = codeOf(err);
-  const reason = code && NETWORK[code] ? NETWORK[code] : err === undefined ? `no answer within ${timeoutMs} ms` : messageOf(err);
-  return new StartupError('REDIS_URL', `REDIS_URL: cannot reach Redis at ${endpointOf(url, 6379)} (${reason}); fix REDIS_URL or unset it to keep rate-limit counters in memory`, { cause: err });
+  const reason =
+    code && NETWORK[code] ? NETWORK[code] : err === undefined ? `no answer within ${timeoutMs} ms` : messageOf(err);
+  return new StartupError(
+    'REDIS_URL',
+    `REDIS_URL: cannot reach Redis at ${endpointOf(url, 6379)} (${reason}); fix REDIS_URL or unset it to keep rate-limit counters in memory`,
+    { cause: err },
+  );
 }

@@ -40,7 +40,13 @@ describe('decide', () => {
   });
 
   it('fails closed when the deadline is exceeded', () => {
-    const slow = compile([{ name: 's.rego', source: 'package s\ndeny contains "x" if { some a in input.xs; some b in input.xs; some c in input.xs; a + b + c < 0 }' }]);
+    const slow = compile([
+      {
+        name: 's.rego',
+        source:
+          'package s\ndeny contains "x" if { some a in input.xs; some b in input.xs; some c in input.xs; a + b + c < 0 }',
+      },
+    ]);
     const d = decide(slow, 's', { xs: Array.from({ length: 400 }, (_, i) => i) }, { deadlineMs: 20 });
     expect(d.blocked).toBe(true);
     expect(d.error?.code).toBe('eval_cancel_error');

@@ -43,7 +43,16 @@ const NO_MESSAGES: readonly string[] = Object.freeze([]);
 
 function messages(v: Value | undefined, pkg: string, rule: string): readonly string[] {
   if (v === undefined || v === false || v === null) return NO_MESSAGES;
-  const items = v instanceof RSet ? v.valuesView() : Array.isArray(v) ? v : v instanceof RObject ? v.keys() : v === true ? [`${pkg}.${rule}`] : [v];
+  const items =
+    v instanceof RSet
+      ? v.valuesView()
+      : Array.isArray(v)
+        ? v
+        : v instanceof RObject
+          ? v.keys()
+          : v === true
+            ? [`${pkg}.${rule}`]
+            : [v];
   return items.map((m) => (typeof m === 'string' ? m : toJSONText(m)));
 }
 
@@ -53,7 +62,9 @@ function normalizePackage(pkg: string): string {
 
 function toDecisionError(e: unknown): DecisionError {
   if (e instanceof RegoLimitError) return { code: e.code, message: e.message, kind: e.kind };
-  return e instanceof RegoError ? { code: e.code, message: e.message } : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+  return e instanceof RegoError
+    ? { code: e.code, message: e.message }
+    : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
 }
 
 /** The three refs of a package's decision, in evaluation order. */
@@ -72,25 +83,54 @@ function valueOf(x: Settled): Value | undefined {
  * Builds a Decision from the settled values of decisionRefs(pkg), in that order, starting at `at`.
  * `allowDefined` (whether the package defines allow) may be passed when the caller knows it.
  */
-export function decisionFrom(prepared: PreparedPolicy, pkg: string, settled: readonly Settled[], durationMs: number, at = 0, allowDefined?: boolean): Decision {
+export function decisionFrom(
+  prepared: PreparedPolicy,
+  pkg: string,
+  settled: readonly Settled[],
+  durationMs: number,
+  at = 0,
+  allowDefined?: boolean,
+): Decision {
   const name = normalizePackage(pkg);
   for (let i = at; i < at + 3; i++) {
     const x = settled[i]!;
-    if ('error' in x) return { package: name, blocked: true, deny: NO_MESSAGES, warn: NO_MESSAGES, allow: undefined, error: toDecisionError(x.error), durationMs };
+    if ('error' in x)
+      return {
+        package: name,
+        blocked: true,
+        deny: NO_MESSAGES,
+        warn: NO_MESSAGES,
+        allow: undefined,
+        error: toDecisionError(x.error),
+        durationMs,
+      };
   }
   const denyMsgs = messages(valueOf(settled[at]!), name, 'deny');
   const warnMsgs = messages(valueOf(settled[at + 1]!), name, 'warn');
   const allow = valueOf(settled[at + 2]!);
   allowDefined ??= prepared.defines(`data.${name}.allow`);
   const blocked = denyMsgs.length > 0 || (allowDefined && allow !== true);
-  return { package: name, blocked, deny: denyMsgs, warn: warnMsgs, allow: allow === undefined ? undefined : allow === true, durationMs };
+  return {
+    package: name,
+    blocked,
+    deny: denyMsgs,
+    warn: warnMsgs,
+    allow: allow === undefined ? undefined : allow === true,
+    durationMs,
+  };
 }
 
 /**
  * Evaluates one package's decision. `input` is the input document
  * `{query, surface, client_id, user, context, mcp?, llm?}` (plain JSON or a Value).
  */
-export function decide(prepared: PreparedPolicy, pkg: string, input: unknown, limits: DecisionLimits = {}, extra: Omit<EvalOptions, 'input'> = {}): Decision {
+export function decide(
+  prepared: PreparedPolicy,
+  pkg: string,
+  input: unknown,
+  limits: DecisionLimits = {},
+  extra: Omit<EvalOptions, 'input'> = {},
+): Decision {
   const t0 = performance.now();
   try {
     const settled = prepared.evalRefsSettled(decisionRefs(pkg), {
@@ -102,6 +142,14 @@ export function decide(prepared: PreparedPolicy, pkg: string, input: unknown, li
     return decisionFrom(prepared, pkg, settled, performance.now() - t0);
   } catch (e) {
     // NB: input conversion errors land here; fail closed like any evaluation error.
-    return { package: normalizePackage(pkg), blocked: true, deny: NO_MESSAGES, warn: NO_MESSAGES, allow: undefined, error: toDecisionError(e), durationMs: performance.now() - t0 };
+    return {
+      package: normalizePackage(pkg),
+      blocked: true,
+      deny: NO_MESSAGES,
+      warn: NO_MESSAGES,
+      allow: undefined,
+      error: toDecisionError(e),
+      durationMs: performance.now() - t0,
+    };
   }
 }

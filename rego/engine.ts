@@ -77,7 +77,13 @@ export class PreparedPolicy {
   }
 
   private setup(opts: EvalOptions): { ev: Evaluator; sc: ReturnType<typeof newScope>; sh: Shared } {
-    const sh = new Shared(opts, opts.strict === true, opts.nowNs, opts.print, opts.runtime === undefined ? undefined : toValue(opts.runtime));
+    const sh = new Shared(
+      opts,
+      opts.strict === true,
+      opts.nowNs,
+      opts.print,
+      opts.runtime === undefined ? undefined : toValue(opts.runtime),
+    );
     const input = opts.input === undefined ? undefined : toValue(opts.input);
     const data = opts.data === undefined ? this.baseData : toValue(opts.data);
     return { ev: new Evaluator(this.plan.root, sh, this.consts), sc: newScope(input, data), sh };
@@ -110,7 +116,8 @@ export class PreparedPolicy {
     let t = this.refs.get(ref);
     if (t === undefined) {
       const parts = ref.split('.');
-      if (parts[0] !== 'data' || parts.some((p) => p === '')) throw new TypeError(`expected a ref like data.pkg.rule, got ${ref}`);
+      if (parts[0] !== 'data' || parts.some((p) => p === ''))
+        throw new TypeError(`expected a ref like data.pkg.rule, got ${ref}`);
       t = termIR<DataTermIR>({ k: 'data', path: parts.slice(1).map((p) => termIR<TermIR>({ k: 'c', v: p })), g: true });
       if (this.refs.size >= MAX_CACHED_QUERIES) this.refs.delete(this.refs.keys().next().value!);
       this.refs.set(ref, t);
@@ -157,7 +164,10 @@ export class PreparedPolicy {
    * which end the evaluation: the remaining refs report the same error). An evaluation that ends
    * past its deadline reports the deadline error for every ref, values included.
    */
-  evalRefsSettled(refs: readonly string[], opts: EvalOptions = {}): ({ value: Value | undefined } | { error: unknown })[] {
+  evalRefsSettled(
+    refs: readonly string[],
+    opts: EvalOptions = {},
+  ): ({ value: Value | undefined } | { error: unknown })[] {
     const terms = this.refTerms(refs);
     const { ev, sc, sh } = this.setup(opts);
     const out: ({ value: Value | undefined } | { error: unknown })[] = [];
@@ -233,13 +243,17 @@ export class PreparedPolicy {
 /** Converts a JS stack overflow (pathological nesting) into a typed evaluation error. */
 function translate(e: unknown): unknown {
   if (e instanceof RangeError && /call stack/i.test(e.message)) {
-    return new RegoEvalError('eval_limit_error', 'evaluation exceeded the maximum nesting depth', undefined, { cause: e });
+    return new RegoEvalError('eval_limit_error', 'evaluation exceeded the maximum nesting depth', undefined, {
+      cause: e,
+    });
   }
   return e;
 }
 
 export function compile(modules: readonly ModuleSource[], opts: CompileOptions = {}): PreparedPolicy {
-  const plan = compileModules(modules, opts.registry ?? defaultRegistry(), { experimentalKeywords: opts.experimentalKeywords !== false });
+  const plan = compileModules(modules, opts.registry ?? defaultRegistry(), {
+    experimentalKeywords: opts.experimentalKeywords !== false,
+  });
   return new PreparedPolicy(plan, opts.data);
 }
 

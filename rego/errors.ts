@@ -65,7 +65,13 @@ export interface Diagnostic {
   readonly details?: readonly string[];
 }
 
-export function diagnostic(code: RegoErrorCode, message: string, loc: Location, source?: string, details?: readonly string[]): Diagnostic {
+export function diagnostic(
+  code: RegoErrorCode,
+  message: string,
+  loc: Location,
+  source?: string,
+  details?: readonly string[],
+): Diagnostic {
   const d = { code, message, file: loc.file, row: loc.row, col: loc.col, rendered: renderAt(message, loc, source) };
   if (!details || details.length === 0) return d;
   return { ...d, details, rendered: d.rendered + details.map((x) => `\n\t${x}`).join('') };
@@ -73,7 +79,9 @@ export function diagnostic(code: RegoErrorCode, message: string, loc: Location, 
 
 function opaMulti(errors: readonly Diagnostic[]): string {
   const lines = errors.map(
-    (e) => opaErrorLine(e.code, e.message, { file: e.file, row: e.row, col: e.col, offset: 0 }) + (e.details ?? []).map((d) => `\n\t${d}`).join(''),
+    (e) =>
+      opaErrorLine(e.code, e.message, { file: e.file, row: e.row, col: e.col, offset: 0 }) +
+      (e.details ?? []).map((d) => `\n\t${d}`).join(''),
   );
   if (lines.length === 1) return `1 error occurred: ${lines[0]}`;
   return `${lines.length} errors occurred:\n${lines.join('\n')}`;
@@ -175,7 +183,12 @@ export function operandErrorText(i: number, text: string): OperandError {
 }
 
 /** `operand 1 must be array of strings but got array containing number` (OPA's element error). */
-export function operandElementError(i: number, composite: Value, got: Value, expected: string | readonly string[]): OperandError {
+export function operandElementError(
+  i: number,
+  composite: Value,
+  got: Value,
+  expected: string | readonly string[],
+): OperandError {
   const tpe = typeName(composite);
   const exp = typeof expected === 'string' ? [expected] : expected;
   const want = exp.length === 1 ? `${tpe} of ${exp[0]}s` : `${tpe} of (any of) {${exp.join(', ')}}`;

@@ -48,7 +48,13 @@ all := strings.split_n("a.b", ".", 5)
 describe('the right-hand side of := must be safe on its own (OPA 1.19)', () => {
   it.each([
     ['x := y; x = 7', 'package example\n\nallow if {\n\tx := y\n\tx = 7\n}\n', 'var y is unsafe', 4, 2],
-    ['destructuring [a, b] := [y, 1]; a = 2', 'package example\n\nallow if {\n\t[a, b] := [y, 1]\n\ta = 2\n}\n', 'var y is unsafe', 4, 2],
+    [
+      'destructuring [a, b] := [y, 1]; a = 2',
+      'package example\n\nallow if {\n\t[a, b] := [y, 1]\n\ta = 2\n}\n',
+      'var y is unsafe',
+      4,
+      2,
+    ],
   ])('rejects %s with rego_unsafe_var_error', (_name, source, message, row, col) => {
     const errs = compileErrors(source);
     expect(errs.map((e) => [e.code, e.message, e.row, e.col])).toEqual([['rego_unsafe_var_error', message, row, col]]);
@@ -56,8 +62,14 @@ describe('the right-hand side of := must be safe on its own (OPA 1.19)', () => {
 
   it.each([
     ['binding y first (the documented rewrite)', 'package example\n\nallow if {\n\ty = 7\n\tx := y\n\tx == 7\n}\n'],
-    ['y bound by a later expression (bodies are reordered)', 'package example\n\nallow if {\n\tx := y\n\ty = 7\n\tx == 7\n}\n'],
-    ['reference iteration on the right side', 'package example\n\nallow if {\n\tobj := {"a": 7}\n\tsome k\n\tv := obj[k]\n\tv == 7\n}\n'],
+    [
+      'y bound by a later expression (bodies are reordered)',
+      'package example\n\nallow if {\n\tx := y\n\ty = 7\n\tx == 7\n}\n',
+    ],
+    [
+      'reference iteration on the right side',
+      'package example\n\nallow if {\n\tobj := {"a": 7}\n\tsome k\n\tv := obj[k]\n\tv == 7\n}\n',
+    ],
   ])('still accepts %s', (_name, source) => {
     expect(evalRef(source, 'data.example.allow')).toBe(true);
   });
@@ -96,7 +108,12 @@ f(lst) if not {
   const xs = (v: number[]): Value => fromJS({ xs: v });
   it.each([
     ['several expressions', 'p if not { some n in input.xs; n > 0; n < 10 }', [20, -1], true],
-    ['several expressions, one element matching all', 'p if not { some n in input.xs; n > 0; n < 10 }', [20, 5], undefined],
+    [
+      'several expressions, one element matching all',
+      'p if not { some n in input.xs; n > 0; n < 10 }',
+      [20, 5],
+      undefined,
+    ],
     ['nested not bodies', 'p if not { some n in input.xs; not { n > 0 } }', [1, 2], true],
     ['nested not bodies, one failing', 'p if not { some n in input.xs; not { n > 0 } }', [1, -2], undefined],
     ['every inside a not body', 'p if not { every n in input.xs { n > 0 } }', [1, -2], true],
@@ -104,11 +121,17 @@ f(lst) if not {
     ['with inside a not body', 'p if not { input.xs[0] == 1 with input.xs as [2] }', [1], true],
     ['a not body in a comprehension', 'p := [n | some n in input.xs; not { n > 1; n < 3 }]', [1, 2, 3], [1, 3]],
   ])('%s', (_name, rule, input, want) => {
-    expect(evalRef(`package example\nimport future.keywords.not\n${rule}`, 'data.example.p', xs(input as number[]), true)).toEqual(want);
+    expect(
+      evalRef(`package example\nimport future.keywords.not\n${rule}`, 'data.example.p', xs(input as number[]), true),
+    ).toEqual(want);
   });
 
   it('is a parse error without the future.keywords.not import', () => {
-    expect(() => compile([{ name: 'policy.rego', source: 'package example\nc if not { true; false }' }], { experimentalKeywords: true })).toThrow(RegoCompileError);
+    expect(() =>
+      compile([{ name: 'policy.rego', source: 'package example\nc if not { true; false }' }], {
+        experimentalKeywords: true,
+      }),
+    ).toThrow(RegoCompileError);
   });
 });
 

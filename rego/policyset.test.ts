@@ -10,7 +10,9 @@ describe('PolicySet', () => {
       ],
       { data: { fromdata: { warn: ['from base data'] } } },
     );
-    const d = set.evaluate({ x: 1 }).decisions.map((x) => ({ name: x.name, blocked: x.blocked, deny: x.deny, warn: x.warn, allow: x.allow }));
+    const d = set
+      .evaluate({ x: 1 })
+      .decisions.map((x) => ({ name: x.name, blocked: x.blocked, deny: x.deny, warn: x.warn, allow: x.allow }));
     expect(d).toEqual([
       { name: 'rules.rego', blocked: true, deny: ['no'], warn: [], allow: undefined },
       { name: 'data.rego', blocked: false, deny: [], warn: ['from base data'], allow: undefined },

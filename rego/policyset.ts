@@ -184,7 +184,16 @@ export class PolicySetCache {
   static key(modules: readonly PolicyModule[]): string {
     const h = createHash('sha256');
     for (const m of modules) {
-      h.update(JSON.stringify([m.name, m.regoVersion ?? 'v1', m.priority ?? 100, m.action ?? 'block', m.enabled !== false, m.source]));
+      h.update(
+        JSON.stringify([
+          m.name,
+          m.regoVersion ?? 'v1',
+          m.priority ?? 100,
+          m.action ?? 'block',
+          m.enabled !== false,
+          m.source,
+        ]),
+      );
     }
     return h.digest('hex');
   }

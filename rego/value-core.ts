@@ -296,7 +296,6 @@ export function typeName(v: Value): TypeName {
   }
 }
 
-
 /** Rank of each type in OPA's total order. */
 function rank(v: Value): number {
   if (v === null) return 0;
@@ -320,7 +319,7 @@ export function compareNumbers(a: number | bigint, b: number | bigint): number {
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
   // Mixed: a non-integer double is below 2^53 in magnitude, so comparing as doubles cannot tie wrongly;
   // an integer double compares exactly as a bigint.
-  const x = typeof a === 'number' ? a : b as number;
+  const x = typeof a === 'number' ? a : (b as number);
   if (Number.isInteger(x)) {
     const ba = typeof a === 'bigint' ? a : BigInt(a);
     const bb = typeof b === 'bigint' ? b : BigInt(b as number);
@@ -462,7 +461,11 @@ export function keyOf(v: Value): string {
       if (hit !== undefined) return hit;
       let s: string;
       if (Array.isArray(v)) s = `[${v.map(keyOf).join(',')}]`;
-      else if (v instanceof RObject) s = `{${v.entries().map(([k, x]) => `${keyOf(k)}:${keyOf(x)}`).join(',')}}`;
+      else if (v instanceof RObject)
+        s = `{${v
+          .entries()
+          .map(([k, x]) => `${keyOf(k)}:${keyOf(x)}`)
+          .join(',')}}`;
       else s = `<${v.values().map(keyOf).join(',')}>`;
       keyCache.set(v, s);
       return s;

@@ -6,7 +6,16 @@
 import { NumLit, RObject, normNum, numberValue, type Value } from './value-core.js';
 
 /** JSON's one-character escapes (after the backslash) and what they stand for; shared by every JSON reader. */
-export const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+export const JSON_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 
 export class JSONParseError extends Error {
   constructor(

@@ -43,8 +43,10 @@ export function toJSONText(v: Value, opts: JSONTextOptions = {}): string {
     }
   };
   const encObject = (o: RObject): string => {
-    const parts: [string, Value][] = o.entries().map(([k, val]) => [typeof k === 'string' ? k : toJSONText(k, opts), val]);
-    if (parts.some(([, ], i) => i > 0 && compareStrings(parts[i - 1]![0], parts[i]![0]) > 0)) {
+    const parts: [string, Value][] = o
+      .entries()
+      .map(([k, val]) => [typeof k === 'string' ? k : toJSONText(k, opts), val]);
+    if (parts.some(([,], i) => i > 0 && compareStrings(parts[i - 1]![0], parts[i]![0]) > 0)) {
       parts.sort((a, b) => compareStrings(a[0], b[0]));
     }
     return `{${parts.map(([k, val]) => `${quoteJSON(k, html)}:${enc(val)}`).join(',')}}`;
@@ -109,6 +111,9 @@ export function toRegoText(v: Value): string {
       if (Array.isArray(v)) return `[${v.map(toRegoText).join(', ')}]`;
       if (v instanceof NumLit) return v.text;
       if (v instanceof RSet) return v.size === 0 ? 'set()' : `{${v.values().map(toRegoText).join(', ')}}`;
-      return `{${v.entries().map(([k, x]) => `${toRegoText(k)}: ${toRegoText(x)}`).join(', ')}}`;
+      return `{${v
+        .entries()
+        .map(([k, x]) => `${toRegoText(k)}: ${toRegoText(x)}`)
+        .join(', ')}}`;
   }
 }

@@ -74,4 +74,3 @@ export function toJS(v: Value): JSValue {
   for (const [k, val] of v.entries()) out[typeof k === 'string' ? k : toJSONText(k)] = toJS(val);
   return out;
 }
-

@@ -32,11 +32,18 @@ describe('parseConfig', () => {
   });
 
   it('lets both ports be 0 (each listener picks a free port)', () => {
-    expect(parseConfig(standaloneConfigSchema, { STEWARD_GATEWAY_PORT: '0', STEWARD_ORCHESTRATOR_PORT: '0' }).STEWARD_ORCHESTRATOR_PORT).toBe(0);
+    expect(
+      parseConfig(standaloneConfigSchema, { STEWARD_GATEWAY_PORT: '0', STEWARD_ORCHESTRATOR_PORT: '0' })
+        .STEWARD_ORCHESTRATOR_PORT,
+    ).toBe(0);
   });
 
   it('splits manifest folders on commas', () => {
-    expect(parseConfig(standaloneConfigSchema, { STEWARD_MANIFESTS: 'a, b,,c' }).STEWARD_MANIFESTS).toEqual(['a', 'b', 'c']);
+    expect(parseConfig(standaloneConfigSchema, { STEWARD_MANIFESTS: 'a, b,,c' }).STEWARD_MANIFESTS).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
   });
 
   it.each([
@@ -45,8 +52,16 @@ describe('parseConfig', () => {
     { name: 'an unknown log level', env: { LOG_LEVEL: 'loud' }, variable: 'LOG_LEVEL' },
     { name: 'a tiny body limit', env: { STEWARD_BODY_LIMIT_BYTES: '10' }, variable: 'STEWARD_BODY_LIMIT_BYTES' },
     { name: 'an unknown log format', env: { LOG_FORMAT: 'xml' }, variable: 'LOG_FORMAT' },
-    { name: 'a pack setting that is neither enabled nor disabled', env: { STEWARD_BUILTIN_POLICY_PACK: 'off' }, variable: 'STEWARD_BUILTIN_POLICY_PACK' },
-    { name: 'the same port for the gateway and the orchestrator', env: { STEWARD_GATEWAY_PORT: '9000', STEWARD_ORCHESTRATOR_PORT: '9000' }, variable: 'STEWARD_ORCHESTRATOR_PORT' },
+    {
+      name: 'a pack setting that is neither enabled nor disabled',
+      env: { STEWARD_BUILTIN_POLICY_PACK: 'off' },
+      variable: 'STEWARD_BUILTIN_POLICY_PACK',
+    },
+    {
+      name: 'the same port for the gateway and the orchestrator',
+      env: { STEWARD_GATEWAY_PORT: '9000', STEWARD_ORCHESTRATOR_PORT: '9000' },
+      variable: 'STEWARD_ORCHESTRATOR_PORT',
+    },
   ])('rejects $name naming the variable', ({ env, variable }) => {
     try {
       parseConfig(standaloneConfigSchema, env);
@@ -83,11 +98,11 @@ describe('webhookSettings', () => {
     });
   });
 
-  it.each(['STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY', 'STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY', 'STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD'])(
-    'refuses %s=0: a limit of zero would stop every delivery',
-    (variable) => {
-      expect(() => parseConfig(orchestratorConfigSchema, { [variable]: '0' })).toThrow(ConfigError);
-    },
-  );
+  it.each([
+    'STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY',
+    'STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY',
+    'STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD',
+  ])('refuses %s=0: a limit of zero would stop every delivery', (variable) => {
+    expect(() => parseConfig(orchestratorConfigSchema, { [variable]: '0' })).toThrow(ConfigError);
+  });
 });
-

@@ -4,8 +4,6 @@ import { DEFAULT_GATEWAY_PORT, DEFAULT_ORCHESTRATOR_PORT } from '../api/constant
 import { endpointProblem, splitEndpoints } from './orchestrator/pool/endpoints.js';
 import { bool, list, logSettings, port } from '../platform/config.js';
 
-
-
 /** Settings every Steward process shares. Units are in the names. */
 const base = {
   ...logSettings,
@@ -16,7 +14,12 @@ const base = {
   /** Redis URL for shared rate-limit counters; absent: in-memory. */
   REDIS_URL: z.string().url().optional(),
   /** Largest accepted request body. @default 1 MiB */
-  STEWARD_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  STEWARD_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Time allowed to drain on SIGTERM before the process exits anyway. @default 10s */
   STEWARD_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Time a client has to send the request line and headers; then 408 REQUEST_TIMEOUT and the socket closes. @default 10s */
@@ -118,11 +121,17 @@ const cluster = {
   /** Kubeconfig file for STEWARD_SOURCE=kubernetes; absent: the pod's service account. */
   STEWARD_KUBECONFIG: z.string().min(1).optional(),
   /** Namespace whose resources the runtime reads (the pod's own). @default default */
-  STEWARD_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name').default('default'),
+  STEWARD_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name')
+    .default('default'),
   /** This pod's name (status entries, leases). @default the host name */
   STEWARD_POD_NAME: z.string().min(1).max(253).optional(),
   /** The Orchestrator resource this pod belongs to (status it reports, leases it takes). */
-  STEWARD_ORCHESTRATOR_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an Orchestrator name').optional(),
+  STEWARD_ORCHESTRATOR_NAME: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an Orchestrator name')
+    .optional(),
   /**
    * The folder a pod's mount paths are found under: set by the test cluster's kubelet, which runs pods as
    * processes without a root of their own (testing/kube/README.md). Absent: '/' as in a real pod.
@@ -207,19 +216,39 @@ const gateway = {
    * Largest text a policy evaluation accepts: the query plus every other string of the policy input (context,
    * user, MCP and LLM fields), in UTF-8 bytes; more is answered 413 POLICY_INPUT_TOO_LARGE. @default 256 KiB
    */
-  STEWARD_POLICY_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+  STEWARD_POLICY_INPUT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(256 * 1024),
   /** Policy inputs with more text than this are evaluated on an isolation worker thread. @default 8 KiB */
-  STEWARD_POLICY_INLINE_MAX_BYTES: z.coerce.number().int().min(0).max(64 * 1024 * 1024).default(8 * 1024),
+  STEWARD_POLICY_INLINE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64 * 1024 * 1024)
+    .default(8 * 1024),
   /** Tag in minted API keys: client-{name}-{env}-…  @default prod */
-  STEWARD_ENVIRONMENT: z.string().regex(/^[a-z0-9]{1,16}$/).default('prod'),
+  STEWARD_ENVIRONMENT: z
+    .string()
+    .regex(/^[a-z0-9]{1,16}$/)
+    .default('prod'),
   ...llm,
 };
 
 /** Both TLS files or neither. */
-function checkTlsPair(c: { STEWARD_TLS_CERT_FILE?: string; STEWARD_TLS_KEY_FILE?: string }, ctx: z.RefinementCtx): void {
+function checkTlsPair(
+  c: { STEWARD_TLS_CERT_FILE?: string; STEWARD_TLS_KEY_FILE?: string },
+  ctx: z.RefinementCtx,
+): void {
   if ((c.STEWARD_TLS_CERT_FILE === undefined) !== (c.STEWARD_TLS_KEY_FILE === undefined)) {
     const missing = c.STEWARD_TLS_CERT_FILE === undefined ? 'STEWARD_TLS_CERT_FILE' : 'STEWARD_TLS_KEY_FILE';
-    ctx.addIssue({ code: 'custom', path: [missing], message: 'set STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE together (or neither, for plain HTTP/1.1)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: 'set STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE together (or neither, for plain HTTP/1.1)',
+    });
   }
 }
 
@@ -229,49 +258,57 @@ const communityMode = (fallback: 'auto' | 'true' | 'false') =>
     .default(fallback)
     .transform((v) => (v === 'auto' ? ('auto' as const) : v === 'true'));
 
-export const standaloneConfigSchema = z.object({
-  ...base,
-  ...gateway,
-  ...parallel,
-  ...plan,
-  ...webhooks,
-  /** The orchestrator port's certificate (the gateway port stays plain HTTP/1.1 behind its ingress). */
-  ...tls,
-  /** 'auto': no credentials needed while no License is configured. @default auto */
-  STEWARD_COMMUNITY_MODE: communityMode('auto'),
-  /** Standalone binds loopback by default: community mode needs no credentials. */
-  STEWARD_HOST: z.string().default('127.0.0.1'),
-  STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
-  STEWARD_ORCHESTRATOR_PORT: port.default(DEFAULT_ORCHESTRATOR_PORT),
-}).superRefine((c, ctx) => {
-  // Port 0 picks a free port for each listener, so only equal fixed ports collide.
-  if (c.STEWARD_GATEWAY_PORT !== 0 && c.STEWARD_GATEWAY_PORT === c.STEWARD_ORCHESTRATOR_PORT) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['STEWARD_ORCHESTRATOR_PORT'],
-      message: `equals STEWARD_GATEWAY_PORT (${c.STEWARD_GATEWAY_PORT}); give the gateway and the orchestrator different ports`,
-    });
-  }
-  checkTlsPair(c, ctx);
-});
+export const standaloneConfigSchema = z
+  .object({
+    ...base,
+    ...gateway,
+    ...parallel,
+    ...plan,
+    ...webhooks,
+    /** The orchestrator port's certificate (the gateway port stays plain HTTP/1.1 behind its ingress). */
+    ...tls,
+    /** 'auto': no credentials needed while no License is configured. @default auto */
+    STEWARD_COMMUNITY_MODE: communityMode('auto'),
+    /** Standalone binds loopback by default: community mode needs no credentials. */
+    STEWARD_HOST: z.string().default('127.0.0.1'),
+    STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
+    STEWARD_ORCHESTRATOR_PORT: port.default(DEFAULT_ORCHESTRATOR_PORT),
+  })
+  .superRefine((c, ctx) => {
+    // Port 0 picks a free port for each listener, so only equal fixed ports collide.
+    if (c.STEWARD_GATEWAY_PORT !== 0 && c.STEWARD_GATEWAY_PORT === c.STEWARD_ORCHESTRATOR_PORT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['STEWARD_ORCHESTRATOR_PORT'],
+        message: `equals STEWARD_GATEWAY_PORT (${c.STEWARD_GATEWAY_PORT}); give the gateway and the orchestrator different ports`,
+      });
+    }
+    checkTlsPair(c, ctx);
+  });
 
-export const gatewayConfigSchema = z.object({
-  ...base,
-  ...gateway,
-  ...cluster,
-  /** A cluster install is never in community mode unless configured so. @default false */
-  STEWARD_COMMUNITY_MODE: communityMode('false'),
-  STEWARD_HOST: z.string().default('0.0.0.0'),
-  STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
-  /** The orchestrator that serves `/api/request` plans (e.g. http://steward-orchestrator:8081); absent: plans answer 503. */
-  STEWARD_ORCHESTRATOR_URL: z.string().url().optional(),
-  /** Signs the caller's identity forwarded to the orchestrator; required with STEWARD_ORCHESTRATOR_URL. */
-  STEWARD_INTERNAL_SECRET: internalSecret,
-}).superRefine((c, ctx) => {
-  if (c.STEWARD_ORCHESTRATOR_URL !== undefined && c.STEWARD_INTERNAL_SECRET === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['STEWARD_INTERNAL_SECRET'], message: 'required with STEWARD_ORCHESTRATOR_URL: the orchestrator verifies forwarded identities with it' });
-  }
-});
+export const gatewayConfigSchema = z
+  .object({
+    ...base,
+    ...gateway,
+    ...cluster,
+    /** A cluster install is never in community mode unless configured so. @default false */
+    STEWARD_COMMUNITY_MODE: communityMode('false'),
+    STEWARD_HOST: z.string().default('0.0.0.0'),
+    STEWARD_GATEWAY_PORT: port.default(DEFAULT_GATEWAY_PORT),
+    /** The orchestrator that serves `/api/request` plans (e.g. http://steward-orchestrator:8081); absent: plans answer 503. */
+    STEWARD_ORCHESTRATOR_URL: z.string().url().optional(),
+    /** Signs the caller's identity forwarded to the orchestrator; required with STEWARD_ORCHESTRATOR_URL. */
+    STEWARD_INTERNAL_SECRET: internalSecret,
+  })
+  .superRefine((c, ctx) => {
+    if (c.STEWARD_ORCHESTRATOR_URL !== undefined && c.STEWARD_INTERNAL_SECRET === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['STEWARD_INTERNAL_SECRET'],
+        message: 'required with STEWARD_ORCHESTRATOR_URL: the orchestrator verifies forwarded identities with it',
+      });
+    }
+  });
 
 export const orchestratorConfigSchema = z
   .object({
@@ -326,14 +363,27 @@ export const orchestratorConfigSchema = z
   .superRefine((c, ctx) => {
     checkTlsPair(c, ctx);
     if (c.STEWARD_GATEWAY_URL !== undefined && c.STEWARD_INTERNAL_SECRET === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['STEWARD_INTERNAL_SECRET'], message: 'required with STEWARD_GATEWAY_URL: the gateway verifies forwarded identities with it' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['STEWARD_INTERNAL_SECRET'],
+        message: 'required with STEWARD_GATEWAY_URL: the gateway verifies forwarded identities with it',
+      });
     }
     if (c.STEWARD_AGENT_DISCOVERY !== 'kubernetes') return;
     if (c.STEWARD_ORCHESTRATOR_NAME === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['STEWARD_ORCHESTRATOR_NAME'], message: 'required with STEWARD_AGENT_DISCOVERY=kubernetes: its spec.agentPool.selector picks the pool agents' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['STEWARD_ORCHESTRATOR_NAME'],
+        message: 'required with STEWARD_AGENT_DISCOVERY=kubernetes: its spec.agentPool.selector picks the pool agents',
+      });
     }
     if (c.STEWARD_AGENT_ENDPOINTS !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['STEWARD_AGENT_ENDPOINTS'], message: 'set either STEWARD_AGENT_ENDPOINTS (STEWARD_AGENT_DISCOVERY=static) or STEWARD_AGENT_DISCOVERY=kubernetes, not both' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['STEWARD_AGENT_ENDPOINTS'],
+        message:
+          'set either STEWARD_AGENT_ENDPOINTS (STEWARD_AGENT_DISCOVERY=static) or STEWARD_AGENT_DISCOVERY=kubernetes, not both',
+      });
     }
   });
 
@@ -369,9 +419,14 @@ export const agentConfigSchema = z
     /** @default 8090 */
     STEWARD_AGENT_PORT: port.default(DEFAULT_AGENT_PORT),
     /** The AgentConfig this agent serves (its `spec.llm` and `description`), read from STEWARD_MANIFESTS or the cluster (STEWARD_SOURCE). */
-    STEWARD_AGENT_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an AgentConfig name such as travel-agent'),
+    STEWARD_AGENT_NAME: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be an AgentConfig name such as travel-agent'),
     /** The AgentConfig's namespace. @default STEWARD_NAMESPACE */
-    STEWARD_AGENT_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name').optional(),
+    STEWARD_AGENT_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a namespace name')
+      .optional(),
     /** The id reported in results and stats. @default `<STEWARD_AGENT_NAME>-<host name>-<pid>` (a pod's host name is its name) */
     STEWARD_AGENT_ID: z.string().min(1).max(253).optional(),
     /** Work items run at once; one more is answered 429 AGENT_BUSY (never queued). @default 1 */
@@ -389,7 +444,11 @@ export const agentConfigSchema = z
   })
   .superRefine((c, ctx) => {
     if (c.STEWARD_AGENT_TOKEN === undefined && !isLoopbackHost(c.STEWARD_HOST)) {
-      ctx.addIssue({ code: 'custom', path: ['STEWARD_AGENT_TOKEN'], message: `required when STEWARD_HOST (${c.STEWARD_HOST}) is not a loopback address: set a shared secret of 16+ characters, or STEWARD_HOST=127.0.0.1` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['STEWARD_AGENT_TOKEN'],
+        message: `required when STEWARD_HOST (${c.STEWARD_HOST}) is not a loopback address: set a shared secret of 16+ characters, or STEWARD_HOST=127.0.0.1`,
+      });
     }
     checkTlsPair(c, ctx);
   });

@@ -19,11 +19,27 @@ export interface Violation {
 }
 
 const IO_MODULES = new Set([
-  'fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'child_process', 'dgram', 'dns', 'tls', 'worker_threads',
-  'pg', '@electric-sql/pglite', 'ioredis', 'undici', 'fastify', '@kubernetes/client-node',
+  'fs',
+  'fs/promises',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'child_process',
+  'dgram',
+  'dns',
+  'tls',
+  'worker_threads',
+  'pg',
+  '@electric-sql/pglite',
+  'ioredis',
+  'undici',
+  'fastify',
+  '@kubernetes/client-node',
 ]);
 const LAYERS = ['api', 'rego', 'platform', 'runtime', 'operator', 'cmd', 'testing', 'test', 'bench', 'scripts', 'bin'];
-const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 const isTest = (rel: string) => /\.test\.ts$/.test(rel) || /(^|\/)test\//.test(rel);
 const layerOf = (rel: string) => rel.split('/')[0]!;
@@ -78,20 +94,29 @@ export function checkArchitecture(root: string): Violation[] {
       }
       const to = layerOf(target);
       if (!typeOnly) edges.push(target);
-      if (layer === 'api' && to !== 'api' && !isTest(file)) violations.push({ file, message: `imports ${target}: api/ imports nothing of ours but api/` });
-      if (layer === 'rego' && to !== 'rego' && to !== 'api' && !isTest(file)) violations.push({ file, message: `imports ${target}: rego/ depends on api/ at most` });
-      if (layer === 'platform' && target.includes('/') && to !== 'platform' && to !== 'api') violations.push({ file, message: `imports ${target}: platform/ depends on api/ at most` });
-      if (to === 'cmd' && layer !== 'cmd' && layer !== 'bin') violations.push({ file, message: `imports ${target}: only cmd/ imports cmd/` });
+      if (layer === 'api' && to !== 'api' && !isTest(file))
+        violations.push({ file, message: `imports ${target}: api/ imports nothing of ours but api/` });
+      if (layer === 'rego' && to !== 'rego' && to !== 'api' && !isTest(file))
+        violations.push({ file, message: `imports ${target}: rego/ depends on api/ at most` });
+      if (layer === 'platform' && target.includes('/') && to !== 'platform' && to !== 'api')
+        violations.push({ file, message: `imports ${target}: platform/ depends on api/ at most` });
+      if (to === 'cmd' && layer !== 'cmd' && layer !== 'bin')
+        violations.push({ file, message: `imports ${target}: only cmd/ imports cmd/` });
       if ((layer === 'operator' && to === 'runtime') || (layer === 'runtime' && to === 'operator')) {
         violations.push({ file, message: `imports ${target}: operator/ and runtime/ never import each other` });
       }
-      if (to === 'testing' && ['api', 'rego', 'platform', 'runtime', 'operator', 'cmd'].includes(layer) && !isTest(file)) {
+      if (
+        to === 'testing' &&
+        ['api', 'rego', 'platform', 'runtime', 'operator', 'cmd'].includes(layer) &&
+        !isTest(file)
+      ) {
         violations.push({ file, message: `imports ${target}: testing/ is imported only by tests and dev tooling` });
       }
     }
     graph.set(file, edges);
   }
-  for (const cycle of findCycles(graph)) violations.push({ file: cycle[0]!, message: `import cycle: ${cycle.join(' -> ')}` });
+  for (const cycle of findCycles(graph))
+    violations.push({ file: cycle[0]!, message: `import cycle: ${cycle.join(' -> ')}` });
   return violations;
 }
 

@@ -43,8 +43,11 @@ function podman(...args: string[]): string {
  * kernel.pid_max as well ("error setting rlimit type 6: operation not permitted"); podman's defaults can exceed both.
  */
 function ulimits(): string[] {
-  const hard = (flag: string) => Number(spawnSync('bash', ['-c', `ulimit -H${flag}`], { encoding: 'utf8' }).stdout.trim()) || Infinity;
-  const pidMax = existsSync('/proc/sys/kernel/pid_max') ? Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) : Infinity;
+  const hard = (flag: string) =>
+    Number(spawnSync('bash', ['-c', `ulimit -H${flag}`], { encoding: 'utf8' }).stdout.trim()) || Infinity;
+  const pidMax = existsSync('/proc/sys/kernel/pid_max')
+    ? Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8'))
+    : Infinity;
   const nofile = Math.min(hard('n'), 1 << 20);
   const nproc = Math.min(hard('u'), pidMax, 1 << 20);
   return ['--ulimit', `nofile=${nofile}:${nofile}`, '--ulimit', `nproc=${nproc}:${nproc}`];
@@ -70,7 +73,9 @@ async function waitForHealth(url: string, container: string, timeoutMs: number):
     } catch {
       // not listening yet
     }
-    const state = spawnSync('podman', [...STORAGE, 'inspect', '--format', '{{.State.Running}}', container], { encoding: 'utf8' }).stdout.trim();
+    const state = spawnSync('podman', [...STORAGE, 'inspect', '--format', '{{.State.Running}}', container], {
+      encoding: 'utf8',
+    }).stdout.trim();
     if (state !== 'true') return undefined;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -82,13 +87,33 @@ function sizeBreakdown(): void {
   const total = imageSize();
   log(`image ${IMAGE}: ${(total / 1e6).toFixed(1)} MB (podman image inspect .Size)`);
   const du = (script: string) =>
-    podman('run', '--rm', '--runtime', 'runc', ...ulimits(), '--network', 'none', '--user', '0', '--entrypoint', 'sh', IMAGE, '-c', script)
+    podman(
+      'run',
+      '--rm',
+      '--runtime',
+      'runc',
+      ...ulimits(),
+      '--network',
+      'none',
+      '--user',
+      '0',
+      '--entrypoint',
+      'sh',
+      IMAGE,
+      '-c',
+      script,
+    )
       .trim()
       .split('\n')
       .map((l) => l.split('\t') as [string, string])
       .sort((a, b) => Number(b[0]) - Number(a[0]));
-  const show = (rows: [string, string][]) => rows.forEach(([bytes, path]) => log(`  ${(Number(bytes) / 1e6).toFixed(1).padStart(7)} MB  ${path}`));
-  show(du('du -s -B 1 /app/node_modules /app/dist /app/config /usr/local/bin/node /usr/local/lib/node_modules/npm /usr/lib /usr/share /usr/bin /var /etc'));
+  const show = (rows: [string, string][]) =>
+    rows.forEach(([bytes, path]) => log(`  ${(Number(bytes) / 1e6).toFixed(1).padStart(7)} MB  ${path}`));
+  show(
+    du(
+      'du -s -B 1 /app/node_modules /app/dist /app/config /usr/local/bin/node /usr/local/lib/node_modules/npm /usr/lib /usr/share /usr/bin /var /etc',
+    ),
+  );
   log('  biggest in /app/node_modules:');
   show(du('cd /app/node_modules && du -s -B 1 $(ls -d * @*/* .cache | grep -v "^@[^/]*$")').slice(0, 12));
 }
@@ -115,35 +140,97 @@ async function main(): Promise<void> {
   };
   const uid = Number((config.User ?? '').split(':')[0]);
   check(Number.isInteger(uid) && uid > 0, `image user is numeric and non-root (User=${config.User})`);
-  check(config.Entrypoint?.[0] === 'node' && config.Entrypoint.includes('dist/cmd/main.js'), `entrypoint is node dist/cmd/main.js, exec form (${JSON.stringify(config.Entrypoint)})`);
+  check(
+    config.Entrypoint?.[0] === 'node' && config.Entrypoint.includes('dist/cmd/main.js'),
+    `entrypoint is node dist/cmd/main.js, exec form (${JSON.stringify(config.Entrypoint)})`,
+  );
   for (const label of ['title', 'description', 'licenses', 'version', 'revision', 'created']) {
     check(Boolean(config.Labels?.[`org.opencontainers.image.${label}`]), `label org.opencontainers.image.${label}`);
   }
 
-  const help = podman('run', '--rm', '--runtime', 'runc', ...ulimits(), '--read-only', '--read-only-tmpfs=false', '--network', 'none', IMAGE, '--help');
+  const help = podman(
+    'run',
+    '--rm',
+    '--runtime',
+    'runc',
+    ...ulimits(),
+    '--read-only',
+    '--read-only-tmpfs=false',
+    '--network',
+    'none',
+    IMAGE,
+    '--help',
+  );
   for (const cmd of ['gateway', 'orchestrator', 'agent', 'operator', 'standalone', 'license', 'validate']) {
     check(new RegExp(`^\\s+${cmd}\\b`, 'm').test(help), `--help lists ${cmd}`);
   }
 
   // Every package specifier the compiled code imports, imported in the image: the trimmed node_modules still serves them.
-  const imported = podman('run', '--rm', '--runtime', 'runc', ...ulimits(), '--read-only', '--read-only-tmpfs=false', '--network', 'none', '--entrypoint', 'node', IMAGE, '--input-type=module', '-e', IMPORT_ALL).trim();
-  check(/^imported \d+ specifiers$/.test(imported), `every package the compiled code imports loads in the image (${imported})`);
+  const imported = podman(
+    'run',
+    '--rm',
+    '--runtime',
+    'runc',
+    ...ulimits(),
+    '--read-only',
+    '--read-only-tmpfs=false',
+    '--network',
+    'none',
+    '--entrypoint',
+    'node',
+    IMAGE,
+    '--input-type=module',
+    '-e',
+    IMPORT_ALL,
+  ).trim();
+  check(
+    /^imported \d+ specifiers$/.test(imported),
+    `every package the compiled code imports loads in the image (${imported})`,
+  );
 
   // buildah leaves empty mount points behind in a stage that runs a command under `-v`; the last stage runs none.
-  const leftovers = podman('run', '--rm', '--runtime', 'runc', ...ulimits(), '--network', 'none', '--user', '0', '--entrypoint', 'sh', IMAGE, '-c', 'ls -d /root/.npmrc /run/steward-build 2>/dev/null; true').trim();
+  const leftovers = podman(
+    'run',
+    '--rm',
+    '--runtime',
+    'runc',
+    ...ulimits(),
+    '--network',
+    'none',
+    '--user',
+    '0',
+    '--entrypoint',
+    'sh',
+    IMAGE,
+    '-c',
+    'ls -d /root/.npmrc /run/steward-build 2>/dev/null; true',
+  ).trim();
   check(leftovers === '', `no build-time npm configuration or CA mount point in the image (${leftovers || 'none'})`);
 
   const [gatewayPort, orchestratorPort] = [await freePort(), await freePort()];
   const name = `steward-image-test-${process.pid}`;
   podman(
-    'run', '-d', '--name', name, '--runtime', 'runc', ...ulimits(),
-    '--read-only', '--read-only-tmpfs=false',
-    '--tmpfs', '/var/lib/steward:rw,U', // U: owned by the image's user, as an emptyDir with fsGroup
-    '--network', 'host',
-    '-e', `STEWARD_GATEWAY_PORT=${gatewayPort}`,
-    '-e', `STEWARD_ORCHESTRATOR_PORT=${orchestratorPort}`,
-    '-e', `STEWARD_SHUTDOWN_TIMEOUT_MS=${SHUTDOWN_TIMEOUT_MS}`,
-    IMAGE, 'standalone',
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--runtime',
+    'runc',
+    ...ulimits(),
+    '--read-only',
+    '--read-only-tmpfs=false',
+    '--tmpfs',
+    '/var/lib/steward:rw,U', // U: owned by the image's user, as an emptyDir with fsGroup
+    '--network',
+    'host',
+    '-e',
+    `STEWARD_GATEWAY_PORT=${gatewayPort}`,
+    '-e',
+    `STEWARD_ORCHESTRATOR_PORT=${orchestratorPort}`,
+    '-e',
+    `STEWARD_SHUTDOWN_TIMEOUT_MS=${SHUTDOWN_TIMEOUT_MS}`,
+    IMAGE,
+    'standalone',
   );
   try {
     const startedAt = performance.now();
@@ -162,7 +249,10 @@ async function main(): Promise<void> {
       body: JSON.stringify({ client_id: 'x', user_token: 'u', query: 'my ssn is 123-45-6789' }),
     });
     const body = (await res.json()) as { approved?: boolean; block_reason?: string };
-    check(res.status === 200 && body.approved === false, `pre-check with a US SSN is blocked (${res.status} ${JSON.stringify(body)})`);
+    check(
+      res.status === 200 && body.approved === false,
+      `pre-check with a US SSN is blocked (${res.status} ${JSON.stringify(body)})`,
+    );
 
     const id = podman('exec', name, 'id', '-u').trim();
     check(id === String(uid), `the process runs as uid ${id}`);
@@ -175,12 +265,18 @@ async function main(): Promise<void> {
 
     const stopAt = performance.now();
     podman('kill', '--signal', 'TERM', name);
-    const code = spawnSync('podman', [...STORAGE, 'wait', name], { encoding: 'utf8', timeout: SHUTDOWN_TIMEOUT_MS + 20_000 }).stdout.trim();
+    const code = spawnSync('podman', [...STORAGE, 'wait', name], {
+      encoding: 'utf8',
+      timeout: SHUTDOWN_TIMEOUT_MS + 20_000,
+    }).stdout.trim();
     const stopMs = Math.round(performance.now() - stopAt);
     check(code === '0', `SIGTERM: exit code ${code} after ${stopMs} ms`);
     check(stopMs < SHUTDOWN_TIMEOUT_MS, `SIGTERM drains within the shutdown timeout (${SHUTDOWN_TIMEOUT_MS} ms)`);
     const logs = spawnSync('podman', [...STORAGE, 'logs', name], { encoding: 'utf8' });
-    check(/"signal":"SIGTERM"/.test(logs.stdout + logs.stderr) && /shutdown complete/.test(logs.stdout + logs.stderr), 'logs show the SIGTERM drain ("shutting down" ... "shutdown complete")');
+    check(
+      /"signal":"SIGTERM"/.test(logs.stdout + logs.stderr) && /shutdown complete/.test(logs.stdout + logs.stderr),
+      'logs show the SIGTERM drain ("shutting down" ... "shutdown complete")',
+    );
   } finally {
     spawnSync('podman', [...STORAGE, 'rm', '-f', name], { stdio: 'ignore' });
   }

@@ -14,7 +14,20 @@
  * (default http://deb.debian.org/debian), STEWARD_IMAGE_REBASE=1 (remake the base image from the cached rootfs).
  */
 import { spawnSync, type StdioOptions } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +47,17 @@ export function log(message: string): void {
   console.log(`[image] ${message}`);
 }
 
-export function run(cmd: string, args: readonly string[], options: { input?: string; stdio?: StdioOptions } = {}): string {
-  const result = spawnSync(cmd, args, { input: options.input, stdio: options.stdio ?? ['pipe', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28 });
+export function run(
+  cmd: string,
+  args: readonly string[],
+  options: { input?: string; stdio?: StdioOptions } = {},
+): string {
+  const result = spawnSync(cmd, args, {
+    input: options.input,
+    stdio: options.stdio ?? ['pipe', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (result.error) throw result.error;
   if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${result.status ?? result.signal}`);
   return result.stdout ?? '';
@@ -52,15 +74,20 @@ export function ensureTools(): string | undefined {
   if (!has('apt-get')) return `missing ${missing.join(', ')} and no apt-get to install them`;
   log(`installing ${PACKAGES.join(' ')} (missing: ${missing.join(', ')})`);
   const [cmd, ...args] = [...(process.getuid?.() === 0 ? [] : ['sudo', '-n']), 'apt-get', 'install', '-y', ...PACKAGES];
-  const install = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (install.status !== 0) return `apt-get install ${PACKAGES.join(' ')} failed (exit ${install.status ?? install.signal})`;
+  const install = spawnSync(cmd, args, {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (install.status !== 0)
+    return `apt-get install ${PACKAGES.join(' ')} failed (exit ${install.status ?? install.signal})`;
   const still = ['buildah', 'podman', 'runc', 'debootstrap', 'newuidmap'].filter((c) => !has(c));
   return still.length ? `still missing after apt-get: ${still.join(', ')}` : undefined;
 }
 
 /** This machine's Node.js 24 binary: the one running this script (npm scripts put node_modules/.bin first). */
 function nodeBinary(): string {
-  if (Number(process.versions.node.split('.')[0]) < 24) throw new Error(`the image base needs Node.js 24; this is ${process.version} (run through npm)`);
+  if (Number(process.versions.node.split('.')[0]) < 24)
+    throw new Error(`the image base needs Node.js 24; this is ${process.version} (run through npm)`);
   return realpathSync(process.execPath);
 }
 
@@ -116,25 +143,41 @@ export function ensureBase(): void {
   try {
     const local = join(stage, 'usr', 'local');
     // NB: the rootfs's own usr/local (empty folders) is left out below: a tar with two entries for a path fails to import.
-    for (const d of ['bin', 'etc', 'games', 'include', 'lib/node_modules', 'sbin', 'share', 'src']) mkdirSync(join(local, d), { recursive: true });
+    for (const d of ['bin', 'etc', 'games', 'include', 'lib/node_modules', 'sbin', 'share', 'src'])
+      mkdirSync(join(local, d), { recursive: true });
     copyFileSync(nodeBinary(), join(local, 'bin', 'node'));
     cpSync(npmPackageDir(), join(local, 'lib', 'node_modules', 'npm'), { recursive: true });
     symlinkSync('../lib/node_modules/npm/bin/npm-cli.js', join(local, 'bin', 'npm'));
     symlinkSync('../lib/node_modules/npm/bin/npx-cli.js', join(local, 'bin', 'npx'));
     const tarball = join(stage, 'base.tar');
-    const exclude = ['./usr/local', './var/cache/apt/archives/*.deb', './var/lib/apt/lists/*', './usr/share/doc/*', './usr/share/man/*', './usr/share/locale/*', './usr/share/info/*'];
+    const exclude = [
+      './usr/local',
+      './var/cache/apt/archives/*.deb',
+      './var/lib/apt/lists/*',
+      './usr/share/doc/*',
+      './usr/share/man/*',
+      './usr/share/locale/*',
+      './usr/share/info/*',
+    ];
     run('tar', ['-C', rootfs, ...exclude.flatMap((e) => ['--exclude', e]), '--numeric-owner', '-cf', tarball, '.']);
     run('tar', ['-C', stage, '--numeric-owner', '--owner=0', '--group=0', '-rf', tarball, './usr/local']);
     log(`importing ${BASE_IMAGE} (${baseLabel()})`);
-    run('podman', [
-      ...STORAGE,
-      'import',
-      '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      '--change', `LABEL dev.steward.image-base="${baseLabel()}"`,
-      '--change', 'CMD ["node"]',
-      tarball,
-      BASE_IMAGE,
-    ], { stdio: ['ignore', 'ignore', 'inherit'] });
+    run(
+      'podman',
+      [
+        ...STORAGE,
+        'import',
+        '--change',
+        'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        '--change',
+        `LABEL dev.steward.image-base="${baseLabel()}"`,
+        '--change',
+        'CMD ["node"]',
+        tarball,
+        BASE_IMAGE,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -151,7 +194,10 @@ function npmMounts(dir: string): string[] {
   }
   const mounts: string[] = [];
   const ca = process.env.NODE_EXTRA_CA_CERTS ?? npmConfig('cafile');
-  const config = parts.join('\n').split('\n').filter((l) => !/^\s*(cafile|globalconfig|userconfig|prefix|cache)\s*=/.test(l));
+  const config = parts
+    .join('\n')
+    .split('\n')
+    .filter((l) => !/^\s*(cafile|globalconfig|userconfig|prefix|cache)\s*=/.test(l));
   if (ca && existsSync(ca)) {
     copyFileSync(ca, join(dir, 'ca.pem'));
     mounts.push('-v', `${join(dir, 'ca.pem')}:/run/steward-build/ca.pem:ro`);
@@ -177,21 +223,33 @@ export function buildImage(image = IMAGE): void {
   const dir = mkdtempSync(join(tmpdir(), 'steward-image-npm-'));
   try {
     const started = performance.now();
-    run('buildah', [
-      ...STORAGE,
-      'bud',
-      '--runtime', 'runc',
-      '--isolation', 'chroot',
-      '--network', 'host',
-      '--pull=never',
-      ...npmMounts(dir),
-      '--build-arg', `VERSION=${PKG.version}`,
-      '--build-arg', `REVISION=${revision()}`,
-      '--build-arg', `CREATED=${new Date().toISOString()}`,
-      '-f', join(ROOT, 'Dockerfile'),
-      '-t', image,
-      ROOT,
-    ], { stdio: ['ignore', 'inherit', 'inherit'] });
+    run(
+      'buildah',
+      [
+        ...STORAGE,
+        'bud',
+        '--runtime',
+        'runc',
+        '--isolation',
+        'chroot',
+        '--network',
+        'host',
+        '--pull=never',
+        ...npmMounts(dir),
+        '--build-arg',
+        `VERSION=${PKG.version}`,
+        '--build-arg',
+        `REVISION=${revision()}`,
+        '--build-arg',
+        `CREATED=${new Date().toISOString()}`,
+        '-f',
+        join(ROOT, 'Dockerfile'),
+        '-t',
+        image,
+        ROOT,
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     log(`built ${image} in ${Math.round((performance.now() - started) / 1000)} s`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

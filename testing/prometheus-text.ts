@@ -29,6 +29,7 @@ export function parseExposition(text: string): Exposition {
   return {
     families,
     samples,
-    find: (name, labels = {}) => samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)),
+    find: (name, labels = {}) =>
+      samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)),
   };
 }

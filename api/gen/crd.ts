@@ -9,17 +9,24 @@ const OBJECT_FIELDS = {
     type: 'string',
     description: `APIVersion defines the versioned schema of this representation of an object: ${API_VERSION}.`,
   },
-  kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+  kind: {
+    type: 'string',
+    description: 'Kind is a string value representing the REST resource this object represents.',
+  },
   metadata: {
     type: 'object',
-    description: "Standard object's metadata: name, namespace, labels, annotations. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+    description:
+      "Standard object's metadata: name, namespace, labels, annotations. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
   },
 };
 
 /** Thrown when a field of a kind has no `.describe()`: `kubectl explain` would show nothing for it. */
 export class UndescribedFieldsError extends Error {
   override name = 'UndescribedFieldsError';
-  constructor(readonly kind: string, readonly fields: readonly string[]) {
+  constructor(
+    readonly kind: string,
+    readonly fields: readonly string[],
+  ) {
     super(`${kind}: every field needs a .describe() in api/ (kubectl explain shows it); missing: ${fields.join(', ')}`);
   }
 }

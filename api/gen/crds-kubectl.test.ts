@@ -17,7 +17,12 @@ beforeAll(async () => {
   cluster = await startTestCluster({});
   kubectl = new Kubectl(cluster.kubeconfig);
   await kubectl.ok(['apply', '-f', `${ROOT}crds`]);
-  await kubectl.ok(['wait', '--for=condition=Established', '--timeout=10s', ...KINDS.map((k) => `crd/${k.plural}.steward.dev`)]);
+  await kubectl.ok([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=10s',
+    ...KINDS.map((k) => `crd/${k.plural}.steward.dev`),
+  ]);
 });
 afterAll(async () => {
   kubectl?.dispose();
@@ -34,7 +39,14 @@ describe('generated CRDs with the real kubectl', () => {
   });
 
   it('applies the shipped samples, the policy pack and every file of config/examples with strict validation', async () => {
-    const out = await kubectl.ok(['apply', '--validate=strict', '-f', `${ROOT}config/samples`, '-f', `${ROOT}config/policies`]);
+    const out = await kubectl.ok([
+      'apply',
+      '--validate=strict',
+      '-f',
+      `${ROOT}config/samples`,
+      '-f',
+      `${ROOT}config/policies`,
+    ]);
     expect(out).toContain('agentconfig.steward.dev/flight-search created');
     expect(out).toContain('policy.steward.dev/builtin-pii created');
     const examples = await kubectl.ok(['apply', '--validate=strict', '-f', `${ROOT}config/examples/`]);
@@ -62,11 +74,25 @@ describe('generated CRDs with the real kubectl', () => {
       status: {
         healthyAgents: 1,
         conditions: [
-          { type: 'Ready', status: 'False', reason: 'ReplicasUnavailable', message: '1 of 2 pods available', lastTransitionTime: '2026-01-01T00:00:00Z' },
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ReplicasUnavailable',
+            message: '1 of 2 pods available',
+            lastTransitionTime: '2026-01-01T00:00:00Z',
+          },
         ],
       },
     };
-    await kubectl.ok(['patch', 'agentconfig', 'flight-search', '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
+    await kubectl.ok([
+      'patch',
+      'agentconfig',
+      'flight-search',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify(status),
+    ]);
     const after = await kubectl.ok(['get', 'agentconfig', 'flight-search']);
     expect(after).toMatch(/flight-search\s+specialist\s+travel\s+2\s+1\s+False\s+ReplicasUnavailable\s+\S+/);
     const wide = await kubectl.ok(['get', 'agentconfig', 'flight-search', '-o', 'wide']);
@@ -84,10 +110,13 @@ describe('generated CRDs with the real kubectl', () => {
     expect(out.split('\n')[0]).toMatch(header);
   });
 
-  it.each(KINDS.map((k) => [k.shortNames[0]!, k.plural, k.singular] as const))('the short name %s resolves to %s.steward.dev', async (short, _plural, singular) => {
-    const out = await kubectl.ok(['get', short, '-o', 'name']);
-    expect(out.split('\n')[0]).toMatch(new RegExp(`^${singular}\\.steward\\.dev/`));
-  });
+  it.each(KINDS.map((k) => [k.shortNames[0]!, k.plural, k.singular] as const))(
+    'the short name %s resolves to %s.steward.dev',
+    async (short, _plural, singular) => {
+      const out = await kubectl.ok(['get', short, '-o', 'name']);
+      expect(out.split('\n')[0]).toMatch(new RegExp(`^${singular}\\.steward\\.dev/`));
+    },
+  );
 
   it('lists every kind under the steward category', async () => {
     const all = await kubectl.ok(['get', 'steward']);
@@ -106,15 +135,19 @@ describe('generated CRDs with the real kubectl', () => {
     expect(ready).toContain('machine-readable CamelCase reason');
   });
 
-  it.each(KINDS.map((k) => [k.singular, k.singular]))('kubectl explain %s.spec and %s.status describe every field', async (singular) => {
-    for (const part of ['spec', 'status']) {
-      const out = await kubectl.ok(['explain', `${singular}.${part}`]);
-      expect(out, `${singular}.${part}`).not.toMatch(/<no description>|<empty>/);
-    }
-  });
+  it.each(KINDS.map((k) => [k.singular, k.singular]))(
+    'kubectl explain %s.spec and %s.status describe every field',
+    async (singular) => {
+      for (const part of ['spec', 'status']) {
+        const out = await kubectl.ok(['explain', `${singular}.${part}`]);
+        expect(out, `${singular}.${part}`).not.toMatch(/<no description>|<empty>/);
+      }
+    },
+  );
 
   it('rejects an AgentConfig with an unknown field and a bad enum like a real API server', async () => {
-    const bad = 'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: bad}\nspec: {type: manager, domain: travel, colour: red}\n';
+    const bad =
+      'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: bad}\nspec: {type: manager, domain: travel, colour: red}\n';
     const r = await kubectl.run(['apply', '--validate=strict', '-f', '-'], { stdin: bad });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/unknown field "spec.colour"|Unsupported value: "manager"/);

@@ -27,7 +27,12 @@ describe('generated artefacts', () => {
     const def = KINDS.find((k) => k.kind === kind)!;
     const crd = parse(files.get(`crds/${def.plural}.steward.dev.yaml`)!);
     const version = crd.spec.versions[0];
-    expect(crd.spec.names).toMatchObject({ kind, plural: def.plural, categories: ['steward'], shortNames: def.shortNames });
+    expect(crd.spec.names).toMatchObject({
+      kind,
+      plural: def.plural,
+      categories: ['steward'],
+      shortNames: def.shortNames,
+    });
     expect(version.subresources).toEqual({ status: {} });
     expect(version.additionalPrinterColumns.length).toBeGreaterThanOrEqual(3);
     const text = JSON.stringify(version.schema);
@@ -37,7 +42,8 @@ describe('generated artefacts', () => {
     // every node has a type or is explicitly schemaless
     const walk = (node: Record<string, unknown>, path: string): void => {
       expect(node.type !== undefined || node['x-kubernetes-preserve-unknown-fields'] === true, path).toBe(true);
-      for (const [k, v] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) walk(v, `${path}.${k}`);
+      for (const [k, v] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>))
+        walk(v, `${path}.${k}`);
       if (node.items) walk(node.items as Record<string, unknown>, `${path}[]`);
     };
     walk(version.schema.openAPIV3Schema, kind);
@@ -67,7 +73,8 @@ describe('generated artefacts', () => {
 
   it('uses no name or short name that a well-known operator already claims', () => {
     const taken = new Set(Object.values(WELL_KNOWN).flat());
-    for (const def of KINDS) for (const short of def.shortNames) expect(taken.has(short), `${def.kind} short name ${short}`).toBe(false);
+    for (const def of KINDS)
+      for (const short of def.shortNames) expect(taken.has(short), `${def.kind} short name ${short}`).toBe(false);
     // NB: Kyverno's Policy has the same plural and singular; `kubectl get policies.steward.dev` (or stwpol) is exact.
     const shared = KINDS.flatMap((k) => [k.plural, k.singular]).filter((n) => taken.has(n));
     expect(shared).toEqual(['policies', 'policy']);
@@ -79,7 +86,16 @@ describe('generated artefacts', () => {
     const gateway = JSON.parse(files.get('docs/openapi/gateway.json')!);
     const orchestrator = JSON.parse(files.get('docs/openapi/orchestrator.json')!);
     expect(Object.keys(gateway.paths)).toEqual(
-      expect.arrayContaining(['/health', '/metrics', '/api/policy/pre-check', '/api/audit/llm-call', '/api/policies/test', '/api/clients', '/api/request', '/v1/execute']),
+      expect.arrayContaining([
+        '/health',
+        '/metrics',
+        '/api/policy/pre-check',
+        '/api/audit/llm-call',
+        '/api/policies/test',
+        '/api/clients',
+        '/api/request',
+        '/v1/execute',
+      ]),
     );
     expect(Object.keys(orchestrator.paths)).toEqual(
       expect.arrayContaining(['/health', '/api/v1/agents/validate', '/metrics/prometheus']),
@@ -90,25 +106,142 @@ describe('generated artefacts', () => {
 /** Resource names (plural, singular, short names) of CRDs that clusters commonly run beside Steward. */
 const WELL_KNOWN: Record<string, string[]> = {
   kyverno: [
-    'policies', 'policy', 'pol', 'clusterpolicies', 'clusterpolicy', 'cpol', 'policyreports', 'polr',
-    'clusterpolicyreports', 'cpolr', 'policyexceptions', 'polex', 'cleanuppolicies', 'cleanpol', 'updaterequests', 'ur',
-    'validatingpolicies', 'vpol', 'mutatingpolicies', 'mpol', 'generatingpolicies', 'gpol', 'imagevalidatingpolicies', 'ivpol',
+    'policies',
+    'policy',
+    'pol',
+    'clusterpolicies',
+    'clusterpolicy',
+    'cpol',
+    'policyreports',
+    'polr',
+    'clusterpolicyreports',
+    'cpolr',
+    'policyexceptions',
+    'polex',
+    'cleanuppolicies',
+    'cleanpol',
+    'updaterequests',
+    'ur',
+    'validatingpolicies',
+    'vpol',
+    'mutatingpolicies',
+    'mpol',
+    'generatingpolicies',
+    'gpol',
+    'imagevalidatingpolicies',
+    'ivpol',
   ],
-  kagent: ['agents', 'agent', 'modelconfigs', 'modelconfig', 'toolservers', 'toolserver', 'memories', 'memory', 'remotemcpservers'],
-  gatekeeper: ['constrainttemplates', 'constrainttemplate', 'configs', 'config', 'assign', 'assignmetadata', 'modifyset', 'providers', 'provider', 'syncsets'],
-  certManager: ['certificates', 'certificate', 'cert', 'certs', 'certificaterequests', 'cr', 'crs', 'issuers', 'issuer', 'clusterissuers', 'orders', 'challenges'],
+  kagent: [
+    'agents',
+    'agent',
+    'modelconfigs',
+    'modelconfig',
+    'toolservers',
+    'toolserver',
+    'memories',
+    'memory',
+    'remotemcpservers',
+  ],
+  gatekeeper: [
+    'constrainttemplates',
+    'constrainttemplate',
+    'configs',
+    'config',
+    'assign',
+    'assignmetadata',
+    'modifyset',
+    'providers',
+    'provider',
+    'syncsets',
+  ],
+  certManager: [
+    'certificates',
+    'certificate',
+    'cert',
+    'certs',
+    'certificaterequests',
+    'cr',
+    'crs',
+    'issuers',
+    'issuer',
+    'clusterissuers',
+    'orders',
+    'challenges',
+  ],
   istio: [
-    'virtualservices', 'vs', 'destinationrules', 'dr', 'gateways', 'gw', 'serviceentries', 'se', 'sidecars', 'envoyfilters',
-    'workloadentries', 'we', 'workloadgroups', 'wg', 'peerauthentications', 'pa', 'requestauthentications', 'ra',
-    'authorizationpolicies', 'ap', 'telemetries', 'telemetry', 'wasmplugins', 'proxyconfigs',
+    'virtualservices',
+    'vs',
+    'destinationrules',
+    'dr',
+    'gateways',
+    'gw',
+    'serviceentries',
+    'se',
+    'sidecars',
+    'envoyfilters',
+    'workloadentries',
+    'we',
+    'workloadgroups',
+    'wg',
+    'peerauthentications',
+    'pa',
+    'requestauthentications',
+    'ra',
+    'authorizationpolicies',
+    'ap',
+    'telemetries',
+    'telemetry',
+    'wasmplugins',
+    'proxyconfigs',
   ],
   argo: [
-    'applications', 'application', 'app', 'apps', 'applicationsets', 'appset', 'appsets', 'appprojects', 'appproj', 'appprojs',
-    'workflows', 'wf', 'workflowtemplates', 'wftmpl', 'cronworkflows', 'cwf', 'cronwf', 'clusterworkflowtemplates', 'cwft',
-    'rollouts', 'ro', 'analysistemplates', 'analysisruns', 'experiments', 'exp', 'eventsources', 'es', 'sensors', 'sn', 'eventbus', 'eb',
+    'applications',
+    'application',
+    'app',
+    'apps',
+    'applicationsets',
+    'appset',
+    'appsets',
+    'appprojects',
+    'appproj',
+    'appprojs',
+    'workflows',
+    'wf',
+    'workflowtemplates',
+    'wftmpl',
+    'cronworkflows',
+    'cwf',
+    'cronwf',
+    'clusterworkflowtemplates',
+    'cwft',
+    'rollouts',
+    'ro',
+    'analysistemplates',
+    'analysisruns',
+    'experiments',
+    'exp',
+    'eventsources',
+    'es',
+    'sensors',
+    'sn',
+    'eventbus',
+    'eb',
   ],
   crossplane: [
-    'compositions', 'comp', 'compositionrevisions', 'comprev', 'compositeresourcedefinitions', 'xrd', 'xrds', 'configurations',
-    'functions', 'environmentconfigs', 'envcfg', 'usages', 'deploymentruntimeconfigs', 'providerconfigs', 'providerrevisions',
+    'compositions',
+    'comp',
+    'compositionrevisions',
+    'comprev',
+    'compositeresourcedefinitions',
+    'xrd',
+    'xrds',
+    'configurations',
+    'functions',
+    'environmentconfigs',
+    'envcfg',
+    'usages',
+    'deploymentruntimeconfigs',
+    'providerconfigs',
+    'providerrevisions',
   ],
 };

@@ -16,8 +16,16 @@ export const SECURITY_SCHEMES = {
     name: 'X-License-Key',
     description: "The organization's license key: a key of a registered License (admin: also grants /api/clients).",
   },
-  ApiKey: { type: 'http', scheme: 'bearer', description: 'A client API key from POST /api/clients: `Authorization: Bearer <api_key>`.' },
-  ClientCredentials: { type: 'http', scheme: 'basic', description: 'A client id (or name) and its API key: `Authorization: Basic base64(clientId:apiKey)`.' },
+  ApiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A client API key from POST /api/clients: `Authorization: Bearer <api_key>`.',
+  },
+  ClientCredentials: {
+    type: 'http',
+    scheme: 'basic',
+    description: 'A client id (or name) and its API key: `Authorization: Basic base64(clientId:apiKey)`.',
+  },
   LegacyClientSecret: {
     type: 'apiKey',
     in: 'header',
@@ -28,7 +36,8 @@ export const SECURITY_SCHEMES = {
   OperatorToken: {
     type: 'http',
     scheme: 'bearer',
-    description: 'The operator token (STEWARD_METRICS_TOKEN) for process-wide endpoints; tenant credentials do not grant them.',
+    description:
+      'The operator token (STEWARD_METRICS_TOKEN) for process-wide endpoints; tenant credentials do not grant them.',
   },
 } as const;
 

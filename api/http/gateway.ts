@@ -59,7 +59,10 @@ export const auditRequest = z
     model: safeText().optional(),
     latency_ms: z.number().min(0).max(86_400_000).optional(),
     tokens: z.object({ prompt: int32(), completion: int32() }).partial().optional(),
-    token_usage: z.object({ prompt_tokens: int32(), completion_tokens: int32(), total_tokens: int32() }).partial().optional(),
+    token_usage: z
+      .object({ prompt_tokens: int32(), completion_tokens: int32(), total_tokens: int32() })
+      .partial()
+      .optional(),
     metadata: jsonObject().optional(),
   })
   .catchall(jsonValue);
@@ -87,7 +90,10 @@ export const client = z.object({
   tenant_id: z.string().optional().describe('the tenant the key is bound to; absent: organization-wide'),
   created_at: timestamp,
 });
-export const createClientRequest = z.object({ name: safeText().min(1).max(128), description: safeText().max(1024).optional() });
+export const createClientRequest = z.object({
+  name: safeText().min(1).max(128),
+  description: safeText().max(1024).optional(),
+});
 export const createClientResponse = client.extend({ api_key: z.string() });
 
 export const revokeClientResponse = z.object({ success: z.literal(true), id: z.string(), revoked_at: z.string() });
@@ -110,7 +116,9 @@ export const gatewayMetrics = z.object({
   timestamp,
 });
 
-export const executeRequest = z.object({ prompt: safeText().min(1), mode: safeText().default('chat') }).catchall(jsonValue);
+export const executeRequest = z
+  .object({ prompt: safeText().min(1), mode: safeText().default('chat') })
+  .catchall(jsonValue);
 
 export const gatewayRequest = z
   .object({
@@ -210,17 +218,25 @@ export const mcpToolResponse = z.object({
   metadata: connectorCallMetadata,
 });
 
-export const connectorRefreshResponse = z.object({ success: z.boolean(), refreshed_count: z.number().int(), message: z.string() });
+export const connectorRefreshResponse = z.object({
+  success: z.boolean(),
+  refreshed_count: z.number().int(),
+  message: z.string(),
+});
 
 /** A JSON-RPC 2.0 message (or batch) of the MCP Streamable HTTP transport. */
 export const mcpJsonRpc = z.union([jsonObject(), z.array(jsonObject())]);
 
 /** A text content part; other part types (images, audio, files) are refused by the route with 400. */
-const contentParts = z.array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue)).max(1000);
+const contentParts = z
+  .array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue))
+  .max(1000);
 const tokenBudget = z.number().int().min(1).max(1_000_000);
 
 /** A tool's name, as both OpenAI and Anthropic accept it. */
-const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'a tool name is 1 to 64 letters, digits, _ or -' });
+const toolName = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'a tool name is 1 to 64 letters, digits, _ or -' });
 /** A JSON Schema object (tool parameters, response formats); its content is the provider's to judge. */
 const jsonSchemaObject = jsonObject();
 /** At most 128 tools per request, as at OpenAI. */
@@ -272,7 +288,12 @@ export const chatCompletionRequest = z
           .object({
             type: z.literal('function'),
             function: z
-              .object({ name: toolName, description: safeText().max(16_384).optional(), parameters: jsonSchemaObject.optional(), strict: z.boolean().nullable().optional() })
+              .object({
+                name: toolName,
+                description: safeText().max(16_384).optional(),
+                parameters: jsonSchemaObject.optional(),
+                strict: z.boolean().nullable().optional(),
+              })
               .catchall(jsonValue),
           })
           .catchall(jsonValue),
@@ -281,7 +302,12 @@ export const chatCompletionRequest = z
       .nullable()
       .optional(),
     tool_choice: z
-      .union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: toolName }).catchall(jsonValue) }).catchall(jsonValue)])
+      .union([
+        z.enum(['none', 'auto', 'required']),
+        z
+          .object({ type: z.literal('function'), function: z.object({ name: toolName }).catchall(jsonValue) })
+          .catchall(jsonValue),
+      ])
       .nullable()
       .optional(),
     response_format: z
@@ -290,7 +316,14 @@ export const chatCompletionRequest = z
         z
           .object({
             type: z.literal('json_schema'),
-            json_schema: z.object({ name: toolName, description: safeText().max(16_384).optional(), schema: jsonSchemaObject.optional(), strict: z.boolean().nullable().optional() }).catchall(jsonValue),
+            json_schema: z
+              .object({
+                name: toolName,
+                description: safeText().max(16_384).optional(),
+                schema: jsonSchemaObject.optional(),
+                strict: z.boolean().nullable().optional(),
+              })
+              .catchall(jsonValue),
           })
           .catchall(jsonValue),
       ])
@@ -312,23 +345,43 @@ export const chatCompletion = z.object({
         role: z.literal('assistant'),
         content: z.string().nullable(),
         refusal: z.null(),
-        tool_calls: z.array(z.object({ id: z.string(), type: z.literal('function'), function: z.object({ name: z.string(), arguments: z.string() }) })).optional(),
+        tool_calls: z
+          .array(
+            z.object({
+              id: z.string(),
+              type: z.literal('function'),
+              function: z.object({ name: z.string(), arguments: z.string() }),
+            }),
+          )
+          .optional(),
       }),
       logprobs: z.null(),
       finish_reason: z.enum(['stop', 'length', 'content_filter', 'tool_calls']),
     }),
   ),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+  usage: z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
 });
 
 export const modelList = z.object({
   object: z.literal('list'),
-  data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
+  data: z.array(
+    z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }),
+  ),
 });
 
 /** OpenAI's error body; `code` is Steward's code in lower case (`policy_violation`), `details` Steward's context. */
 export const openAiError = z.object({
-  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string(), details: jsonObject().optional() }),
+  error: z.object({
+    message: z.string(),
+    type: z.string(),
+    param: z.string().nullable(),
+    code: z.string(),
+    details: jsonObject().optional(),
+  }),
   request_id: z.string(),
 });
 
@@ -343,7 +396,12 @@ const anthropicBlock = z
     input: jsonValue.optional(),
     /** tool_result */
     tool_use_id: safeText().max(256).optional(),
-    content: z.union([safeText(), z.array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue)).max(1000)]).optional(),
+    content: z
+      .union([
+        safeText(),
+        z.array(z.object({ type: safeText().max(64), text: safeText().optional() }).catchall(jsonValue)).max(1000),
+      ])
+      .optional(),
     is_error: z.boolean().optional(),
   })
   .catchall(jsonValue);
@@ -362,11 +420,19 @@ export const anthropicMessagesRequest = z
     temperature: z.number().min(0).max(1).optional(),
     stream: z.boolean().optional(),
     tools: z
-      .array(z.object({ name: toolName, description: safeText().max(16_384).optional(), input_schema: jsonSchemaObject }).catchall(jsonValue))
+      .array(
+        z
+          .object({ name: toolName, description: safeText().max(16_384).optional(), input_schema: jsonSchemaObject })
+          .catchall(jsonValue),
+      )
       .max(MAX_TOOLS)
       .optional(),
     tool_choice: z
-      .object({ type: z.enum(['auto', 'any', 'tool', 'none']), name: toolName.optional(), disable_parallel_tool_use: z.boolean().optional() })
+      .object({
+        type: z.enum(['auto', 'any', 'tool', 'none']),
+        name: toolName.optional(),
+        disable_parallel_tool_use: z.boolean().optional(),
+      })
       .catchall(jsonValue)
       .optional(),
   })

@@ -50,10 +50,19 @@ export const planRequest = z.object({
     .max(63)
     .regex(/^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$/, 'must be a domain word such as travel or healthcare')
     .optional()
-    .describe('travel, healthcare, finance, generic, or the domain of any AgentConfig; absent: context.domain, else inferred from the query'),
-  execution_mode: z.enum(['sequential', 'parallel', 'auto']).default('auto').describe('sequential: one step at a time; parallel: in waves of ready steps; auto: each step as soon as its dependencies end'),
+    .describe(
+      'travel, healthcare, finance, generic, or the domain of any AgentConfig; absent: context.domain, else inferred from the query',
+    ),
+  execution_mode: z
+    .enum(['sequential', 'parallel', 'auto'])
+    .default('auto')
+    .describe(
+      'sequential: one step at a time; parallel: in waves of ready steps; auto: each step as soon as its dependencies end',
+    ),
   context: jsonObject().optional(),
-  user: jsonObject().optional().describe('descriptive only: tenancy comes from the credential (or the gateway\'s signed identity)'),
+  user: jsonObject()
+    .optional()
+    .describe("descriptive only: tenancy comes from the credential (or the gateway's signed identity)"),
 });
 
 export const planStep = z.object({
@@ -63,12 +72,21 @@ export const planStep = z.object({
   description: z.string(),
   depends_on: z.array(z.string()).optional(),
   agent: z.string(),
-  connector: z.string().optional().describe('connector-call: the Connector, called through the gateway\'s governed path'),
+  connector: z
+    .string()
+    .optional()
+    .describe("connector-call: the Connector, called through the gateway's governed path"),
   tool: z.string().optional().describe('connector-call: the tool (with `arguments`); or `query`'),
-  query: z.object({ statement: z.string() }).optional().describe('connector-call: an SQL statement (`arguments`: its parameters)'),
+  query: z
+    .object({ statement: z.string() })
+    .optional()
+    .describe('connector-call: an SQL statement (`arguments`: its parameters)'),
   arguments: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
-  policy: z.string().optional().describe('policy-check: the policy whose decision is the step\'s result'),
-  input: z.record(z.string(), z.unknown()).optional().describe('policy-check: query, user, context, mcp, llm of the policy input'),
+  policy: z.string().optional().describe("policy-check: the policy whose decision is the step's result"),
+  input: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('policy-check: query, user, context, mcp, llm of the policy input'),
 });
 
 /** A step of the LLM planner's answer refused for missing fields (it never ran). */
@@ -82,7 +100,12 @@ export const plannerRefusal = z.object({
 const providerFields = {
   provider: z.string().optional().describe('the configured provider the agent called'),
   model: z.string().optional().describe('the model it called'),
-  fallback: z.boolean().optional().describe("true when the agent's AgentConfig names a provider that is not configured, and the default one answered"),
+  fallback: z
+    .boolean()
+    .optional()
+    .describe(
+      "true when the agent's AgentConfig names a provider that is not configured, and the default one answered",
+    ),
   requested_provider: z.string().optional().describe("the AgentConfig's provider, on a fallback"),
 };
 
@@ -145,7 +168,17 @@ export const DYNAMIC_POLICY_MAX_REGO_BYTES = 64 * 1024;
  * schema takes any word: the compile (runtime/orchestrator/policies/conditions.ts) names an unknown one with this list.
  */
 export const CONDITION_OPERATORS = [
-  'equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in', 'greater_than', 'less_than',
+  'equals',
+  'not_equals',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'regex',
+  'in',
+  'not_in',
+  'greater_than',
+  'less_than',
 ] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 /** The action types of a policy of conditions. */
@@ -157,7 +190,10 @@ export const MAX_CONDITIONS = 32;
 export const MAX_CONDITION_ACTIONS = 8;
 
 const policyScope = z
-  .object({ surfaces: z.array(policySurface).max(policySurface.options.length).optional(), tenants: z.array(safeText().min(1).max(253)).max(100).optional() })
+  .object({
+    surfaces: z.array(policySurface).max(policySurface.options.length).optional(),
+    tenants: z.array(safeText().min(1).max(253)).max(100).optional(),
+  })
   .optional();
 
 /** The Rego form of a dynamic policy. */
@@ -167,7 +203,11 @@ export const dynamicPolicy = z.object({
     .min(1)
     .max(DYNAMIC_POLICY_NAME_MAX)
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a lowercase name (a-z, 0-9, "-")'),
-  type: z.string().min(1).max(63).regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase word such as pii or custom'),
+  type: z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[a-z][a-z0-9_-]*$/, 'must be a lowercase word such as pii or custom'),
   priority: z.number().int().min(0).max(10000).default(100),
   enabled: z.boolean().default(true),
   description: safeText().max(4096).optional(),
@@ -182,15 +222,27 @@ export const policyCondition = z.object({
   field: safeText()
     .min(1)
     .max(256)
-    .describe('query, request_type, user.<key>, client.id, client.organization_id, client.tenant_id or context.<key> (more dots go deeper)'),
-  operator: safeText().min(1).max(64).describe(`one of ${CONDITION_OPERATORS.join(', ')}`),
-  value: jsonValue.describe('a string, number, boolean or null; a list of them for in and not_in; a number for greater_than and less_than'),
+    .describe(
+      'query, request_type, user.<key>, client.id, client.organization_id, client.tenant_id or context.<key> (more dots go deeper)',
+    ),
+  operator: safeText()
+    .min(1)
+    .max(64)
+    .describe(`one of ${CONDITION_OPERATORS.join(', ')}`),
+  value: jsonValue.describe(
+    'a string, number, boolean or null; a list of them for in and not_in; a number for greater_than and less_than',
+  ),
 });
 export type PolicyCondition = z.infer<typeof policyCondition>;
 
 export const conditionAction = z.object({
-  type: safeText().min(1).max(64).describe(`one of ${CONDITION_ACTIONS.join(', ')}`),
-  config: jsonObject().optional().describe('reason (block) or message (warn, log): the text of the message; absent: one naming the policy'),
+  type: safeText()
+    .min(1)
+    .max(64)
+    .describe(`one of ${CONDITION_ACTIONS.join(', ')}`),
+  config: jsonObject()
+    .optional()
+    .describe('reason (block) or message (warn, log): the text of the message; absent: one naming the policy'),
 });
 export type ConditionAction = z.infer<typeof conditionAction>;
 
@@ -208,16 +260,23 @@ export const conditionPolicy = dynamicPolicy.omit({ name: true, rego: true, rego
 export const dynamicPolicyCreate = z.union([dynamicPolicy, conditionPolicy]);
 
 /** `PUT /api/v1/policies/{id}`: the fields to change (the name and id stay). */
-export const dynamicPolicyUpdate = dynamicPolicy.omit({ name: true }).partial().extend({
-  priority: z.number().int().min(0).max(10000).optional(),
-  enabled: z.boolean().optional(),
-  action: z.enum(['block', 'warn', 'log']).optional(),
-  conditions: conditions.optional(),
-  actions: actions.optional(),
-});
+export const dynamicPolicyUpdate = dynamicPolicy
+  .omit({ name: true })
+  .partial()
+  .extend({
+    priority: z.number().int().min(0).max(10000).optional(),
+    enabled: z.boolean().optional(),
+    action: z.enum(['block', 'warn', 'log']).optional(),
+    conditions: conditions.optional(),
+    actions: actions.optional(),
+  });
 
 export const storedPolicy = z.object({
-  id: z.string().describe('the path of GET, PUT and DELETE: the name of a Rego policy, the slug of the name of a policy of conditions'),
+  id: z
+    .string()
+    .describe(
+      'the path of GET, PUT and DELETE: the name of a Rego policy, the slug of the name of a policy of conditions',
+    ),
   name: z.string(),
   type: z.string(),
   priority: z.number().int(),
@@ -242,7 +301,10 @@ export const WEBHOOK_URL_MAX_CHARS = 2048;
 
 export const webhookRegistration = z.object({
   url: z.string().min(1).max(WEBHOOK_URL_MAX_CHARS),
-  events: z.array(z.enum(['plan.completed', 'plan.failed', 'step.completed'])).min(1).max(3),
+  events: z
+    .array(z.enum(['plan.completed', 'plan.failed', 'step.completed']))
+    .min(1)
+    .max(3),
   secret: safeText().min(1).max(256).optional(),
   active: z.boolean().optional(),
 });
@@ -276,7 +338,13 @@ export const webhookDeliveries = z.object({
       last_error: z.string().optional(),
       response_status: z.number().int().optional(),
       attempt_log: z.array(
-        z.object({ attempt: z.number().int(), started_at: timestamp, duration_ms: z.number(), response_status: z.number().int().optional(), error: z.string().optional() }),
+        z.object({
+          attempt: z.number().int(),
+          started_at: timestamp,
+          duration_ms: z.number(),
+          response_status: z.number().int().optional(),
+          error: z.string().optional(),
+        }),
       ),
     }),
   ),
@@ -299,7 +367,11 @@ export const parallelQuery = z.object({
   query: safeText().min(1).max(PARALLEL_MAX_QUERY_CHARS),
   policy: safeText().min(1),
   mcp: z
-    .object({ connector: safeText().min(1).max(256), operation: safeText().min(1).max(256), parameters: jsonObject().optional() })
+    .object({
+      connector: safeText().min(1).max(256),
+      operation: safeText().min(1).max(256),
+      parameters: jsonObject().optional(),
+    })
     .optional(),
   llm: z
     .object({
@@ -327,7 +399,10 @@ export const parallelResult = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   metadata: z.object({
     latency_ms: z.number(),
-    agent_latency_ms: z.number().optional().describe("the agent's own time; latency_ms less the dispatch and the transport"),
+    agent_latency_ms: z
+      .number()
+      .optional()
+      .describe("the agent's own time; latency_ms less the dispatch and the transport"),
     policy_decision: z.enum(['allow', 'deny']),
     agent_id: z.string(),
     request_id: z.string(),
@@ -352,10 +427,22 @@ export const parallelResponse = z.object({
 /** `GET /orchestrator/metrics` (and `GET /metrics` on the orchestrator). */
 export const orchestratorMetrics = z.object({
   metrics: z.object({
-    requests: z.object({ total: z.number().int(), successful: z.number().int(), failed: z.number().int(), success_rate: z.number() }),
+    requests: z.object({
+      total: z.number().int(),
+      successful: z.number().int(),
+      failed: z.number().int(),
+      success_rate: z.number(),
+    }),
     latency: z.object({ p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number(), max_ms: z.number() }),
-    parallel_execution: z.object({ total_parallel_queries: z.number().int(), average_speedup: z.number(), max_speedup_observed: z.number() }),
-    agent_utilization: z.record(z.string(), z.object({ queries_processed: z.number().int(), cpu_percent: z.number(), memory_mb: z.number() })),
+    parallel_execution: z.object({
+      total_parallel_queries: z.number().int(),
+      average_speedup: z.number(),
+      max_speedup_observed: z.number(),
+    }),
+    agent_utilization: z.record(
+      z.string(),
+      z.object({ queries_processed: z.number().int(), cpu_percent: z.number(), memory_mb: z.number() }),
+    ),
     timestamp: timestamp,
     period_seconds: z.number().int(),
   }),

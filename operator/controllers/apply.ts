@@ -58,7 +58,12 @@ export async function createOrUpdate(
 }
 
 /** Deletes an object we made (controller ownerReference with `ownerUid`) when it exists; true when it did. */
-export async function deleteOwned(client: KubeClient, ref: ResourceRef, existing: KubeObject | undefined, ownerUid: string | undefined): Promise<boolean> {
+export async function deleteOwned(
+  client: KubeClient,
+  ref: ResourceRef,
+  existing: KubeObject | undefined,
+  ownerUid: string | undefined,
+): Promise<boolean> {
   if (!existing || existing.metadata.deletionTimestamp) return false;
   if (!existing.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid)) return false;
   return client.delete(ref, existing.metadata.namespace, existing.metadata.name!, { uid: existing.metadata.uid });
@@ -69,7 +74,12 @@ export function isUpToDate(desired: DesiredObject, existing: KubeObject): boolea
   const d = desired.metadata;
   const e = existing.metadata;
   if (!contains(d.labels ?? {}, e.labels ?? {}) || !contains(d.annotations ?? {}, e.annotations ?? {})) return false;
-  if (!(d.ownerReferences ?? []).every((o) => (e.ownerReferences ?? []).some((x) => sameOwner(o, x) && x.controller === o.controller))) return false;
+  if (
+    !(d.ownerReferences ?? []).every((o) =>
+      (e.ownerReferences ?? []).some((x) => sameOwner(o, x) && x.controller === o.controller),
+    )
+  )
+    return false;
   return ownedKeys(desired).every((k) => contains(desired[k], existing[k]));
 }
 
@@ -81,14 +91,29 @@ export function contains(want: unknown, have: unknown): boolean {
   if (want === undefined) return true;
   if (typeof want === 'string' && typeof have === 'string' && want !== have) return sameQuantity(want, have);
   if (want === null || typeof want !== 'object') return want === have;
-  if (Array.isArray(want)) return Array.isArray(have) && have.length === want.length && want.every((w, i) => contains(w, have[i]));
+  if (Array.isArray(want))
+    return Array.isArray(have) && have.length === want.length && want.every((w, i) => contains(w, have[i]));
   if (have === null || typeof have !== 'object' || Array.isArray(have)) return false;
   const h = have as Record<string, unknown>;
   return Object.entries(want as Record<string, unknown>).every(([k, v]) => contains(v, h[k]));
 }
 
 const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+)?$/;
-const SUFFIX: Record<string, number> = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const SUFFIX: Record<string, number> = {
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
 
 /**
  * Equal Kubernetes quantities: the API server stores resources in canonical form (`0.5` reads back `500m`,
@@ -115,12 +140,20 @@ function ownedKeys(o: KubeObject): string[] {
 function withAppliedHash(desired: DesiredObject): DesiredObject {
   const owned = Object.fromEntries(ownedKeys(desired).map((k) => [k, desired[k]]));
   const h = hashOf(owned, desired.metadata.labels, desired.metadata.annotations);
-  return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata.annotations, [APPLIED_HASH_ANNOTATION]: h } } };
+  return {
+    ...desired,
+    metadata: { ...desired.metadata, annotations: { ...desired.metadata.annotations, [APPLIED_HASH_ANNOTATION]: h } },
+  };
 }
 
 /** The stored object with our fields replaced: theirs (labels, annotations, other owners) kept. */
 function merged(desired: DesiredObject, existing: KubeObject): KubeObject {
-  const owners = [...(existing.metadata.ownerReferences ?? []).filter((x) => !(desired.metadata.ownerReferences ?? []).some((o) => sameOwner(o, x))), ...(desired.metadata.ownerReferences ?? [])];
+  const owners = [
+    ...(existing.metadata.ownerReferences ?? []).filter(
+      (x) => !(desired.metadata.ownerReferences ?? []).some((o) => sameOwner(o, x)),
+    ),
+    ...(desired.metadata.ownerReferences ?? []),
+  ];
   const next: KubeObject = {
     ...existing,
     metadata: {
@@ -135,9 +168,13 @@ function merged(desired: DesiredObject, existing: KubeObject): KubeObject {
     const value = desired[k];
     const kept = keep[k];
     const stored = existing[k] as Record<string, unknown> | undefined;
-    next[k] = kept && stored && value && typeof value === 'object'
-      ? { ...Object.fromEntries(kept.filter((f) => stored[f] !== undefined).map((f) => [f, stored[f]])), ...(value as Record<string, unknown>) }
-      : value;
+    next[k] =
+      kept && stored && value && typeof value === 'object'
+        ? {
+            ...Object.fromEntries(kept.filter((f) => stored[f] !== undefined).map((f) => [f, stored[f]])),
+            ...(value as Record<string, unknown>),
+          }
+        : value;
   }
   return next;
 }
@@ -150,6 +187,8 @@ function checkController(existing: KubeObject, desired: DesiredObject): void {
   const ours = desired.metadata.ownerReferences?.find((o) => o.controller);
   const theirs = existing.metadata.ownerReferences?.find((o) => o.controller);
   if (ours && theirs && !sameOwner(ours, theirs)) {
-    throw new TerminalError(`${desired.kind} ${desired.metadata.namespace}/${desired.metadata.name} exists and is controlled by ${theirs.kind} ${theirs.name}`);
+    throw new TerminalError(
+      `${desired.kind} ${desired.metadata.namespace}/${desired.metadata.name} exists and is controlled by ${theirs.kind} ${theirs.name}`,
+    );
   }
 }

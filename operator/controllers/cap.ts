@@ -31,7 +31,8 @@ export interface CapAllocation {
 export function capReplicas(maxNodes: number | undefined, req: CapRequest): CapAllocation {
   const orchestrators = [...req.orchestrators].sort((a, b) => a.name.localeCompare(b.name));
   const agents = [...req.agents].sort((a, b) => a.name.localeCompare(b.name));
-  const requested = orchestrators.reduce((n, o) => n + o.gateway + o.orchestrator, 0) + agents.reduce((n, a) => n + a.replicas, 0);
+  const requested =
+    orchestrators.reduce((n, o) => n + o.gateway + o.orchestrator, 0) + agents.reduce((n, a) => n + a.replicas, 0);
   let budget = maxNodes === undefined ? Number.POSITIVE_INFINITY : Math.max(0, maxNodes);
   const out: CapAllocation = {
     orchestrators: Object.fromEntries(orchestrators.map((o) => [o.name, { gateway: 0, orchestrator: 0 }])),
@@ -58,7 +59,9 @@ export function capReplicas(maxNodes: number | undefined, req: CapRequest): CapA
     a.orchestrator = grant(a.orchestrator, o.orchestrator);
   }
   for (const ag of agents) out.agents[ag.name] = grant(out.agents[ag.name]!, ag.replicas);
-  out.granted = Object.values(out.orchestrators).reduce((n, o) => n + o.gateway + o.orchestrator, 0) + Object.values(out.agents).reduce((n, r) => n + r, 0);
+  out.granted =
+    Object.values(out.orchestrators).reduce((n, o) => n + o.gateway + o.orchestrator, 0) +
+    Object.values(out.agents).reduce((n, r) => n + r, 0);
   out.limited = out.granted < requested;
   return out;
 }

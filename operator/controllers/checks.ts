@@ -24,14 +24,23 @@ export function firstFinding<F>(facts: F, checks: readonly Check<F>[]): Finding 
  * A condition from checks: `status` is `whenFound` at the first finding, the opposite otherwise, with `ok` as
  * reason and message. For Ready a finding means False; for Degraded it means True.
  */
-export function judge<F>(type: string, facts: F, checks: readonly Check<F>[], ok: Finding, whenFound: 'True' | 'False' = 'False'): ConditionInput {
+export function judge<F>(
+  type: string,
+  facts: F,
+  checks: readonly Check<F>[],
+  ok: Finding,
+  whenFound: 'True' | 'False' = 'False',
+): ConditionInput {
   const finding = firstFinding(facts, checks);
   if (finding) return { type, status: whenFound, ...finding };
   return { type, status: whenFound === 'False' ? 'True' : 'False', ...ok };
 }
 
 /** What a missing Secret or key reads as. */
-export function secretProblem(ref: { name: string; key?: string }, secret: { data?: Record<string, string> } | undefined): string | undefined {
+export function secretProblem(
+  ref: { name: string; key?: string },
+  secret: { data?: Record<string, string> } | undefined,
+): string | undefined {
   if (!secret) return `Secret ${ref.name} not found`;
   if (ref.key !== undefined && secret.data?.[ref.key] === undefined) return `Secret ${ref.name} has no key ${ref.key}`;
   return undefined;

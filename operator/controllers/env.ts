@@ -30,7 +30,11 @@ export function endpoints(o: OrchestratorResource): { gateway: string; orchestra
 const LLM_VARS = {
   openai: { key: 'OPENAI_API_KEY', endpoint: 'OPENAI_BASE_URL', model: 'STEWARD_OPENAI_MODEL' },
   anthropic: { key: 'ANTHROPIC_API_KEY', endpoint: 'ANTHROPIC_BASE_URL', model: 'STEWARD_ANTHROPIC_MODEL' },
-  'aws-bedrock': { region: 'STEWARD_BEDROCK_REGION', model: 'STEWARD_BEDROCK_MODEL', endpoint: 'STEWARD_BEDROCK_ENDPOINT' },
+  'aws-bedrock': {
+    region: 'STEWARD_BEDROCK_REGION',
+    model: 'STEWARD_BEDROCK_MODEL',
+    endpoint: 'STEWARD_BEDROCK_ENDPOINT',
+  },
   ollama: { endpoint: 'OLLAMA_HOST', model: 'STEWARD_OLLAMA_MODEL' },
 } as const satisfies Record<string, { key?: string; endpoint?: string; model: string; region?: string }>;
 
@@ -84,7 +88,12 @@ function llmEnv(o: OrchestratorResource, settings: Record<string, string>): V1En
   for (const p of providersByType(o)) {
     const vars: { key?: string; endpoint?: string; model: string; region?: string } = LLM_VARS[p.type];
     if (vars.key && p.secretRef) out.push(secretRef(vars.key, p.secretRef));
-    out.push(...values(settings, [vars.model, vars.endpoint, vars.region].filter((v): v is string => v !== undefined)));
+    out.push(
+      ...values(
+        settings,
+        [vars.model, vars.endpoint, vars.region].filter((v): v is string => v !== undefined),
+      ),
+    );
   }
   return [...out, ...values(settings, ['STEWARD_LLM_DEFAULT_PROVIDER'])];
 }
@@ -104,7 +113,13 @@ function serverEnv(o: OrchestratorResource, settings: Record<string, string>): V
 
 export function gatewayEnv(o: OrchestratorResource): V1EnvVar[] {
   const s = sharedSettings(o);
-  return [...commonEnv(s), { name: 'STEWARD_GATEWAY_PORT', value: String(PORTS.gateway) }, ...values(s, ['STEWARD_ORCHESTRATOR_URL']), ...serverEnv(o, s), ...llmEnv(o, s)];
+  return [
+    ...commonEnv(s),
+    { name: 'STEWARD_GATEWAY_PORT', value: String(PORTS.gateway) },
+    ...values(s, ['STEWARD_ORCHESTRATOR_URL']),
+    ...serverEnv(o, s),
+    ...llmEnv(o, s),
+  ];
 }
 
 export function orchestratorEnv(o: OrchestratorResource): V1EnvVar[] {
@@ -140,6 +155,11 @@ export function agentEnv(o: OrchestratorResource, agent: { name: string; namespa
 
 /** Names of the Secrets an Orchestrator's pods read (besides `O-internal`): their data goes into the config hash. */
 export function referencedSecrets(o: OrchestratorResource): string[] {
-  const refs = [o.spec.database?.secretRef.name, o.spec.redis?.secretRef.name, o.spec.tls?.secretName, ...providersByType(o).map((p) => p.secretRef?.name)];
+  const refs = [
+    o.spec.database?.secretRef.name,
+    o.spec.redis?.secretRef.name,
+    o.spec.tls?.secretName,
+    ...providersByType(o).map((p) => p.secretRef?.name),
+  ];
   return [...new Set(refs.filter((n): n is string => n !== undefined))].sort();
 }

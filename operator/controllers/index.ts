@@ -3,7 +3,13 @@
  * for the manager — the primary resource, what each owns, and which other changes wake it.
  */
 import { Resources, type ResourceRef } from '../../platform/kube/resources.js';
-import type { ControllerContext, ControllerSettings, ControllerSpec, Reconciler, ReconcileRequest } from '../manager/types.js';
+import type {
+  ControllerContext,
+  ControllerSettings,
+  ControllerSpec,
+  Reconciler,
+  ReconcileRequest,
+} from '../manager/types.js';
 import { AgentConfigReconciler } from './agentconfig/reconcile.js';
 import { ConnectorReconciler } from './connector/reconcile.js';
 import { LicenseReconciler } from './license/reconcile.js';
@@ -38,9 +44,13 @@ export const ORCHESTRATOR_OWNS: readonly ResourceRef[] = [
 ];
 
 /** The five controllers. `settings` defaults to the manager's (`ctx.settings`). */
-export function allControllers(ctx: ControllerContext, settings: ControllerSettings = ctx.settings ?? {}): ControllerSpec[] {
+export function allControllers(
+  ctx: ControllerContext,
+  settings: ControllerSettings = ctx.settings ?? {},
+): ControllerSpec[] {
   const { cache } = ctx;
-  const scoped = (r: Reconciler): Reconciler => (settings.watchNamespace === undefined ? r : onlyNamespace(settings.watchNamespace, r));
+  const scoped = (r: Reconciler): Reconciler =>
+    settings.watchNamespace === undefined ? r : onlyNamespace(settings.watchNamespace, r);
   return [
     {
       name: 'orchestrator',
@@ -89,5 +99,7 @@ export function allControllers(ctx: ControllerContext, settings: ControllerSetti
 }
 
 function onlyNamespace(namespace: string, inner: Reconciler): Reconciler {
-  return { reconcile: (req: ReconcileRequest) => (req.namespace === namespace ? inner.reconcile(req) : Promise.resolve()) };
+  return {
+    reconcile: (req: ReconcileRequest) => (req.namespace === namespace ? inner.reconcile(req) : Promise.resolve()),
+  };
 }

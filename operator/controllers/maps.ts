@@ -13,36 +13,71 @@ import { connectors, licenses, orchestrators } from './parse.js';
 const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
 
 /** Every object of `ref` in the namespace of `obj`. */
-export const allInNamespace = (cache: Cache, ref: ResourceRef) => (obj: KubeObject): string[] =>
-  cache.list(ref, obj.metadata.namespace).map(key);
+export const allInNamespace =
+  (cache: Cache, ref: ResourceRef) =>
+  (obj: KubeObject): string[] =>
+    cache.list(ref, obj.metadata.namespace).map(key);
 
 /** Orchestrators referencing a License by name (and, for an Orchestrator, those sharing its License). */
-export const orchestratorsOfLicense = (cache: Cache) => (obj: KubeObject): string[] => {
-  const license = obj.kind === 'License' ? obj.metadata.name : (obj.spec as { licenseRef?: { name?: string } } | undefined)?.licenseRef?.name;
-  if (license === undefined) return [];
-  return orchestrators.parseAll(cache.list(Resources.Orchestrator, obj.metadata.namespace)).filter((o) => o.spec.licenseRef?.name === license).map(key);
-};
+export const orchestratorsOfLicense =
+  (cache: Cache) =>
+  (obj: KubeObject): string[] => {
+    const license =
+      obj.kind === 'License'
+        ? obj.metadata.name
+        : (obj.spec as { licenseRef?: { name?: string } } | undefined)?.licenseRef?.name;
+    if (license === undefined) return [];
+    return orchestrators
+      .parseAll(cache.list(Resources.Orchestrator, obj.metadata.namespace))
+      .filter((o) => o.spec.licenseRef?.name === license)
+      .map(key);
+  };
 
 /** Orchestrators whose pods read the Secret (database, redis, LLM keys, TLS). */
-export const orchestratorsOfSecret = (cache: Cache) => (secret: KubeObject): string[] =>
-  orchestrators.parseAll(cache.list(Resources.Orchestrator, secret.metadata.namespace)).filter((o) => referencedSecrets(o).includes(secret.metadata.name!)).map(key);
+export const orchestratorsOfSecret =
+  (cache: Cache) =>
+  (secret: KubeObject): string[] =>
+    orchestrators
+      .parseAll(cache.list(Resources.Orchestrator, secret.metadata.namespace))
+      .filter((o) => referencedSecrets(o).includes(secret.metadata.name!))
+      .map(key);
 
 /** All AgentConfigs of the namespace when the Secret is an Orchestrator's `O-internal` or one its pods read. */
-export const agentsOfSecret = (cache: Cache) => (secret: KubeObject): string[] => {
-  const ns = secret.metadata.namespace;
-  const used = orchestrators.parseAll(cache.list(Resources.Orchestrator, ns)).some((o) => names.internal(o.metadata.name) === secret.metadata.name || referencedSecrets(o).includes(secret.metadata.name!));
-  return used ? cache.list(Resources.AgentConfig, ns).map(key) : [];
-};
+export const agentsOfSecret =
+  (cache: Cache) =>
+  (secret: KubeObject): string[] => {
+    const ns = secret.metadata.namespace;
+    const used = orchestrators
+      .parseAll(cache.list(Resources.Orchestrator, ns))
+      .some(
+        (o) =>
+          names.internal(o.metadata.name) === secret.metadata.name ||
+          referencedSecrets(o).includes(secret.metadata.name!),
+      );
+    return used ? cache.list(Resources.AgentConfig, ns).map(key) : [];
+  };
 
-export const licensesOfSecret = (cache: Cache) => (secret: KubeObject): string[] =>
-  licenses.parseAll(cache.list(Resources.License, secret.metadata.namespace)).filter((l) => l.spec.keySecretRef?.name === secret.metadata.name).map(key);
+export const licensesOfSecret =
+  (cache: Cache) =>
+  (secret: KubeObject): string[] =>
+    licenses
+      .parseAll(cache.list(Resources.License, secret.metadata.namespace))
+      .filter((l) => l.spec.keySecretRef?.name === secret.metadata.name)
+      .map(key);
 
-export const connectorsOfSecret = (cache: Cache) => (secret: KubeObject): string[] =>
-  connectors.parseAll(cache.list(Resources.Connector, secret.metadata.namespace)).filter((c) => c.spec.connection.secretRef?.name === secret.metadata.name).map(key);
+export const connectorsOfSecret =
+  (cache: Cache) =>
+  (secret: KubeObject): string[] =>
+    connectors
+      .parseAll(cache.list(Resources.Connector, secret.metadata.namespace))
+      .filter((c) => c.spec.connection.secretRef?.name === secret.metadata.name)
+      .map(key);
 
 /** Every Policy of the namespace when a Steward gateway pod changes (appears, goes, starts running). */
-export const policiesOfGatewayPod = (cache: Cache) => (pod: KubeObject): string[] => {
-  const l = pod.metadata.labels ?? {};
-  if (l[LABELS.name] !== 'steward' || l[LABELS.component] !== 'gateway') return [];
-  return cache.list(Resources.Policy, pod.metadata.namespace).map(key);
-};
+export const policiesOfGatewayPod =
+  (cache: Cache) =>
+  (pod: KubeObject): string[] => {
+    const l = pod.metadata.labels ?? {};
+    if (l[LABELS.name] !== 'steward' || l[LABELS.component] !== 'gateway') return [];
+    return cache.list(Resources.Policy, pod.metadata.namespace).map(key);
+  };

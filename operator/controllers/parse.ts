@@ -8,7 +8,13 @@ import { connectorSpec } from '../../api/connector.js';
 import { licenseSpec } from '../../api/license.js';
 import { orchestratorSpec } from '../../api/orchestrator.js';
 import { policySpec } from '../../api/policy.js';
-import type { AgentConfigResource, ConnectorResource, LicenseResource, OrchestratorResource, PolicyResource } from '../../api/resources.js';
+import type {
+  AgentConfigResource,
+  ConnectorResource,
+  LicenseResource,
+  OrchestratorResource,
+  PolicyResource,
+} from '../../api/resources.js';
 import type { KubeObject } from '../../platform/kube/client.js';
 import { TerminalError } from '../manager/types.js';
 
@@ -30,7 +36,8 @@ function parser<R>(schema: z.ZodTypeAny, kind: string) {
   /** The typed object; a TerminalError when the spec does not match the schema (only an edit can fix it). */
   const parse = (obj: KubeObject): R => {
     const v = view(obj);
-    if (!v.ok) throw new TerminalError(`${kind} ${obj.metadata.namespace}/${obj.metadata.name}: invalid spec: ${v.message}`);
+    if (!v.ok)
+      throw new TerminalError(`${kind} ${obj.metadata.namespace}/${obj.metadata.name}: invalid spec: ${v.message}`);
     return v.value;
   };
   /** Every object whose spec parses; the others are their own controller's problem. */

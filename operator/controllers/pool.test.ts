@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { agentConfigs, licenses, orchestrators } from './parse.js';
 import { nodeCap, poolOwner } from './pool.js';
-import { agentConfig, license, orchestrator, withLabels, withLicense, withPoolSelector, withReplicas, withStatus } from './test/builders.js';
+import {
+  agentConfig,
+  license,
+  orchestrator,
+  withLabels,
+  withLicense,
+  withPoolSelector,
+  withReplicas,
+  withStatus,
+} from './test/builders.js';
 
 const orchs = (...o: ReturnType<typeof orchestrator>[]) => orchestrators.parseAll(o);
 const agents = (...a: ReturnType<typeof agentConfig>[]) => agentConfigs.parseAll(a);
@@ -9,9 +18,21 @@ const agents = (...a: ReturnType<typeof agentConfig>[]) => agentConfigs.parseAll
 describe('poolOwner', () => {
   it.each([
     { name: 'picks the Orchestrator without a selector', os: orchs(orchestrator('prod')), owner: 'prod' },
-    { name: 'picks the first by name when several select the agent', os: orchs(orchestrator('b'), orchestrator('a')), owner: 'a' },
-    { name: 'skips an Orchestrator whose selector does not match', os: orchs(orchestrator('a', withPoolSelector({ team: 'x' })), orchestrator('b', withPoolSelector({ team: 'y' }))), owner: 'b' },
-    { name: 'finds none when no selector matches', os: orchs(orchestrator('a', withPoolSelector({ team: 'x' }))), owner: undefined },
+    {
+      name: 'picks the first by name when several select the agent',
+      os: orchs(orchestrator('b'), orchestrator('a')),
+      owner: 'a',
+    },
+    {
+      name: 'skips an Orchestrator whose selector does not match',
+      os: orchs(orchestrator('a', withPoolSelector({ team: 'x' })), orchestrator('b', withPoolSelector({ team: 'y' }))),
+      owner: 'b',
+    },
+    {
+      name: 'finds none when no selector matches',
+      os: orchs(orchestrator('a', withPoolSelector({ team: 'x' }))),
+      owner: undefined,
+    },
   ])('$name', ({ os, owner }) => {
     expect(poolOwner(agents(agentConfig('travel', withLabels({ team: 'y' })))[0]!, os)?.metadata.name).toBe(owner);
   });

@@ -8,7 +8,10 @@ import { capReplicas, type CapAllocation } from './cap.js';
 import { selects } from './meta.js';
 
 /** The Orchestrator whose agentPool selects the agent: the first by name when several do (docs/cluster-mode.md). */
-export function poolOwner(agent: AgentConfigResource, orchestrators: readonly OrchestratorResource[]): OrchestratorResource | undefined {
+export function poolOwner(
+  agent: AgentConfigResource,
+  orchestrators: readonly OrchestratorResource[],
+): OrchestratorResource | undefined {
   return [...orchestrators]
     .filter((o) => !o.metadata.deletionTimestamp)
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
@@ -16,7 +19,11 @@ export function poolOwner(agent: AgentConfigResource, orchestrators: readonly Or
 }
 
 /** The AgentConfigs in `orchestrator`'s pool (those whose pool owner it is). */
-export function poolMembers(orchestrator: OrchestratorResource, agents: readonly AgentConfigResource[], orchestrators: readonly OrchestratorResource[]): AgentConfigResource[] {
+export function poolMembers(
+  orchestrator: OrchestratorResource,
+  agents: readonly AgentConfigResource[],
+  orchestrators: readonly OrchestratorResource[],
+): AgentConfigResource[] {
   return agents.filter((a) => poolOwner(a, orchestrators)?.metadata.name === orchestrator.metadata.name);
 }
 
@@ -41,9 +48,15 @@ export function nodeCap(
   const maxNodes = licenses.find((l) => l.metadata.name === license)?.status?.maxNodes;
   if (maxNodes === undefined) return undefined;
   const covered = orchestrators.filter((o) => o.spec.licenseRef?.name === license && !o.metadata.deletionTimestamp);
-  const members = agents.filter((a) => covered.some((o) => o.metadata.name === poolOwner(a, orchestrators)?.metadata.name));
+  const members = agents.filter((a) =>
+    covered.some((o) => o.metadata.name === poolOwner(a, orchestrators)?.metadata.name),
+  );
   const allocation = capReplicas(maxNodes, {
-    orchestrators: covered.map((o) => ({ name: o.metadata.name, gateway: o.spec.gateway.replicas, orchestrator: o.spec.orchestrator.replicas })),
+    orchestrators: covered.map((o) => ({
+      name: o.metadata.name,
+      gateway: o.spec.gateway.replicas,
+      orchestrator: o.spec.orchestrator.replicas,
+    })),
     agents: members.map((a) => ({ name: a.metadata.name, replicas: a.spec.replicas })),
   });
   return { license, maxNodes, allocation };

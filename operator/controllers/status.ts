@@ -11,8 +11,16 @@ import { patchStatus } from '../../platform/kube/status.js';
 import type { ControllerContext, EventRecorder } from '../manager/types.js';
 
 /** `current` with every input set. */
-export function nextConditions(current: readonly Condition[] | undefined, inputs: readonly ConditionInput[], generation: number | undefined, now: Date): Condition[] {
-  return inputs.reduce<Condition[]>((list, input) => setCondition(list, input, generation, now), current ? [...current] : []);
+export function nextConditions(
+  current: readonly Condition[] | undefined,
+  inputs: readonly ConditionInput[],
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  return inputs.reduce<Condition[]>(
+    (list, input) => setCondition(list, input, generation, now),
+    current ? [...current] : [],
+  );
 }
 
 /** Reasons a user should hear about as a Warning Event when a condition turns to them. */
@@ -38,7 +46,12 @@ export function newProblems(before: readonly Condition[] | undefined, after: rea
 }
 
 /** Records a Warning Event for each new problem; returns how many. */
-export function announce(events: EventRecorder, obj: KubeObject, before: readonly Condition[] | undefined, after: readonly Condition[]): number {
+export function announce(
+  events: EventRecorder,
+  obj: KubeObject,
+  before: readonly Condition[] | undefined,
+  after: readonly Condition[],
+): number {
   const fresh = newProblems(before, after);
   for (const c of fresh) events.event(obj, 'Warning', c.reason, c.message || c.reason);
   return fresh.length;
@@ -49,10 +62,23 @@ export function announce(events: EventRecorder, obj: KubeObject, before: readonl
  * caller rethrows, so the reconcile is retried. NB: a 409 only means the cache was behind; its retry is routine,
  * not a failure a user should see, so it writes nothing.
  */
-export async function reportApplyFailure(ctx: ControllerContext, ref: ResourceRef, obj: KubeObject & { status?: Record<string, unknown> }, err: unknown): Promise<void> {
+export async function reportApplyFailure(
+  ctx: ControllerContext,
+  ref: ResourceRef,
+  obj: KubeObject & { status?: Record<string, unknown> },
+  err: unknown,
+): Promise<void> {
   if (isConflict(err)) return;
   const before = obj.status?.conditions as Condition[] | undefined;
-  const ready: ConditionInput = { type: ConditionType.Ready, status: 'False', reason: Reason.ReconcileFailed, message: err instanceof Error ? err.message : String(err) };
+  const ready: ConditionInput = {
+    type: ConditionType.Ready,
+    status: 'False',
+    reason: Reason.ReconcileFailed,
+    message: err instanceof Error ? err.message : String(err),
+  };
   const conditions = nextConditions(before, [ready], obj.metadata.generation, ctx.now());
-  if ((await patchStatus(ctx.client, ref, obj, { conditions, observedGeneration: obj.metadata.generation })) === 'updated') announce(ctx.events, obj, before, conditions);
+  if (
+    (await patchStatus(ctx.client, ref, obj, { conditions, observedGeneration: obj.metadata.generation })) === 'updated'
+  )
+    announce(ctx.events, obj, before, conditions);
 }

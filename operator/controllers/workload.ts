@@ -72,7 +72,9 @@ export function desiredDeployment(w: WorkloadInput): DesiredDeployment {
   };
 }
 
-export function desiredService(w: Pick<WorkloadInput, 'name' | 'namespace' | 'component' | 'labels' | 'selector' | 'owner'>): DesiredService {
+export function desiredService(
+  w: Pick<WorkloadInput, 'name' | 'namespace' | 'component' | 'labels' | 'selector' | 'owner'>,
+): DesiredService {
   return {
     apiVersion: 'v1',
     kind: 'Service',

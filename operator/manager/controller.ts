@@ -28,7 +28,15 @@ const IDLE: WorkQueueState = Object.freeze({ depth: 0, processing: 0, longestRun
 
 export class Controller {
   /** NB: also the queues' counts (adds, retries), so that they add up across leadership terms. */
-  readonly stats: ControllerStats = { reconciles: 0, successes: 0, requeues: 0, errors: 0, terminalErrors: 0, adds: 0, retries: 0 };
+  readonly stats: ControllerStats = {
+    reconciles: 0,
+    successes: 0,
+    requeues: 0,
+    errors: 0,
+    terminalErrors: 0,
+    adds: 0,
+    retries: 0,
+  };
   private queue: WorkQueue | undefined;
   private term: AbortController | undefined;
   private readonly log: Logger;

@@ -15,7 +15,10 @@ import { Controller, type ControllerStats } from './controller.js';
 import type { ControllerContext, ControllerSettings, ControllerSpec, EventRecorder, ManagerMetrics } from './types.js';
 import type { WorkQueueOptions, WorkQueueState } from './workqueue.js';
 
-export type LeaderElectionSettings = Pick<LeaderElectorOptions, 'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
+export type LeaderElectionSettings = Pick<
+  LeaderElectorOptions,
+  'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'
+>;
 
 export interface ManagerOptions {
   client: KubeClient;
@@ -56,7 +59,11 @@ export class Manager {
   constructor(private readonly opts: ManagerOptions) {
     this.client = opts.client;
     this.log = opts.log;
-    this.cache = new SharedCache(opts.client, { namespace: opts.namespace, log: opts.log.child({ module: 'informer' }), backoffMs: opts.informerBackoffMs });
+    this.cache = new SharedCache(opts.client, {
+      namespace: opts.namespace,
+      log: opts.log.child({ module: 'informer' }),
+      backoffMs: opts.informerBackoffMs,
+    });
     this.events = new KubeEventRecorder({
       client: opts.client,
       component: opts.component ?? 'steward-operator',
@@ -68,14 +75,23 @@ export class Manager {
 
   /** What controller factories get (`allControllers(manager.context())`). */
   context(settings?: ControllerSettings): ControllerContext {
-    return { client: this.client, cache: this.cache, events: this.events, now: this.opts.now ?? (() => new Date()), log: this.log, settings };
+    return {
+      client: this.client,
+      cache: this.cache,
+      events: this.events,
+      now: this.opts.now ?? (() => new Date()),
+      log: this.log,
+      settings,
+    };
   }
 
   /** Registers a controller; before `start()` only. */
   add(spec: ControllerSpec): this {
     if (this.started) throw new Error(`controller ${spec.name} added after the manager started`);
     if (this.controllers.some((c) => c.spec.name === spec.name)) throw new Error(`controller ${spec.name} added twice`);
-    this.controllers.push(new Controller(spec, this.cache, this.log, this.opts.backoff, this.opts.metrics?.reconcileTimer(spec.name)));
+    this.controllers.push(
+      new Controller(spec, this.cache, this.log, this.opts.backoff, this.opts.metrics?.reconcileTimer(spec.name)),
+    );
     return this;
   }
 
@@ -88,10 +104,15 @@ export class Manager {
     this.started = true;
     for (const c of this.controllers) c.watch();
     // NB: a stop while the first lists are still failing must not leave start() waiting forever.
-    const stopped = new Promise<void>((resolve) => this.stopped.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const stopped = new Promise<void>((resolve) =>
+      this.stopped.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
     await Promise.race([this.cache.synced(), stopped]);
     if (this.stopping) return;
-    this.log.info({ controllers: this.controllers.map((c) => c.spec.name), namespace: this.opts.namespace ?? '(all)' }, 'caches synced');
+    this.log.info(
+      { controllers: this.controllers.map((c) => c.spec.name), namespace: this.opts.namespace ?? '(all)' },
+      'caches synced',
+    );
     const election = this.opts.leaderElection;
     if (!election) return this.startWorkers();
     this.elector = new LeaderElector({
@@ -106,7 +127,8 @@ export class Manager {
         if (how !== 'lost' || this.stopping) return;
         void this.workersStopped.then(() => this.opts.onLostLeadership?.());
       },
-      onNewLeader: (identity) => identity !== election.identity && this.log.info({ leader: identity }, 'another replica leads; standing by'),
+      onNewLeader: (identity) =>
+        identity !== election.identity && this.log.info({ leader: identity }, 'another replica leads; standing by'),
     });
     this.elector.start();
   }
@@ -157,7 +179,9 @@ export class Manager {
   private stopWorkers(): Promise<void> {
     if (!this.leadingNow) return this.workersStopped;
     this.leadingNow = false;
-    this.workersStopped = Promise.all(this.controllers.map((c) => c.stop())).then(() => void this.log.info('controllers stopped'));
+    this.workersStopped = Promise.all(this.controllers.map((c) => c.stop())).then(
+      () => void this.log.info('controllers stopped'),
+    );
     return this.workersStopped;
   }
 }

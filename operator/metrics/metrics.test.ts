@@ -13,13 +13,24 @@ describe('OperatorMetrics', () => {
     kube.request('update', Resources.Orchestrator, '', 200, 0.003);
     kube.request('get', Resources.Secret, '', 0, 30);
     const m = parseExposition((await metrics.scrape()).text);
-    const count = (labels: Record<string, string>) => m.find('steward_operator_kube_requests_total', labels).map((s) => s.value);
+    const count = (labels: Record<string, string>) =>
+      m.find('steward_operator_kube_requests_total', labels).map((s) => s.value);
     expect(count({ verb: 'update', resource: 'orchestrators/status', code: '200' })).toEqual([2]);
     expect(count({ verb: 'update', resource: 'orchestrators/status', code: '409' })).toEqual([1]);
     expect(count({ verb: 'update', resource: 'orchestrators', code: '200' })).toEqual([1]);
     expect(count({ verb: 'get', resource: 'secrets', code: '0' })).toEqual([1]);
-    expect(m.find('steward_operator_kube_request_duration_seconds_count', { verb: 'update', resource: 'orchestrators/status' })[0]?.value).toBe(3);
-    expect(m.find('steward_operator_kube_request_duration_seconds_sum', { verb: 'update', resource: 'orchestrators/status' })[0]?.value).toBeCloseTo(0.012);
+    expect(
+      m.find('steward_operator_kube_request_duration_seconds_count', {
+        verb: 'update',
+        resource: 'orchestrators/status',
+      })[0]?.value,
+    ).toBe(3);
+    expect(
+      m.find('steward_operator_kube_request_duration_seconds_sum', {
+        verb: 'update',
+        resource: 'orchestrators/status',
+      })[0]?.value,
+    ).toBeCloseTo(0.012);
   });
 
   it('serves the manager families empty, and the leader gauge as 0, until it watches a manager', async () => {

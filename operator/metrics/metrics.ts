@@ -108,11 +108,31 @@ export class OperatorMetrics implements ManagerMetrics {
         }
       },
     });
-    counter('steward_operator_terminal_reconcile_errors_total', 'Reconciles that threw a TerminalError (not retried until something changes), by controller.', stats((s) => s.terminalErrors));
-    gauge('steward_operator_active_workers', 'Reconciles running now, by controller.', queues((q) => q.processing));
-    gauge('steward_operator_workqueue_depth', "Keys waiting in the controller's work queue (0 while not leading).", queues((q) => q.depth));
-    counter('steward_operator_workqueue_adds_total', 'Keys queued, by controller (an add of a key already waiting is not counted).', stats((s) => s.adds));
-    counter('steward_operator_workqueue_retries_total', 'Keys re-queued with back-off after a failed reconcile, by controller.', stats((s) => s.retries));
+    counter(
+      'steward_operator_terminal_reconcile_errors_total',
+      'Reconciles that threw a TerminalError (not retried until something changes), by controller.',
+      stats((s) => s.terminalErrors),
+    );
+    gauge(
+      'steward_operator_active_workers',
+      'Reconciles running now, by controller.',
+      queues((q) => q.processing),
+    );
+    gauge(
+      'steward_operator_workqueue_depth',
+      "Keys waiting in the controller's work queue (0 while not leading).",
+      queues((q) => q.depth),
+    );
+    counter(
+      'steward_operator_workqueue_adds_total',
+      'Keys queued, by controller (an add of a key already waiting is not counted).',
+      stats((s) => s.adds),
+    );
+    counter(
+      'steward_operator_workqueue_retries_total',
+      'Keys re-queued with back-off after a failed reconcile, by controller.',
+      stats((s) => s.retries),
+    );
     gauge(
       'steward_operator_workqueue_longest_running_processor_seconds',
       'How long the longest reconcile still running has been running, by controller.',
@@ -142,8 +162,16 @@ export class OperatorMetrics implements ManagerMetrics {
           for (const i of manager()?.cache.informerStats() ?? []) this.inc({ resource: i.resource }, pick(i));
         },
       });
-    informers('steward_operator_informer_lists_total', 'Full lists started by the informer of a resource: the first, retries after a failure, re-lists after 410 Gone.', (i) => i.lists);
-    informers('steward_operator_informer_watches_total', 'Watches opened by the informer of a resource: the first, then one per restart (the server ends each after about 5 minutes).', (i) => i.watches);
+    informers(
+      'steward_operator_informer_lists_total',
+      'Full lists started by the informer of a resource: the first, retries after a failure, re-lists after 410 Gone.',
+      (i) => i.lists,
+    );
+    informers(
+      'steward_operator_informer_watches_total',
+      'Watches opened by the informer of a resource: the first, then one per restart (the server ends each after about 5 minutes).',
+      (i) => i.watches,
+    );
   }
 }
 

@@ -15,7 +15,16 @@ import { Kubectl } from '../../testing/kube/test/kubectl.js';
 import { CONFIG_HASH_ANNOTATION, AGENT_LABEL } from '../controllers/meta.js';
 import { startOperator, type RunningOperator } from '../main.js';
 import { silent } from '../manager/test/helpers.js';
-import { DAY_MS, eventually, GOOD_REGO, licenseKey, m, ManifestDir, operatorConfig, startSimulatedCluster } from './install.js';
+import {
+  DAY_MS,
+  eventually,
+  GOOD_REGO,
+  licenseKey,
+  m,
+  ManifestDir,
+  operatorConfig,
+  startSimulatedCluster,
+} from './install.js';
 import { ORCHESTRATOR_OWNS } from '../controllers/index.js';
 
 let cluster: TestCluster;
@@ -72,7 +81,10 @@ async function waitConverged(ns: string, generation: number): Promise<void> {
 }
 
 /** Applies the installation in two steps, running `hooks` before the resources and between the steps. */
-async function install(ns: string, hooks: { beforeResources?: () => void; betweenSteps?: () => Promise<void> } = {}): Promise<void> {
+async function install(
+  ns: string,
+  hooks: { beforeResources?: () => void; betweenSteps?: () => Promise<void> } = {},
+): Promise<void> {
   await kubectl.ok(['apply', '-f', dir.write(`${ns}-base`, base(ns))]);
   hooks.beforeResources?.();
   await kubectl.ok(['apply', '-f', dir.write(`${ns}-step1`, resources(ns, 1))]);
@@ -84,7 +96,13 @@ async function install(ns: string, hooks: { beforeResources?: () => void; betwee
 
 /** What the operator manages (the kinds it owns). */
 const OWNED = ORCHESTRATOR_OWNS;
-const STEWARD_KINDS: ResourceRef[] = [Resources.Orchestrator, Resources.AgentConfig, Resources.Policy, Resources.Connector, Resources.License];
+const STEWARD_KINDS: ResourceRef[] = [
+  Resources.Orchestrator,
+  Resources.AgentConfig,
+  Resources.Policy,
+  Resources.Connector,
+  Resources.License,
+];
 
 interface Snapshot {
   /** `Kind/name` of every object labelled managed-by=steward-operator. */
@@ -116,11 +134,17 @@ async function snapshot(ns: string): Promise<Snapshot> {
   }
   const hashes = new Map<string, string>();
   const deployments: Snapshot['deployments'] = {};
-  for (const d of owned.filter((o) => o.kind === 'Deployment').sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!))) {
+  for (const d of owned
+    .filter((o) => o.kind === 'Deployment')
+    .sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!))) {
     const spec = d.spec as { replicas?: number; template?: { metadata?: { annotations?: Record<string, string> } } };
     const hash = spec.template?.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ?? 'none';
     if (!hashes.has(hash)) hashes.set(hash, `h${hashes.size + 1}`);
-    deployments[d.metadata.name!] = { replicas: spec.replicas, readyReplicas: (d.status as { readyReplicas?: number } | undefined)?.readyReplicas, configHash: hashes.get(hash)! };
+    deployments[d.metadata.name!] = {
+      replicas: spec.replicas,
+      readyReplicas: (d.status as { readyReplicas?: number } | undefined)?.readyReplicas,
+      configHash: hashes.get(hash)!,
+    };
   }
   const pods: Record<string, number> = {};
   for (const p of (await client.list(Resources.Pod, { namespace: ns, labelSelector: selector })).items) {
@@ -132,7 +156,9 @@ async function snapshot(ns: string): Promise<Snapshot> {
   const conditions: Record<string, string[]> = {};
   for (const ref of STEWARD_KINDS) {
     for (const o of (await client.list(ref, { namespace: ns })).items) {
-      const cs = ((o.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`);
+      const cs = (
+        (o.status as { conditions?: { type: string; status: string; reason: string }[] } | undefined)?.conditions ?? []
+      ).map((c) => `${c.type}=${c.status}/${c.reason}`);
       conditions[`${ref.kind}/${o.metadata.name}`] = cs.sort();
     }
   }
@@ -160,10 +186,13 @@ async function createdEvents(ns: string): Promise<{ message: string; count: numb
 
 describe('convergence under API server faults', () => {
   it('ends in the same state with and without faults, with no duplicate objects', { timeout: 240_000 }, async () => {
-    const op = await startOperator(operatorConfig(cluster, { STEWARD_POD_NAME: 'op-converge', STEWARD_LEASE_NAME: 'converge' }), {
-      log: silent,
-      backoffBaseDelayMs: 20,
-    });
+    const op = await startOperator(
+      operatorConfig(cluster, { STEWARD_POD_NAME: 'op-converge', STEWARD_LEASE_NAME: 'converge' }),
+      {
+        log: silent,
+        backoffBaseDelayMs: 20,
+      },
+    );
     try {
       await eventually(() => expect(op.manager.leading).toBe(true));
 
@@ -208,14 +237,35 @@ describe('convergence under API server faults', () => {
         beforeResources: () => {
           // NB: only what the operator does: kubectl creates the Steward resources and patches them (step 2).
           arm({ verb: 'update', namespace: ns, status: 409, times: 8 });
-          for (const resource of ['deployments', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'roles', 'rolebindings', 'poddisruptionbudgets']) {
+          for (const resource of [
+            'deployments',
+            'services',
+            'configmaps',
+            'secrets',
+            'serviceaccounts',
+            'roles',
+            'rolebindings',
+            'poddisruptionbudgets',
+          ]) {
             arm({ verb: 'create', resource, namespace: ns, status: 500, times: 2 });
           }
           arm({ verb: 'create', resource: 'services', namespace: ns, status: 429, retryAfterSeconds: 1, times: 1 });
-          for (const resource of ['orchestrators/status', 'agentconfigs/status', 'licenses/status', 'connectors/status']) {
+          for (const resource of [
+            'orchestrators/status',
+            'agentconfigs/status',
+            'licenses/status',
+            'connectors/status',
+          ]) {
             arm({ verb: 'patch', resource, namespace: ns, status: 500, times: 3 });
           }
-          arm({ verb: 'patch', resource: 'agentconfigs/status', namespace: ns, status: 429, retryAfterSeconds: 1, times: 1 });
+          arm({
+            verb: 'patch',
+            resource: 'agentconfigs/status',
+            namespace: ns,
+            status: 429,
+            retryAfterSeconds: 1,
+            times: 1,
+          });
           // Cluster-wide requests are the operator's informers (kubectl works in the namespace).
           arm({ verb: 'watch', namespace: '', dropWatch: true, times: 6 });
           cluster.closeWatches();
@@ -285,9 +335,15 @@ describe('two operator replicas', () => {
   it('reconciles only on the Lease holder; after it crashes the standby takes over', { timeout: 180_000 }, async () => {
     const ns = 'ha';
     const config = (identity: string) =>
-      operatorConfig(cluster, { STEWARD_POD_NAME: identity, STEWARD_LEASE_NAME: 'ha-operator', STEWARD_WATCH_NAMESPACE: ns });
+      operatorConfig(cluster, {
+        STEWARD_POD_NAME: identity,
+        STEWARD_LEASE_NAME: 'ha-operator',
+        STEWARD_WATCH_NAMESPACE: ns,
+      });
     const reconciles = (op: RunningOperator) => Object.values(op.manager.stats()).reduce((n, s) => n + s.reconciles, 0);
-    const holder = async () => ((await client.get(Resources.Lease, 'default', 'ha-operator')).spec as { holderIdentity?: string }).holderIdentity;
+    const holder = async () =>
+      ((await client.get(Resources.Lease, 'default', 'ha-operator')).spec as { holderIdentity?: string })
+        .holderIdentity;
     const leader = await startOperator(config('op-ha-1'), { log: silent });
     let standby: RunningOperator | undefined;
     try {
@@ -306,12 +362,28 @@ describe('two operator replicas', () => {
       // A crash: the Lease is left to expire. A change made right after must still be reconciled.
       await leader.stop({ releaseLease: false });
       const crashedAt = Date.now();
-      await kubectl.ok(['patch', '-n', ns, 'agentconfig', 'planner', '--type', 'merge', '-p', '{"spec":{"replicas":3}}']);
+      await kubectl.ok([
+        'patch',
+        '-n',
+        ns,
+        'agentconfig',
+        'planner',
+        '--type',
+        'merge',
+        '-p',
+        '{"spec":{"replicas":3}}',
+      ]);
       await eventually(() => expect(standby!.manager.leading).toBe(true));
       const takeoverMs = Date.now() - crashedAt;
       expect(await holder()).toBe('op-ha-2');
-      await kubectl.ok(['wait', '-n', ns, '--timeout=120s', '--for=jsonpath={.spec.replicas}=3', 'deployment/planner-agent'], { timeoutMs: 130_000 });
-      await kubectl.ok(['wait', '-n', ns, '--timeout=120s', '--for=jsonpath={.status.readyReplicas}=3', 'agentconfig/planner'], { timeoutMs: 130_000 });
+      await kubectl.ok(
+        ['wait', '-n', ns, '--timeout=120s', '--for=jsonpath={.spec.replicas}=3', 'deployment/planner-agent'],
+        { timeoutMs: 130_000 },
+      );
+      await kubectl.ok(
+        ['wait', '-n', ns, '--timeout=120s', '--for=jsonpath={.status.readyReplicas}=3', 'agentconfig/planner'],
+        { timeoutMs: 130_000 },
+      );
       expect(standby.manager.stats().agentconfig!.reconciles).toBeGreaterThan(0);
       // For the record, not asserted (machine speed): the Lease lasts 2 s.
       silent.info({ takeoverMs }, 'standby took over');

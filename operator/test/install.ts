@@ -64,7 +64,14 @@ export const m = {
   orchestrator: (
     ns: string,
     name: string,
-    o: { license?: string; communityMode?: boolean; database?: string; gateway?: number; orchestrator?: number; pool?: Record<string, string> },
+    o: {
+      license?: string;
+      communityMode?: boolean;
+      database?: string;
+      gateway?: number;
+      orchestrator?: number;
+      pool?: Record<string, string>;
+    },
   ): KubeObject => ({
     apiVersion: API_VERSION,
     kind: 'Orchestrator',
@@ -98,7 +105,8 @@ export const m = {
   }),
 };
 
-export const GOOD_REGO = 'package steward.custom\n\ndeny contains msg if {\n  input.query == "drop table"\n  msg := "no"\n}\n';
+export const GOOD_REGO =
+  'package steward.custom\n\ndeny contains msg if {\n  input.query == "drop table"\n  msg := "no"\n}\n';
 /** Does not parse: the comparison has no right-hand side (the error is at line 5, column 1). */
 export const BAD_REGO = 'package steward.custom\n\ndeny contains msg if {\n  input.query ==\n}\n';
 

@@ -51,7 +51,8 @@ async function scrape(op: RunningOperator): Promise<{ contentType: string | null
 
 const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
 
-const value = (m: Exposition, name: string, labels: Record<string, string> = {}) => m.find(name, labels).reduce((n, s) => n + s.value, 0);
+const value = (m: Exposition, name: string, labels: Record<string, string> = {}) =>
+  m.find(name, labels).reduce((n, s) => n + s.value, 0);
 
 describe('GET /metrics on the probe port', () => {
   it('counts reconciles, queue adds, retries and API requests on the leader, and says who leads on both replicas', async () => {
@@ -66,15 +67,22 @@ describe('GET /metrics on the probe port', () => {
       expect(value(before, 'steward_operator_leader')).toBe(1);
       // One failed read of a Secret: one reconcile fails and is retried with back-off.
       cluster.faults.inject({ verb: 'get', resource: 'secrets', status: 500, times: 1 });
-      for (const name of ['plain-1', 'plain-2', 'requeue-1']) await client.create(Resources.ConfigMap, configMap(name, { name }));
+      for (const name of ['plain-1', 'plain-2', 'requeue-1'])
+        await client.create(Resources.ConfigMap, configMap(name, { name }));
       // NB: read from the store, not through the API: a GET of ours could take the injected 500.
-      await eventually(() => expect(['plain-1', 'plain-2', 'requeue-1'].filter((n) => !cluster.store.tryGet(SECRETS, 'default', `${n}-copy`))).toEqual([]));
+      await eventually(() =>
+        expect(
+          ['plain-1', 'plain-2', 'requeue-1'].filter((n) => !cluster.store.tryGet(SECRETS, 'default', `${n}-copy`)),
+        ).toEqual([]),
+      );
 
       const copy = { controller: 'copy' };
       const m = await eventually(async () => {
         const { contentType, m } = await scrape(a);
         expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
-        expect(value(m, 'steward_operator_reconcile_total', { ...copy, result: 'success' })).toBeGreaterThanOrEqual(value(before, 'steward_operator_reconcile_total', { ...copy, result: 'success' }) + 2);
+        expect(value(m, 'steward_operator_reconcile_total', { ...copy, result: 'success' })).toBeGreaterThanOrEqual(
+          value(before, 'steward_operator_reconcile_total', { ...copy, result: 'success' }) + 2,
+        );
         expect(value(m, 'steward_operator_reconcile_total', { ...copy, result: 'requeue' })).toBeGreaterThanOrEqual(1);
         return m;
       });
@@ -89,14 +97,28 @@ describe('GET /metrics on the probe port', () => {
       expect(m.families.get('steward_operator_reconcile_duration_seconds')?.type).toBe('histogram');
       const reconciles = value(m, 'steward_operator_reconcile_total', copy);
       expect(value(m, 'steward_operator_reconcile_duration_seconds_count', copy)).toBe(reconciles);
-      expect(value(m, 'steward_operator_kube_requests_total', { verb: 'get', resource: 'secrets', code: '500' })).toBe(1);
-      expect(value(m, 'steward_operator_kube_requests_total', { verb: 'create', resource: 'secrets', code: '201' })).toBe(3);
-      expect(value(m, 'steward_operator_kube_request_duration_seconds_count', { verb: 'create', resource: 'secrets' })).toBe(3);
+      expect(value(m, 'steward_operator_kube_requests_total', { verb: 'get', resource: 'secrets', code: '500' })).toBe(
+        1,
+      );
+      expect(
+        value(m, 'steward_operator_kube_requests_total', { verb: 'create', resource: 'secrets', code: '201' }),
+      ).toBe(3);
+      expect(
+        value(m, 'steward_operator_kube_request_duration_seconds_count', { verb: 'create', resource: 'secrets' }),
+      ).toBe(3);
       expect(value(m, 'steward_operator_informer_lists_total', { resource: 'configmaps' })).toBeGreaterThanOrEqual(1);
       expect(value(m, 'steward_operator_informer_watches_total', { resource: 'secrets' })).toBeGreaterThanOrEqual(1);
       expect(m.find('steward_build_info')[0]?.value).toBe(1);
       // NB: the leader renews its Lease every retry period (100 ms here); a fast run may scrape before the first renewal.
-      await eventually(async () => expect(value((await scrape(a)).m, 'steward_operator_kube_requests_total', { verb: 'update', resource: 'leases', code: '200' })).toBeGreaterThanOrEqual(1));
+      await eventually(async () =>
+        expect(
+          value((await scrape(a)).m, 'steward_operator_kube_requests_total', {
+            verb: 'update',
+            resource: 'leases',
+            code: '200',
+          }),
+        ).toBeGreaterThanOrEqual(1),
+      );
       expect(m.find('process_cpu_user_seconds_total')).toHaveLength(1);
 
       // The standby: same families, its informers and Lease reads counted, no reconcile, leader 0.
@@ -105,8 +127,12 @@ describe('GET /metrics on the probe port', () => {
       expect(value(standby, 'steward_operator_reconcile_total', copy)).toBe(0);
       expect(standby.find('steward_operator_reconcile_total', { ...copy, result: 'success' })).toHaveLength(1);
       expect(value(standby, 'steward_operator_workqueue_depth', copy)).toBe(0);
-      expect(value(standby, 'steward_operator_informer_lists_total', { resource: 'configmaps' })).toBeGreaterThanOrEqual(1);
-      expect(value(standby, 'steward_operator_kube_requests_total', { verb: 'list', resource: 'configmaps', code: '200' })).toBeGreaterThanOrEqual(1);
+      expect(
+        value(standby, 'steward_operator_informer_lists_total', { resource: 'configmaps' }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        value(standby, 'steward_operator_kube_requests_total', { verb: 'list', resource: 'configmaps', code: '200' }),
+      ).toBeGreaterThanOrEqual(1);
       expect(value(standby, 'steward_operator_kube_requests_total', { verb: 'create', resource: 'secrets' })).toBe(0);
 
       // The leader goes (releasing the Lease): the standby's gauge turns to 1.

@@ -54,7 +54,13 @@ describe('startOperator', () => {
     const op = await startOperator(config('op-c'), { log: silent });
     try {
       await eventually(async () => expect(await probe(op, '/readyz')).toBe(200));
-      expect(Object.keys(op.manager.stats()).sort()).toEqual(['agentconfig', 'connector', 'license', 'orchestrator', 'policy']);
+      expect(Object.keys(op.manager.stats()).sort()).toEqual([
+        'agentconfig',
+        'connector',
+        'license',
+        'orchestrator',
+        'policy',
+      ]);
     } finally {
       await op.stop();
     }

@@ -139,10 +139,23 @@ export class KubeClient {
     else kc.loadFromCluster(opts.podRoot || undefined);
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the Kubernetes configuration names no current cluster');
-    const tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; rejectUnauthorized?: boolean; servername?: string; headers?: Record<string, string> } = {};
+    const tls: {
+      ca?: Buffer;
+      cert?: Buffer;
+      key?: Buffer;
+      rejectUnauthorized?: boolean;
+      servername?: string;
+      headers?: Record<string, string>;
+    } = {};
     await kc.applyToHTTPSOptions(tls as never);
     const dispatcher = new Agent({
-      connect: { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized, servername: tls.servername },
+      connect: {
+        ca: tls.ca,
+        cert: tls.cert,
+        key: tls.key,
+        rejectUnauthorized: tls.rejectUnauthorized,
+        servername: tls.servername,
+      },
       keepAliveTimeout: 30_000,
       connections: 64,
     });
@@ -174,12 +187,20 @@ export class KubeClient {
     return (await this.call('list', 'GET', r, collectionPath(r, opts.namespace), { query })) as KubeList<T>;
   }
 
-  async get<T extends KubeObject = KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T> {
+  async get<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T> {
     return (await this.call('get', 'GET', r, objectPath(r, namespace, name))) as T;
   }
 
   /** Like `get`, but undefined on 404. */
-  async tryGet<T extends KubeObject = KubeObject>(r: ResourceRef, namespace: string | undefined, name: string): Promise<T | undefined> {
+  async tryGet<T extends KubeObject = KubeObject>(
+    r: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T | undefined> {
     try {
       return await this.get<T>(r, namespace, name);
     } catch (err) {
@@ -189,17 +210,27 @@ export class KubeClient {
   }
 
   async create<T extends KubeObject>(r: ResourceRef, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
-    return (await this.call('create', 'POST', r, collectionPath(r, obj.metadata.namespace), { body: obj, query: managerQuery(opts) })) as T;
+    return (await this.call('create', 'POST', r, collectionPath(r, obj.metadata.namespace), {
+      body: obj,
+      query: managerQuery(opts),
+    })) as T;
   }
 
   /** Replaces the object; 409 when `metadata.resourceVersion` is stale. */
   async replace<T extends KubeObject>(r: ResourceRef, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
-    return (await this.call('update', 'PUT', r, objectPath(r, obj.metadata.namespace, obj.metadata.name!), { body: obj, query: managerQuery(opts) })) as T;
+    return (await this.call('update', 'PUT', r, objectPath(r, obj.metadata.namespace, obj.metadata.name!), {
+      body: obj,
+      query: managerQuery(opts),
+    })) as T;
   }
 
   /** Replaces the status subresource; 409 when `metadata.resourceVersion` is stale. */
   async replaceStatus<T extends KubeObject>(r: ResourceRef, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
-    return (await this.call('update', 'PUT', r, objectPath(r, obj.metadata.namespace, obj.metadata.name!, 'status'), { body: obj, query: managerQuery(opts), subresource: 'status' })) as T;
+    return (await this.call('update', 'PUT', r, objectPath(r, obj.metadata.namespace, obj.metadata.name!, 'status'), {
+      body: obj,
+      query: managerQuery(opts),
+      subresource: 'status',
+    })) as T;
   }
 
   async patch<T extends KubeObject = KubeObject>(
@@ -212,11 +243,21 @@ export class KubeClient {
     const type = opts.type ?? 'merge';
     const query = managerQuery(opts);
     if (opts.force) query.force = 'true';
-    return (await this.call('patch', 'PATCH', r, objectPath(r, namespace, name, opts.subresource), { body, query, contentType: PATCH_CONTENT_TYPES[type], subresource: opts.subresource })) as T;
+    return (await this.call('patch', 'PATCH', r, objectPath(r, namespace, name, opts.subresource), {
+      body,
+      query,
+      contentType: PATCH_CONTENT_TYPES[type],
+      subresource: opts.subresource,
+    })) as T;
   }
 
   /** Deletes; false when it was already gone. Background propagation: owned objects go after their owner. */
-  async delete(r: ResourceRef, namespace: string | undefined, name: string, opts: { uid?: string } = {}): Promise<boolean> {
+  async delete(
+    r: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    opts: { uid?: string } = {},
+  ): Promise<boolean> {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background' };
     if (opts.uid) body.preconditions = { uid: opts.uid };
     try {
@@ -232,7 +273,12 @@ export class KubeClient {
    * Opens a watch stream; the answer's body is read line by line by the caller (`watch.ts`). The call has no
    * deadline: the server ends it after `timeoutSeconds`, and the caller's signal cuts it.
    */
-  async openWatch(r: ResourceRef, query: Record<string, string>, namespace: string | undefined, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  async openWatch(
+    r: ResourceRef,
+    query: Record<string, string>,
+    namespace: string | undefined,
+    signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
     await this.bucket.take(signal);
     this.count('watch');
     const url = new URL(collectionPath(r, namespace), this.conn.server);
@@ -241,7 +287,14 @@ export class KubeClient {
     const startedAt = performance.now();
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, { method: 'GET', headers, dispatcher: this.conn.dispatcher, signal, bodyTimeout: 0, headersTimeout: this.timeoutMs });
+      res = await request(url, {
+        method: 'GET',
+        headers,
+        dispatcher: this.conn.dispatcher,
+        signal,
+        bodyTimeout: 0,
+        headersTimeout: this.timeoutMs,
+      });
     } catch (err) {
       this.observe('watch', r, '', 0, startedAt);
       throw err;
@@ -296,7 +349,13 @@ export class KubeClient {
       } catch (err) {
         this.observe(verb, r, subresource, 0, startedAt);
         const timedOut = signal.aborted;
-        throw new KubeApiError(0, timedOut ? 'Timeout' : 'ConnectionFailed', `${method} ${url.pathname}: ${timedOut ? `no answer within ${this.timeoutMs} ms` : (err as Error).message}`, undefined, { cause: err });
+        throw new KubeApiError(
+          0,
+          timedOut ? 'Timeout' : 'ConnectionFailed',
+          `${method} ${url.pathname}: ${timedOut ? `no answer within ${this.timeoutMs} ms` : (err as Error).message}`,
+          undefined,
+          { cause: err },
+        );
       }
       if (res.statusCode >= 200 && res.statusCode < 300) {
         const answer = await res.body.json();
@@ -330,7 +389,12 @@ async function apiError(res: Dispatcher.ResponseData): Promise<KubeApiError> {
     // NB: a proxy in front of the API server may answer with HTML; the text is kept as the message.
   }
   const retryAfter = Number(res.headers['retry-after']);
-  return new KubeApiError(res.statusCode, reason || String(res.statusCode), message, Number.isFinite(retryAfter) ? retryAfter : undefined);
+  return new KubeApiError(
+    res.statusCode,
+    reason || String(res.statusCode),
+    message,
+    Number.isFinite(retryAfter) ? retryAfter : undefined,
+  );
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

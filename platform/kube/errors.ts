@@ -15,6 +15,7 @@ export class KubeApiError extends Error {
 
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.code === 404;
 export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.code === 409;
-export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeApiError && e.code === 409 && e.reason === 'AlreadyExists';
+export const isAlreadyExists = (e: unknown): boolean =>
+  e instanceof KubeApiError && e.code === 409 && e.reason === 'AlreadyExists';
 /** 410: the resourceVersion asked for is older than the server keeps (a compacted history). */
 export const isGone = (e: unknown): boolean => e instanceof KubeApiError && e.code === 410;

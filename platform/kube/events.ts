@@ -43,11 +43,21 @@ export class KubeEventRecorder {
   }
 
   event(object: KubeObject, type: EventType, reason: string, message: string): void {
-    const key = [object.metadata.uid ?? '', object.kind, object.metadata.namespace ?? '', object.metadata.name, type, reason, message].join('\u0000');
+    const key = [
+      object.metadata.uid ?? '',
+      object.kind,
+      object.metadata.namespace ?? '',
+      object.metadata.name,
+      type,
+      reason,
+      message,
+    ].join('\u0000');
     const previous = this.chains.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => this.write(key, object, type, reason, message))
-      .catch((err: unknown) => this.opts.log?.warn({ err, reason, object: `${object.kind}/${object.metadata.name}` }, 'event not recorded'))
+      .catch((err: unknown) =>
+        this.opts.log?.warn({ err, reason, object: `${object.kind}/${object.metadata.name}` }, 'event not recorded'),
+      )
       .finally(() => {
         if (this.chains.get(key) === next) this.chains.delete(key);
       });
@@ -59,12 +69,21 @@ export class KubeEventRecorder {
     while (this.chains.size) await Promise.all(this.chains.values());
   }
 
-  private async write(key: string, object: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+  private async write(
+    key: string,
+    object: KubeObject,
+    type: EventType,
+    reason: string,
+    message: string,
+  ): Promise<void> {
     const at = this.now().toISOString();
     const seen = this.tracked.get(key);
     if (seen) {
       try {
-        await this.opts.client.patch(Resources.Event, seen.namespace, seen.name, { count: seen.count + 1, lastTimestamp: at });
+        await this.opts.client.patch(Resources.Event, seen.namespace, seen.name, {
+          count: seen.count + 1,
+          lastTimestamp: at,
+        });
         seen.count++;
         // NB: re-inserted so the Map's order is least recently used first (the eviction order).
         this.tracked.delete(key);

@@ -122,7 +122,10 @@ export class Informer<T extends KubeObject = KubeObject> {
           needList = true;
           continue;
         }
-        this.opts.log?.warn({ err, resource: this.resource.plural, backoffMs: backoff }, 'informer list or watch failed; retrying');
+        this.opts.log?.warn(
+          { err, resource: this.resource.plural, backoffMs: backoff },
+          'informer list or watch failed; retrying',
+        );
         await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
         backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 30_000);
       }
@@ -158,7 +161,8 @@ export class Informer<T extends KubeObject = KubeObject> {
       const old = this.cache.get(key);
       this.cache.set(key, obj);
       if (!old) this.emit({ type: 'added', object: obj });
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit({ type: 'modified', object: obj, old });
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion)
+        this.emit({ type: 'modified', object: obj, old });
     }
     this.resourceVersion = rv;
     if (!this.isSynced) {
@@ -184,7 +188,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       while ((nl = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, nl).trim();
         buffer = buffer.slice(nl + 1);
-        if (line) this.apply(JSON.parse(line) as { type: string; object: T & { code?: number; reason?: string; message?: string } });
+        if (line)
+          this.apply(
+            JSON.parse(line) as { type: string; object: T & { code?: number; reason?: string; message?: string } },
+          );
       }
     }
   }
@@ -221,6 +228,13 @@ function withKind<T extends KubeObject>(o: T, r: ResourceRef): T {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

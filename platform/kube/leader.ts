@@ -92,7 +92,8 @@ export class LeaderElector {
 
   private async run(): Promise<void> {
     const signal = this.stopping.signal;
-    while (!signal.aborted && !(await this.tryAcquireOrRenew())) await sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+    while (!signal.aborted && !(await this.tryAcquireOrRenew()))
+      await sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
     if (signal.aborted) return;
     const leading = (this.leading = new AbortController());
     this.opts.log?.info({ lease: this.opts.name, identity: this.opts.identity }, 'became leader');
@@ -115,7 +116,11 @@ export class LeaderElector {
     }
     this.leading = undefined;
     leading.abort();
-    if (how === 'lost') this.opts.log?.error({ lease: this.opts.name, renewDeadlineMs: this.renewDeadlineMs }, 'leadership lost: the Lease could not be renewed in time');
+    if (how === 'lost')
+      this.opts.log?.error(
+        { lease: this.opts.name, renewDeadlineMs: this.renewDeadlineMs },
+        'leadership lost: the Lease could not be renewed in time',
+      );
     this.opts.onStoppedLeading?.(how);
   }
 
@@ -126,7 +131,12 @@ export class LeaderElector {
     try {
       const current = await client.tryGet<Lease>(Resources.Lease, namespace, name);
       if (!current) {
-        const lease: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: leaseSpec(identity, this.leaseDurationMs, now) };
+        const lease: Lease = {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name, namespace },
+          spec: leaseSpec(identity, this.leaseDurationMs, now),
+        };
         this.held = await client.create(Resources.Lease, lease);
         this.observe(identity);
         return true;
@@ -135,7 +145,12 @@ export class LeaderElector {
       const holder = spec.holderIdentity ?? '';
       this.observe(holder);
       if (holder && holder !== identity && !leaseExpired(spec, now)) return false;
-      const next = leaseSpec(identity, this.leaseDurationMs, now, holder === identity ? spec : { leaseTransitions: (spec.leaseTransitions ?? 0) + 1 });
+      const next = leaseSpec(
+        identity,
+        this.leaseDurationMs,
+        now,
+        holder === identity ? spec : { leaseTransitions: (spec.leaseTransitions ?? 0) + 1 },
+      );
       this.held = await client.replace(Resources.Lease, { ...current, spec: next });
       this.observe(identity);
       return true;
@@ -148,7 +163,12 @@ export class LeaderElector {
 
   private async release(lease: Lease): Promise<void> {
     try {
-      const spec: LeaseSpec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: leaseSpec('', 1000, this.now()).renewTime };
+      const spec: LeaseSpec = {
+        ...lease.spec,
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        renewTime: leaseSpec('', 1000, this.now()).renewTime,
+      };
       await this.opts.client.replace(Resources.Lease, { ...lease, spec });
       this.opts.log?.info({ lease: this.opts.name }, 'Lease released');
     } catch (err) {

@@ -18,7 +18,12 @@ export function microTime(at: Date): string {
  * The spec `identity` writes when it takes or renews the Lease at `now`. `kept` carries what survives a renewal
  * (acquireTime, leaseTransitions); without acquireTime this is an acquisition.
  */
-export function leaseSpec(identity: string, leaseDurationMs: number, now: Date, kept: Pick<LeaseSpec, 'acquireTime' | 'leaseTransitions'> = {}): LeaseSpec {
+export function leaseSpec(
+  identity: string,
+  leaseDurationMs: number,
+  now: Date,
+  kept: Pick<LeaseSpec, 'acquireTime' | 'leaseTransitions'> = {},
+): LeaseSpec {
   const at = microTime(now);
   return {
     holderIdentity: identity,

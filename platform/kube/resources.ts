@@ -47,7 +47,9 @@ export function apiVersionOf(r: ResourceRef): string {
 /** The collection path: `/apis/apps/v1/namespaces/ns/deployments`, or across namespaces without `namespace`. */
 export function collectionPath(r: ResourceRef, namespace?: string): string {
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
-  return r.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.plural}` : `${base}/${r.plural}`;
+  return r.namespaced && namespace
+    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.plural}`
+    : `${base}/${r.plural}`;
 }
 
 export function objectPath(r: ResourceRef, namespace: string | undefined, name: string, subresource?: string): string {

@@ -70,7 +70,13 @@ export async function patchStatus(
   const status = current.status ?? {};
   if (Object.entries(fields).every(([k, v]) => jsonEqual(v === null ? undefined : v, status[k]))) return 'unchanged';
   try {
-    await client.patch(ref, current.metadata.namespace, current.metadata.name!, { status: fields }, { subresource: 'status', fieldManager: opts.fieldManager });
+    await client.patch(
+      ref,
+      current.metadata.namespace,
+      current.metadata.name!,
+      { status: fields },
+      { subresource: 'status', fieldManager: opts.fieldManager },
+    );
     return 'updated';
   } catch (err) {
     if (isNotFound(err)) return 'gone';

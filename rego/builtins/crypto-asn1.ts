@@ -92,7 +92,10 @@ export class DerReader {
 /** Two's-complement INTEGER content to bigint; undefined if not minimally encoded. */
 export function parseInteger(content: Uint8Array): bigint | undefined {
   if (content.length === 0) return undefined;
-  if (content.length > 1 && ((content[0] === 0 && !(content[1]! & 0x80)) || (content[0] === 0xff && content[1]! & 0x80))) {
+  if (
+    content.length > 1 &&
+    ((content[0] === 0 && !(content[1]! & 0x80)) || (content[0] === 0xff && content[1]! & 0x80))
+  ) {
     return undefined;
   }
   let x = 0n;
@@ -136,7 +139,9 @@ export function oidString(arcs: readonly number[]): string {
 }
 
 /** BIT STRING content: the bits right-aligned as Go's RightAlign does, plus the bit length. */
-export function parseBitString(content: Uint8Array): { bytes: Uint8Array; bitLength: number; padded: Uint8Array } | undefined {
+export function parseBitString(
+  content: Uint8Array,
+): { bytes: Uint8Array; bitLength: number; padded: Uint8Array } | undefined {
   if (content.length === 0) return undefined;
   const unused = content[0]!;
   const data = content.subarray(1);

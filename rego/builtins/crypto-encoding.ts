@@ -35,7 +35,7 @@ function decodeGo(src: Uint8Array, tab: Int16Array): Uint8Array {
     const quantum = [0, 0, 0, 0];
     let dlen = 4;
     let j = 0;
-    for (; j < 4; ) {
+    for (; j < 4;) {
       if (si === src.length) {
         if (j === 0) return out.subarray(0, n);
         // A partial quantum without padding.

@@ -102,7 +102,8 @@ export function parseSPKI(spki: Uint8Array): PublicKey {
       const curve = CURVES[oidString(curveArcs)];
       if (!curve) throw new X509Error('x509: unsupported elliptic curve');
       const p = bs.bytes;
-      if (p.length !== 1 + 2 * curve.size || p[0] !== 4) throw new X509Error('x509: failed to unmarshal elliptic curve point');
+      if (p.length !== 1 + 2 * curve.size || p[0] !== 4)
+        throw new X509Error('x509: failed to unmarshal elliptic curve point');
       const x = bytesToBig(p.subarray(1, 1 + curve.size));
       const y = bytesToBig(p.subarray(1 + curve.size));
       return { alg, json: { Curve: {}, X: x, Y: y }, key: keyObject(), id: `ec:${x}:${y}`, curveSize: curve.size };
@@ -156,7 +157,12 @@ function privateFromKeyObject(key: KeyObject): PrivateKey {
     case 'ed25519': {
       const seed = Buffer.from(jwk.d ?? '', 'base64url');
       const pub = Buffer.from(jwk.x ?? '', 'base64url');
-      return { kind: 'ed25519', key, id: `ed:${pub.toString('hex')}`, json: Buffer.concat([seed, pub]).toString('base64') };
+      return {
+        kind: 'ed25519',
+        key,
+        id: `ed:${pub.toString('hex')}`,
+        json: Buffer.concat([seed, pub]).toString('base64'),
+      };
     }
     default:
       throw new X509Error(`x509: unsupported private key type ${key.asymmetricKeyType}`);
@@ -172,7 +178,8 @@ export function parsePKCS1(der: Uint8Array): PrivateKey {
   try {
     return privateFromKeyObject(load(der, 'pkcs1'));
   } catch {
-    if (looksPKCS8(der)) throw new X509Error('x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)');
+    if (looksPKCS8(der))
+      throw new X509Error('x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)');
     throw new X509Error('x509: failed to parse private key (use ParseECPrivateKey instead for this key format)');
   }
 }

@@ -76,7 +76,7 @@ export function keyPairJSON(certInput: string, keyInput: string): JSONish {
 
   const ders: Uint8Array[] = [];
   const skipped: string[] = [];
-  for (let rest = certPEM; ; ) {
+  for (let rest = certPEM; ;) {
     const { block, rest: next } = pemDecode(rest);
     if (!block) break;
     if (block.type === 'CERTIFICATE') ders.push(block.bytes);
@@ -86,20 +86,26 @@ export function keyPairJSON(certInput: string, keyInput: string): JSONish {
   if (ders.length === 0) {
     if (skipped.length === 0) throw new X509Error('tls: failed to find any PEM data in certificate input');
     if (skipped.length === 1 && skipped[0]!.endsWith('PRIVATE KEY')) {
-      throw new X509Error('tls: failed to find certificate PEM data in certificate input, but did find a private key; PEM inputs may have been switched');
+      throw new X509Error(
+        'tls: failed to find certificate PEM data in certificate input, but did find a private key; PEM inputs may have been switched',
+      );
     }
-    throw new X509Error(`tls: failed to find "CERTIFICATE" PEM block in certificate input after skipping PEM blocks of the following types: [${skipped.join(' ')}]`);
+    throw new X509Error(
+      `tls: failed to find "CERTIFICATE" PEM block in certificate input after skipping PEM blocks of the following types: [${skipped.join(' ')}]`,
+    );
   }
   const skippedKeys: string[] = [];
   let keyDER: Uint8Array | undefined;
-  for (let rest = keyPEM; ; ) {
+  for (let rest = keyPEM; ;) {
     const { block, rest: next } = pemDecode(rest);
     if (!block) {
       if (skippedKeys.length === 0) throw new X509Error('tls: failed to find any PEM data in key input');
       if (skippedKeys.length === 1 && skippedKeys[0] === 'CERTIFICATE') {
         throw new X509Error('tls: found a certificate rather than a key in the PEM for the private key');
       }
-      throw new X509Error(`tls: failed to find PEM block with type ending in "PRIVATE KEY" in key input after skipping PEM blocks of the following types: [${skippedKeys.join(' ')}]`);
+      throw new X509Error(
+        `tls: failed to find PEM block with type ending in "PRIVATE KEY" in key input after skipping PEM blocks of the following types: [${skippedKeys.join(' ')}]`,
+      );
     }
     if (block.type === 'PRIVATE KEY' || block.type.endsWith(' PRIVATE KEY')) {
       keyDER = block.bytes;

@@ -31,7 +31,10 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Go's CheckSignatureFrom: parent must be allowed to sign, and its key must verify the child. */
 function signedBy(child: Certificate, parent: Certificate): boolean {
-  if ((parent.version === 3 && !parent.ext.basicConstraintsValid) || (parent.ext.basicConstraintsValid && !parent.ext.isCA)) {
+  if (
+    (parent.version === 3 && !parent.ext.basicConstraintsValid) ||
+    (parent.ext.basicConstraintsValid && !parent.ext.isCA)
+  ) {
     return false;
   }
   if (parent.ext.keyUsage !== 0 && (parent.ext.keyUsage & KEY_USAGE_CERT_SIGN) === 0) return false;

@@ -40,7 +40,8 @@ function nameConstraints(value: Uint8Array, critical: boolean, nc: NameConstrain
           break;
         case 7: {
           const half = base.content.length / 2;
-          if (half !== 4 && half !== 16) throw new X509Error('x509: IP constraint contained value of length ' + base.content.length);
+          if (half !== 4 && half !== 16)
+            throw new X509Error('x509: IP constraint contained value of length ' + base.content.length);
           add(permitted ? 'permittedIP' : 'excludedIP', {
             IP: ipString(base.content.subarray(0, half)),
             Mask: Buffer.from(base.content.subarray(half)).toString('base64'),

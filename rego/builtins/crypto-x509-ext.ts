@@ -185,7 +185,11 @@ export function processExtensions(exts: readonly Extension[], f: ExtFields): voi
       }
       case '1.3.6.1.5.5.7.1.1': {
         const into = { ocsp: [] as string[], issuers: [] as string[] };
-        uriList(seqOf(e.value, 'x509: invalid authority info access'), (m) => m === '1.3.6.1.5.5.7.48.1' || m === '1.3.6.1.5.5.7.48.2', into);
+        uriList(
+          seqOf(e.value, 'x509: invalid authority info access'),
+          (m) => m === '1.3.6.1.5.5.7.48.1' || m === '1.3.6.1.5.5.7.48.2',
+          into,
+        );
         if (into.ocsp.length) f.ocspServer = into.ocsp;
         if (into.issuers.length) f.issuingCertificateURL = into.issuers;
         handled = true;

@@ -139,7 +139,8 @@ export function parseTime(tag: number, content: Uint8Array): { unix: bigint; off
   let year = Number(m[1]);
   if (tag === TAG.UTC_TIME) year += year < 50 ? 2000 : 1900;
   const [mo, d, h, mi, se] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59) throw new X509Error('x509: malformed validity');
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59)
+    throw new X509Error('x509: malformed validity');
   let offset = 0;
   if (m[7] !== 'Z') {
     const z = m[7]!;

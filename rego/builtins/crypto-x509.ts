@@ -3,9 +3,24 @@
  * JSON that encoding/json makes of x509.Certificate.
  */
 import { DerReader, TAG, ctx, oidString, parseBitString, parseInteger, parseOID } from './crypto-asn1.js';
-import { emptyExtFields, parseExtension, processExtensions, type ExtFields, type Extension } from './crypto-x509-ext.js';
+import {
+  emptyExtFields,
+  parseExtension,
+  processExtensions,
+  type ExtFields,
+  type Extension,
+} from './crypto-x509-ext.js';
 import { parseSPKI, type PublicKey } from './crypto-keys.js';
-import { X509Error, b64, nameJSON, parseName, parseTime, timeJSON, type Attribute, type JSONish } from './crypto-x509-name.js';
+import {
+  X509Error,
+  b64,
+  nameJSON,
+  parseName,
+  parseTime,
+  timeJSON,
+  type Attribute,
+  type JSONish,
+} from './crypto-x509-name.js';
 
 /** Go's x509.SignatureAlgorithm by OID (RSASSA-PSS resolved from its parameters). */
 const SIG_ALGS: Record<string, number> = {
@@ -232,7 +247,8 @@ export function certificateJSON(c: Certificate, withURIStrings: boolean): JSONis
     InhibitPolicyMappingZero: x.inhibitPolicyMapping === 0,
     RequireExplicitPolicy: x.requireExplicitPolicy ?? 0,
     RequireExplicitPolicyZero: x.requireExplicitPolicy === 0,
-    PolicyMappings: x.policyMappings && x.policyMappings.map(([a, b]) => ({ IssuerDomainPolicy: a, SubjectDomainPolicy: b })),
+    PolicyMappings:
+      x.policyMappings && x.policyMappings.map(([a, b]) => ({ IssuerDomainPolicy: a, SubjectDomainPolicy: b })),
   };
   if (withURIStrings) out.URIStrings = x.uriStrings;
   return out;

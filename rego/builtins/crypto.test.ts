@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { BuiltinError } from '../errors.js';
 import { RObject, toJS, type Value } from '../value.js';
 import { register } from './crypto.js';
-import { INTERMEDIATE_CERT, INTERMEDIATE_KEY_SEC1, LEAF_CERT, LEAF_CSR, LEAF_KEY_PKCS1, LEAF_KEY_PKCS8, ROOT_CERT } from './crypto-fixtures.js';
+import {
+  INTERMEDIATE_CERT,
+  INTERMEDIATE_KEY_SEC1,
+  LEAF_CERT,
+  LEAF_CSR,
+  LEAF_KEY_PKCS1,
+  LEAF_KEY_PKCS8,
+  ROOT_CERT,
+} from './crypto-fixtures.js';
 import { BuiltinRegistry, type BuiltinContext } from './registry.js';
 
 const registry = new BuiltinRegistry();
@@ -10,7 +18,13 @@ register(registry);
 
 // 2030-01-01, inside the fixtures' validity (2026-11-21 .. 2126-10-28).
 const NOW = 1_893_456_000_000_000_000n;
-const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
+const ctx: BuiltinContext = {
+  strict: true,
+  nowNs: () => NOW,
+  cache: new Map(),
+  checkDeadline: () => {},
+  charge: () => {},
+};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function call(name: string, ...args: Value[]): any {
@@ -34,10 +48,18 @@ describe('digests and HMACs', () => {
   it.each([
     { fn: 'crypto.md5', args: ['lorem ipsum'], want: '80a751fde577028640c419000e33eba6' },
     { fn: 'crypto.sha1', args: ['lorem ipsum'], want: 'bfb7759a67daeb65410490b4d98bb9da7d1ea2ce' },
-    { fn: 'crypto.sha256', args: ['lorem ipsum'], want: '5e2bf57d3f40c4b6df69daf1936cb766f832374b4fc0259a7cbff06e2f70f269' },
+    {
+      fn: 'crypto.sha256',
+      args: ['lorem ipsum'],
+      want: '5e2bf57d3f40c4b6df69daf1936cb766f832374b4fc0259a7cbff06e2f70f269',
+    },
     { fn: 'crypto.hmac.md5', args: ['foo', 'bar'], want: '31b6db9e5eb4addb42f1a6ca07367adc' },
     { fn: 'crypto.hmac.sha1', args: ['foo', 'bar'], want: '85d155c55ed286a300bd1cf124de08d87e914f3a' },
-    { fn: 'crypto.hmac.sha256', args: ['message', 'key'], want: '6e9ef29b75fffc5b7abae527d58fdadb2fe42e7219011976917343065f58ed4a' },
+    {
+      fn: 'crypto.hmac.sha256',
+      args: ['message', 'key'],
+      want: '6e9ef29b75fffc5b7abae527d58fdadb2fe42e7219011976917343065f58ed4a',
+    },
     {
       fn: 'crypto.hmac.sha512',
       args: [unicode, '秘密の'],
@@ -105,7 +127,11 @@ describe('crypto.x509.parse_certificates', () => {
   it.each([
     { name: 'non-certificate DER', input: b64('badstring'), msg: 'x509: malformed certificate' },
     { name: 'text that is not base64', input: 'foobar', msg: 'illegal base64 data at input byte 4' },
-    { name: 'other PEM blocks', input: LEAF_KEY_PKCS1, msg: "PEM block type is 'RSA PRIVATE KEY', expected CERTIFICATE" },
+    {
+      name: 'other PEM blocks',
+      input: LEAF_KEY_PKCS1,
+      msg: "PEM block type is 'RSA PRIVATE KEY', expected CERTIFICATE",
+    },
   ])('rejects $name', ({ input, msg }) => {
     const e = fails('crypto.x509.parse_certificates', input);
     expect(e).toBeInstanceOf(BuiltinError);
@@ -144,7 +170,11 @@ describe('crypto.x509.parse_and_verify_certificates', () => {
     { name: 'client auth usage, which the leaf lacks', opts: { KeyUsages: ['KeyUsageClientAuth'] }, valid: false },
     { name: 'any usage', opts: { KeyUsages: ['KeyUsageAny'] }, valid: true },
   ])('applies options: $name', ({ opts, valid }) => {
-    const [ok, certs] = call('crypto.x509.parse_and_verify_certificates_with_options', chain, RObject.from(Object.entries(opts).map(([k, v]) => [k, toValue(v)])));
+    const [ok, certs] = call(
+      'crypto.x509.parse_and_verify_certificates_with_options',
+      chain,
+      RObject.from(Object.entries(opts).map(([k, v]) => [k, toValue(v)])),
+    );
     expect(ok).toBe(valid);
     expect(certs.length).toBe(valid ? 3 : 0);
     if (valid) expect(certs[0].URIStrings).toBeUndefined();
@@ -153,7 +183,10 @@ describe('crypto.x509.parse_and_verify_certificates', () => {
   it.each([
     { opts: { Foo: 1 }, msg: 'invalid key option' },
     { opts: { DNSName: 1 }, msg: "'DNSName' should be a string" },
-    { opts: { KeyUsages: ['KeyUsageNope', 'Other'] }, msg: "invalid entries for 'KeyUsages' found: [KeyUsageNope Other]" },
+    {
+      opts: { KeyUsages: ['KeyUsageNope', 'Other'] },
+      msg: "invalid entries for 'KeyUsages' found: [KeyUsageNope Other]",
+    },
   ])('rejects bad options with "$msg"', ({ opts, msg }) => {
     const o = RObject.from(Object.entries(opts).map(([k, v]) => [k, toValue(v)]));
     expect(fails('crypto.x509.parse_and_verify_certificates_with_options', chain, o).message).toBe(msg);
@@ -218,7 +251,9 @@ describe('keys', () => {
   });
 
   it('refuses a key that belongs to another certificate', () => {
-    expect(fails('crypto.x509.parse_keypair', ROOT_CERT, INTERMEDIATE_KEY_SEC1).message).toBe('tls: private key does not match public key');
+    expect(fails('crypto.x509.parse_keypair', ROOT_CERT, INTERMEDIATE_KEY_SEC1).message).toBe(
+      'tls: private key does not match public key',
+    );
     expect(fails('crypto.x509.parse_keypair', LEAF_CERT, INTERMEDIATE_KEY_SEC1).message).toBe(
       'tls: private key type does not match public key type',
     );

@@ -51,7 +51,9 @@ const digest =
 const hmac =
   (alg: string): BuiltinImpl =>
   (args) =>
-    createHmac(alg, Buffer.from(str(args, 1), 'utf8')).update(str(args, 0), 'utf8').digest('hex');
+    createHmac(alg, Buffer.from(str(args, 1), 'utf8'))
+      .update(str(args, 0), 'utf8')
+      .digest('hex');
 
 /** Go's tls ExtKeyUsage names accepted in `KeyUsages`. */
 const KEY_USAGES: Readonly<Record<string, number>> = {
@@ -86,10 +88,12 @@ function verifyOptions(options: RObject, ctx: BuiltinContext): VerifyOptions {
         break;
       case 'CurrentTime': {
         // NB: OPA reads the option with json.Number.Int64, which rejects a literal such as 1e18.
-        if (v instanceof NumLit && !hasIntText(v)) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
+        if (v instanceof NumLit && !hasIntText(v))
+          throw new BuiltinError("'CurrentTime' should be a valid int64 number");
         const t = v instanceof NumLit ? v.n : v;
         if (typeof t !== 'number' && typeof t !== 'bigint') throw new BuiltinError("'CurrentTime' should be a number");
-        if (typeof t === 'number' && !Number.isInteger(t)) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
+        if (typeof t === 'number' && !Number.isInteger(t))
+          throw new BuiltinError("'CurrentTime' should be a valid int64 number");
         const n = BigInt(t);
         if (n < INT64_MIN || n > INT64_MAX) throw new BuiltinError("'CurrentTime' should be a valid int64 number");
         opts.currentTimeNs = n;
@@ -97,8 +101,10 @@ function verifyOptions(options: RObject, ctx: BuiltinContext): VerifyOptions {
       }
       case 'MaxConstraintComparisons':
         if (v instanceof NumLit) throw new BuiltinError("'MaxConstraintComparisons' should be a valid number");
-        if (typeof v !== 'number' && typeof v !== 'bigint') throw new BuiltinError("'MaxConstraintComparisons' should be a number");
-        if (typeof v !== 'number' || !Number.isInteger(v)) throw new BuiltinError("'MaxConstraintComparisons' should be a valid number");
+        if (typeof v !== 'number' && typeof v !== 'bigint')
+          throw new BuiltinError("'MaxConstraintComparisons' should be a number");
+        if (typeof v !== 'number' || !Number.isInteger(v))
+          throw new BuiltinError("'MaxConstraintComparisons' should be a valid number");
         break;
       case 'KeyUsages': {
         let items: readonly Value[];
@@ -163,7 +169,8 @@ const impls: Record<keyof typeof decls, BuiltinImpl> = {
     const certs = goErrors(() => certsFromString(input));
     return certs.map((c) => fromJS(certificateJSON(c, true)));
   },
-  parseAndVerify: (args, ctx) => parseAndVerify(str(args, 0), () => ({ currentTimeNs: ctx.nowNs(), keyUsages: [] }), true),
+  parseAndVerify: (args, ctx) =>
+    parseAndVerify(str(args, 0), () => ({ currentTimeNs: ctx.nowNs(), keyUsages: [] }), true),
   parseAndVerifyWithOptions: (args, ctx) => {
     const input = str(args, 0);
     const options = obj(args, 1);

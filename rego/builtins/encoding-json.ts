@@ -18,7 +18,18 @@ export function quoteJSON(s: string, escapeHTML = true): string {
     const c = s.charCodeAt(i);
     let esc: string | undefined;
     if (c < 0x20) {
-      esc = c === 10 ? '\\n' : c === 13 ? '\\r' : c === 9 ? '\\t' : c === 8 ? '\\b' : c === 12 ? '\\f' : `\\u00${HEX[c >> 4]}${HEX[c & 15]}`;
+      esc =
+        c === 10
+          ? '\\n'
+          : c === 13
+            ? '\\r'
+            : c === 9
+              ? '\\t'
+              : c === 8
+                ? '\\b'
+                : c === 12
+                  ? '\\f'
+                  : `\\u00${HEX[c >> 4]}${HEX[c & 15]}`;
     } else if (c === 0x22) esc = '\\"';
     else if (c === 0x5c) esc = '\\\\';
     else if (escapeHTML && (c === 0x3c || c === 0x3e || c === 0x26)) esc = `\\u00${HEX[c >> 4]}${HEX[c & 15]}`;

@@ -70,14 +70,51 @@ export function naturalLess(a: string, b: string): boolean {
 // What yaml.v2 would read a plain scalar as (resolve): only STR-resolving strings stay plain.
 
 const RESOLVE_MAP = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF',
-  'true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', '~',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF', '<<',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'off',
+  'Off',
+  'OFF',
+  'true',
+  'True',
+  'TRUE',
+  'false',
+  'False',
+  'FALSE',
+  'null',
+  'Null',
+  'NULL',
+  '~',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
+  '<<',
 ]);
 const GO_INT = /^[+-]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
 const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const GO_FLOAT_DOT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
-const TIMESTAMP = /^\d{4}-\d{1,2}-\d{1,2}(?:(?:[Tt]|[ \t]+)\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d*)?(?:[ \t]*(?:Z|[+-]\d{1,2}(?::\d{2})?))?)?$/;
+const TIMESTAMP =
+  /^\d{4}-\d{1,2}-\d{1,2}(?:(?:[Tt]|[ \t]+)\d{1,2}:\d{1,2}:\d{1,2}(?:\.\d*)?(?:[ \t]*(?:Z|[+-]\d{1,2}(?::\d{2})?))?)?$/;
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 
 function resolvesToString(s: string): boolean {
@@ -233,8 +270,21 @@ class Writer {
 }
 
 const ESCAPES: Record<string, string> = {
-  '\0': '0', '\x07': 'a', '\b': 'b', '\t': 't', '\n': 'n', '\x0b': 'v', '\f': 'f', '\r': 'r', '\x1b': 'e',
-  '"': '"', '\\': '\\', '\u0085': 'N', '\u00a0': '_', '\u2028': 'L', '\u2029': 'P',
+  '\0': '0',
+  '\x07': 'a',
+  '\b': 'b',
+  '\t': 't',
+  '\n': 'n',
+  '\x0b': 'v',
+  '\f': 'f',
+  '\r': 'r',
+  '\x1b': 'e',
+  '"': '"',
+  '\\': '\\',
+  '\u0085': 'N',
+  '\u00a0': '_',
+  '\u2028': 'L',
+  '\u2029': 'P',
 };
 
 function escapeChar(c: string): string {
@@ -392,7 +442,9 @@ function emitNode(w: Writer, n: Node, indent: number, inMapping: boolean): void 
     return;
   }
   const at = indent + BEST_INDENT;
-  const keys = [...(n as Map<string, Node>).keys()].sort((a, b) => (naturalLess(a, b) ? -1 : naturalLess(b, a) ? 1 : 0));
+  const keys = [...(n as Map<string, Node>).keys()].sort((a, b) =>
+    naturalLess(a, b) ? -1 : naturalLess(b, a) ? 1 : 0,
+  );
   for (const k of keys) {
     const v = (n as Map<string, Node>).get(k)!;
     w.indent(at);

@@ -13,7 +13,6 @@ import type { BuiltinImpl, BuiltinRegistry } from './registry.js';
 import { chargeDeep } from './limits.js';
 import { goString } from './encoding-utf8.js';
 
-
 const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 // ---------------------------------------------------------------------------------------------
@@ -170,7 +169,7 @@ const isHex = (b: number | undefined): boolean =>
 export function queryUnescape(s: string): string {
   const src = utf8(s);
   const out: number[] = [];
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     const b = src[i]!;
     if (b === 0x25) {
       if (i + 2 >= src.length || !isHex(src[i + 1]) || !isHex(src[i + 2])) {
@@ -257,7 +256,10 @@ function marshalWithOptions(args: readonly Value[]): Value {
     }
     const asString = (): string => {
       if (typeof val !== 'string') {
-        throw operandErrorText(2, `key ${quoteGo(k)} failed cast to string: ${operandError(idx, 'string', val).message}`);
+        throw operandErrorText(
+          2,
+          `key ${quoteGo(k)} failed cast to string: ${operandError(idx, 'string', val).message}`,
+        );
       }
       return val;
     };
@@ -304,7 +306,11 @@ const impls: Record<string, { args: Type[]; result: Type; impl: BuiltinImpl }> =
       }
     },
   },
-  'base64url.encode': { args: [S], result: S, impl: (a) => utf8(A.str(a, 0)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_') },
+  'base64url.encode': {
+    args: [S],
+    result: S,
+    impl: (a) => utf8(A.str(a, 0)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_'),
+  },
   'base64url.encode_no_pad': { args: [S], result: S, impl: (a) => utf8(A.str(a, 0)).toString('base64url') },
   'base64url.decode': { args: [S], result: S, impl: (a) => base64UrlDecode(A.str(a, 0)) },
   'hex.encode': { args: [S], result: S, impl: (a) => utf8(A.str(a, 0)).toString('hex') },
@@ -349,4 +355,3 @@ export function register(r: BuiltinRegistry): void {
   for (const [name, { args, result, impl }] of Object.entries(impls)) r.add({ name, args, result }, impl);
   yaml.register(r);
 }
-

@@ -15,7 +15,13 @@ function match(pattern: string, delimiters: Value, value: string): Value | undef
 
 const cases = [
   { name: '* stops at the . delimiter', pattern: '*.github.com', delims: ['.'], value: 'api.github.com', want: true },
-  { name: '* does not cross a delimiter', pattern: '*.github.com', delims: ['.'], value: 'api.cdn.github.com', want: false },
+  {
+    name: '* does not cross a delimiter',
+    pattern: '*.github.com',
+    delims: ['.'],
+    value: 'api.cdn.github.com',
+    want: false,
+  },
   { name: '** crosses delimiters', pattern: 'api.**.com', delims: ['.'], value: 'api.cdn.github.com', want: true },
   { name: 'an empty delimiter list means "."', pattern: '*', delims: [], value: 'foo.bar', want: false },
   { name: 'null delimiters mean none', pattern: '*', delims: null, value: 'foo.bar', want: true },
@@ -48,13 +54,55 @@ describe('glob.match', () => {
 });
 
 const errors = [
-  { name: 'an unterminated range is an error', pattern: '[a-', delims: [], type: BuiltinError, message: 'unexpected end of input' },
-  { name: 'an empty list is an error', pattern: '[]', delims: [], type: BuiltinError, message: 'could not parse range' },
-  { name: 'a reversed range is an error', pattern: '[z-a]', delims: [], type: BuiltinError, message: "hi character 'a' should be greater than lo 'z'" },
-  { name: 'two ranges in one bracket are an error', pattern: '[a-z0-9]', delims: [], type: BuiltinError, message: 'expected close range character' },
-  { name: 'delimiters must be an array or null', pattern: '*', delims: 'x', type: OperandError, message: 'operand 2 must be one of {array, null} but got string' },
-  { name: 'delimiters must be single runes', pattern: '*', delims: ['ab'], type: OperandError, message: 'operand 2 must be array of runes but got array containing string' },
-  { name: 'delimiters must be strings', pattern: '*', delims: [1], type: OperandError, message: 'operand 2 must be array of strings but got array containing number' },
+  {
+    name: 'an unterminated range is an error',
+    pattern: '[a-',
+    delims: [],
+    type: BuiltinError,
+    message: 'unexpected end of input',
+  },
+  {
+    name: 'an empty list is an error',
+    pattern: '[]',
+    delims: [],
+    type: BuiltinError,
+    message: 'could not parse range',
+  },
+  {
+    name: 'a reversed range is an error',
+    pattern: '[z-a]',
+    delims: [],
+    type: BuiltinError,
+    message: "hi character 'a' should be greater than lo 'z'",
+  },
+  {
+    name: 'two ranges in one bracket are an error',
+    pattern: '[a-z0-9]',
+    delims: [],
+    type: BuiltinError,
+    message: 'expected close range character',
+  },
+  {
+    name: 'delimiters must be an array or null',
+    pattern: '*',
+    delims: 'x',
+    type: OperandError,
+    message: 'operand 2 must be one of {array, null} but got string',
+  },
+  {
+    name: 'delimiters must be single runes',
+    pattern: '*',
+    delims: ['ab'],
+    type: OperandError,
+    message: 'operand 2 must be array of runes but got array containing string',
+  },
+  {
+    name: 'delimiters must be strings',
+    pattern: '*',
+    delims: [1],
+    type: OperandError,
+    message: 'operand 2 must be array of strings but got array containing number',
+  },
 ];
 
 describe('glob.match errors', () => {
@@ -87,14 +135,19 @@ describe('glob matching time', () => {
   // A backtracking matcher is O(n^k) on k stars; the NFA stays O(pattern × input).
   it('stays linear on star-heavy patterns', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 5, max: 30 }), fc.integer({ min: 5_000, max: 20_000 }), fc.boolean(), (k, n, sup) => {
-        const star = sup ? '**' : '*';
-        const pattern = `${`${star}a`.repeat(k)}${star}b`;
-        const value = 'a'.repeat(n);
-        const t = performance.now();
-        const m = compileGlob(pattern, []).match(value);
-        return !m && performance.now() - t < 500;
-      }),
+      fc.property(
+        fc.integer({ min: 5, max: 30 }),
+        fc.integer({ min: 5_000, max: 20_000 }),
+        fc.boolean(),
+        (k, n, sup) => {
+          const star = sup ? '**' : '*';
+          const pattern = `${`${star}a`.repeat(k)}${star}b`;
+          const value = 'a'.repeat(n);
+          const t = performance.now();
+          const m = compileGlob(pattern, []).match(value);
+          return !m && performance.now() - t < 500;
+        },
+      ),
       { numRuns: 20 },
     );
   });

@@ -73,7 +73,8 @@ export class GlobMatcher {
       case 'anyOf': {
         if (node.children.length === 0) return next;
         let s = this.compile(node.children[node.children.length - 1]!, next, depth + 1);
-        for (let i = node.children.length - 2; i >= 0; i--) s = this.add(Op.Split, 0, this.compile(node.children[i]!, next, depth + 1), s);
+        for (let i = node.children.length - 2; i >= 0; i--)
+          s = this.add(Op.Split, 0, this.compile(node.children[i]!, next, depth + 1), s);
         return s;
       }
       case 'text': {

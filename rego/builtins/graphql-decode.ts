@@ -192,7 +192,12 @@ function operation(v: Value): GOperation {
   return {
     Operation: str(get(o, 'Operation', true), 'OperationDefinition.Operation'),
     Name: str(get(o, 'Name', true), 'OperationDefinition.Name'),
-    VariableDefinitions: list(get(o, 'VariableDefinitions', true), 'OperationDefinition.VariableDefinitions', 'ast.VariableDefinitionList', variableDefinition),
+    VariableDefinitions: list(
+      get(o, 'VariableDefinitions', true),
+      'OperationDefinition.VariableDefinitions',
+      'ast.VariableDefinitionList',
+      variableDefinition,
+    ),
     Directives: list(get(o, 'Directives', true), 'OperationDefinition.Directives', 'ast.DirectiveList', directive),
     SelectionSet: selectionSet(get(o, 'SelectionSet', true)),
     Position: null,
@@ -203,7 +208,12 @@ function fragmentDefinition(v: Value): GFragmentDefinition {
   const o = obj(v, 'Fragments', 'ast.FragmentDefinition');
   return {
     Name: str(get(o, 'Name', true), 'FragmentDefinition.Name'),
-    VariableDefinition: list(get(o, 'VariableDefinition', true), 'FragmentDefinition.VariableDefinition', 'ast.VariableDefinitionList', variableDefinition),
+    VariableDefinition: list(
+      get(o, 'VariableDefinition', true),
+      'FragmentDefinition.VariableDefinition',
+      'ast.VariableDefinitionList',
+      variableDefinition,
+    ),
     TypeCondition: str(get(o, 'TypeCondition', true), 'FragmentDefinition.TypeCondition'),
     Directives: list(get(o, 'Directives', true), 'FragmentDefinition.Directives', 'ast.DirectiveList', directive),
     SelectionSet: selectionSet(get(o, 'SelectionSet', true)),
@@ -277,10 +287,19 @@ function schemaDefinition(v: Value): GSchemaDefinition {
   return {
     Description: str(get(o, 'Description'), 'SchemaDefinition.Description'),
     Directives: list(get(o, 'Directives'), 'SchemaDefinition.Directives', 'ast.DirectiveList', directive),
-    OperationTypes: list(get(o, 'OperationTypes'), 'SchemaDefinition.OperationTypes', 'ast.OperationTypeDefinitionList', (x) => {
-      const t = obj(x, 'OperationTypes', 'ast.OperationTypeDefinition');
-      return { Operation: str(get(t, 'Operation'), 'OperationTypeDefinition.Operation'), Type: str(get(t, 'Type'), 'OperationTypeDefinition.Type'), Position: null };
-    }),
+    OperationTypes: list(
+      get(o, 'OperationTypes'),
+      'SchemaDefinition.OperationTypes',
+      'ast.OperationTypeDefinitionList',
+      (x) => {
+        const t = obj(x, 'OperationTypes', 'ast.OperationTypeDefinition');
+        return {
+          Operation: str(get(t, 'Operation'), 'OperationTypeDefinition.Operation'),
+          Type: str(get(t, 'Type'), 'OperationTypeDefinition.Type'),
+          Position: null,
+        };
+      },
+    ),
     Position: null,
   };
 }
@@ -290,7 +309,12 @@ function directiveDefinition(v: Value): GDirectiveDefinition {
   return {
     Description: str(get(o, 'Description'), 'DirectiveDefinition.Description'),
     Name: str(get(o, 'Name'), 'DirectiveDefinition.Name'),
-    Arguments: list(get(o, 'Arguments'), 'DirectiveDefinition.Arguments', 'ast.ArgumentDefinitionList', argumentDefinition),
+    Arguments: list(
+      get(o, 'Arguments'),
+      'DirectiveDefinition.Arguments',
+      'ast.ArgumentDefinitionList',
+      argumentDefinition,
+    ),
     Locations: strings(get(o, 'Locations'), 'DirectiveDefinition.Locations'),
     IsRepeatable: bool(get(o, 'IsRepeatable'), 'DirectiveDefinition.IsRepeatable'),
     Position: null,
@@ -301,8 +325,18 @@ function directiveDefinition(v: Value): GDirectiveDefinition {
 export function decodeSchema(v: RObject): GSchemaDocument {
   return {
     Schema: list(get(v, 'Schema'), 'SchemaDocument.Schema', 'ast.SchemaDefinitionList', schemaDefinition),
-    SchemaExtension: list(get(v, 'SchemaExtension'), 'SchemaDocument.SchemaExtension', 'ast.SchemaDefinitionList', schemaDefinition),
-    Directives: list(get(v, 'Directives'), 'SchemaDocument.Directives', 'ast.DirectiveDefinitionList', directiveDefinition),
+    SchemaExtension: list(
+      get(v, 'SchemaExtension'),
+      'SchemaDocument.SchemaExtension',
+      'ast.SchemaDefinitionList',
+      schemaDefinition,
+    ),
+    Directives: list(
+      get(v, 'Directives'),
+      'SchemaDocument.Directives',
+      'ast.DirectiveDefinitionList',
+      directiveDefinition,
+    ),
     Definitions: list(get(v, 'Definitions'), 'SchemaDocument.Definitions', 'ast.DefinitionList', definition),
     Extensions: list(get(v, 'Extensions'), 'SchemaDocument.Extensions', 'ast.DefinitionList', definition),
   };

@@ -28,8 +28,27 @@ export const enum Tok {
 }
 
 const KIND_TEXT = [
-  '<Invalid>', '<EOF>', '!', '$', '&', '(', ')', '...', ':', '=', '@', '[', ']', '{', '}', '|',
-  'Name', 'Int', 'Float', 'String', 'BlockString',
+  '<Invalid>',
+  '<EOF>',
+  '!',
+  '$',
+  '&',
+  '(',
+  ')',
+  '...',
+  ':',
+  '=',
+  '@',
+  '[',
+  ']',
+  '{',
+  '}',
+  '|',
+  'Name',
+  'Int',
+  'Float',
+  'String',
+  'BlockString',
 ];
 
 export function kindText(k: Tok): string {
@@ -135,7 +154,13 @@ export class Lexer {
   }
 
   private error(message: string): Token {
-    return { kind: Tok.Invalid, value: '', line: this.line, col: this.endRunes - this.lineStartRunes + 1, err: message };
+    return {
+      kind: Tok.Invalid,
+      value: '',
+      line: this.line,
+      col: this.endRunes - this.lineStartRunes + 1,
+      err: message,
+    };
   }
 
   private ws(): void {
@@ -187,8 +212,10 @@ export class Lexer {
       if (isNameStart(c)) return this.readName();
       if (c === 0x2d || (c >= 48 && c <= 57)) return this.readNumber();
       if (c === 0x22) return this.input.startsWith('"""', this.start) ? this.readBlockString() : this.readString();
-      if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return this.error(`Cannot contain the invalid character "\\u${pad4(c)}"`);
-      if (c === 0x27) return this.error(`Unexpected single quote character ('), did you mean to use a double quote (")?`);
+      if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d)
+        return this.error(`Cannot contain the invalid character "\\u${pad4(c)}"`);
+      if (c === 0x27)
+        return this.error(`Unexpected single quote character ('), did you mean to use a double quote (")?`);
       return this.error(`Cannot parse the unexpected character "${firstByteChar(this.input, this.start)}".`);
     }
   }
@@ -234,7 +261,8 @@ export class Lexer {
         this.endRunes -= consumed;
         return this.error(`Invalid number, unexpected digit after 0: ${this.describeNext()}.`);
       }
-    } else if (this.digits() === 0) return this.error(`Invalid number, expected digit but got: ${this.describeNext()}.`);
+    } else if (this.digits() === 0)
+      return this.error(`Invalid number, expected digit but got: ${this.describeNext()}.`);
     if (this.accept(0x2e)) {
       float = true;
       if (this.digits() === 0) return this.error(`Invalid number, expected digit but got: ${this.describeNext()}.`);
@@ -297,7 +325,16 @@ export class Lexer {
         this.endRunes += 6;
         continue;
       }
-      const simple: Record<string, string> = { '"': '"', '/': '/', '\\': '\\', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+      const simple: Record<string, string> = {
+        '"': '"',
+        '/': '/',
+        '\\': '\\',
+        b: '\b',
+        f: '\f',
+        n: '\n',
+        r: '\r',
+        t: '\t',
+      };
       const rep = simple[esc];
       if (rep === undefined) {
         this.end++;
@@ -326,7 +363,8 @@ export class Lexer {
         this.endRunes += 3;
         return { kind: Tok.BlockString, value: blockStringValue(buf), line: this.line, col };
       }
-      if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return this.error(`Invalid character within String: "\\u${pad4(c)}".`);
+      if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d)
+        return this.error(`Invalid character within String: "\\u${pad4(c)}".`);
       if (c === 0x5c && input.startsWith('\\"""', this.end)) {
         buf += '"""';
         this.end += 4;

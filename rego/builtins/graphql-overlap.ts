@@ -4,7 +4,16 @@
  * parent types are distinct object types; and their types must be compatible. Sub-selections of
  * same-named fields are compared recursively.
  */
-import { typeName, typeString, type GDefinition, type GField, type GQueryDocument, type GSelection, type GType, type GValue } from './graphql-ast.js';
+import {
+  typeName,
+  typeString,
+  type GDefinition,
+  type GField,
+  type GQueryDocument,
+  type GSelection,
+  type GType,
+  type GValue,
+} from './graphql-ast.js';
 import type { Pos } from './graphql-lexer.js';
 import type { GSchema } from './graphql-schema.js';
 
@@ -57,7 +66,12 @@ class Overlaps {
     return c.parent?.Fields.find((f) => f.Name === c.field.Name)?.Type ?? undefined;
   }
 
-  collect(parent: GDefinition | undefined, set: readonly GSelection[], out: Map<string, Collected[]>, seen: Set<string>): Map<string, Collected[]> {
+  collect(
+    parent: GDefinition | undefined,
+    set: readonly GSelection[],
+    out: Map<string, Collected[]>,
+    seen: Set<string>,
+  ): Map<string, Collected[]> {
     for (const s of set) {
       if (s.kind === 'field') {
         const list = out.get(s.Alias);
@@ -97,7 +111,12 @@ class Overlaps {
 
   private compare(name: string, a: Collected, b: Collected, parentsExclusive: boolean, depth: number): void {
     const exclusive =
-      parentsExclusive || (a.parent !== undefined && b.parent !== undefined && a.parent !== b.parent && a.parent.Kind === 'OBJECT' && b.parent.Kind === 'OBJECT');
+      parentsExclusive ||
+      (a.parent !== undefined &&
+        b.parent !== undefined &&
+        a.parent !== b.parent &&
+        a.parent.Kind === 'OBJECT' &&
+        b.parent.Kind === 'OBJECT');
     let reason: string | undefined;
     if (!exclusive) {
       if (a.field.Name !== b.field.Name) reason = `"${a.field.Name}" and "${b.field.Name}" are different fields`;
@@ -112,7 +131,10 @@ class Overlaps {
       const key = `${name}@${b.field.Position?.line}:${b.field.Position?.col}`;
       if (!this.reported.has(key)) {
         this.reported.add(key);
-        this.add(`Fields "${name}" conflict because ${reason}. Use different aliases on the fields to fetch both if this was intentional.`, b.field.Position);
+        this.add(
+          `Fields "${name}" conflict because ${reason}. Use different aliases on the fields to fetch both if this was intentional.`,
+          b.field.Position,
+        );
       }
       return;
     }
@@ -130,10 +152,19 @@ class Overlaps {
 }
 
 /** Reports conflicting same-named fields in every operation and fragment. */
-export function validateOverlaps(schema: GSchema, doc: GQueryDocument, add: (msg: string, pos: Pos | null) => void): void {
+export function validateOverlaps(
+  schema: GSchema,
+  doc: GQueryDocument,
+  add: (msg: string, pos: Pos | null) => void,
+): void {
   const o = new Overlaps(schema, doc, add);
   for (const op of doc.Operations) {
-    const root = op.Operation === 'mutation' ? schema.mutation : op.Operation === 'subscription' ? schema.subscription : schema.query;
+    const root =
+      op.Operation === 'mutation'
+        ? schema.mutation
+        : op.Operation === 'subscription'
+          ? schema.subscription
+          : schema.query;
     o.check(root, op.SelectionSet, 0);
   }
   for (const f of doc.Fragments) o.check(schema.types.get(f.TypeCondition), f.SelectionSet, 0);

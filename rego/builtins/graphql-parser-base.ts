@@ -19,9 +19,25 @@ export class GqlError extends Error {
 }
 
 export const LOCATIONS = new Set([
-  'QUERY', 'MUTATION', 'SUBSCRIPTION', 'FIELD', 'FRAGMENT_DEFINITION', 'FRAGMENT_SPREAD', 'INLINE_FRAGMENT',
-  'VARIABLE_DEFINITION', 'SCHEMA', 'SCALAR', 'OBJECT', 'FIELD_DEFINITION', 'ARGUMENT_DEFINITION', 'INTERFACE',
-  'UNION', 'ENUM', 'ENUM_VALUE', 'INPUT_OBJECT', 'INPUT_FIELD_DEFINITION',
+  'QUERY',
+  'MUTATION',
+  'SUBSCRIPTION',
+  'FIELD',
+  'FRAGMENT_DEFINITION',
+  'FRAGMENT_SPREAD',
+  'INLINE_FRAGMENT',
+  'VARIABLE_DEFINITION',
+  'SCHEMA',
+  'SCALAR',
+  'OBJECT',
+  'FIELD_DEFINITION',
+  'ARGUMENT_DEFINITION',
+  'INTERFACE',
+  'UNION',
+  'ENUM',
+  'ENUM_VALUE',
+  'INPUT_OBJECT',
+  'INPUT_FIELD_DEFINITION',
 ]);
 
 // NB: gqlparser has no nesting limit (Go stacks grow); JS stacks do not, so deeply nested
@@ -132,7 +148,9 @@ export class ParserBase {
     switch (t.kind) {
       case Tok.BracketL: {
         const children: GValue['Children'] = [];
-        this.many(Tok.BracketL, Tok.BracketR, () => children.push({ Name: '', Value: this.value(isConst), Position: null }));
+        this.many(Tok.BracketL, Tok.BracketR, () =>
+          children.push({ Name: '', Value: this.value(isConst), Position: null }),
+        );
         return mk('', ValueKind.ListValue, children);
       }
       case Tok.BraceL: {
@@ -163,7 +181,11 @@ export class ParserBase {
       case Tok.Name: {
         this.next();
         const kind =
-          t.value === 'true' || t.value === 'false' ? ValueKind.BooleanValue : t.value === 'null' ? ValueKind.NullValue : ValueKind.EnumValue;
+          t.value === 'true' || t.value === 'false'
+            ? ValueKind.BooleanValue
+            : t.value === 'null'
+              ? ValueKind.NullValue
+              : ValueKind.EnumValue;
         return mk(t.value, kind);
       }
       default:

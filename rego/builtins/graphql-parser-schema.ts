@@ -51,7 +51,12 @@ class SchemaParser extends ParserBase {
 
   schemaDefinition(description: string, extension: boolean): GSchemaDefinition {
     this.expectKeyword('schema');
-    const def: GSchemaDefinition = { Description: description, Directives: [], OperationTypes: [], Position: this.pos() };
+    const def: GSchemaDefinition = {
+      Description: description,
+      Directives: [],
+      OperationTypes: [],
+      Position: this.pos(),
+    };
     def.Directives = this.directives(true);
     this.some(Tok.BraceL, Tok.BraceR, () => {
       const position = this.pos();
@@ -70,7 +75,12 @@ class SchemaParser extends ParserBase {
     const keyword = this.peek().value;
     this.expectKeyword(keyword);
     const kinds: Record<string, string> = {
-      scalar: 'SCALAR', type: 'OBJECT', interface: 'INTERFACE', union: 'UNION', enum: 'ENUM', input: 'INPUT_OBJECT',
+      scalar: 'SCALAR',
+      type: 'OBJECT',
+      interface: 'INTERFACE',
+      union: 'UNION',
+      enum: 'ENUM',
+      input: 'INPUT_OBJECT',
     };
     const def: GDefinition = {
       Kind: kinds[keyword]!,
@@ -166,7 +176,15 @@ class SchemaParser extends ParserBase {
     const Arguments = this.argumentDefinitions();
     this.expect(Tok.Colon);
     const Type = this.typeRef();
-    return { Description, Name, Arguments, DefaultValue: null, Type, Directives: this.directives(true), Position: position };
+    return {
+      Description,
+      Name,
+      Arguments,
+      DefaultValue: null,
+      Type,
+      Directives: this.directives(true),
+      Position: position,
+    };
   }
 
   argumentDefinitions(): GArgumentDefinition[] {
@@ -190,7 +208,15 @@ class SchemaParser extends ParserBase {
     this.expect(Tok.Colon);
     const Type = this.typeRef();
     const DefaultValue = this.skip(Tok.Equals) ? this.value(true) : null;
-    return { Description, Name, Arguments: [], DefaultValue, Type, Directives: this.directives(true), Position: position };
+    return {
+      Description,
+      Name,
+      Arguments: [],
+      DefaultValue,
+      Type,
+      Directives: this.directives(true),
+      Position: position,
+    };
   }
 
   enumValueDefinition(): GEnumValueDefinition {
@@ -203,7 +229,14 @@ class SchemaParser extends ParserBase {
   directiveDefinition(description: string): GDirectiveDefinition {
     this.expectKeyword('directive');
     this.expect(Tok.At);
-    const def: GDirectiveDefinition = { Description: description, Name: '', Arguments: [], Locations: [], IsRepeatable: false, Position: this.pos() };
+    const def: GDirectiveDefinition = {
+      Description: description,
+      Name: '',
+      Arguments: [],
+      Locations: [],
+      IsRepeatable: false,
+      Position: this.pos(),
+    };
     def.Name = this.name();
     def.Arguments = this.argumentDefinitions();
     const p = this.peek();

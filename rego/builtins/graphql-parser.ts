@@ -1,7 +1,15 @@
 /**
  * GraphQL query documents (gqlparser/v2 parser/query.go): operations, fragments, selections.
  */
-import type { GField, GFragmentDefinition, GInlineFragment, GOperation, GQueryDocument, GSelection, GVariableDefinition } from './graphql-ast.js';
+import type {
+  GField,
+  GFragmentDefinition,
+  GInlineFragment,
+  GOperation,
+  GQueryDocument,
+  GSelection,
+  GVariableDefinition,
+} from './graphql-ast.js';
 import { Tok, kindText } from './graphql-lexer.js';
 import { ParserBase } from './graphql-parser-base.js';
 
@@ -24,13 +32,27 @@ class QueryParser extends ParserBase {
   operation(): GOperation {
     const position = this.pos();
     if (this.peek().kind === Tok.BraceL) {
-      return { Operation: 'query', Name: '', VariableDefinitions: [], Directives: [], SelectionSet: this.requiredSelectionSet(), Position: position };
+      return {
+        Operation: 'query',
+        Name: '',
+        VariableDefinitions: [],
+        Directives: [],
+        SelectionSet: this.requiredSelectionSet(),
+        Position: position,
+      };
     }
     const Operation = this.next().value;
     const Name = this.peek().kind === Tok.Name ? this.next().value : '';
     const VariableDefinitions = this.variableDefinitions();
     const Directives = this.directives(false);
-    return { Operation, Name, VariableDefinitions, Directives, SelectionSet: this.requiredSelectionSet(), Position: position };
+    return {
+      Operation,
+      Name,
+      VariableDefinitions,
+      Directives,
+      SelectionSet: this.requiredSelectionSet(),
+      Position: position,
+    };
   }
 
   variableDefinitions(): GVariableDefinition[] {
@@ -55,7 +77,9 @@ class QueryParser extends ParserBase {
   optionalSelectionSet(): GSelection[] {
     return this.nested(() => {
       const out: GSelection[] = [];
-      this.some(Tok.BraceL, Tok.BraceR, () => out.push(this.peek().kind === Tok.Spread ? this.fragment() : this.field()));
+      this.some(Tok.BraceL, Tok.BraceR, () =>
+        out.push(this.peek().kind === Tok.Spread ? this.fragment() : this.field()),
+      );
       return out;
     });
   }
@@ -77,7 +101,13 @@ class QueryParser extends ParserBase {
     if (p.kind === Tok.Name && p.value !== 'on') {
       return { kind: 'spread', Name: this.fragmentName(), Directives: this.directives(false), Position: position };
     }
-    const def: GInlineFragment = { kind: 'inline', TypeCondition: '', Directives: [], SelectionSet: [], Position: position };
+    const def: GInlineFragment = {
+      kind: 'inline',
+      TypeCondition: '',
+      Directives: [],
+      SelectionSet: [],
+      Position: position,
+    };
     // NB: gqlparser compares only the token value here, whatever the token kind.
     if (this.peek().value === 'on') {
       this.next();
@@ -96,14 +126,20 @@ class QueryParser extends ParserBase {
     this.expectKeyword('on');
     const TypeCondition = this.name();
     const Directives = this.directives(false);
-    return { Name, VariableDefinition, TypeCondition, Directives, SelectionSet: this.requiredSelectionSet(), Position: position };
+    return {
+      Name,
+      VariableDefinition,
+      TypeCondition,
+      Directives,
+      SelectionSet: this.requiredSelectionSet(),
+      Position: position,
+    };
   }
 
   fragmentName(): string {
     if (this.peek().value === 'on') this.unexpected();
     return this.name();
   }
-
 }
 
 /** parser.ParseQuery */

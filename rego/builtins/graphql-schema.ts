@@ -114,22 +114,31 @@ function isInputType(d: GDefinition): boolean {
 }
 
 function validateName(pos: Pos | null, name: string): void {
-  if (name.startsWith('__')) throw err(pos, `Name "${name}" must not begin with "__", which is reserved by GraphQL introspection.`);
+  if (name.startsWith('__'))
+    throw err(pos, `Name "${name}" must not begin with "__", which is reserved by GraphQL introspection.`);
 }
 
 function validateTypeRef(s: GSchema, t: GType): void {
   if (!s.types.has(typeName(t))) throw err(t.Position, `Undefined type ${typeName(t)}.`);
 }
 
-function validateDirectives(s: GSchema, dirs: readonly GDirective[], location: string, current?: GDirectiveDefinition): void {
+function validateDirectives(
+  s: GSchema,
+  dirs: readonly GDirective[],
+  location: string,
+  current?: GDirectiveDefinition,
+): void {
   for (const dir of dirs) {
     validateName(dir.Position, dir.Name);
-    if (current !== undefined && dir.Name === current.Name) throw err(dir.Position, `Directive ${current.Name} cannot refer to itself.`);
+    if (current !== undefined && dir.Name === current.Name)
+      throw err(dir.Position, `Directive ${current.Name} cannot refer to itself.`);
     const def = s.directives.get(dir.Name);
     if (def === undefined) throw err(dir.Position, `Undefined directive ${dir.Name}.`);
-    if (!def.Locations.includes(location)) throw err(dir.Position, `Directive ${dir.Name} is not applicable on ${location}.`);
+    if (!def.Locations.includes(location))
+      throw err(dir.Position, `Directive ${dir.Name} is not applicable on ${location}.`);
     for (const arg of dir.Arguments) {
-      if (!def.Arguments.some((a) => a.Name === arg.Name)) throw err(arg.Position, `Undefined argument ${arg.Name} for directive ${dir.Name}.`);
+      if (!def.Arguments.some((a) => a.Name === arg.Name))
+        throw err(arg.Position, `Undefined argument ${arg.Name} for directive ${dir.Name}.`);
     }
     for (const a of def.Arguments) {
       if (a.Type?.NonNull && a.DefaultValue === null) {
@@ -149,7 +158,10 @@ function validateArgs(s: GSchema, args: readonly GArgumentDefinition[], current?
     validateTypeRef(s, t);
     const def = s.types.get(typeName(t))!;
     if (!isInputType(def)) {
-      throw err(arg.Position, `cannot use ${typeString(t)} as argument ${arg.Name} because ${def.Kind} is not a valid input type`);
+      throw err(
+        arg.Position,
+        `cannot use ${typeString(t)} as argument ${arg.Name} because ${def.Kind} is not a valid input type`,
+      );
     }
     validateDirectives(s, arg.Directives, 'ARGUMENT_DEFINITION', current);
   }
@@ -175,17 +187,30 @@ function validateImplements(s: GSchema, def: GDefinition, intfName: string): voi
   if (intf.Kind !== 'INTERFACE') throw err(def.Position, `${q(intfName)} is a non interface type ${intf.Kind}.`);
   for (const required of intf.Fields) {
     const found = def.Fields.find((f) => f.Name === required.Name);
-    if (found === undefined) throw err(def.Position, `For ${def.Name} to implement ${intf.Name} it must have a field called ${required.Name}.`);
+    if (found === undefined)
+      throw err(
+        def.Position,
+        `For ${def.Name} to implement ${intf.Name} it must have a field called ${required.Name}.`,
+      );
     if (!isCovariant(s, required.Type!, found.Type!)) {
-      throw err(found.Position, `For ${def.Name} to implement ${intf.Name} the field ${required.Name} must have type ${typeString(required.Type!)}.`);
+      throw err(
+        found.Position,
+        `For ${def.Name} to implement ${intf.Name} the field ${required.Name} must have type ${typeString(required.Type!)}.`,
+      );
     }
     for (const ra of required.Arguments) {
       const fa = found.Arguments.find((a) => a.Name === ra.Name);
       if (fa === undefined) {
-        throw err(found.Position, `For ${def.Name} to implement ${intf.Name} the field ${required.Name} must have the same arguments but it is missing ${ra.Name}.`);
+        throw err(
+          found.Position,
+          `For ${def.Name} to implement ${intf.Name} the field ${required.Name} must have the same arguments but it is missing ${ra.Name}.`,
+        );
       }
       if (!sameType(ra.Type!, fa.Type!)) {
-        throw err(fa.Position, `For ${def.Name} to implement ${intf.Name} the field ${required.Name} must have the same arguments but ${ra.Name} has the wrong type.`);
+        throw err(
+          fa.Position,
+          `For ${def.Name} to implement ${intf.Name} the field ${required.Name} must have the same arguments but ${ra.Name} has the wrong type.`,
+        );
       }
     }
     for (const fa of found.Arguments) {
@@ -200,8 +225,15 @@ function validateImplements(s: GSchema, def: GDefinition, intfName: string): voi
   // Interfaces of the interface must be declared too.
   for (const transitive of intf.Interfaces) {
     if (!def.Interfaces.includes(transitive)) {
-      if (transitive === def.Name) throw err(def.Position, `Type ${def.Name} cannot implement ${intfName} because it would create a circular reference.`);
-      throw err(def.Position, `Type ${def.Name} must implement ${transitive} because it is implemented by ${intfName}.`);
+      if (transitive === def.Name)
+        throw err(
+          def.Position,
+          `Type ${def.Name} cannot implement ${intfName} because it would create a circular reference.`,
+        );
+      throw err(
+        def.Position,
+        `Type ${def.Name} must implement ${transitive} because it is implemented by ${intfName}.`,
+      );
     }
   }
 }
@@ -214,7 +246,11 @@ function validateDefinition(s: GSchema, def: GDefinition): void {
     validateName(field.Position, field.Name);
     validateTypeRef(s, field.Type!);
     validateArgs(s, field.Arguments);
-    validateDirectives(s, field.Directives, def.Kind === 'INPUT_OBJECT' ? 'INPUT_FIELD_DEFINITION' : 'FIELD_DEFINITION');
+    validateDirectives(
+      s,
+      field.Directives,
+      def.Kind === 'INPUT_OBJECT' ? 'INPUT_FIELD_DEFINITION' : 'FIELD_DEFINITION',
+    );
   }
   for (const t of def.Types) {
     const member = s.types.get(t);
@@ -234,14 +270,17 @@ function validateDefinition(s: GSchema, def: GDefinition): void {
       }
       break;
     case 'ENUM':
-      if (def.EnumValues.length === 0) throw err(def.Position, `${def.Kind} ${def.Name}: must define one or more unique enum values.`);
+      if (def.EnumValues.length === 0)
+        throw err(def.Position, `${def.Kind} ${def.Name}: must define one or more unique enum values.`);
       for (const v of def.EnumValues) {
-        if (v.Name === 'true' || v.Name === 'false' || v.Name === 'null') throw err(def.Position, `${def.Kind} ${def.Name}: non-enum value ${v.Name}.`);
+        if (v.Name === 'true' || v.Name === 'false' || v.Name === 'null')
+          throw err(def.Position, `${def.Kind} ${def.Name}: non-enum value ${v.Name}.`);
         validateDirectives(s, v.Directives, 'ENUM_VALUE');
       }
       break;
     case 'INPUT_OBJECT':
-      if (def.Fields.length === 0) throw err(def.Position, `${def.Kind} ${def.Name}: must define one or more input fields.`);
+      if (def.Fields.length === 0)
+        throw err(def.Position, `${def.Kind} ${def.Name}: must define one or more input fields.`);
       for (const field of def.Fields) {
         const t = s.types.get(typeName(field.Type!));
         if (t !== undefined && !INPUT_KINDS.includes(t.Kind)) {
@@ -278,7 +317,14 @@ export function buildSchema(userDoc: GSchemaDocument): GSchema {
     Definitions: [...pre.Definitions, ...userDoc.Definitions],
     Extensions: [...pre.Extensions, ...userDoc.Extensions],
   };
-  const s: GSchema = { types: new Map(), directives: new Map(), possibleTypes: new Map(), query: undefined, mutation: undefined, subscription: undefined };
+  const s: GSchema = {
+    types: new Map(),
+    directives: new Map(),
+    possibleTypes: new Map(),
+    query: undefined,
+    mutation: undefined,
+    subscription: undefined,
+  };
   for (const def of doc.Definitions) {
     if (s.types.has(def.Name)) throw err(def.Position, `Cannot redeclare type ${def.Name}.`);
     s.types.set(def.Name, def);
@@ -288,11 +334,24 @@ export function buildSchema(userDoc: GSchemaDocument): GSchema {
     let def = s.types.get(ext.Name);
     if (def === undefined) {
       // Extending an undefined type defines it (gqlparser allows this for federation-style schemas).
-      def = { ...ext, Description: '', Directives: [], Interfaces: [], Fields: [], Types: [], EnumValues: [], BuiltIn: false };
+      def = {
+        ...ext,
+        Description: '',
+        Directives: [],
+        Interfaces: [],
+        Fields: [],
+        Types: [],
+        EnumValues: [],
+        BuiltIn: false,
+      };
       s.types.set(ext.Name, def);
       defs.push(def);
     }
-    if (def.Kind !== ext.Kind) throw err(ext.Position, `Cannot extend type ${ext.Name} because the base type is a ${def.Kind}, not ${ext.Kind}.`);
+    if (def.Kind !== ext.Kind)
+      throw err(
+        ext.Position,
+        `Cannot extend type ${ext.Name} because the base type is a ${def.Kind}, not ${ext.Kind}.`,
+      );
     def.Directives = [...def.Directives, ...ext.Directives];
     def.Interfaces = [...def.Interfaces, ...ext.Interfaces];
     def.Fields = [...def.Fields, ...ext.Fields];
@@ -307,14 +366,17 @@ export function buildSchema(userDoc: GSchemaDocument): GSchema {
     }
   }
   for (const dir of doc.Directives) {
-    if (s.directives.has(dir.Name) && !BUILTIN_DIRECTIVES.has(dir.Name)) throw err(dir.Position, `Cannot redeclare directive ${dir.Name}.`);
+    if (s.directives.has(dir.Name) && !BUILTIN_DIRECTIVES.has(dir.Name))
+      throw err(dir.Position, `Cannot redeclare directive ${dir.Name}.`);
     if (!s.directives.has(dir.Name)) s.directives.set(dir.Name, dir);
   }
-  if (doc.Schema.length > 1) throw err(doc.Schema[1]!.Position, 'Cannot have multiple schema entry points, consider schema extensions instead.');
+  if (doc.Schema.length > 1)
+    throw err(doc.Schema[1]!.Position, 'Cannot have multiple schema entry points, consider schema extensions instead.');
   for (const sd of [...doc.Schema, ...doc.SchemaExtension]) {
     for (const entry of sd.OperationTypes) {
       const def = s.types.get(entry.Type);
-      if (def === undefined) throw err(entry.Position, `Schema root ${entry.Operation} refers to a type ${entry.Type} that does not exist.`);
+      if (def === undefined)
+        throw err(entry.Position, `Schema root ${entry.Operation} refers to a type ${entry.Type} that does not exist.`);
       if (entry.Operation === 'query') s.query = def;
       else if (entry.Operation === 'mutation') s.mutation = def;
       else s.subscription = def;
@@ -336,11 +398,28 @@ export function buildSchema(userDoc: GSchemaDocument): GSchema {
   if (s.query !== undefined) {
     s.query.Fields = [
       ...s.query.Fields,
-      { Description: '', Name: '__schema', Arguments: [], DefaultValue: null, Type: namedType('__Schema', true), Directives: [], Position: null },
+      {
+        Description: '',
+        Name: '__schema',
+        Arguments: [],
+        DefaultValue: null,
+        Type: namedType('__Schema', true),
+        Directives: [],
+        Position: null,
+      },
       {
         Description: '',
         Name: '__type',
-        Arguments: [{ Description: '', Name: 'name', DefaultValue: null, Type: namedType('String', true), Directives: [], Position: null }],
+        Arguments: [
+          {
+            Description: '',
+            Name: 'name',
+            DefaultValue: null,
+            Type: namedType('String', true),
+            Directives: [],
+            Position: null,
+          },
+        ],
         DefaultValue: null,
         Type: namedType('__Type', false),
         Directives: [],

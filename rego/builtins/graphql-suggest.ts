@@ -50,7 +50,13 @@ export function quotedOrList(items: readonly string[]): string {
 }
 
 /** Appends ` Did you mean "x"?` when some option is close to typed. */
-export function suggest(message: string, prefix: string, typed: string, options: readonly string[], quoted = true): string {
+export function suggest(
+  message: string,
+  prefix: string,
+  typed: string,
+  options: readonly string[],
+  quoted = true,
+): string {
   const s = suggestionList(typed, options);
   if (s.length === 0) return message;
   return `${message} ${prefix} ${quoted ? quotedOrList(s) : orList(s)}?`;

@@ -31,17 +31,25 @@ function isInput(d: GDefinition): boolean {
 /** Operation-level rules, run after the operation is walked. */
 export function checkOperation(ctx: OpContext, op: GOperation, root: GDefinition | undefined): void {
   if (root === undefined) ctx.add(`Schema does not support operation type "${op.Operation}"`, op.Position);
-  if (op.Name === '' && ctx.doc.Operations.length > 1) ctx.add('This anonymous operation must be the only defined operation.', op.Position);
+  if (op.Name === '' && ctx.doc.Operations.length > 1)
+    ctx.add('This anonymous operation must be the only defined operation.', op.Position);
   for (const vd of op.VariableDefinitions) {
     if (!vd.Used) {
-      ctx.add(op.Name !== '' ? `Variable "$${vd.Variable}" is never used in operation "${op.Name}".` : `Variable "$${vd.Variable}" is never used.`, vd.Position);
+      ctx.add(
+        op.Name !== ''
+          ? `Variable "$${vd.Variable}" is never used in operation "${op.Name}".`
+          : `Variable "$${vd.Variable}" is never used.`,
+        vd.Position,
+      );
     }
   }
   if (op.Operation === 'subscription') {
     const fields = topLevelFields(ctx, op.SelectionSet, new Set());
     if (fields.length > 1) {
       ctx.add(
-        op.Name !== '' ? `Subscription "${op.Name}" must select only one top level field.` : 'Anonymous Subscription must select only one top level field.',
+        op.Name !== ''
+          ? `Subscription "${op.Name}" must select only one top level field.`
+          : 'Anonymous Subscription must select only one top level field.',
         fields[1]!.Position,
       );
     }
@@ -66,7 +74,8 @@ export function checkOperation(ctx: OpContext, op: GOperation, root: GDefinition
   }
   for (const vd of op.VariableDefinitions) {
     const def = ctx.schema.types.get(typeName(vd.Type!));
-    if (def !== undefined && !isInput(def)) ctx.add(`Variable "$${vd.Variable}" cannot be non-input type "${typeString(vd.Type!)}".`, vd.Position);
+    if (def !== undefined && !isInput(def))
+      ctx.add(`Variable "$${vd.Variable}" cannot be non-input type "${typeString(vd.Type!)}".`, vd.Position);
   }
 }
 
@@ -83,7 +92,6 @@ function topLevelFields(ctx: OpContext, set: readonly GSelection[], seen: Set<st
   }
   return out;
 }
-
 
 /** NoFragmentCycles from one fragment definition. */
 export function detectCycles(ctx: OpContext, start: GFragmentDefinition): void {
@@ -102,7 +110,10 @@ export function detectCycles(ctx: OpContext, start: GFragmentDefinition): void {
     for (const spread of spreadsOf(f.SelectionSet, [])) {
       if (spread.Name === start.Name) {
         const via = path.map((p) => `"${p.Name}"`).join(', ');
-        ctx.add(`Cannot spread fragment "${start.Name}" within itself${via ? ` via ${via}` : ''}.`, (path[0] ?? spread).Position);
+        ctx.add(
+          `Cannot spread fragment "${start.Name}" within itself${via ? ` via ${via}` : ''}.`,
+          (path[0] ?? spread).Position,
+        );
         continue;
       }
       const next = ctx.fragments.get(spread.Name);

@@ -100,7 +100,12 @@ class Walker {
     for (const vd of op.VariableDefinitions) {
       if (vd.DefaultValue !== null) {
         const t = vd.Type!;
-        this.walkValue(vd.DefaultValue, { expected: t, def: this.schema.types.get(typeName(t)), hasDefault: false, variable: undefined });
+        this.walkValue(vd.DefaultValue, {
+          expected: t,
+          def: this.schema.types.get(typeName(t)),
+          hasDefault: false,
+          variable: undefined,
+        });
       }
       this.walkDirectives(vd.Directives, 'VARIABLE_DEFINITION');
     }
@@ -121,7 +126,10 @@ class Walker {
       this.add(`Fragment "${f.Name}" cannot condition on non composite type "${f.TypeCondition}".`, f.Position);
     }
     if (def === undefined) {
-      this.add(suggest(`Unknown type "${f.TypeCondition}".`, 'Did you mean', f.TypeCondition, [...this.schema.types.keys()]), f.Position);
+      this.add(
+        suggest(`Unknown type "${f.TypeCondition}".`, 'Did you mean', f.TypeCondition, [...this.schema.types.keys()]),
+        f.Position,
+      );
     }
     detectCycles(this.ctx, f);
     if (!this.usedFragments.has(f.Name)) this.add(`Fragment "${f.Name}" is never used.`, f.Position);
@@ -145,24 +153,48 @@ class Walker {
     if (field.Name === '__typename') def = TYPENAME;
     else if (parent !== undefined) def = parent.Fields.find((f) => f.Name === field.Name);
     const next = def ? this.schema.types.get(typeName(def.Type!)) : undefined;
-    for (const arg of field.Arguments) this.walkArgument(def?.Arguments.find((a) => a.Name === arg.Name), arg);
+    for (const arg of field.Arguments)
+      this.walkArgument(
+        def?.Arguments.find((a) => a.Name === arg.Name),
+        arg,
+      );
     this.walkDirectives(field.Directives, 'FIELD');
     this.walkSelectionSet(next, field.SelectionSet);
     // Field rules, in gqlparser's rule order.
     if (parent !== undefined && def === undefined) {
       let msg = `Cannot query field "${field.Name}" on type "${parent.Name}".`;
       if (parent.Kind === 'INTERFACE' || parent.Kind === 'UNION') {
-        const impls = (this.schema.possibleTypes.get(parent.Name) ?? []).filter((t) => t.Fields.some((f) => f.Name === field.Name)).map((t) => t.Name);
-        if (impls.length > 0) msg += ` Did you mean to use an inline fragment on ${impls.map((n) => `"${n}"`).join(', ')}?`;
-        else msg = suggest(msg, 'Did you mean', field.Name, parent.Fields.map((f) => f.Name));
-      } else msg = suggest(msg, 'Did you mean', field.Name, parent.Fields.map((f) => f.Name));
+        const impls = (this.schema.possibleTypes.get(parent.Name) ?? [])
+          .filter((t) => t.Fields.some((f) => f.Name === field.Name))
+          .map((t) => t.Name);
+        if (impls.length > 0)
+          msg += ` Did you mean to use an inline fragment on ${impls.map((n) => `"${n}"`).join(', ')}?`;
+        else
+          msg = suggest(
+            msg,
+            'Did you mean',
+            field.Name,
+            parent.Fields.map((f) => f.Name),
+          );
+      } else
+        msg = suggest(
+          msg,
+          'Did you mean',
+          field.Name,
+          parent.Fields.map((f) => f.Name),
+        );
       this.add(msg, field.Position);
     }
     if (def !== undefined && parent !== undefined) {
       for (const arg of field.Arguments) {
         if (!def.Arguments.some((a) => a.Name === arg.Name)) {
           this.add(
-            suggest(`Unknown argument "${arg.Name}" on field "${parent.Name}.${field.Name}".`, 'Did you mean', arg.Name, def.Arguments.map((a) => a.Name)),
+            suggest(
+              `Unknown argument "${arg.Name}" on field "${parent.Name}.${field.Name}".`,
+              'Did you mean',
+              arg.Name,
+              def.Arguments.map((a) => a.Name),
+            ),
             field.Position,
           );
         }
@@ -171,15 +203,24 @@ class Walker {
     if (def !== undefined) {
       for (const a of def.Arguments) {
         if (a.Type!.NonNull && a.DefaultValue === null && !field.Arguments.some((x) => x.Name === a.Name)) {
-          this.add(`Field "${field.Name}" argument "${a.Name}" of type "${typeString(a.Type!)}" is required, but it was not provided.`, field.Position);
+          this.add(
+            `Field "${field.Name}" argument "${a.Name}" of type "${typeString(a.Type!)}" is required, but it was not provided.`,
+            field.Position,
+          );
         }
       }
       const ft = this.schema.types.get(typeName(def.Type!));
       if (ft !== undefined) {
         if (isLeaf(ft) && field.SelectionSet.length > 0) {
-          this.add(`Field "${field.Name}" must not have a selection since type "${ft.Name}" has no subfields.`, field.Position);
+          this.add(
+            `Field "${field.Name}" must not have a selection since type "${ft.Name}" has no subfields.`,
+            field.Position,
+          );
         } else if (!isLeaf(ft) && field.SelectionSet.length === 0) {
-          this.add(`Field "${field.Name}" of type "${typeString(def.Type!)}" must have a selection of subfields.`, field.Position);
+          this.add(
+            `Field "${field.Name}" of type "${typeString(def.Type!)}" must have a selection of subfields.`,
+            field.Position,
+          );
         }
       }
     }
@@ -192,10 +233,14 @@ class Walker {
     this.walkSelectionSet(next, frag.SelectionSet);
     if (frag.TypeCondition !== '') {
       const t = this.schema.types.get(frag.TypeCondition);
-      if (t !== undefined && !isComposite(t)) this.add(`Fragment cannot condition on non composite type "${frag.TypeCondition}".`, frag.Position);
+      if (t !== undefined && !isComposite(t))
+        this.add(`Fragment cannot condition on non composite type "${frag.TypeCondition}".`, frag.Position);
       if (t === undefined) this.add(`Unknown type "${frag.TypeCondition}".`, frag.Position);
       if (t !== undefined && parent !== undefined && !this.overlap(parent, t)) {
-        this.add(`Fragment cannot be spread here as objects of type "${parent.Name}" can never be of type "${t.Name}".`, frag.Position);
+        this.add(
+          `Fragment cannot be spread here as objects of type "${parent.Name}" can never be of type "${t.Name}".`,
+          frag.Position,
+        );
       }
     }
   }
@@ -244,14 +289,19 @@ class Walker {
   private walkDirectives(dirs: readonly GDirective[], location: string): void {
     for (const dir of dirs) {
       const def = this.schema.directives.get(dir.Name);
-      for (const arg of dir.Arguments) this.walkArgument(def?.Arguments.find((a) => a.Name === arg.Name), arg);
+      for (const arg of dir.Arguments)
+        this.walkArgument(
+          def?.Arguments.find((a) => a.Name === arg.Name),
+          arg,
+        );
       this.onDirective(dir, def, location);
     }
     // UniqueDirectivesPerLocation
     const seen = new Set<string>();
     for (const dir of dirs) {
       const def = this.schema.directives.get(dir.Name);
-      if (seen.has(dir.Name) && !(def?.IsRepeatable ?? false)) this.add(`The directive "@${dir.Name}" can only be used once at this location.`, dir.Position);
+      if (seen.has(dir.Name) && !(def?.IsRepeatable ?? false))
+        this.add(`The directive "@${dir.Name}" can only be used once at this location.`, dir.Position);
       seen.add(dir.Name);
     }
   }
@@ -260,16 +310,28 @@ class Walker {
     if (def !== undefined) {
       for (const arg of dir.Arguments) {
         if (!def.Arguments.some((a) => a.Name === arg.Name)) {
-          this.add(suggest(`Unknown argument "${arg.Name}" on directive "@${dir.Name}".`, 'Did you mean', arg.Name, def.Arguments.map((a) => a.Name)), dir.Position);
+          this.add(
+            suggest(
+              `Unknown argument "${arg.Name}" on directive "@${dir.Name}".`,
+              'Did you mean',
+              arg.Name,
+              def.Arguments.map((a) => a.Name),
+            ),
+            dir.Position,
+          );
         }
       }
     }
     if (def === undefined) this.add(`Unknown directive "@${dir.Name}".`, dir.Position);
-    else if (!def.Locations.includes(location)) this.add(`Directive "@${dir.Name}" may not be used on ${location}.`, dir.Position);
+    else if (!def.Locations.includes(location))
+      this.add(`Directive "@${dir.Name}" may not be used on ${location}.`, dir.Position);
     if (def !== undefined) {
       for (const a of def.Arguments) {
         if (a.Type!.NonNull && a.DefaultValue === null && !dir.Arguments.some((x) => x.Name === a.Name)) {
-          this.add(`Directive "@${dir.Name}" argument "${a.Name}" of type "${typeString(a.Type!)}" is required, but it was not provided.`, dir.Position);
+          this.add(
+            `Directive "@${dir.Name}" argument "${a.Name}" of type "${typeString(a.Type!)}" is required, but it was not provided.`,
+            dir.Position,
+          );
         }
       }
     }
@@ -296,7 +358,12 @@ class Walker {
         this.walkValue(
           child.Value,
           fd
-            ? { expected: fd.Type!, def: this.schema.types.get(typeName(fd.Type!)), hasDefault: false, variable: undefined }
+            ? {
+                expected: fd.Type!,
+                def: this.schema.types.get(typeName(fd.Type!)),
+                hasDefault: false,
+                variable: undefined,
+              }
             : { expected: undefined, def: undefined, hasDefault: false, variable: undefined },
         );
       }
@@ -305,7 +372,12 @@ class Walker {
       for (const child of v.Children) {
         if (child.Value === null) continue;
         const elem = info.expected?.Elem ?? undefined;
-        this.walkValue(child.Value, elem ? { expected: elem, def: info.def, hasDefault: false, variable: undefined } : { expected: undefined, def: undefined, hasDefault: false, variable: undefined });
+        this.walkValue(
+          child.Value,
+          elem
+            ? { expected: elem, def: info.def, hasDefault: false, variable: undefined }
+            : { expected: undefined, def: undefined, hasDefault: false, variable: undefined },
+        );
       }
     }
     this.onValue(v, info);
@@ -314,7 +386,12 @@ class Walker {
   private onValue(v: GValue, info: ValueInfo): void {
     // NoUndefinedVariables
     if (this.op !== undefined && v.Kind === ValueKind.Variable && info.variable === undefined) {
-      this.add(this.op.Name !== '' ? `Variable "$${v.Raw}" is not defined by operation "${this.op.Name}".` : `Variable "$${v.Raw}" is not defined.`, v.Position);
+      this.add(
+        this.op.Name !== ''
+          ? `Variable "$${v.Raw}" is not defined by operation "${this.op.Name}".`
+          : `Variable "$${v.Raw}" is not defined.`,
+        v.Position,
+      );
     }
     // UniqueInputFieldNames
     if (v.Kind === ValueKind.ObjectValue) {
@@ -326,7 +403,12 @@ class Walker {
     }
     checkValueType(v, info, (m, p) => this.add(m, p));
     // VariablesInAllowedPosition
-    if (v.Kind === ValueKind.Variable && info.expected !== undefined && info.variable !== undefined && this.op !== undefined) {
+    if (
+      v.Kind === ValueKind.Variable &&
+      info.expected !== undefined &&
+      info.variable !== undefined &&
+      this.op !== undefined
+    ) {
       const want: GType = { ...info.expected };
       const dv = info.variable.DefaultValue;
       if ((dv !== null && dv.Kind !== ValueKind.NullValue) || info.hasDefault) want.NonNull = false;
@@ -338,7 +420,6 @@ class Walker {
       }
     }
   }
-
 }
 
 /** validator.Validate: all errors, in walk order. */

@@ -2,7 +2,14 @@
  * Value checks of gqlparser's validator: ValuesOfCorrectType and the variable-type compatibility
  * used by VariablesInAllowedPosition (split from graphql-validate.ts).
  */
-import { ValueKind, typeString, type GDefinition, type GType, type GValue, type GVariableDefinition } from './graphql-ast.js';
+import {
+  ValueKind,
+  typeString,
+  type GDefinition,
+  type GType,
+  type GValue,
+  type GVariableDefinition,
+} from './graphql-ast.js';
 import type { Pos } from './graphql-lexer.js';
 import { suggest } from './graphql-suggest.js';
 
@@ -97,7 +104,13 @@ export function checkValueType(v: GValue, info: ValueInfo, add: (msg: string, po
       if (def.Kind !== 'ENUM') unexpected();
       else if (!def.EnumValues.some((e) => e.Name === v.Raw)) {
         add(
-          suggest(`Value "${v.Raw}" does not exist in "${def.Name}" enum.`, 'Did you mean the enum value', v.Raw, def.EnumValues.map((e) => e.Name), false),
+          suggest(
+            `Value "${v.Raw}" does not exist in "${def.Name}" enum.`,
+            'Did you mean the enum value',
+            v.Raw,
+            def.EnumValues.map((e) => e.Name),
+            false,
+          ),
           v.Position,
         );
       }
@@ -113,12 +126,24 @@ export function checkValueType(v: GValue, info: ValueInfo, add: (msg: string, po
       for (const f of def.Fields) {
         if (f.Type!.NonNull && f.DefaultValue === null) {
           const given = v.Children.find((c) => c.Name === f.Name);
-          if (given === undefined) add(`Field "${def.Name}.${f.Name}" of required type "${typeString(f.Type!)}" was not provided.`, v.Position);
+          if (given === undefined)
+            add(
+              `Field "${def.Name}.${f.Name}" of required type "${typeString(f.Type!)}" was not provided.`,
+              v.Position,
+            );
         }
       }
       for (const c of v.Children) {
         if (!def.Fields.some((f) => f.Name === c.Name)) {
-          add(suggest(`Field "${c.Name}" is not defined by type "${def.Name}".`, 'Did you mean', c.Name, def.Fields.map((f) => f.Name)), c.Position);
+          add(
+            suggest(
+              `Field "${c.Name}" is not defined by type "${def.Name}".`,
+              'Did you mean',
+              c.Name,
+              def.Fields.map((f) => f.Name),
+            ),
+            c.Position,
+          );
         }
       }
       return;

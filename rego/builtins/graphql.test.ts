@@ -54,21 +54,37 @@ describe('graphql.parse_query', () => {
 
   it.each([
     { name: 'an unclosed brace', query: '{', message: 'Expected Name, found <EOF> in GraphQL string at location 1:2' },
-    { name: 'a fragment named on', query: 'fragment on on on { on }', message: 'Unexpected Name "on" in GraphQL string at location 1:10' },
-    { name: 'a variable in a default value', query: 'query Foo($x: Complex = { a: { b: [ $var ] } }) { field }', message: 'Unexpected $ in GraphQL string at location 1:37' },
+    {
+      name: 'a fragment named on',
+      query: 'fragment on on on { on }',
+      message: 'Unexpected Name "on" in GraphQL string at location 1:10',
+    },
+    {
+      name: 'a variable in a default value',
+      query: 'query Foo($x: Complex = { a: { b: [ $var ] } }) { field }',
+      message: 'Unexpected $ in GraphQL string at location 1:37',
+    },
     // gqlparser reports the lexer's invalid token when the parser peeks at it, not the lexer's message.
-    { name: 'an unterminated string', query: '{ f(a: "x) }', message: 'Unexpected <Invalid> in GraphQL string at location 1:13' },
+    {
+      name: 'an unterminated string',
+      query: '{ f(a: "x) }',
+      message: 'Unexpected <Invalid> in GraphQL string at location 1:13',
+    },
   ])('reports $name with its location', ({ query, message }) => {
     expect(() => call('graphql.parse_query', query)).toThrow(BuiltinError);
     expect(() => call('graphql.parse_query', query)).toThrow(message);
   });
 
   it("reports the lexer's own message when the parser consumes a bad token", () => {
-    expect(() => call('graphql.parse_schema', 'schema { "\\q": Q }')).toThrow('Invalid character escape sequence: \\q. in GraphQL string at location 1:12');
+    expect(() => call('graphql.parse_schema', 'schema { "\\q": Q }')).toThrow(
+      'Invalid character escape sequence: \\q. in GraphQL string at location 1:12',
+    );
   });
 
   it('dedents block strings', () => {
-    const ast = toJS(call('graphql.parse_query', '{ f(s: """\n    a\n      b\n    """) }')!) as { Operations: { SelectionSet: { Arguments: { Value: { Raw: string } }[] }[] }[] };
+    const ast = toJS(call('graphql.parse_query', '{ f(s: """\n    a\n      b\n    """) }')!) as {
+      Operations: { SelectionSet: { Arguments: { Value: { Raw: string } }[] }[] }[];
+    };
     expect(ast.Operations[0]!.SelectionSet[0]!.Arguments[0]!.Value.Raw).toBe('a\n  b');
   });
 
@@ -87,7 +103,13 @@ describe('graphql.parse_schema and schema_is_valid', () => {
           Description: 'D',
           Fields: [
             {
-              Arguments: [{ Description: '', Name: 'a', Type: { Elem: { NamedType: 'Int', NonNull: true }, NamedType: '', NonNull: false } }],
+              Arguments: [
+                {
+                  Description: '',
+                  Name: 'a',
+                  Type: { Elem: { NamedType: 'Int', NonNull: true }, NamedType: '', NonNull: false },
+                },
+              ],
               Description: '',
               Name: 'f',
               Type: { NamedType: 'String', NonNull: false },
@@ -106,8 +128,16 @@ describe('graphql.parse_schema and schema_is_valid', () => {
     { name: 'rejects undefined field types', schema: 'type Query { a: Nope }', want: false },
     { name: 'rejects union members that are not objects', schema: 'union U = Int', want: false },
     { name: 'rejects objects in input fields', schema: 'type O { a: Int } input I { o: O }', want: false },
-    { name: 'rejects missing transitive interfaces', schema: 'interface A { id: ID } interface B implements A { id: ID } type C implements B { id: ID }', want: false },
-    { name: 'rejects directives in the wrong place', schema: 'type Query { a: Int } enum E @deprecated { X }', want: false },
+    {
+      name: 'rejects missing transitive interfaces',
+      schema: 'interface A { id: ID } interface B implements A { id: ID } type C implements B { id: ID }',
+      want: false,
+    },
+    {
+      name: 'rejects directives in the wrong place',
+      schema: 'type Query { a: Int } enum E @deprecated { X }',
+      want: false,
+    },
     { name: 'rejects kind-changing extensions', schema: 'scalar S extend type S @deprecated', want: false },
     { name: 'answers false for unparsable schemas', schema: 'type {', want: false },
     { name: 'answers false for non-string, non-object schemas', schema: 5, want: false },
@@ -126,7 +156,11 @@ describe('graphql.is_valid, parse and parse_and_verify', () => {
     { name: 'rejects undefined variables', query: 'query Q { hero(episode: $e) { id } }', want: false },
     { name: 'rejects unused variables', query: 'query Q($e: Episode) { hero { id } }', want: false },
     { name: 'rejects conflicting aliases', query: '{ hero { x: id x: name } }', want: false },
-    { name: 'rejects impossible fragment spreads', query: '{ hero { ... on SearchResult { __typename } } }', want: true },
+    {
+      name: 'rejects impossible fragment spreads',
+      query: '{ hero { ... on SearchResult { __typename } } }',
+      want: true,
+    },
     { name: 'rejects unknown directives', query: '{ hero @nope { id } }', want: false },
   ])('$name', ({ query, want }) => {
     expect(call('graphql.is_valid', query, SCHEMA)).toBe(want);

@@ -113,13 +113,15 @@ const impls: Record<string, BuiltinImpl> = {
   'graphql.parse_query': (args) => toRego(queryDocFromString(str(args, 0))) ?? new RObject(),
   'graphql.parse_schema': (args) => compileSchemaAST(str(args, 0)),
   'graphql.parse': (args, ctx) => validated(ctx, args),
-  'graphql.parse_and_verify': (args, ctx) => quietly(() => [true, ...validated(ctx, args)], [false, new RObject(), new RObject()]),
+  'graphql.parse_and_verify': (args, ctx) =>
+    quietly(() => [true, ...validated(ctx, args)], [false, new RObject(), new RObject()]),
   'graphql.is_valid': (args, ctx) =>
     quietly(() => {
       validated(ctx, args);
       return true;
     }, false),
-  'graphql.schema_is_valid': (args) => quietly(() => !(compileSchema(args[0]!, 0).schema instanceof BuiltinError), false),
+  'graphql.schema_is_valid': (args) =>
+    quietly(() => !(compileSchema(args[0]!, 0).schema instanceof BuiltinError), false),
 };
 
 function queryDocFromString(s: string): GQueryDocument {
@@ -141,11 +143,28 @@ function compileSchemaAST(s: string): Value {
 const queryOrAST = T.anyOf(T.string, T.object(T.any, T.any));
 
 export function register(r: BuiltinRegistry): void {
-  r.add({ name: 'graphql.parse_query', args: [T.string], result: T.object(T.any, T.any) }, impls['graphql.parse_query']!);
-  r.add({ name: 'graphql.parse_schema', args: [T.string], result: T.object(T.any, T.any) }, impls['graphql.parse_schema']!);
-  r.add({ name: 'graphql.parse', args: [queryOrAST, queryOrAST], result: T.tuple(T.object(T.any, T.any), T.object(T.any, T.any)) }, impls['graphql.parse']!);
   r.add(
-    { name: 'graphql.parse_and_verify', args: [queryOrAST, queryOrAST], result: T.tuple(T.boolean, T.object(T.any, T.any), T.object(T.any, T.any)) },
+    { name: 'graphql.parse_query', args: [T.string], result: T.object(T.any, T.any) },
+    impls['graphql.parse_query']!,
+  );
+  r.add(
+    { name: 'graphql.parse_schema', args: [T.string], result: T.object(T.any, T.any) },
+    impls['graphql.parse_schema']!,
+  );
+  r.add(
+    {
+      name: 'graphql.parse',
+      args: [queryOrAST, queryOrAST],
+      result: T.tuple(T.object(T.any, T.any), T.object(T.any, T.any)),
+    },
+    impls['graphql.parse']!,
+  );
+  r.add(
+    {
+      name: 'graphql.parse_and_verify',
+      args: [queryOrAST, queryOrAST],
+      result: T.tuple(T.boolean, T.object(T.any, T.any), T.object(T.any, T.any)),
+    },
     impls['graphql.parse_and_verify']!,
   );
   r.add({ name: 'graphql.is_valid', args: [queryOrAST, queryOrAST], result: T.boolean }, impls['graphql.is_valid']!);

@@ -117,7 +117,12 @@ function getSlice(m: RObject, key: string): Value[] {
 function count(m: RObject, key: string): number | undefined {
   const v = m.get(key);
   if (v === undefined) return undefined;
-  const n = typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'bigint' && v < 2n ** 63n && v >= -(2n ** 63n) ? Number(v) : undefined;
+  const n =
+    typeof v === 'number' && Number.isInteger(v)
+      ? v
+      : typeof v === 'bigint' && v < 2n ** 63n && v >= -(2n ** 63n)
+        ? Number(v)
+        : undefined;
   if (n === undefined) return fail(`${key} must be of an integer`);
   if (n < 0) fail(`${key} must be greater than or equal to 0`);
   return n;
@@ -294,7 +299,9 @@ class Compiler {
     if (t === undefined) return;
     const add = (name: string): void => {
       if (!JSON_TYPES.includes(name)) {
-        fail(`has a primitive type that is NOT VALID -- given: /${name}/ Expected valid values are:[${JSON_TYPES.join(' ')}]`);
+        fail(
+          `has a primitive type that is NOT VALID -- given: /${name}/ Expected valid values are:[${JSON_TYPES.join(' ')}]`,
+        );
       }
       if (s.types.includes(name)) fail(`${name} type is duplicated`);
       s.types.push(name);

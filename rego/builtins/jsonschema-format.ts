@@ -114,7 +114,10 @@ const checkers: Record<string, (s: string) => boolean> = {
   'iri-reference': (s) => parsesAsURL(s) && !s.includes('\\'),
   'uri-template': (s) => {
     if (!parsesAsURL(s) || s.includes('\\')) return false;
-    const path = s.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:/, '').replace(/^\/\/[^/?#]*/, '').replace(/[?#].*$/, '');
+    const path = s
+      .replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:/, '')
+      .replace(/^\/\/[^/?#]*/, '')
+      .replace(/[?#].*$/, '');
     return URI_TEMPLATE.test(path);
   },
   uuid: (s) => UUID.test(s),

@@ -80,8 +80,22 @@ function validate(s: SubSchema, node: Value, r: Result, ctx: Context): void {
     validate(s.refSchema, node, r, ctx);
     return;
   }
-  const given = node === null ? 'null' : isNum(node) ? (isInt(node) ? 'integer' : 'number') : Array.isArray(node) ? 'array' : node instanceof RObject ? 'object' : typeof node === 'boolean' ? 'boolean' : 'string';
-  const accepted = s.types.length === 0 || s.types.includes(given) || (given === 'integer' && s.types.includes('number'));
+  const given =
+    node === null
+      ? 'null'
+      : isNum(node)
+        ? isInt(node)
+          ? 'integer'
+          : 'number'
+        : Array.isArray(node)
+          ? 'array'
+          : node instanceof RObject
+            ? 'object'
+            : typeof node === 'boolean'
+              ? 'boolean'
+              : 'string';
+  const accepted =
+    s.types.length === 0 || s.types.includes(given) || (given === 'integer' && s.types.includes('number'));
   if (!accepted) {
     const expected = typesString(s.types);
     r.add('invalid_type', ctx, () => `Invalid type. Expected: ${expected}, given: ${given}`);
@@ -282,7 +296,8 @@ function validateObject(s: SubSchema, node: RObject, r: Result, ctx: Context): v
     if (matched) r.score++;
     if (!declared && !matched) {
       const extra = s.additionalProperties;
-      if (extra === false) r.add('additional_property_not_allowed', ctx, () => `Additional property ${key} is not allowed`);
+      if (extra === false)
+        r.add('additional_property_not_allowed', ctx, () => `Additional property ${key} is not allowed`);
       else if (extra !== true) r.merge(sub(extra, v, new Context(key, ctx)));
     }
   }
@@ -345,7 +360,11 @@ function validateNumber(s: SubSchema, node: number | bigint, r: Result, ctx: Con
  * Validates a JSON-shaped document; an empty list means it matches. `checkDeadline` runs
  * periodically and may throw to abandon the validation.
  */
-export function validateDocument(schema: SubSchema, doc: Value, checkDeadline: () => void = () => {}): SchemaViolation[] {
+export function validateDocument(
+  schema: SubSchema,
+  doc: Value,
+  checkDeadline: () => void = () => {},
+): SchemaViolation[] {
   const r = new Result();
   const saved = onStep;
   onStep = checkDeadline;

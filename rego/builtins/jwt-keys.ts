@@ -22,8 +22,7 @@ import { parseCertificate } from './crypto-x509.js';
 
 /** A key usable for JWS: a node KeyObject, or raw bytes for HMAC ("oct" keys). */
 export type JWSKey =
-  | { kind: 'asymmetric'; key: KeyObject; isPrivate: boolean }
-  | { kind: 'secret'; secret: Uint8Array };
+  { kind: 'asymmetric'; key: KeyObject; isPrivate: boolean } | { kind: 'secret'; secret: Uint8Array };
 
 export interface VerificationKey {
   key: JWSKey;
@@ -89,14 +88,20 @@ export function parseJWKSet(text: string): { key: JWSKey; alg: string; kid: stri
   } catch (e) {
     throw new JWKError(`failed to unmarshal JSON into key: ${(e as Error).message}`);
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new JWKError('failed to unmarshal JSON into key');
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new JWKError('failed to unmarshal JSON into key');
   const obj = doc as JWKJSON;
   const list = Array.isArray(obj.keys) ? (obj.keys as unknown[]) : obj.keys === undefined ? [obj] : undefined;
   if (!list) throw new JWKError('failed to parse "keys": expected an array');
   return list.map((k) => {
-    if (k === null || typeof k !== 'object' || Array.isArray(k)) throw new JWKError('failed to parse key: expected an object');
+    if (k === null || typeof k !== 'object' || Array.isArray(k))
+      throw new JWKError('failed to parse key: expected an object');
     const j = k as JWKJSON;
-    return { key: importJWK(j), alg: typeof j.alg === 'string' ? j.alg : '', kid: typeof j.kid === 'string' ? j.kid : '' };
+    return {
+      key: importJWK(j),
+      alg: typeof j.alg === 'string' ? j.alg : '',
+      kid: typeof j.kid === 'string' ? j.kid : '',
+    };
   });
 }
 
@@ -189,11 +194,16 @@ export function verifyJWS(key: JWSKey, alg: string, data: Uint8Array, sig: Uint8
       case 'RS':
       case 'PS':
         if (k.asymmetricKeyType !== 'rsa') return false;
-        return verify(hashOf(alg), data, {
-          key: k,
-          padding: family === 'RS' ? constants.RSA_PKCS1_PADDING : constants.RSA_PKCS1_PSS_PADDING,
-          saltLength: constants.RSA_PSS_SALTLEN_AUTO,
-        }, sig);
+        return verify(
+          hashOf(alg),
+          data,
+          {
+            key: k,
+            padding: family === 'RS' ? constants.RSA_PKCS1_PADDING : constants.RSA_PKCS1_PSS_PADDING,
+            saltLength: constants.RSA_PSS_SALTLEN_AUTO,
+          },
+          sig,
+        );
       case 'ES': {
         if (k.asymmetricKeyType !== 'ec') return false;
         if (mode.strictECDSALength && sig.length !== 2 * (curveSize(k) ?? 0)) return false;
@@ -214,7 +224,8 @@ export function verifyJWS(key: JWSKey, alg: string, data: Uint8Array, sig: Uint8
 /** Signs `data` with `alg` (jwsbb.Sign); throws BuiltinError when the key cannot sign with it. */
 export function signJWS(key: JWSKey, alg: string, data: Uint8Array): Uint8Array {
   const family = alg.slice(0, 2);
-  const wrong = (): BuiltinError => new BuiltinError(`failed to sign payload using ${alg}: invalid key type for algorithm`);
+  const wrong = (): BuiltinError =>
+    new BuiltinError(`failed to sign payload using ${alg}: invalid key type for algorithm`);
   if (family === 'HS') {
     if (key.kind !== 'secret') throw wrong();
     return createHmac(hashOf(alg), key.secret).update(data).digest();

@@ -8,7 +8,15 @@ import { toJSONText, type Value } from '../value.js';
 import { obj, str } from './args.js';
 import { decodeBase64URLLenient, encodeBase64URLNoPad, type Base64Error } from './crypto-encoding.js';
 import { parseHeader, headerString } from './jwt-header.js';
-import { JWKError, TOKEN_ALGORITHMS, keysFromCertOrJWK, parseJWKSet, signJWS, verifyJWS, type VerificationKey } from './jwt-keys.js';
+import {
+  JWKError,
+  TOKEN_ALGORITHMS,
+  keysFromCertOrJWK,
+  parseJWKSet,
+  signJWS,
+  verifyJWS,
+  type VerificationKey,
+} from './jwt-keys.js';
 import { decodeVerify } from './jwt-verify.js';
 import { decodeHeader, decodeJWT, decodePayload, decodeSignature, parseTokenHeader, type Token } from './jwt-token.js';
 import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
@@ -16,7 +24,11 @@ import type { BuiltinDecl, BuiltinImpl, BuiltinRegistry } from './registry.js';
 const anyObj = T.object(T.any, T.any);
 const strObj = T.object(T.string, T.any);
 
-const verifyDecl = (alg: string): BuiltinDecl => ({ name: `io.jwt.verify_${alg}`, args: [T.string, T.string], result: T.boolean });
+const verifyDecl = (alg: string): BuiltinDecl => ({
+  name: `io.jwt.verify_${alg}`,
+  args: [T.string, T.string],
+  result: T.boolean,
+});
 
 const decls: Record<string, BuiltinDecl> = {
   decode: { name: 'io.jwt.decode', args: [T.string], result: T.tuple(anyObj, anyObj, T.string) },
@@ -26,7 +38,12 @@ const decls: Record<string, BuiltinDecl> = {
     result: T.tuple(T.boolean, anyObj, anyObj),
     nondeterministic: true,
   },
-  encodeSignRaw: { name: 'io.jwt.encode_sign_raw', args: [T.string, T.string, T.string], result: T.string, nondeterministic: true },
+  encodeSignRaw: {
+    name: 'io.jwt.encode_sign_raw',
+    args: [T.string, T.string, T.string],
+    result: T.string,
+    nondeterministic: true,
+  },
   encodeSign: { name: 'io.jwt.encode_sign', args: [strObj, strObj, strObj], result: T.string, nondeterministic: true },
   rs256: verifyDecl('rs256'),
   rs384: verifyDecl('rs384'),
@@ -76,7 +93,8 @@ function verifyWithKeys(alg: string, args: readonly Value[]): boolean {
   const header = parseTokenHeader(decodeHeader(token));
   const data = Buffer.from(`${token.header}.${token.payload}`, 'utf8');
   // NB: the verify_* builtins check with their own algorithm, whatever the token header says.
-  const check = (k: VerificationKey): boolean => verifyJWS(k.key, alg, data, signature, { publicOnly: true, strictECDSALength: false });
+  const check = (k: VerificationKey): boolean =>
+    verifyJWS(k.key, alg, data, signature, { publicOnly: true, strictECDSALength: false });
   if (header.kid !== '') {
     const byKid = keys.find((k) => k.kid === header.kid);
     if (byKid) return check(byKid);

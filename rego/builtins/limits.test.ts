@@ -22,24 +22,69 @@ const BIG = 'x'.repeat(1 << 20);
 
 describe('builtin size limits and charges', () => {
   it.each([
-    { name: 'refuses numbers.range past the element limit before building it', src: 'x := sort(numbers.range(1, 10000000))', kind: 'size' },
-    { name: 'refuses json.marshal of a range past the element limit', src: 'x := json.marshal(numbers.range(1, 10000000))', kind: 'size' },
-    { name: 'refuses numbers.range_step past the element limit', src: 'x := numbers.range_step(0, 100000000, 3)', kind: 'size' },
-    { name: 'refuses concat past the character limit', src: 'x := concat("", [input.s | some _ in numbers.range(1, 32)])', kind: 'size' },
-    { name: 'refuses replace growing past the character limit', src: 'x := replace(input.s, "x", "xxxxxxxxxxxxxxxxxxxx")', kind: 'size' },
-    { name: 'refuses replace with an empty old text growing past the limit', src: 'x := replace(input.s, "", "yyyyyyyyyyyyyyyyyyyy")', kind: 'size' },
-    { name: 'refuses strings.replace_n growing past the character limit', src: 'x := strings.replace_n({"x": "yyyyyyyyyyyyyyyyyyyy"}, input.s)', kind: 'size' },
-    { name: 'refuses sprintf output past the character limit', src: 'x := sprintf(concat("", ["%999999d" | some _ in numbers.range(1, 20)]), [1 | some _ in numbers.range(1, 20)])', kind: 'size' },
-    { name: 'refuses json.marshal of a deep value past the character limit', src: 'x := json.marshal([input.s | some _ in numbers.range(1, 20)])', kind: 'size' },
+    {
+      name: 'refuses numbers.range past the element limit before building it',
+      src: 'x := sort(numbers.range(1, 10000000))',
+      kind: 'size',
+    },
+    {
+      name: 'refuses json.marshal of a range past the element limit',
+      src: 'x := json.marshal(numbers.range(1, 10000000))',
+      kind: 'size',
+    },
+    {
+      name: 'refuses numbers.range_step past the element limit',
+      src: 'x := numbers.range_step(0, 100000000, 3)',
+      kind: 'size',
+    },
+    {
+      name: 'refuses concat past the character limit',
+      src: 'x := concat("", [input.s | some _ in numbers.range(1, 32)])',
+      kind: 'size',
+    },
+    {
+      name: 'refuses replace growing past the character limit',
+      src: 'x := replace(input.s, "x", "xxxxxxxxxxxxxxxxxxxx")',
+      kind: 'size',
+    },
+    {
+      name: 'refuses replace with an empty old text growing past the limit',
+      src: 'x := replace(input.s, "", "yyyyyyyyyyyyyyyyyyyy")',
+      kind: 'size',
+    },
+    {
+      name: 'refuses strings.replace_n growing past the character limit',
+      src: 'x := strings.replace_n({"x": "yyyyyyyyyyyyyyyyyyyy"}, input.s)',
+      kind: 'size',
+    },
+    {
+      name: 'refuses sprintf output past the character limit',
+      src: 'x := sprintf(concat("", ["%999999d" | some _ in numbers.range(1, 20)]), [1 | some _ in numbers.range(1, 20)])',
+      kind: 'size',
+    },
+    {
+      name: 'refuses json.marshal of a deep value past the character limit',
+      src: 'x := json.marshal([input.s | some _ in numbers.range(1, 20)])',
+      kind: 'size',
+    },
   ] as const)('$name', ({ src, kind }) => {
     expect(limitKindOf(src, { s: BIG })).toBe(kind);
   });
 
   it.each([
     { name: 'charges sort by the size of its argument', src: 'x := sort(numbers.range(1, 600000))' },
-    { name: 'charges json.marshal by the whole value', src: 'x := json.marshal([numbers.range(1, 300000), numbers.range(1, 300000)])' },
-    { name: 'charges regex matching by the length of the text', src: 'x := [b | some i in numbers.range(1, 100); b := regex.match("a+b", input.s)]' },
-    { name: 'charges array.concat by its arguments', src: 'x := array.concat(numbers.range(1, 300000), numbers.range(1, 300000))' },
+    {
+      name: 'charges json.marshal by the whole value',
+      src: 'x := json.marshal([numbers.range(1, 300000), numbers.range(1, 300000)])',
+    },
+    {
+      name: 'charges regex matching by the length of the text',
+      src: 'x := [b | some i in numbers.range(1, 100); b := regex.match("a+b", input.s)]',
+    },
+    {
+      name: 'charges array.concat by its arguments',
+      src: 'x := array.concat(numbers.range(1, 300000), numbers.range(1, 300000))',
+    },
   ])('$name', ({ src }) => {
     // each builds or reads ~600,000 units: within the default budget, past a 500,000-step one
     expect(limitKindOf(src, { s: BIG }, 500_000)).toBe('steps');
@@ -81,10 +126,26 @@ describe('builtin size limits and charges', () => {
 
 describe('regex engine choice', () => {
   const HOSTILE = [
-    { name: 'the prompt-injection alternation on newlines', pattern: '(?i)(?:^|\\n)\\s*(?:system|assistant|developer|tool|user)\\s*:', text: '\n'.repeat(40_000) },
-    { name: 'a union scan on repeated union/**/select', pattern: '(?i)union[\\s\\S]*\\b(?:information_schema|pg_catalog|sysobjects)', text: 'union/**/select '.repeat(5000) },
-    { name: 'a comment scan to the end of the text', pattern: '(?i)union[\\s\\S]*(?:--|#)[^\\n]*$', text: 'union/**/select '.repeat(5000) },
-    { name: 'an anchored statement check on newlines', pattern: '(?i)^\\s*\\(?\\s*(?:select|with|insert|update|delete)\\b', text: '\n'.repeat(40_000) },
+    {
+      name: 'the prompt-injection alternation on newlines',
+      pattern: '(?i)(?:^|\\n)\\s*(?:system|assistant|developer|tool|user)\\s*:',
+      text: '\n'.repeat(40_000),
+    },
+    {
+      name: 'a union scan on repeated union/**/select',
+      pattern: '(?i)union[\\s\\S]*\\b(?:information_schema|pg_catalog|sysobjects)',
+      text: 'union/**/select '.repeat(5000),
+    },
+    {
+      name: 'a comment scan to the end of the text',
+      pattern: '(?i)union[\\s\\S]*(?:--|#)[^\\n]*$',
+      text: 'union/**/select '.repeat(5000),
+    },
+    {
+      name: 'an anchored statement check on newlines',
+      pattern: '(?i)^\\s*\\(?\\s*(?:select|with|insert|update|delete)\\b',
+      text: '\n'.repeat(40_000),
+    },
   ];
 
   it.each(HOSTILE)('runs $name on the linear engine (re2js), not V8', ({ pattern, text }) => {

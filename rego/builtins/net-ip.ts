@@ -204,7 +204,7 @@ export function ipString(ip: IP): string {
   // The longest run of two or more zero groups (the first on ties) becomes "::".
   let bestStart = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > bestLen) {

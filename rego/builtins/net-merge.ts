@@ -53,7 +53,9 @@ function rangeToCIDRs(first: bigint, last: bigint): IPNet[] {
 /** Merged networks in OPA's textual form (the caller puts them in a set). */
 export function mergeCIDRs(networks: readonly IPNet[]): string[] {
   const ranges = networks.map(addressRange);
-  ranges.sort((a, b) => (a.last < b.last ? -1 : a.last > b.last ? 1 : a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  ranges.sort((a, b) =>
+    a.last < b.last ? -1 : a.last > b.last ? 1 : a.first < b.first ? -1 : a.first > b.first ? 1 : 0,
+  );
   for (let i = ranges.length - 1; i > 0; i--) {
     const cur = ranges[i]!;
     const prev = ranges[i - 1]!;

@@ -45,7 +45,9 @@ describe('net.cidr_contains', () => {
   });
 
   it('rejects operands that are neither an address nor a CIDR', () => {
-    expect(fails('net.cidr_contains', '10.0.0.0/8', 'x').message).toBe('not a valid textual representation of an IP address or CIDR: x');
+    expect(fails('net.cidr_contains', '10.0.0.0/8', 'x').message).toBe(
+      'not a valid textual representation of an IP address or CIDR: x',
+    );
     expect(fails('net.cidr_contains', '10.0.0.0/33', '10.0.0.1').message).toBe('invalid CIDR address: 10.0.0.0/33');
   });
 
@@ -104,7 +106,15 @@ describe('net.cidr_expand', () => {
 describe('net.cidr_contains_matches', () => {
   it.each([
     { name: 'two strings', a: '1.1.1.0/24', b: '1.1.1.1', want: [['1.1.1.0/24', '1.1.1.1']] },
-    { name: 'arrays, by index', a: ['1.1.2.0/24', '1.1.1.0/24'], b: ['1.1.1.1', '1.1.2.1'], want: [[0, 1], [1, 0]] },
+    {
+      name: 'arrays, by index',
+      a: ['1.1.2.0/24', '1.1.1.0/24'],
+      b: ['1.1.1.1', '1.1.2.1'],
+      want: [
+        [0, 1],
+        [1, 0],
+      ],
+    },
     {
       name: 'objects, by key',
       a: RObject.from([
@@ -117,7 +127,12 @@ describe('net.cidr_contains_matches', () => {
         ['k2', '1.1.1.128'],
       ],
     },
-    { name: 'sets of tuples, by element', a: RSet.from([['1.1.1.0/24', 'x']]), b: RSet.from(['1.1.1.9']), want: [[['1.1.1.0/24', 'x'], '1.1.1.9']] },
+    {
+      name: 'sets of tuples, by element',
+      a: RSet.from([['1.1.1.0/24', 'x']]),
+      b: RSet.from(['1.1.1.9']),
+      want: [[['1.1.1.0/24', 'x'], '1.1.1.9']],
+    },
   ])('matches $name', ({ a, b, want }) => {
     expect(call('net.cidr_contains_matches', a as Value, b as Value)).toEqual(want);
   });
@@ -137,18 +152,36 @@ describe('net.cidr_merge', () => {
     { name: 'adjacent networks', in: ['192.0.128.0/24', '192.0.129.0/24'], want: ['192.0.128.0/23'] },
     { name: 'duplicates', in: ['192.0.128.0/24', '192.0.128.0/24'], want: ['192.0.128.0/24'] },
     { name: 'networks inside others', in: ['192.0.128.0/24', '0.0.0.0/0'], want: ['0.0.0.0/0'] },
-    { name: 'a mix that leaves a remainder', in: ['192.0.2.112/31', '192.0.2.116/31', '192.0.2.118/31'], want: ['192.0.2.112/31', '192.0.2.116/30'] },
+    {
+      name: 'a mix that leaves a remainder',
+      in: ['192.0.2.112/31', '192.0.2.116/31', '192.0.2.118/31'],
+      want: ['192.0.2.112/31', '192.0.2.116/30'],
+    },
     { name: 'addresses with their classful mask', in: ['192.0.2.112', '192.0.2.116/31'], want: ['192.0.2.0/24'] },
-    { name: 'IPv4 and IPv6 apart', in: ['fe80::/120', '192.0.2.0/24', '192.0.3.0/24'], want: ['192.0.2.0/23', 'fe80::/120'] },
-    { name: 'IPv6 networks with host bits', in: ['2601:600:8a80:207e:a57d:7567:e2c9:e7b3/64', '2601:600:8a80:207e::1/128'], want: ['2601:600:8a80:207e::/64'] },
-    { name: 'ranges that need several blocks', in: ['10.0.0.1/32', '10.0.0.2/31', '10.0.0.4/32'], want: ['10.0.0.1/32', '10.0.0.2/31', '10.0.0.4/32'] },
+    {
+      name: 'IPv4 and IPv6 apart',
+      in: ['fe80::/120', '192.0.2.0/24', '192.0.3.0/24'],
+      want: ['192.0.2.0/23', 'fe80::/120'],
+    },
+    {
+      name: 'IPv6 networks with host bits',
+      in: ['2601:600:8a80:207e:a57d:7567:e2c9:e7b3/64', '2601:600:8a80:207e::1/128'],
+      want: ['2601:600:8a80:207e::/64'],
+    },
+    {
+      name: 'ranges that need several blocks',
+      in: ['10.0.0.1/32', '10.0.0.2/31', '10.0.0.4/32'],
+      want: ['10.0.0.1/32', '10.0.0.2/31', '10.0.0.4/32'],
+    },
     { name: 'nothing', in: [], want: [] },
   ])('merges $name', ({ in: input, want }) => {
     expect(call('net.cidr_merge', input)).toEqual(want);
   });
 
   it('accepts sets', () => {
-    expect(call('net.cidr_merge', RSet.from(['192.0.2.112/30', '192.0.2.116/31', '192.0.2.118/31']))).toEqual(['192.0.2.112/29']);
+    expect(call('net.cidr_merge', RSet.from(['192.0.2.112/30', '192.0.2.116/31', '192.0.2.118/31']))).toEqual([
+      '192.0.2.112/29',
+    ]);
   });
 
   it.each([

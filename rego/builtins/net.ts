@@ -39,7 +39,11 @@ const decls: Record<string, BuiltinDecl> = {
     result: T.set(T.tuple(T.any, T.any)),
   },
   expand: { name: 'net.cidr_expand', args: [T.string], result: T.set(T.string) },
-  merge: { name: 'net.cidr_merge', args: [T.anyOf(T.array(T.anyOf(T.string)), T.set(T.string))], result: T.set(T.string) },
+  merge: {
+    name: 'net.cidr_merge',
+    args: [T.anyOf(T.array(T.anyOf(T.string)), T.set(T.string))],
+    result: T.set(T.string),
+  },
   isValid: { name: 'net.cidr_is_valid', args: [T.string], result: T.boolean },
 };
 

@@ -34,7 +34,11 @@ describe('numbers-float', () => {
     const dyadic = fc.integer({ min: -(2 ** 30), max: 2 ** 30 }).map((n) => n / 1024);
     fc.assert(
       fc.property(dyadic, dyadic, (a, b) => {
-        for (const [op, f] of [[plus, F.add], [minus, F.sub], [mul, F.mul]] as const) {
+        for (const [op, f] of [
+          [plus, F.add],
+          [minus, F.sub],
+          [mul, F.mul],
+        ] as const) {
           expect(toJSONText(op(a, b))).toBe(toJSONText(F.toNumber(f(F.fromValue(a), F.fromValue(b)))));
         }
       }),

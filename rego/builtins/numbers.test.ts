@@ -11,7 +11,12 @@ const arithmetic: Case[] = [
   c('plus crosses the int32 window without overflow', 'plus', [2147483647, 1], '2147483648'),
   c('minus subtracts big integers exactly', 'minus', [-18446744073709551617n, 1], '-18446744073709551618'),
   c('minus takes the difference of sets', 'minus', [set(1, 2, 3), set(2)], '[1,3]'),
-  c('minus rejects a string on the left', 'minus', ['a', 1], 'type: operand 1 must be one of {number, set} but got string'),
+  c(
+    'minus rejects a string on the left',
+    'minus',
+    ['a', 1],
+    'type: operand 1 must be one of {number, set} but got string',
+  ),
   c('minus rejects a set on the right of a number', 'minus', [1, set()], 'type: operand 2 must be number but got set'),
   c('minus rejects a number on the right of a set', 'minus', [set(), 1], 'type: operand 2 must be set but got number'),
   c('mul multiplies int32 extremes into an int64', 'mul', [2147483647, 2147483647], '4611686014132420609'),
@@ -36,7 +41,12 @@ const arithmetic: Case[] = [
   c('ceil keeps OPA’s sign quirk between -1 and 0', 'ceil', [-0.5], '1'),
   c('floor rounds down', 'floor', [-1.5], '-2'),
   c('floor keeps OPA’s sign quirk between -1 and 0', 'floor', [-0.5], '0'),
-  c('round of a huge integer goes through 64 bits and comes back exact', 'round', [2n ** 70n + 1n], '1180591620717411303424'),
+  c(
+    'round of a huge integer goes through 64 bits and comes back exact',
+    'round',
+    [2n ** 70n + 1n],
+    '1180591620717411303424',
+  ),
   c('abs of a huge integer prints the shortest 64-bit digits', 'abs', [-(2n ** 70n + 1n)], '1180591620717411303400'),
   c('floor of a safe integer beyond int32 is itself', 'floor', [3000000000], '3000000000'),
   c('plus rejects a non-number', 'plus', ['1', 2], 'type: operand 1 must be number but got string'),
@@ -46,13 +56,38 @@ const ranges: Case[] = [
   c('numbers.range counts up inclusively', 'numbers.range', [1, 4], '[1,2,3,4]'),
   c('numbers.range counts down when b < a', 'numbers.range', [3, 1], '[3,2,1]'),
   c('numbers.range with equal bounds is one number', 'numbers.range', [2, 2], '[2]'),
-  c('numbers.range handles big bounds exactly', 'numbers.range', [9007199254740993n, 9007199254740995n], '[9007199254740993,9007199254740994,9007199254740995]'),
-  c('numbers.range rejects a float bound', 'numbers.range', [1.5, 3], 'type: operand 1 must be integer number but got floating-point number'),
-  c('numbers.range rejects a string bound', 'numbers.range', [1, 'a'], 'type: operand 2 must be integer but got string'),
+  c(
+    'numbers.range handles big bounds exactly',
+    'numbers.range',
+    [9007199254740993n, 9007199254740995n],
+    '[9007199254740993,9007199254740994,9007199254740995]',
+  ),
+  c(
+    'numbers.range rejects a float bound',
+    'numbers.range',
+    [1.5, 3],
+    'type: operand 1 must be integer number but got floating-point number',
+  ),
+  c(
+    'numbers.range rejects a string bound',
+    'numbers.range',
+    [1, 'a'],
+    'type: operand 2 must be integer but got string',
+  ),
   c('numbers.range_step skips by the step', 'numbers.range_step', [1, 10, 3], '[1,4,7,10]'),
   c('numbers.range_step leaves out an unreachable end', 'numbers.range_step', [10, 1, 4], '[10,6,2]'),
-  c('numbers.range_step rejects a zero step', 'numbers.range_step', [1, 10, 0], 'builtin: numbers.range_step: step must be a positive integer'),
-  c('numbers.range_step rejects a negative step', 'numbers.range_step', [1, 10, -1], 'builtin: numbers.range_step: step must be a positive integer'),
+  c(
+    'numbers.range_step rejects a zero step',
+    'numbers.range_step',
+    [1, 10, 0],
+    'builtin: numbers.range_step: step must be a positive integer',
+  ),
+  c(
+    'numbers.range_step rejects a negative step',
+    'numbers.range_step',
+    [1, 10, -1],
+    'builtin: numbers.range_step: step must be a positive integer',
+  ),
 ];
 
 const conversions: Case[] = [
@@ -62,10 +97,30 @@ const conversions: Case[] = [
   c('to_number keeps long integer strings exact', 'to_number', ['12345678901234567890'], '12345678901234567890'),
   c('to_number accepts Go hex floats', 'to_number', ['0x1p-2'], '0.25'),
   c('to_number accepts digit separators', 'to_number', ['1_000'], '1000'),
-  c('to_number rejects spaces like strconv.ParseFloat', 'to_number', [' 1'], 'builtin: strconv.ParseFloat: parsing " 1": invalid syntax'),
-  c('to_number rejects an out-of-range value', 'to_number', ['1e400'], 'builtin: strconv.ParseFloat: parsing "1e400": value out of range'),
-  c('to_number rejects infinities as a type error', 'to_number', ['-Inf'], 'type: operand 1 must be valid number string but got string'),
-  c('to_number rejects arrays', 'to_number', [[]], 'type: operand 1 must be one of {null, boolean, number, string} but got array'),
+  c(
+    'to_number rejects spaces like strconv.ParseFloat',
+    'to_number',
+    [' 1'],
+    'builtin: strconv.ParseFloat: parsing " 1": invalid syntax',
+  ),
+  c(
+    'to_number rejects an out-of-range value',
+    'to_number',
+    ['1e400'],
+    'builtin: strconv.ParseFloat: parsing "1e400": value out of range',
+  ),
+  c(
+    'to_number rejects infinities as a type error',
+    'to_number',
+    ['-Inf'],
+    'type: operand 1 must be valid number string but got string',
+  ),
+  c(
+    'to_number rejects arrays',
+    'to_number',
+    [[]],
+    'type: operand 1 must be one of {null, boolean, number, string} but got array',
+  ),
 ];
 
 describe('numbers', () => {

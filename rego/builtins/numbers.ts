@@ -98,15 +98,36 @@ function arith(
 }
 
 export function plus(a: Num, b: Num): Result {
-  return arith(a, b, (x, y) => x + y, (x, y) => x + y, sumExact, (x, y) => F.add(x, y));
+  return arith(
+    a,
+    b,
+    (x, y) => x + y,
+    (x, y) => x + y,
+    sumExact,
+    (x, y) => F.add(x, y),
+  );
 }
 
 export function minus(a: Num, b: Num): Result {
-  return arith(a, b, (x, y) => x - y, (x, y) => x - y, sumExact, (x, y) => F.sub(x, y));
+  return arith(
+    a,
+    b,
+    (x, y) => x - y,
+    (x, y) => x - y,
+    sumExact,
+    (x, y) => F.sub(x, y),
+  );
 }
 
 export function mul(a: Num, b: Num): Result {
-  return arith(a, b, (x, y) => x * y, (x, y) => x * y, productExact, (x, y) => F.mul(x, y));
+  return arith(
+    a,
+    b,
+    (x, y) => x * y,
+    (x, y) => x * y,
+    productExact,
+    (x, y) => F.mul(x, y),
+  );
 }
 
 function isZeroNum(n: Num): boolean {

@@ -6,12 +6,24 @@ import { BuiltinRegistry, type BuiltinContext } from './registry.js';
 
 const registry = new BuiltinRegistry();
 register(registry);
-const ctx: BuiltinContext = { strict: true, nowNs: () => 0n, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
+const ctx: BuiltinContext = {
+  strict: true,
+  nowNs: () => 0n,
+  cache: new Map(),
+  checkDeadline: () => {},
+  charge: () => {},
+};
 
 // 2015-12-28T14:08:25Z, the instant of AWS's own SigV4 examples.
 const TIME = 1451311705000000000n;
 const config = (extra: Record<string, unknown> = {}): Value =>
-  fromJS({ aws_access_key: 'AKID', aws_secret_access_key: 'SECRET', aws_service: 's3', aws_region: 'us-east-1', ...extra });
+  fromJS({
+    aws_access_key: 'AKID',
+    aws_secret_access_key: 'SECRET',
+    aws_service: 's3',
+    aws_region: 'us-east-1',
+    ...extra,
+  });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function sign(req: Value, cfg: Value = config(), t: Value = TIME): any {
@@ -34,7 +46,12 @@ describe('providers.aws.sign_req', () => {
     const out = sign(fromJS({ method: 'get', url: 'http://example.com/a%20b?x=1', headers: { Foo: 'bar' } }));
     expect(out.method).toBe('get');
     expect(out.url).toBe('http://example.com/a%20b?x=1');
-    expect(out.headers).toMatchObject({ Foo: 'bar', host: 'example.com', 'x-amz-date': '20151228T140825Z', 'x-amz-content-sha256': EMPTY_SHA });
+    expect(out.headers).toMatchObject({
+      Foo: 'bar',
+      host: 'example.com',
+      'x-amz-date': '20151228T140825Z',
+      'x-amz-content-sha256': EMPTY_SHA,
+    });
     expect(out.headers.Authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=AKID\/20151228\/us-east-1\/s3\/aws4_request,SignedHeaders=foo;host;x-amz-content-sha256;x-amz-date,Signature=[0-9a-f]{64}$/,
     );
@@ -45,7 +62,8 @@ describe('providers.aws.sign_req', () => {
     { name: 'the secret', a: {}, b: {}, cfgB: { aws_secret_access_key: 'OTHER' } },
     { name: 'a signed header', a: { headers: fromJS({ foo: 'a' }) }, b: { headers: fromJS({ foo: 'b' }) } },
   ])('changes the signature with $name', ({ a, b, cfgB }) => {
-    const req = (extra: Record<string, Value>): Value => RObject.from([['method', 'get'], ['url', 'https://example.com'], ...Object.entries(extra)]);
+    const req = (extra: Record<string, Value>): Value =>
+      RObject.from([['method', 'get'], ['url', 'https://example.com'], ...Object.entries(extra)]);
     const sigA = sign(req(a as Record<string, Value>)).headers.Authorization;
     const sigB = sign(req(b as Record<string, Value>), config(cfgB ?? {})).headers.Authorization;
     expect(sigA).not.toBe(sigB);
@@ -53,21 +71,35 @@ describe('providers.aws.sign_req', () => {
 
   it('does not sign headers that proxies rewrite', () => {
     const plain = sign(fromJS({ method: 'get', url: 'https://example.com' })).headers.Authorization;
-    const withAgent = sign(fromJS({ method: 'get', url: 'https://example.com', headers: { 'User-Agent': 'x' } })).headers.Authorization;
+    const withAgent = sign(fromJS({ method: 'get', url: 'https://example.com', headers: { 'User-Agent': 'x' } }))
+      .headers.Authorization;
     expect(withAgent).toBe(plain);
   });
 
   it('serialises Rego bodies as JSON with sets as arrays', () => {
     const body = RObject.from([['example', RSet.from([1, 2, 3, 4])]]);
-    const out = sign(RObject.from([['method', 'get'], ['url', 'http://example.com'], ['body', body]]));
-    expect(out.headers['x-amz-content-sha256']).toBe('bacff6243c850423883052ac3c336fd645994442933408dfd3f9e858e69bda07');
+    const out = sign(
+      RObject.from([
+        ['method', 'get'],
+        ['url', 'http://example.com'],
+        ['body', body],
+      ]),
+    );
+    expect(out.headers['x-amz-content-sha256']).toBe(
+      'bacff6243c850423883052ac3c336fd645994442933408dfd3f9e858e69bda07',
+    );
   });
 
   it('marks unsigned payloads and adds the session token', () => {
-    const out = sign(fromJS({ method: 'get', url: 'http://example.com' }), config({ disable_payload_signing: true, aws_session_token: 'TOKEN' }));
+    const out = sign(
+      fromJS({ method: 'get', url: 'http://example.com' }),
+      config({ disable_payload_signing: true, aws_session_token: 'TOKEN' }),
+    );
     expect(out.headers['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
     expect(out.headers['x-amz-security-token']).toBe('TOKEN');
-    expect(out.headers.Authorization).toContain('SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,');
+    expect(out.headers.Authorization).toContain(
+      'SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,',
+    );
   });
 
   it('omits the payload hash header for services other than S3 and Glacier', () => {
@@ -76,9 +108,21 @@ describe('providers.aws.sign_req', () => {
   });
 
   it.each([
-    { name: 'missing request keys', req: fromJS({}), msg: 'operand 1 missing required request parameters(s): {"method", "url"}' },
-    { name: 'unknown request keys', req: fromJS({ method: 'get', url: 'http://x', bogus: 1 }), msg: 'operand 1 invalid request parameters(s): {"bogus"}' },
-    { name: 'non-string method and url', req: fromJS({ method: new RSet(), url: 1 }), msg: 'operand 1 invalid values for required request parameters(s): {"method", "url"}' },
+    {
+      name: 'missing request keys',
+      req: fromJS({}),
+      msg: 'operand 1 missing required request parameters(s): {"method", "url"}',
+    },
+    {
+      name: 'unknown request keys',
+      req: fromJS({ method: 'get', url: 'http://x', bogus: 1 }),
+      msg: 'operand 1 invalid request parameters(s): {"bogus"}',
+    },
+    {
+      name: 'non-string method and url',
+      req: fromJS({ method: new RSet(), url: 1 }),
+      msg: 'operand 1 invalid values for required request parameters(s): {"method", "url"}',
+    },
     {
       name: 'missing config keys',
       req: fromJS({ method: 'get', url: 'http://x' }),
@@ -91,7 +135,12 @@ describe('providers.aws.sign_req', () => {
       cfg: config({ disable_payload_signing: 'false' }),
       msg: "operand 2 invalid value for 'disable_payload_signing' in AWS config",
     },
-    { name: 'fractional timestamps', req: fromJS({ method: 'get', url: 'http://x' }), t: 1.5, msg: 'operand 3 could not convert time_ns value into a unix timestamp' },
+    {
+      name: 'fractional timestamps',
+      req: fromJS({ method: 'get', url: 'http://x' }),
+      t: 1.5,
+      msg: 'operand 3 could not convert time_ns value into a unix timestamp',
+    },
   ])('raises a type error for $name', ({ req, cfg, t, msg }) => {
     const e = fails(req, cfg ?? config(), t ?? TIME);
     expect(e).toBeInstanceOf(OperandError);

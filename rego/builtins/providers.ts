@@ -76,7 +76,8 @@ function validateConfig(cfg: RObject): void {
   const missing = REQUIRED_CONFIG.filter((k) => !cfg.has(k));
   if (missing.length > 0) throw operandErrorText(2, `missing required AWS config parameters(s): ${setText(missing)}`);
   const invalid = REQUIRED_CONFIG.filter((k) => typeof cfg.get(k) !== 'string');
-  if (invalid.length > 0) throw operandErrorText(2, `invalid values for required AWS config parameters(s): ${setText(invalid)}`);
+  if (invalid.length > 0)
+    throw operandErrorText(2, `invalid values for required AWS config parameters(s): ${setText(invalid)}`);
 }
 
 function validateRequest(req: RObject): void {
@@ -157,7 +158,16 @@ function signReq(args: readonly Value[]): Value {
   const ts = args[2]!;
   if (typeof ts !== 'number' && typeof ts !== 'bigint' && !(ts instanceof NumLit)) throw operandError(1, 'number', ts);
   // NB: OPA reads the timestamp with json.Number.Int64, so `-1e9` is no timestamp (a conformance case).
-  const int64 = ts instanceof NumLit ? (hasIntText(ts) ? BigInt(ts.n) : undefined) : typeof ts === 'bigint' ? ts : Number.isInteger(ts) ? BigInt(ts) : undefined;
+  const int64 =
+    ts instanceof NumLit
+      ? hasIntText(ts)
+        ? BigInt(ts.n)
+        : undefined
+      : typeof ts === 'bigint'
+        ? ts
+        : Number.isInteger(ts)
+          ? BigInt(ts)
+          : undefined;
   if (int64 === undefined || int64 < -(1n << 63n) || int64 >= 1n << 63n) {
     throw operandErrorText(3, 'could not convert time_ns value into a unix timestamp');
   }
@@ -171,7 +181,8 @@ function signReq(args: readonly Value[]): Value {
   const url = req.get('url');
   const method = req.get('method');
   const badParams = [typeof method !== 'string' ? 'method' : '', typeof url !== 'string' ? 'url' : ''].filter(Boolean);
-  if (badParams.length > 0) throw operandErrorText(1, `invalid values for required request parameters(s): ${setText(badParams)}`);
+  if (badParams.length > 0)
+    throw operandErrorText(1, `invalid values for required request parameters(s): ${setText(badParams)}`);
   let parsed;
   try {
     parsed = parseURL(url as string).url;
@@ -181,13 +192,18 @@ function signReq(args: readonly Value[]): Value {
   const rawBody = req.get('raw_body');
   const body = req.get('body');
   const bodyBytes =
-    rawBody !== undefined ? Buffer.from(strOf(rawBody), 'utf8') : body !== undefined ? Buffer.from(toJSONText(body, { escapeHTML: true }), 'utf8') : Buffer.alloc(0);
+    rawBody !== undefined
+      ? Buffer.from(strOf(rawBody), 'utf8')
+      : body !== undefined
+        ? Buffer.from(toJSONText(body, { escapeHTML: true }), 'utf8')
+        : Buffer.alloc(0);
   const headerMap = new Map<string, string>();
   for (const [k, v] of headers.entries()) headerMap.set(strOf(k), strOf(v));
   let disablePayloadSigning = false;
   const dps = cfg.get('disable_payload_signing');
   if (dps !== undefined) {
-    if (typeof dps !== 'boolean') throw operandErrorText(2, "invalid value for 'disable_payload_signing' in AWS config");
+    if (typeof dps !== 'boolean')
+      throw operandErrorText(2, "invalid value for 'disable_payload_signing' in AWS config");
     disablePayloadSigning = dps;
   }
   const { auth, awsHeaders } = signV4({

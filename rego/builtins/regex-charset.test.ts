@@ -1,7 +1,20 @@
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
-import { ANY, CASELESS, MAX_CP, PERL, POSIX, Untranslatable, complement, emitSet, fold, intersect, normalize, union } from './regex-charset.js';
+import {
+  ANY,
+  CASELESS,
+  MAX_CP,
+  PERL,
+  POSIX,
+  Untranslatable,
+  complement,
+  emitSet,
+  fold,
+  intersect,
+  normalize,
+  union,
+} from './regex-charset.js';
 
 /** Every code point but the surrogates, as one string; [string index] → code point via codePointAt. */
 const ALL = (() => {

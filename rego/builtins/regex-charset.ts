@@ -44,7 +44,7 @@ export function complement(a: CharSet): number[] {
 
 export function intersect(a: CharSet, b: CharSet): number[] {
   const out: number[] = [];
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     const lo = Math.max(a[i]!, b[j]!);
     const hi = Math.min(a[i + 1]!, b[j + 1]!);
     if (lo <= hi) out.push(lo, hi);
@@ -91,16 +91,42 @@ export const ANY: CharSet = [0, MAX_CP];
  * against re2js. Anything cased outside ASCII (é, µ, Greek …) under (?i) is left to re2js.
  */
 export const CASELESS: CharSet = normalize([
-  0xa0, 0xa9, 0xab, 0xb4, 0xb6, 0xb9, 0xbb, 0xbf, 0xd7, 0xd7, 0xf7, 0xf7,
-  0x2000, 0x206f, // general punctuation: dashes, quotes, ellipsis, invisible spaces
-  0x20a0, 0x20bf, // currency
-  0x2190, 0x23ff, // arrows, maths, technical
-  0x2500, 0x27bf, // box drawing, shapes, symbols, dingbats
-  0x3000, 0x30ff, // CJK punctuation, hiragana, katakana
-  0x4e00, 0x9fff, // CJK unified ideographs
-  0xac00, 0xd7a3, // Hangul syllables
-  0xfe30, 0xfe4f, 0xff01, 0xff20, 0xff3b, 0xff40, 0xff5b, 0xff65, // fullwidth punctuation (no letters)
-  0x1f300, 0x1faff, // emoji and pictographs
+  0xa0,
+  0xa9,
+  0xab,
+  0xb4,
+  0xb6,
+  0xb9,
+  0xbb,
+  0xbf,
+  0xd7,
+  0xd7,
+  0xf7,
+  0xf7,
+  0x2000,
+  0x206f, // general punctuation: dashes, quotes, ellipsis, invisible spaces
+  0x20a0,
+  0x20bf, // currency
+  0x2190,
+  0x23ff, // arrows, maths, technical
+  0x2500,
+  0x27bf, // box drawing, shapes, symbols, dingbats
+  0x3000,
+  0x30ff, // CJK punctuation, hiragana, katakana
+  0x4e00,
+  0x9fff, // CJK unified ideographs
+  0xac00,
+  0xd7a3, // Hangul syllables
+  0xfe30,
+  0xfe4f,
+  0xff01,
+  0xff20,
+  0xff3b,
+  0xff40,
+  0xff5b,
+  0xff65, // fullwidth punctuation (no letters)
+  0x1f300,
+  0x1faff, // emoji and pictographs
 ]);
 
 /** The two non-ASCII members of ASCII letters' orbits: K (Kelvin) ~ k, ſ (long s) ~ s. */
@@ -157,7 +183,7 @@ function unitClass(set: CharSet): string {
 function astralAlternatives(set: CharSet): string[] {
   const lows = new Map<number, number[]>();
   for (let i = 0; i < set.length; i += 2) {
-    for (let cp = set[i]!; cp <= set[i + 1]!; ) {
+    for (let cp = set[i]!; cp <= set[i + 1]!;) {
       const hi = 0xd800 + ((cp - 0x10000) >> 10);
       const blockEnd = 0x10000 + ((hi - 0xd800 + 1) << 10) - 1;
       const end = Math.min(blockEnd, set[i + 1]!);

@@ -62,7 +62,8 @@ function readSet(input: readonly string[], start: number): [Token, number] {
     index = rd.next;
     if (!rd.escaped && rd.r === 0x2d /* - */) {
       if (!prevExists) throw invalid(input, index, "range character '-' must be preceded by a Unicode character");
-      if (index >= input.length - 1) throw invalid(input, index, "range character '-' must be followed by a Unicode character");
+      if (index >= input.length - 1)
+        throw invalid(input, index, "range character '-' must be followed by a Unicode character");
       let hi: RuneRead;
       try {
         hi = nextRune(input, index)!;
@@ -254,7 +255,11 @@ function trimGlobs(g1: Token[], g2: Token[]): [Token[], Token[]] | undefined {
   if (l > 0) l--;
   let r1 = g1.length - 1;
   let r2 = g2.length - 1;
-  for (; r1 >= 0 && r1 >= l && r2 >= 0 && r2 >= l && g1[r1]!.flag === Flag.None && g2[r2]!.flag === Flag.None; r1--, r2--) {
+  for (
+    ;
+    r1 >= 0 && r1 >= l && r2 >= 0 && r2 >= l && g1[r1]!.flag === Flag.None && g2[r2]!.flag === Flag.None;
+    r1--, r2--
+  ) {
     if (!match(g1[r1]!, g2[r2]!)) return undefined;
   }
   if (r1 < g1.length - 1) {

@@ -102,7 +102,8 @@ export class GoRegexp {
    */
   private native(s: string, needGroups: boolean): NativeRegex | undefined {
     const n = this.translation();
-    if (n === null || (needGroups && !n.groupsExact) || !nativeAffordable(n, s.length) || !nativeInput(s)) return undefined;
+    if (n === null || (needGroups && !n.groupsExact) || !nativeAffordable(n, s.length) || !nativeInput(s))
+      return undefined;
     return n;
   }
 
@@ -129,7 +130,7 @@ export class GoRegexp {
     const limit = n < 0 ? Infinity : n;
     const end = s.length;
     let prevMatchEnd = -1;
-    for (let pos = 0, count = 0; count < limit && pos <= end; ) {
+    for (let pos = 0, count = 0; count < limit && pos <= end;) {
       if (!srch.find(pos)) break;
       const a = srch.start;
       const b = srch.end;

@@ -51,7 +51,11 @@ interface TranslationCase {
 
 const translations: TranslationCase[] = [
   { name: 'keeps \\d and \\b ASCII', pattern: String.raw`\b\d{3}-\d{2}\b`, want: String.raw`\b[0-9]{3}\x2d[0-9]{2}\b` },
-  { name: 'spells \\s as RE2 whitespace, without \\v', pattern: String.raw`\s`, want: String.raw`[\x09\x0a\x0c\x0d\x20]` },
+  {
+    name: 'spells \\s as RE2 whitespace, without \\v',
+    pattern: String.raw`\s`,
+    want: String.raw`[\x09\x0a\x0c\x0d\x20]`,
+  },
   { name: 'spells \\w as [0-9A-Za-z_]', pattern: String.raw`\w`, want: '[0-9A-Z_a-z]' },
   {
     name: 'spells \\S as every code point but RE2 whitespace, astral included',
@@ -68,14 +72,22 @@ const translations: TranslationCase[] = [
     pattern: '(?s).',
     want: String.raw`(?:[\x00-\ud7ff\ue000-\uffff]|[\ud800-\udbff][\udc00-\udfff])`,
   },
-  { name: 'folds (?i) letters explicitly, with Kelvin and long s', pattern: '(?i)ks', want: String.raw`[Kk\u212a][Ss\u017f]` },
+  {
+    name: 'folds (?i) letters explicitly, with Kelvin and long s',
+    pattern: '(?i)ks',
+    want: String.raw`[Kk\u212a][Ss\u017f]`,
+  },
   { name: 'scopes (?i:…) to its group', pattern: '(?i:a)b', want: '(?:[Aa])b' },
   { name: 'keeps (?i) set mid-group until the group ends, across |', pattern: '(a(?i)b|c)d', want: '(a[Bb]|[Cc])d' },
   { name: 'turns (?-i) off again', pattern: '(?i)a(?-i)b', want: '[Aa]b' },
   { name: 'turns named groups into plain groups', pattern: '(?P<x>a)(?<y>b)', want: '(a)(b)' },
   { name: 'maps \\A and \\z to input anchors', pattern: String.raw`\Aa\z`, want: '^a$' },
   { name: 'reads \\x{…} and octal escapes', pattern: String.raw`\x{41}\101\x41`, want: 'AAA' },
-  { name: 'escapes punctuation RE2 allows escaped but JS u-mode would not', pattern: String.raw`\-\!\_\#`, want: String.raw`\x2d\x21_\x23` },
+  {
+    name: 'escapes punctuation RE2 allows escaped but JS u-mode would not',
+    pattern: String.raw`\-\!\_\#`,
+    want: String.raw`\x2d\x21_\x23`,
+  },
   { name: 'writes an astral literal as a surrogate pair group', pattern: '😀+', want: String.raw`(?:\ud83d\ude00)+` },
   {
     name: 'writes an astral range as pair alternatives',
@@ -87,7 +99,11 @@ const translations: TranslationCase[] = [
   { name: 'quotes \\Q…\\E text', pattern: String.raw`\Qa.b\E`, want: String.raw`a\x2eb` },
   { name: 'keeps a non-repeat { literal', pattern: 'a{,2}', want: String.raw`a\x7b\x2c2\x7d` },
   { name: 'swaps greediness under (?U)', pattern: '(?U)a+b+?', want: 'a+?b+' },
-  { name: 'unrolls counts beyond the linear engine’s limit', pattern: 'a{2,4}b{17}', want: '(?:aa(?:a(?:a)?)?)(?:bbbbbbbbbbbbbbbbb)' },
+  {
+    name: 'unrolls counts beyond the linear engine’s limit',
+    pattern: 'a{2,4}b{17}',
+    want: '(?:aa(?:a(?:a)?)?)(?:bbbbbbbbbbbbbbbbb)',
+  },
   { name: 'marks captures inside a repeat as inexact', pattern: '(?:(a)|b)+', want: '(?:(a)|b)+', groupsExact: false },
   { name: 'falls back for \\pL', pattern: String.raw`\pL`, want: 'fallback: escape \\p' },
   { name: 'falls back for \\p{Greek}', pattern: String.raw`\p{Greek}`, want: 'fallback: escape \\p' },
@@ -95,10 +111,18 @@ const translations: TranslationCase[] = [
   { name: 'falls back for \\B (true inside a surrogate pair)', pattern: String.raw`a\B`, want: 'fallback: escape \\B' },
   { name: 'falls back for (?m)^', pattern: '(?m)^a', want: 'fallback: multi-line anchor' },
   { name: 'falls back for a repeated empty-matching group', pattern: '(a*)+', want: 'fallback: can match empty' },
-  { name: 'falls back for an optional empty-matching alternation', pattern: '(|a)?', want: 'fallback: can match empty' },
+  {
+    name: 'falls back for an optional empty-matching alternation',
+    pattern: '(|a)?',
+    want: 'fallback: can match empty',
+  },
   { name: 'falls back for (?i) on a cased non-ASCII letter', pattern: '(?i)é', want: 'fallback: case folding' },
   { name: 'keeps (?i) on caseless symbols', pattern: '(?i)a–', want: String.raw`[Aa]\u2013` },
-  { name: 'falls back for a counted capture the linear engine refuses', pattern: '(a){17}', want: 'fallback: linear-time' },
+  {
+    name: 'falls back for a counted capture the linear engine refuses',
+    pattern: '(a){17}',
+    want: 'fallback: linear-time',
+  },
 ];
 
 describe('RE2 → JS translation', () => {
@@ -160,15 +184,76 @@ describe('native and re2js agree', () => {
 });
 
 // A small RE2 grammar; fast-check shrinks failures to a minimal pattern and text.
-const CHARS = ['a', 'b', 'k', 'K', 's', 'S', 'ſ', 'K', '0', '7', ' ', '\n', '\r', '\t', '-', '_', '.', 'é', '😀', '中', '\u2028', '\v', '\x07'];
+const CHARS = [
+  'a',
+  'b',
+  'k',
+  'K',
+  's',
+  'S',
+  'ſ',
+  'K',
+  '0',
+  '7',
+  ' ',
+  '\n',
+  '\r',
+  '\t',
+  '-',
+  '_',
+  '.',
+  'é',
+  '😀',
+  '中',
+  '\u2028',
+  '\v',
+  '\x07',
+];
 const literal = fc.oneof(
   { arbitrary: fc.constantFrom('a', 'b', 'c', 'k', 's', 'A', 'S', '0', ' ', '-', '_'), weight: 6 },
-  { arbitrary: fc.constantFrom('é', '😀', '\\.', '\\-', '\\n', '\\x{1F600}', '\\x41', '\\101', '\\a', '\\v', '\\Q*?\\E', '{', '}'), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(
+      'é',
+      '😀',
+      '\\.',
+      '\\-',
+      '\\n',
+      '\\x{1F600}',
+      '\\x41',
+      '\\101',
+      '\\a',
+      '\\v',
+      '\\Q*?\\E',
+      '{',
+      '}',
+    ),
+    weight: 1,
+  },
 );
 const klass = fc.constantFrom(
-  '[abc]', '[^a]', '[a-z]', '[^a-z0-9]', '[k-s]', '[[:alpha:]]', '[[:^space:]]', '[^[:^alpha:]0]', '[\\d\\s]', '[^\\w]', '[\\d-z]', '[-a]', '[]a]',
-  '[😀-😂x]', '[^😀]', '[\\x00-\\x{10FFFF}]',
-  '\\s', '\\S', '\\d', '\\D', '\\w', '\\W', '.',
+  '[abc]',
+  '[^a]',
+  '[a-z]',
+  '[^a-z0-9]',
+  '[k-s]',
+  '[[:alpha:]]',
+  '[[:^space:]]',
+  '[^[:^alpha:]0]',
+  '[\\d\\s]',
+  '[^\\w]',
+  '[\\d-z]',
+  '[-a]',
+  '[]a]',
+  '[😀-😂x]',
+  '[^😀]',
+  '[\\x00-\\x{10FFFF}]',
+  '\\s',
+  '\\S',
+  '\\d',
+  '\\D',
+  '\\w',
+  '\\W',
+  '.',
 );
 const assertion = fc.constantFrom('^', '$', '\\b', '\\A', '\\z');
 const quantifier = fc.oneof(
@@ -191,7 +276,11 @@ function alternation(depth: number): fc.Arbitrary<string> {
           ...leaves,
           {
             arbitrary: fc
-              .tuple(fc.constantFrom('(', '(?:', '(?P<n>', '(?i:', '(?s:', '(?i)(', '(?U:', '(?i-s:', '(|'), inner, quantifier)
+              .tuple(
+                fc.constantFrom('(', '(?:', '(?P<n>', '(?i:', '(?s:', '(?i)(', '(?U:', '(?i-s:', '(|'),
+                inner,
+                quantifier,
+              )
               .map(([open, body, q]) => `${open}${body})${q}`),
             weight: 2,
           },
@@ -213,28 +302,38 @@ const regex = alternation(2).map((p) => {
 });
 
 // Mostly a and b, so that the patterns' literals actually meet the text.
-const textChar = fc.oneof({ arbitrary: fc.constantFrom('a', 'b'), weight: 3 }, { arbitrary: fc.constantFrom(...CHARS), weight: 2 });
+const textChar = fc.oneof(
+  { arbitrary: fc.constantFrom('a', 'b'), weight: 3 },
+  { arbitrary: fc.constantFrom(...CHARS), weight: 2 },
+);
 const text = fc.array(textChar, { maxLength: 16 }).map((xs) => xs.join(''));
 
 describe('differential: native ≡ re2js on random RE2 patterns', () => {
   it('gives identical match, find, submatch, split and replace results', () => {
     let native = 0;
     fc.assert(
-      fc.property(fc.oneof(regex, regex.map((p) => `(?i)${p}`)), fc.array(text, { minLength: 1, maxLength: 4 }), (pattern, inputs) => {
-        try {
-          RE2JS.compile(pattern);
-        } catch {
-          return; // not RE2 syntax: never reaches the translator
-        }
-        const e = engines(pattern);
-        if (e === undefined) return;
-        native++;
-        for (const s of inputs) {
-          const want = observe(e.re2, s);
-          expect(observe(e.native, s)).toEqual(want);
-          expect(observe(e.linear, s)).toEqual(want);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          regex,
+          regex.map((p) => `(?i)${p}`),
+        ),
+        fc.array(text, { minLength: 1, maxLength: 4 }),
+        (pattern, inputs) => {
+          try {
+            RE2JS.compile(pattern);
+          } catch {
+            return; // not RE2 syntax: never reaches the translator
+          }
+          const e = engines(pattern);
+          if (e === undefined) return;
+          native++;
+          for (const s of inputs) {
+            const want = observe(e.re2, s);
+            expect(observe(e.native, s)).toEqual(want);
+            expect(observe(e.linear, s)).toEqual(want);
+          }
+        },
+      ),
       { numRuns: Number(process.env.REGEX_FUZZ_RUNS ?? 2000) },
     );
     expect(native).toBeGreaterThan(500); // the grammar must mostly produce translatable patterns

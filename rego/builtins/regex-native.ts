@@ -77,7 +77,12 @@ export interface NativeRegex {
 }
 
 export type NativePlan =
-  | { readonly native: true; readonly source: string; readonly groupsExact: boolean; readonly required: readonly string[] }
+  | {
+      readonly native: true;
+      readonly source: string;
+      readonly groupsExact: boolean;
+      readonly required: readonly string[];
+    }
   | { readonly native: false; readonly reason: string };
 
 function compiles(source: string, flags: string): boolean {
@@ -112,7 +117,12 @@ export function nativePlan(pattern: string): NativePlan {
 export function compileNative(pattern: string): NativeRegex | undefined {
   const plan = nativePlan(pattern);
   if (!plan.native) return undefined;
-  return { re: new RegExp(plan.source, 'g'), weight: plan.source.length, groupsExact: plan.groupsExact, required: plan.required };
+  return {
+    re: new RegExp(plan.source, 'g'),
+    weight: plan.source.length,
+    groupsExact: plan.groupsExact,
+    required: plan.required,
+  };
 }
 
 /** Whether a native run over a text of this length is cheap enough even in the worst case. */

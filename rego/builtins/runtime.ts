@@ -58,7 +58,8 @@ function printLines(parts: readonly Value[]): string[] {
     }
     const p = parts[i]!;
     if (!(p instanceof RSet)) {
-      if (p !== null && typeof p === 'object' && !(p instanceof NumLit)) throw new BuiltinError(`illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`);
+      if (p !== null && typeof p === 'object' && !(p instanceof NumLit))
+        throw new BuiltinError(`illegal argument type: ${Array.isArray(p) ? 'array' : 'object'}`);
       buf[i] = show(p);
       rec(i + 1);
       return;

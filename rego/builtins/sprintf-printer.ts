@@ -310,4 +310,3 @@ export class Printer {
     this.out += ')';
   }
 }
-

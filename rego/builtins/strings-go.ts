@@ -94,7 +94,13 @@ export function toUpper(s: string): string {
 export function isSpace(cp: number): boolean {
   if (cp <= 0xff) return cp === 0x20 || (cp >= 0x09 && cp <= 0x0d) || cp === 0x85 || cp === 0xa0;
   return (
-    cp === 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp === 0x2028 || cp === 0x2029 || cp === 0x202f || cp === 0x205f || cp === 0x3000
+    cp === 0x1680 ||
+    (cp >= 0x2000 && cp <= 0x200a) ||
+    cp === 0x2028 ||
+    cp === 0x2029 ||
+    cp === 0x202f ||
+    cp === 0x205f ||
+    cp === 0x3000
   );
 }
 
@@ -209,7 +215,7 @@ export class GoReplacer {
     let out = '';
     let last = 0;
     let prevMatchEmpty = false;
-    for (let i = 0; i <= s.length; ) {
+    for (let i = 0; i <= s.length;) {
       if ((i & 0xfff) === 0 && onStep) onStep();
       let best: Pair | undefined;
       let bestRank = Infinity;

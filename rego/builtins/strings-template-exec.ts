@@ -109,8 +109,26 @@ function sprint(args: GV[]): string {
   return out;
 }
 
-const HTML_ESC: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&#39;', '"': '&#34;', '\0': '\uFFFD' };
-const JS_ESC: Record<string, string> = { '\\': '\\\\', "'": "\\'", '"': '\\"', '<': '\\u003C', '>': '\\u003E', '&': '\\u0026', '=': '\\u003D', '\n': '\\u000A', '\r': '\\u000D', '\t': '\\u0009' };
+const HTML_ESC: Record<string, string> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  "'": '&#39;',
+  '"': '&#34;',
+  '\0': '\uFFFD',
+};
+const JS_ESC: Record<string, string> = {
+  '\\': '\\\\',
+  "'": "\\'",
+  '"': '\\"',
+  '<': '\\u003C',
+  '>': '\\u003E',
+  '&': '\\u0026',
+  '=': '\\u003D',
+  '\n': '\\u000A',
+  '\r': '\\u000D',
+  '\t': '\\u0009',
+};
 
 class Exec {
   out = '';
@@ -208,7 +226,8 @@ class Exec {
     const kb = basic(b);
     if (ka === undefined || kb === undefined) this.fail(at, `error calling ${name}: invalid type for comparison`);
     if (ka !== kb) this.fail(at, `error calling ${name}: incompatible types for comparison`);
-    if (ka === 'bool' && name !== 'eq' && name !== 'ne') this.fail(at, `error calling ${name}: invalid type for comparison`);
+    if (ka === 'bool' && name !== 'eq' && name !== 'ne')
+      this.fail(at, `error calling ${name}: invalid type for comparison`);
     const x = scalar(a);
     const y = scalar(b);
     return x < y ? -1 : x > y ? 1 : 0;
@@ -242,11 +261,13 @@ class Exec {
         let cur: GV = args[0]!;
         for (const k of args.slice(1)) {
           if (Array.isArray(cur)) {
-            if (!(k instanceof Lit && k.isInt)) this.fail(at, `error calling index: cannot index slice/array with type ${goType(k)}`);
+            if (!(k instanceof Lit && k.isInt))
+              this.fail(at, `error calling index: cannot index slice/array with type ${goType(k)}`);
             if (k.v < 0 || k.v >= cur.length) this.fail(at, `error calling index: index out of range: ${k.v}`);
             cur = cur[k.v]!;
           } else if (cur instanceof Map) {
-            if (typeof k !== 'string') this.fail(at, `error calling index: value has type ${goType(k)}; should be string`);
+            if (typeof k !== 'string')
+              this.fail(at, `error calling index: value has type ${goType(k)}; should be string`);
             const next: GV | undefined = cur.get(k);
             cur = next === undefined ? null : next;
           } else if (cur === null) this.fail(at, 'error calling index: index of untyped nil');
@@ -259,7 +280,8 @@ class Exec {
       case 'println':
         return `${args.map(fmtV).join(' ')}\n`;
       case 'printf': {
-        if (args.length === 0 || !(typeof args[0] === 'string')) this.fail(at, 'error calling printf: format must be a string');
+        if (args.length === 0 || !(typeof args[0] === 'string'))
+          this.fail(at, 'error calling printf: format must be a string');
         return goSprintf(args[0] as string, args.slice(1).map(toGoArg));
       }
       case 'eq': {
@@ -282,11 +304,14 @@ class Exec {
       case 'js':
         return sprint(args).replace(/[\\'"<>&=\n\r\t]/g, (c) => JS_ESC[c]!);
       case 'urlquery':
-        return encodeURIComponent(sprint(args)).replace(/%20/g, '+').replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+        return encodeURIComponent(sprint(args))
+          .replace(/%20/g, '+')
+          .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
       case 'slice': {
         const v = args[0] ?? null;
         const idx = args.slice(1).map((k) => {
-          if (!(k instanceof Lit && k.isInt)) this.fail(at, `error calling slice: cannot index slice/array with type ${goType(k)}`);
+          if (!(k instanceof Lit && k.isInt))
+            this.fail(at, `error calling slice: cannot index slice/array with type ${goType(k)}`);
           return k.v;
         });
         if (typeof v === 'string') return v.slice(idx[0] ?? 0, idx[1] ?? v.length);
@@ -341,7 +366,8 @@ class Exec {
     let entries: [GV, GV][];
     if (Array.isArray(v)) entries = v.map((x, i) => [new Lit(i, true), x]);
     else if (v instanceof Map) entries = sortedKeys(v).map((k) => [k, v.get(k)!]);
-    else if (v instanceof Lit && v.isInt) entries = Array.from({ length: Math.max(0, v.v) }, (_, i) => [new Lit(i, true), new Lit(i, true)]);
+    else if (v instanceof Lit && v.isInt)
+      entries = Array.from({ length: Math.max(0, v.v) }, (_, i) => [new Lit(i, true), new Lit(i, true)]);
     else if (v === null) entries = [];
     else return this.fail(n.pipe.at, `range can't iterate over ${fmtV(v)}`);
     if (entries.length === 0) {

@@ -39,12 +39,33 @@ export interface Pipe {
 export type TNode =
   | { readonly t: 'text'; readonly s: string }
   | { readonly t: 'action'; readonly pipe: Pipe }
-  | { readonly t: 'if' | 'with' | 'range'; readonly pipe: Pipe; readonly list: TNode[]; readonly elseList: TNode[] | undefined }
+  | {
+      readonly t: 'if' | 'with' | 'range';
+      readonly pipe: Pipe;
+      readonly list: TNode[];
+      readonly elseList: TNode[] | undefined;
+    }
   | { readonly t: 'break' | 'continue' };
 
 export const FUNCS = new Set([
-  'and', 'or', 'not', 'len', 'index', 'print', 'printf', 'println', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
-  'html', 'js', 'urlquery', 'slice',
+  'and',
+  'or',
+  'not',
+  'len',
+  'index',
+  'print',
+  'printf',
+  'println',
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'html',
+  'js',
+  'urlquery',
+  'slice',
 ]);
 
 class ParseError extends BuiltinError {}
@@ -77,7 +98,12 @@ function scan(src: string): Item[] {
       break;
     }
     let start = open + 2;
-    if (src.startsWith('- ', start) || src.startsWith('-\t', start) || src.startsWith('-\n', start) || src.startsWith('-\r', start)) {
+    if (
+      src.startsWith('- ', start) ||
+      src.startsWith('-\t', start) ||
+      src.startsWith('-\n', start) ||
+      src.startsWith('-\r', start)
+    ) {
       text = text.replace(TRIM_WS, '');
       start += 1;
     }
@@ -92,7 +118,8 @@ function scan(src: string): Item[] {
     }
     const body = src.slice(start, end);
     const trimmed = body.trim();
-    if (!(trimmed.startsWith('/*') && trimmed.endsWith('*/'))) items.push({ action: { body, pos: start, line: lineAt(start) } });
+    if (!(trimmed.startsWith('/*') && trimmed.endsWith('*/')))
+      items.push({ action: { body, pos: start, line: lineAt(start) } });
     i = close + 2;
   }
   return items;
@@ -224,7 +251,11 @@ class PipeParser {
 
   private chainAfter(): string[] {
     const next = this.peek();
-    if (next?.kind === 'field' && next.v !== '.' && next.pos === this.toks[this.i - 1]!.pos + this.toks[this.i - 1]!.v.length) {
+    if (
+      next?.kind === 'field' &&
+      next.v !== '.' &&
+      next.pos === this.toks[this.i - 1]!.pos + this.toks[this.i - 1]!.v.length
+    ) {
       this.i++;
       return next.v.slice(1).split('.');
     }
@@ -246,7 +277,9 @@ class PipeParser {
         return { t: 'num', v, int: /^[+-]?(0[xX][0-9a-fA-F]+|\d+)$/.test(clean) };
       }
       case 'field':
-        return tok.v === '.' ? { t: 'dot' } : { t: 'field', chain: tok.v.slice(1).split('.'), at: this.where(tok.pos, tok.v) };
+        return tok.v === '.'
+          ? { t: 'dot' }
+          : { t: 'field', chain: tok.v.slice(1).split('.'), at: this.where(tok.pos, tok.v) };
       case 'var': {
         const chain = this.chainAfter();
         const text = chain.length > 0 ? `${tok.v}.${chain.join('.')}` : tok.v;
@@ -287,7 +320,8 @@ export function parseTemplate(src: string): TNode[] {
       const p = new PipeParser(toks, item.action, src);
       const first = toks[0];
       const kw = first?.kind === 'ident' && !FUNCS.has(first.v) ? first.v : undefined;
-      if (first === undefined) throw new ParseError(`template: template:${item.action.line}: missing value for command`);
+      if (first === undefined)
+        throw new ParseError(`template: template:${item.action.line}: missing value for command`);
       if (kw === 'end' || kw === 'else') {
         if (!stop.has(kw)) throw new ParseError(`template: template:${item.action.line}: unexpected {{${kw}}}`);
         p.skip();
@@ -303,7 +337,9 @@ export function parseTemplate(src: string): TNode[] {
         continue;
       }
       if (kw === 'define' || kw === 'template' || kw === 'block') {
-        throw new ParseError(`template: template:${item.action.line}: {{${kw}}} is not supported by strings.render_template`);
+        throw new ParseError(
+          `template: template:${item.action.line}: {{${kw}}} is not supported by strings.render_template`,
+        );
       }
       list.push({ t: 'action', pipe: p.pipeline(true) });
     }
@@ -313,7 +349,8 @@ export function parseTemplate(src: string): TNode[] {
   let depth = 0;
   const parseControl = (kw: 'if' | 'with' | 'range', p: PipeParser): TNode => {
     // NB: Go's parser recurses without limit; refuse absurd nesting rather than overflow the stack.
-    if (++depth > MAX_NESTING) throw new ParseError(`template: template: control structures nested deeper than ${MAX_NESTING} levels`);
+    if (++depth > MAX_NESTING)
+      throw new ParseError(`template: template: control structures nested deeper than ${MAX_NESTING} levels`);
     const pipe = p.pipeline(true);
     const body = parseList(new Set(['end', 'else']));
     let elseList: TNode[] | undefined;

@@ -20,7 +20,21 @@ import * as units from './units.js';
 import * as uuid from './uuid.js';
 
 export const registry = new BuiltinRegistry();
-for (const f of [numbers, aggregates, arrays, sets, objects, types, bits, graph, encoding, units, semver, uuid, jsonschema]) {
+for (const f of [
+  numbers,
+  aggregates,
+  arrays,
+  sets,
+  objects,
+  types,
+  bits,
+  graph,
+  encoding,
+  units,
+  semver,
+  uuid,
+  jsonschema,
+]) {
   f.register(registry);
 }
 
@@ -45,4 +59,5 @@ export function run(name: string, args: readonly Value[], ctx = context()): stri
 /** JSON-ish JS to a Rego value; `set(...)` marks sets. */
 export const v = (x: unknown): Value => fromJS(x);
 export const set = (...xs: unknown[]): RSet => RSet.from(xs.map(fromJS));
-export const obj = (entries: [unknown, unknown][]): RObject => RObject.from(entries.map(([k, x]) => [fromJS(k), fromJS(x)]));
+export const obj = (entries: [unknown, unknown][]): RObject =>
+  RObject.from(entries.map(([k, x]) => [fromJS(k), fromJS(x)]));

@@ -140,7 +140,8 @@ export function nextStdChunk(layout: string): Chunk {
       case '_':
         if (layout[i + 1] === '2') {
           // "_2006" is a literal underscore followed by the long year.
-          if (rest.startsWith('_2006')) return { prefix: layout.slice(0, i + 1), std: { code: 'longYear' }, suffix: layout.slice(i + 5) };
+          if (rest.startsWith('_2006'))
+            return { prefix: layout.slice(0, i + 1), std: { code: 'longYear' }, suffix: layout.slice(i + 5) };
           return at(i, 2, 'underDay');
         }
         if (rest.startsWith('__2')) return at(i, 3, 'underYearDay');

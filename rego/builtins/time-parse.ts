@@ -247,7 +247,14 @@ function finish(f: Fields, aValue: string): bigint {
   }
   if (f.day < 1 || f.day > daysIn(f.month, f.year)) throw fail(': day out of range');
 
-  let unix = unixFromCivil(BigInt(f.year), BigInt(f.month), BigInt(f.day), BigInt(f.hour), BigInt(f.min), BigInt(f.sec));
+  let unix = unixFromCivil(
+    BigInt(f.year),
+    BigInt(f.month),
+    BigInt(f.day),
+    BigInt(f.hour),
+    BigInt(f.min),
+    BigInt(f.sec),
+  );
   if (!f.utc) {
     if (f.zoneOffset !== undefined) {
       unix -= BigInt(f.zoneOffset);

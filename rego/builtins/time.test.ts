@@ -8,7 +8,13 @@ const registry = new BuiltinRegistry();
 register(registry);
 
 const NOW = 1_700_000_000_123_456_789n;
-const ctx: BuiltinContext = { strict: true, nowNs: () => NOW, cache: new Map(), checkDeadline: () => {}, charge: () => {} };
+const ctx: BuiltinContext = {
+  strict: true,
+  nowNs: () => NOW,
+  cache: new Map(),
+  checkDeadline: () => {},
+  charge: () => {},
+};
 
 function call(name: string, ...args: Value[]): Value | undefined {
   const b = registry.get(name);
@@ -29,16 +35,66 @@ const RFC3339 = '2006-01-02T15:04:05Z07:00';
 
 describe('time.parse_ns', () => {
   it.each([
-    { name: 'parses RFC 3339 with a negative offset', layout: RFC3339, value: '2017-06-02T19:00:00-07:00', want: 1496455200000000000n },
-    { name: 'parses the smallest int64 instant', layout: RFC3339, value: '1677-09-21T00:12:43.145224192-00:00', want: -(1n << 63n) },
-    { name: 'parses the largest int64 instant', layout: RFC3339, value: '2262-04-11T23:47:16.854775807-00:00', want: (1n << 63n) - 1n },
-    { name: 'parses 12-hour clocks, two-digit years and literal text', layout: "01/02 03:04:05PM '06 -0700", value: "06/02 07:00:00PM '17 -0700", want: 1496455200000000000n },
-    { name: 'accepts named layouts such as RFC822Z', layout: 'RFC822Z', value: '02 Jun 17 19:00 -0700', want: 1496455200000000000n },
-    { name: 'reads space-padded days and ignores the weekday', layout: 'ANSIC', value: 'Mon Jan  2 15:04:05 2006', want: 1136214245000000000n },
-    { name: 'honours GMT+h abbreviations', layout: 'Jan 2 15:04 MST 2006', value: 'Jan 2 15:04 GMT+2 2006', want: 1136207040000000000n },
-    { name: 'gives unknown abbreviations offset zero', layout: 'Jan 2 15:04 MST 2006', value: 'Jan 2 15:04 PST 2006', want: 1136214240000000000n },
-    { name: 'reads fixed-width fractions', layout: '2006-01-02 15:04:05.000', value: '2020-01-01 00:00:00.123', want: 1577836800123000000n },
-    { name: 'reads comma fractions', layout: '2006-01-02 15:04:05,999', value: '2020-01-01 00:00:00,5', want: 1577836800500000000 },
+    {
+      name: 'parses RFC 3339 with a negative offset',
+      layout: RFC3339,
+      value: '2017-06-02T19:00:00-07:00',
+      want: 1496455200000000000n,
+    },
+    {
+      name: 'parses the smallest int64 instant',
+      layout: RFC3339,
+      value: '1677-09-21T00:12:43.145224192-00:00',
+      want: -(1n << 63n),
+    },
+    {
+      name: 'parses the largest int64 instant',
+      layout: RFC3339,
+      value: '2262-04-11T23:47:16.854775807-00:00',
+      want: (1n << 63n) - 1n,
+    },
+    {
+      name: 'parses 12-hour clocks, two-digit years and literal text',
+      layout: "01/02 03:04:05PM '06 -0700",
+      value: "06/02 07:00:00PM '17 -0700",
+      want: 1496455200000000000n,
+    },
+    {
+      name: 'accepts named layouts such as RFC822Z',
+      layout: 'RFC822Z',
+      value: '02 Jun 17 19:00 -0700',
+      want: 1496455200000000000n,
+    },
+    {
+      name: 'reads space-padded days and ignores the weekday',
+      layout: 'ANSIC',
+      value: 'Mon Jan  2 15:04:05 2006',
+      want: 1136214245000000000n,
+    },
+    {
+      name: 'honours GMT+h abbreviations',
+      layout: 'Jan 2 15:04 MST 2006',
+      value: 'Jan 2 15:04 GMT+2 2006',
+      want: 1136207040000000000n,
+    },
+    {
+      name: 'gives unknown abbreviations offset zero',
+      layout: 'Jan 2 15:04 MST 2006',
+      value: 'Jan 2 15:04 PST 2006',
+      want: 1136214240000000000n,
+    },
+    {
+      name: 'reads fixed-width fractions',
+      layout: '2006-01-02 15:04:05.000',
+      value: '2020-01-01 00:00:00.123',
+      want: 1577836800123000000n,
+    },
+    {
+      name: 'reads comma fractions',
+      layout: '2006-01-02 15:04:05,999',
+      value: '2020-01-01 00:00:00,5',
+      want: 1577836800500000000,
+    },
     { name: 'reads day-of-year', layout: '2006 002', value: '2020 060', want: 1582934400000000000n },
     { name: 'defaults month and day to January 1st', layout: '2006', value: '2024', want: 1704067200000000000n },
   ])('$name', ({ layout, value, want }) => {
@@ -46,12 +102,36 @@ describe('time.parse_ns', () => {
   });
 
   it.each([
-    { name: 'rejects instants before 1677', value: '1677-09-21T00:12:43.145224191-00:00', msg: 'time outside of valid range' },
-    { name: 'rejects instants after 2262', value: '2262-04-11T23:47:16.854775808-00:00', msg: 'time outside of valid range' },
-    { name: 'names the element that does not match', value: 'garbage', msg: 'parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"' },
-    { name: 'reports trailing text', value: '2020-01-01T00:00:00Zx', msg: 'parsing time "2020-01-01T00:00:00Zx": extra text: "x"' },
-    { name: 'reports out-of-range months', value: '2020-13-01T00:00:00Z', msg: 'parsing time "2020-13-01T00:00:00Z": month out of range' },
-    { name: 'reports impossible days', value: '2021-02-29T00:00:00Z', msg: 'parsing time "2021-02-29T00:00:00Z": day out of range' },
+    {
+      name: 'rejects instants before 1677',
+      value: '1677-09-21T00:12:43.145224191-00:00',
+      msg: 'time outside of valid range',
+    },
+    {
+      name: 'rejects instants after 2262',
+      value: '2262-04-11T23:47:16.854775808-00:00',
+      msg: 'time outside of valid range',
+    },
+    {
+      name: 'names the element that does not match',
+      value: 'garbage',
+      msg: 'parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"',
+    },
+    {
+      name: 'reports trailing text',
+      value: '2020-01-01T00:00:00Zx',
+      msg: 'parsing time "2020-01-01T00:00:00Zx": extra text: "x"',
+    },
+    {
+      name: 'reports out-of-range months',
+      value: '2020-13-01T00:00:00Z',
+      msg: 'parsing time "2020-13-01T00:00:00Z": month out of range',
+    },
+    {
+      name: 'reports impossible days',
+      value: '2021-02-29T00:00:00Z',
+      msg: 'parsing time "2021-02-29T00:00:00Z": day out of range',
+    },
   ])('$name', ({ value, msg }) => {
     const e = fails('time.parse_ns', RFC3339, value);
     expect(e).toBeInstanceOf(BuiltinError);
@@ -93,15 +173,30 @@ describe('time.parse_duration_ns', () => {
 describe('calendar fields', () => {
   it.each([
     { name: 'date in UTC', fn: 'time.date', arg: 1517814000000000000, want: [2018, 2, 5] },
-    { name: 'date in Los Angeles', fn: 'time.date', arg: [1517814000000000000, 'America/Los_Angeles'], want: [2018, 2, 4] },
+    {
+      name: 'date in Los Angeles',
+      fn: 'time.date',
+      arg: [1517814000000000000, 'America/Los_Angeles'],
+      want: [2018, 2, 4],
+    },
     { name: 'date with an empty zone (UTC)', fn: 'time.date', arg: [1517832000000000000, ''], want: [2018, 2, 5] },
     { name: 'a leap day', fn: 'time.date', arg: 1582977600000000000, want: [2020, 2, 29] },
     { name: 'dates before 1970', fn: 'time.date', arg: -86400000000000, want: [1969, 12, 31] },
     { name: 'clock in UTC', fn: 'time.clock', arg: 1517832000000000000, want: [12, 0, 0] },
     { name: 'clock in New York', fn: 'time.clock', arg: [1517832000000000000, 'America/New_York'], want: [7, 0, 0] },
-    { name: 'clock with a half-hour zone', fn: 'time.clock', arg: [1517832000000000000, 'Asia/Kolkata'], want: [17, 30, 0] },
+    {
+      name: 'clock with a half-hour zone',
+      fn: 'time.clock',
+      arg: [1517832000000000000, 'Asia/Kolkata'],
+      want: [17, 30, 0],
+    },
     { name: 'weekday', fn: 'time.weekday', arg: 1517832000000000000, want: 'Monday' },
-    { name: 'weekday across midnight in a zone', fn: 'time.weekday', arg: [1518350400000000000, 'Pacific/Kiritimati'], want: 'Monday' },
+    {
+      name: 'weekday across midnight in a zone',
+      fn: 'time.weekday',
+      arg: [1518350400000000000, 'Pacific/Kiritimati'],
+      want: 'Monday',
+    },
   ])('gives the $name', ({ fn, arg, want }) => {
     expect(call(fn, arg as Value)).toEqual(want);
   });
@@ -128,7 +223,11 @@ describe('time.add_date and time.diff', () => {
   it.each([
     { name: 'adds years, months and days', args: [1585852421593912000n, 3, 9, 12], want: 1705257221593912000n },
     { name: 'subtracts with negative values', args: [1585852421593912000n, -1, -1, -1], want: 1551465221593912000n },
-    { name: 'normalises October 32nd into November', args: [1601510400000000000n, 0, 0, 31], want: 1604188800000000000n },
+    {
+      name: 'normalises October 32nd into November',
+      args: [1601510400000000000n, 0, 0, 31],
+      want: 1604188800000000000n,
+    },
     { name: 'normalises February 30th into March', args: [1580515200000000000n, 0, 1, 0], want: 1583020800000000000n },
   ])('$name', ({ args, want }) => {
     expect(BigInt(call('time.add_date', ...(args as Value[])) as bigint)).toBe(want);
@@ -145,7 +244,12 @@ describe('time.add_date and time.diff', () => {
     { name: 'within a common-year February', a: day('2021-02-02'), b: day('2021-03-01'), want: [0, 0, 27, 0, 0, 0] },
     { name: 'from a leap day to the next March', a: day('2004-02-29'), b: day('2005-03-01'), want: [1, 0, 1, 0, 0, 0] },
     { name: 'in either order', a: 61_000_000_000, b: 0, want: [0, 0, 0, 0, 1, 1] },
-    { name: "in the first time's zone", a: [3_600_000_000_000, 'UTC'], b: [0, 'Asia/Shanghai'], want: [0, 0, 0, 1, 0, 0] },
+    {
+      name: "in the first time's zone",
+      a: [3_600_000_000_000, 'UTC'],
+      b: [0, 'Asia/Shanghai'],
+      want: [0, 0, 0, 1, 0, 0],
+    },
   ])('measures $name', ({ a, b, want }) => {
     expect(call('time.diff', a, b)).toEqual(want);
   });
@@ -156,11 +260,27 @@ describe('time.format', () => {
   it.each([
     { name: 'RFC 3339 with nanoseconds by default', arg: ns, want: '2022-12-02T18:40:53.141828752Z' },
     { name: 'in a zone', arg: [ns, 'Asia/Kolkata'], want: '2022-12-03T00:10:53.141828752+05:30' },
-    { name: 'with a custom layout', arg: [ns, 'Asia/Kolkata', 'Mon Jan 02 15:04:05 -0700 2006'], want: 'Sat Dec 03 00:10:53 +0530 2022' },
+    {
+      name: 'with a custom layout',
+      arg: [ns, 'Asia/Kolkata', 'Mon Jan 02 15:04:05 -0700 2006'],
+      want: 'Sat Dec 03 00:10:53 +0530 2022',
+    },
     { name: 'with a named layout', arg: [ns, 'Asia/Kolkata', 'RFC1123Z'], want: 'Sat, 03 Dec 2022 00:10:53 +0530' },
-    { name: 'with zone abbreviations', arg: [ns, 'America/New_York', 'UnixDate'], want: 'Fri Dec  2 13:40:53 EST 2022' },
-    { name: 'with trimmed and fixed fractions', arg: [1_500_000_000n, 'UTC', '05.999|05.000|05,0'], want: '01.5|01.500|01,5' },
-    { name: 'with year days and 12-hour clocks', arg: [ns, 'UTC', '__2 002 3:4:5 pm PM 06'], want: '336 336 6:40:53 pm PM 22' },
+    {
+      name: 'with zone abbreviations',
+      arg: [ns, 'America/New_York', 'UnixDate'],
+      want: 'Fri Dec  2 13:40:53 EST 2022',
+    },
+    {
+      name: 'with trimmed and fixed fractions',
+      arg: [1_500_000_000n, 'UTC', '05.999|05.000|05,0'],
+      want: '01.5|01.500|01,5',
+    },
+    {
+      name: 'with year days and 12-hour clocks',
+      arg: [ns, 'UTC', '__2 002 3:4:5 pm PM 06'],
+      want: '336 336 6:40:53 pm PM 22',
+    },
     { name: 'with ISO zone forms', arg: [ns, 'UTC', 'Z07:00 -07:00 Z0700 -07'], want: 'Z +00:00 Z +00' },
   ])('formats $name', ({ arg, want }) => {
     expect(call('time.format', arg as Value)).toBe(want);

@@ -25,9 +25,19 @@ describe('types', () => {
   it.each([
     { name: 'cast_array turns a set into a sorted array', fn: 'cast_array', arg: set(2, 1), want: '[1,2]' },
     { name: 'cast_set turns an array into a set', fn: 'cast_set', arg: [2, 1, 2], want: '[1,2]' },
-    { name: 'cast_string rejects numbers', fn: 'cast_string', arg: 1, want: 'type: operand 1 must be string but got number' },
+    {
+      name: 'cast_string rejects numbers',
+      fn: 'cast_string',
+      arg: 1,
+      want: 'type: operand 1 must be string but got number',
+    },
     { name: 'cast_null accepts null', fn: 'cast_null', arg: null, want: 'null' },
-    { name: 'cast_object rejects arrays', fn: 'cast_object', arg: [], want: 'type: operand 1 must be object but got array' },
+    {
+      name: 'cast_object rejects arrays',
+      fn: 'cast_object',
+      arg: [],
+      want: 'type: operand 1 must be object but got array',
+    },
   ])('$name', ({ fn, arg, want }) => {
     expect(run(fn, [v(arg)])).toBe(want);
   });

@@ -45,7 +45,14 @@ export function splitNumberAndUnit(s: string): { num: string; unit: string } | '
 
 const K = 1000n;
 const decimalUnits: Record<string, bigint> = { k: K, m: K ** 2n, g: K ** 3n, t: K ** 4n, p: K ** 5n, e: K ** 6n };
-const binaryUnits: Record<string, bigint> = { ki: 1n << 10n, mi: 1n << 20n, gi: 1n << 30n, ti: 1n << 40n, pi: 1n << 50n, ei: 1n << 60n };
+const binaryUnits: Record<string, bigint> = {
+  ki: 1n << 10n,
+  mi: 1n << 20n,
+  gi: 1n << 30n,
+  ti: 1n << 40n,
+  pi: 1n << 50n,
+  ei: 1n << 60n,
+};
 
 /** The exact binary value of the double 0.001 as a fraction: OPA's `big.Rat.SetFloat64(0.001)`. */
 const MILLI: readonly [bigint, bigint] = (() => {

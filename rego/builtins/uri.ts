@@ -52,7 +52,14 @@ const encoder = new TextEncoder();
 function decodeRune(b: Uint8Array, i: number): [number, number] {
   const c = b[i]!;
   if (c < 0x80) return [c, 1];
-  const [n, min] = c >= 0xc2 && c <= 0xdf ? [2, 0x80] : c >= 0xe0 && c <= 0xef ? [3, 0x800] : c >= 0xf0 && c <= 0xf4 ? [4, 0x10000] : [0, 0];
+  const [n, min] =
+    c >= 0xc2 && c <= 0xdf
+      ? [2, 0x80]
+      : c >= 0xe0 && c <= 0xef
+        ? [3, 0x800]
+        : c >= 0xf0 && c <= 0xf4
+          ? [4, 0x10000]
+          : [0, 0];
   if (n === 0 || i + n > b.length) return [-1, 1];
   let cp = c & (0xff >> (n + 1));
   for (let k = 1; k < n; k++) {
@@ -66,7 +73,7 @@ function decodeRune(b: Uint8Array, i: number): [number, number] {
 /** strconv.Quote of a byte string that may not be UTF-8: stray bytes print as \xNN. */
 function quoteBytes(b: Uint8Array): string {
   let body = '';
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const [cp, n] = decodeRune(b, i);
     body += cp < 0 ? `\\x${b[i]!.toString(16).padStart(2, '0')}` : quote(String.fromCodePoint(cp)).slice(1, -1);
     i += n;
@@ -81,7 +88,7 @@ const unhex = (c: number): number => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
 function unescapeBytes(text: string, mode: Mode): Uint8Array {
   const s = encoder.encode(text);
   const out: number[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i]!;
     if (c === 0x25) {
       if (i + 2 >= s.length || !isHex(s[i + 1]!) || !isHex(s[i + 2]!)) {
@@ -89,7 +96,10 @@ function unescapeBytes(text: string, mode: Mode): Uint8Array {
       }
       const v = (unhex(s[i + 1]!) << 4) | unhex(s[i + 2]!);
       const pct25 = s[i + 1] === 0x32 && s[i + 2] === 0x35;
-      if ((mode === Mode.Host && unhex(s[i + 1]!) < 8 && !pct25) || (mode === Mode.Zone && !pct25 && v !== 0x20 && shouldEscape(v, Mode.Host))) {
+      if (
+        (mode === Mode.Host && unhex(s[i + 1]!) < 8 && !pct25) ||
+        (mode === Mode.Zone && !pct25 && v !== 0x20 && shouldEscape(v, Mode.Host))
+      ) {
         throw new URLError(`invalid URL escape ${quoteBytes(s.subarray(i, i + 3))}`);
       }
       out.push(v);
@@ -110,7 +120,8 @@ const unescape = (text: string, mode: Mode): string => goString(unescapeBytes(te
 /** Go's escape of decoded bytes, to tell whether Path needs RawPath. */
 function escapeBytes(b: Uint8Array, mode: Mode): string {
   let out = '';
-  for (const c of b) out += shouldEscape(c, mode) ? `%${c.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(c);
+  for (const c of b)
+    out += shouldEscape(c, mode) ? `%${c.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(c);
   return out;
 }
 
@@ -196,7 +207,10 @@ function parseHost(scheme: string, host: string): string {
     if (!validOptionalPort(colonPort)) throw new URLError(`invalid port ${quote(colonPort)} after host`);
     const name = host.slice(1, close);
     const zone = name.indexOf('%25');
-    const addr = zone < 0 ? unescape(name, Mode.Host) : unescape(name.slice(0, zone), Mode.Host) + unescape(name.slice(zone), Mode.Zone);
+    const addr =
+      zone < 0
+        ? unescape(name, Mode.Host)
+        : unescape(name.slice(0, zone), Mode.Host) + unescape(name.slice(zone), Mode.Zone);
     const err = netipParseError(addr);
     if (err !== undefined) throw new URLError(`invalid host: ${err}`);
     if (/^[0-9.]+$/.test(addr)) throw new URLError('invalid IP-literal'); // a parsed IPv4 address
@@ -214,7 +228,8 @@ function parseHost(scheme: string, host: string): string {
 
 /** netip.ParseAddr's error text for s, or undefined when s is an IP address. */
 function netipParseError(s: string): string | undefined {
-  const fail = (msg: string, at = ''): string => `ParseAddr(${quote(s)}): ${msg}${at === '' ? '' : ` (at ${quote(at)})`}`;
+  const fail = (msg: string, at = ''): string =>
+    `ParseAddr(${quote(s)}): ${msg}${at === '' ? '' : ` (at ${quote(at)})`}`;
   for (const c of s) {
     if (c === '.') return ipv4Error(s, fail);
     if (c === ':') return ipv6Error(s, fail);
@@ -237,7 +252,8 @@ function ipv4Error(part: string, fail: Fail): string | undefined {
       digits++;
       if (val > 255) return fail('IPv4 field has value >255');
     } else if (c === '.') {
-      if (i === 0 || i === part.length - 1 || part[i - 1] === '.') return fail('IPv4 field must have at least one digit', part.slice(i));
+      if (i === 0 || i === part.length - 1 || part[i - 1] === '.')
+        return fail('IPv4 field must have at least one digit', part.slice(i));
       if (dots === 3) return fail('IPv4 address too long');
       dots++;
       val = 0;
@@ -266,7 +282,8 @@ function ipv6Error(input: string, fail: Fail): string | undefined {
     if (hex.length > 4) return fail('each colon-separated field must have at most 4 hex digits', s);
     if (hex.length === 0) return fail('each colon-separated field must have at least one digit', s);
     if (s[hex.length] === '.') {
-      if (ellipsis < 0 && i !== 12) return fail('embedded IPv4 address must replace the final 2 fields of the address', s);
+      if (ellipsis < 0 && i !== 12)
+        return fail('embedded IPv4 address must replace the final 2 fields of the address', s);
       if (i + 4 > 16) return fail('too many hex fields to fit an embedded IPv4 at the end of the address', s);
       const err = ipv4Error(s, fail);
       if (err !== undefined) return err;

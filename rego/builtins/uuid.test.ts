@@ -23,7 +23,11 @@ describe('uuid', () => {
       s: '000003e8-48b9-21ee-b200-325096b39f47',
       want: '{"clocksequence":12800,"domain":"Person","id":1000,"macvariables":"local:unicast","nodeid":"32-50-96-b3-9f-47","time":1693566990121469600,"variant":"RFC4122","version":2}',
     },
-    { name: 'the urn form', s: 'URN:UUID:00000000-0000-3000-c000-000000000000', want: '{"variant":"Microsoft","version":3}' },
+    {
+      name: 'the urn form',
+      s: 'URN:UUID:00000000-0000-3000-c000-000000000000',
+      want: '{"variant":"Microsoft","version":3}',
+    },
     { name: 'the braced form', s: '{00000000-0000-5000-e000-000000000000}', want: '{"variant":"Future","version":5}' },
     { name: 'bare hex', s: '00000000000040000000000000000000', want: '{"variant":"Reserved","version":4}' },
     { name: 'a too-short string', s: '123', want: 'undefined' },

@@ -31,7 +31,9 @@ function isV1(m: Module): boolean {
   if (m.regoVersion === 'v1') return true;
   return m.imports.some((i) => {
     const t = i.path.terms;
-    return t.length === 2 && t[0]!.type === 'var' && t[0]!.name === 'rego' && t[1]!.type === 'scalar' && t[1]!.value === 'v1';
+    return (
+      t.length === 2 && t[0]!.type === 'var' && t[0]!.name === 'rego' && t[1]!.type === 'scalar' && t[1]!.value === 'v1'
+    );
   });
 }
 
@@ -59,11 +61,13 @@ export function checkModuleV1(m: Module, registry: BuiltinRegistry, src: Src): D
   for (const r of m.rules) {
     const h = r.head.ref[0];
     const name = h?.type === 'var' ? h.name : '';
-    if (name === 'data' || name === 'input') err('rego_compile_error', `rules must not shadow ${name} (use a different rule name)`, r.loc);
+    if (name === 'data' || name === 'input')
+      err('rego_compile_error', `rules must not shadow ${name} (use a different rule name)`, r.loc);
     for (const a of r.head.args ?? []) {
       if (a.type === 'ref' && a.terms.length === 1 && a.terms[0]!.type === 'var') {
         const n = a.terms[0]!.name;
-        if (n === 'data' || n === 'input') err('rego_compile_error', `args must not shadow ${n} (use a different variable name)`, a.loc);
+        if (n === 'data' || n === 'input')
+          err('rego_compile_error', `args must not shadow ${n} (use a different variable name)`, a.loc);
       }
     }
     for (let x: Rule | undefined = r; x; x = x.else) {
@@ -72,8 +76,10 @@ export function checkModuleV1(m: Module, registry: BuiltinRegistry, src: Src): D
         const op = callName(e.terms);
         if (op === 'assign') {
           const lhs = e.terms[1];
-          const n = lhs?.type === 'ref' && lhs.terms.length === 1 && lhs.terms[0]!.type === 'var' ? lhs.terms[0]!.name : '';
-          if (n === 'data' || n === 'input') err('rego_compile_error', `variables must not shadow ${n} (use a different variable name)`, e.loc);
+          const n =
+            lhs?.type === 'ref' && lhs.terms.length === 1 && lhs.terms[0]!.type === 'var' ? lhs.terms[0]!.name : '';
+          if (n === 'data' || n === 'input')
+            err('rego_compile_error', `variables must not shadow ${n} (use a different variable name)`, e.loc);
         }
       });
       const calls: [string, Location][] = [];
@@ -160,7 +166,7 @@ export function checkCalls(rule: Rule, env: LowerEnv, registry: BuiltinRegistry,
     if (t.type === 'call') {
       const name = callName([t.fn]);
       // a nested call's value is used, so it may not carry an output argument
-      const arity = name.startsWith('data.') ? env.arity(name) : env.builtin(name)?.decl.args.length ?? -1;
+      const arity = name.startsWith('data.') ? env.arity(name) : (env.builtin(name)?.decl.args.length ?? -1);
       if (arity >= 0 && t.args.length > arity && !env.builtin(name)?.decl.variadic) {
         out.push(diagnostic('rego_type_error', `${name}: too many arguments`, t.loc, src(t.loc)));
       } else check(name, t.args.length, t.loc);
@@ -269,7 +275,14 @@ export function checkRecursion(modules: Module[], root: TreeNode, src: Src): Dia
           reported.add(d);
           const names = [...cycle, d].map((x) => `data.${x.path.join('.')}`);
           const r = firstRule.get(d)!;
-          out.push(diagnostic('rego_recursion_error', `rule ${names[0]} is recursive: ${names.join(' -> ')}`, r.loc, src(r.loc)));
+          out.push(
+            diagnostic(
+              'rego_recursion_error',
+              `rule ${names[0]} is recursive: ${names.join(' -> ')}`,
+              r.loc,
+              src(r.loc),
+            ),
+          );
         }
       } else if (st === undefined) visit(d);
     }

@@ -51,14 +51,23 @@ export interface CompileModulesOptions {
   experimentalKeywords?: boolean;
 }
 
-export function compileModules(inputs: readonly ModuleSource[], registry: BuiltinRegistry, opts: CompileModulesOptions = {}): Plan {
+export function compileModules(
+  inputs: readonly ModuleSource[],
+  registry: BuiltinRegistry,
+  opts: CompileModulesOptions = {},
+): Plan {
   const sources = new Map<string, string>();
   const modules: Module[] = [];
   const parseErrors: Diagnostic[] = [];
   for (const m of inputs) {
     sources.set(m.name, m.source);
     try {
-      modules.push(parseModule(m.name, m.source, { regoVersion: m.regoVersion ?? 'v1', experimentalKeywords: opts.experimentalKeywords !== false }));
+      modules.push(
+        parseModule(m.name, m.source, {
+          regoVersion: m.regoVersion ?? 'v1',
+          experimentalKeywords: opts.experimentalKeywords !== false,
+        }),
+      );
     } catch (e) {
       if (e instanceof RegoParseError) parseErrors.push(...e.errors);
       else throw e;
@@ -101,13 +110,16 @@ export function compileModules(inputs: readonly ModuleSource[], registry: Builti
   const env = makeEnv(registry, nodes, root, mockedNames(modules));
 
   const callErrors: Diagnostic[] = [];
-  for (const m of modules) for (const r of m.rules) for (let x: Rule | undefined = r; x; x = x.else) callErrors.push(...checkCalls(x, env, registry, src));
+  for (const m of modules)
+    for (const r of m.rules)
+      for (let x: Rule | undefined = r; x; x = x.else) callErrors.push(...checkCalls(x, env, registry, src));
   if (callErrors.length > 0) fail(callErrors);
 
   const printErrors: Diagnostic[] = [];
   for (const m of modules) {
     for (const r of m.rules) {
-      for (let x: Rule | undefined = r; x; x = x.else) printErrors.push(...checkPrintCalls(x.body, ruleGlobals(x), env, src, locals.names));
+      for (let x: Rule | undefined = r; x; x = x.else)
+        printErrors.push(...checkPrintCalls(x.body, ruleGlobals(x), env, src, locals.names));
     }
   }
   if (printErrors.length > 0) fail(printErrors);
@@ -130,7 +142,13 @@ export function compileModules(inputs: readonly ModuleSource[], registry: Builti
   const recursion = checkRecursion(modules, root, src);
   if (recursion.length > 0) fail(recursion);
 
-  const typeErrors = checkTypes(allRules(modules), env, src, new RuleTypes(root, env, src, inputTypes(modules)), locals.names);
+  const typeErrors = checkTypes(
+    allRules(modules),
+    env,
+    src,
+    new RuleTypes(root, env, src, inputTypes(modules)),
+    locals.names,
+  );
   if (typeErrors.length > 0) fail(typeErrors);
 
   const lowerErrors: Diagnostic[] = [];
@@ -151,10 +169,9 @@ function collectVarNames(r: Rule, out: Set<string>): void {
       if (t.type === 'var') out.add(t.name);
     });
     const h = x.head;
-    for (const t of [...h.ref, ...(h.args ?? []), ...(h.key ? [h.key] : []), ...(h.value ? [h.value] : [])]) termVars(t, {}, out);
+    for (const t of [...h.ref, ...(h.args ?? []), ...(h.key ? [h.key] : []), ...(h.value ? [h.value] : [])])
+      termVars(t, {}, out);
   }
 }
-
-
 
 export { placeRule };

@@ -112,7 +112,8 @@ export class LocalRewriter {
     const withs = e.with.map((w) => ({ ...w, value: this.rewriteTerm(w.value, stack) }));
     if (Array.isArray(t)) {
       const op = t[0]!;
-      const isAssign = op.type === 'ref' && op.terms.length === 1 && op.terms[0]!.type === 'var' && op.terms[0]!.name === 'assign';
+      const isAssign =
+        op.type === 'ref' && op.terms.length === 1 && op.terms[0]!.type === 'var' && op.terms[0]!.name === 'assign';
       if (isAssign && t.length === 3) {
         if (e.negated) {
           this.err('cannot assign vars inside negated expression', e.loc);
@@ -222,7 +223,10 @@ export class LocalRewriter {
       case 'set':
         return { ...t, items: t.items.map((x) => this.rewriteTerm(x, stack)) };
       case 'object':
-        return { ...t, items: t.items.map(([k, v]) => [this.rewriteTerm(k, stack), this.rewriteTerm(v, stack)] as [Term, Term]) };
+        return {
+          ...t,
+          items: t.items.map(([k, v]) => [this.rewriteTerm(k, stack), this.rewriteTerm(v, stack)] as [Term, Term]),
+        };
       case 'call':
         return { ...t, fn: t.fn, args: t.args.map((x) => this.rewriteTerm(x, stack)) };
       case 'arraycompr':

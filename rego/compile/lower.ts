@@ -4,7 +4,21 @@
  */
 import type { Builtin, BuiltinRegistry } from '../builtins/registry.js';
 import type { Location } from '../errors.js';
-import { callIR, exprIR, ruleIR, termIR, type BodyIR, type CallIR, type ExprIR, type IterIR, type LogicIR, type NodeIR, type RuleIR, type TermIR, type WithIR } from '../eval/ir.js';
+import {
+  callIR,
+  exprIR,
+  ruleIR,
+  termIR,
+  type BodyIR,
+  type CallIR,
+  type ExprIR,
+  type IterIR,
+  type LogicIR,
+  type NodeIR,
+  type RuleIR,
+  type TermIR,
+  type WithIR,
+} from '../eval/ir.js';
 import type { Expr, LogicNode, Term } from '../syntax/ast.js';
 import { scalarValue } from '../syntax/parser-scalars.js';
 import { callName } from '../syntax/walk.js';
@@ -159,7 +173,9 @@ export class Lowerer {
       const name = callName(t);
       if (name === 'eq') return { op: 'unify', ...base, a: this.term(t[1]!), b: this.term(t[2]!) };
       if (name === 'rego.metadata.rule' || name === 'rego.metadata.chain') {
-        const v = (name === 'rego.metadata.rule' ? this.meta?.rule : this.meta?.chain) ?? (name === 'rego.metadata.rule' ? new RObject() : []);
+        const v =
+          (name === 'rego.metadata.rule' ? this.meta?.rule : this.meta?.chain) ??
+          (name === 'rego.metadata.rule' ? new RObject() : []);
         const out = t[1];
         if (out === undefined) return { op: 'term', ...base, t: termIR({ k: 'c', v: true }) };
         return { op: 'unify', ...base, a: this.term(out), b: termIR({ k: 'c', v }) };
@@ -201,11 +217,13 @@ export class Lowerer {
 
 /** `out = coll[key]` with out and key two vars: the iteration the evaluator runs as a loop (IterIR). */
 function iteration(out: TermIR, src: TermIR): IterIR | undefined {
-  if (out.k !== 'v' || (src.k !== 'data' && src.k !== 'input' && src.k !== 'ref') || src.path.length === 0) return undefined;
+  if (out.k !== 'v' || (src.k !== 'data' && src.k !== 'input' && src.k !== 'ref') || src.path.length === 0)
+    return undefined;
   const key = src.path[src.path.length - 1]!;
   if (key.k !== 'v' || key.s === out.s) return undefined;
   const path = src.path.slice(0, -1);
-  const coll = src.k === 'ref' ? termIR({ k: 'ref', head: src.head, path }) : termIR({ k: src.k, path, g: path.every(isConst) });
+  const coll =
+    src.k === 'ref' ? termIR({ k: 'ref', head: src.head, path }) : termIR({ k: src.k, path, g: path.every(isConst) });
   return { coll, key: key.s, out: out.s };
 }
 
@@ -230,7 +248,11 @@ function termHasVars(t: TermIR): boolean {
   }
 }
 
-export function lowerRule(pr: PlacedRule, env: LowerEnv, metadata?: (pr: PlacedRule) => { rule?: Value; chain?: Value }): RuleIR {
+export function lowerRule(
+  pr: PlacedRule,
+  env: LowerEnv,
+  metadata?: (pr: PlacedRule) => { rule?: Value; chain?: Value },
+): RuleIR {
   const lowerOne = (rule: PlacedRule['rule']): RuleIR => {
     const slots = new Slots();
     const md = metadata?.({ ...pr, rule });
@@ -238,7 +260,12 @@ export function lowerRule(pr: PlacedRule, env: LowerEnv, metadata?: (pr: PlacedR
     const h = rule.head;
     const args = h.args?.map((a) => lw.term(a));
     // NB: take the suffix from the rewritten head, not pr.suffix (captured before local renaming).
-    const suffix = pr.kind === 'function' ? [] : ruleRef(pr.module, rule).slice(1 + pr.nodePath.length).map((s) => lw.term(s));
+    const suffix =
+      pr.kind === 'function'
+        ? []
+        : ruleRef(pr.module, rule)
+            .slice(1 + pr.nodePath.length)
+            .map((s) => lw.term(s));
     const key = h.value === undefined && h.key ? lw.term(h.key) : undefined;
     const value = h.value ? lw.term(h.value) : undefined;
     const body = lw.body(rule.body);

@@ -79,7 +79,12 @@ function unsupportedStub(u: Unsupported): Builtin {
   };
 }
 
-export function makeEnv(registry: BuiltinRegistry, nodes: Map<TreeNode, NodeIR>, root: TreeNode, mocked: Set<string>): LowerEnv & SafetyEnv {
+export function makeEnv(
+  registry: BuiltinRegistry,
+  nodes: Map<TreeNode, NodeIR>,
+  root: TreeNode,
+  mocked: Set<string>,
+): LowerEnv & SafetyEnv {
   const rootIR = nodes.get(root)!;
   const stubs = new Map<string, Builtin>();
   const builtin = (name: string): Builtin | undefined => {
@@ -148,4 +153,3 @@ export function attachRules(
   };
   visit(root);
 }
-

@@ -17,11 +17,14 @@ export function checkPrintCalls(
   const out: Diagnostic[] = [];
   body.forEach((e, i) => {
     const safe = new Set([...globals, ...outputVarsForBody(body.slice(0, i), env, globals)]);
-    visitClosures(e, (inner, extra) => out.push(...checkPrintCalls(inner, new Set([...safe, ...extra]), env, src, names)));
+    visitClosures(e, (inner, extra) =>
+      out.push(...checkPrintCalls(inner, new Set([...safe, ...extra]), env, src, names)),
+    );
     if (!Array.isArray(e.terms) || callName(e.terms) !== 'print') return;
     for (const arg of e.terms.slice(1)) {
       const vars = [...termVars(arg, { skipClosures: true, skipCallOp: true })].filter((v) => !safe.has(v)).sort();
-      for (const v of vars) out.push(diagnostic('rego_compile_error', `var ${names.get(v) ?? v} is undeclared`, arg.loc, src(arg.loc)));
+      for (const v of vars)
+        out.push(diagnostic('rego_compile_error', `var ${names.get(v) ?? v} is undeclared`, arg.loc, src(arg.loc)));
     }
   });
   return out;

@@ -31,7 +31,9 @@ export function parseQuery(text: string, regoVersion: 'v0' | 'v1' = 'v1'): Expr[
   const body: Expr[] = [];
   for (const s of stmts) if (s.kind === 'body') body.push(...s.body);
   if (body.length === 0) {
-    throw new RegoCompileError([diagnostic('rego_parse_error', 'empty query', { file: QUERY_FILE, row: 1, col: 1, offset: 0 }, text)]);
+    throw new RegoCompileError([
+      diagnostic('rego_parse_error', 'empty query', { file: QUERY_FILE, row: 1, col: 1, offset: 0 }, text),
+    ]);
   }
   return body;
 }
@@ -68,7 +70,8 @@ export function compileQuery(plan: Plan, text: string, regoVersion: 'v0' | 'v1' 
         if (!isGenerated(user)) out.push(diagnostic('rego_unsafe_var_error', `var ${user} is unsafe`, e.loc, text));
       }
     }
-    if (out.length === 0) for (const [e] of unsafe) out.push(diagnostic('rego_unsafe_var_error', 'expression is unsafe', e.loc, text));
+    if (out.length === 0)
+      for (const [e] of unsafe) out.push(diagnostic('rego_unsafe_var_error', 'expression is unsafe', e.loc, text));
     throw new RegoCompileError(out);
   }
   const slots = new Slots();

@@ -22,7 +22,12 @@ export function renameVars(t: Term, f: (v: string) => string | undefined): Term 
     case 'setcompr':
       return { ...t, head: renameVars(t.head, f), body: t.body.map((e) => renameExpr(e, f)) };
     case 'objectcompr':
-      return { ...t, key: renameVars(t.key, f), value: renameVars(t.value, f), body: t.body.map((e) => renameExpr(e, f)) };
+      return {
+        ...t,
+        key: renameVars(t.key, f),
+        value: renameVars(t.value, f),
+        body: t.body.map((e) => renameExpr(e, f)),
+      };
     case 'template':
       return { ...t, parts: t.parts.map((p) => (typeof p === 'string' ? p : renameExpr(p, f))) };
     default:
@@ -48,7 +53,8 @@ export function renameExpr(e: Expr, f: (v: string) => string | undefined): Expr 
       },
     };
   }
-  if (t.type === 'logic') return { ...e, terms: { ...t, node: mapLogic(t.node, (b) => b.map((x) => renameExpr(x, f))) }, with: withs };
+  if (t.type === 'logic')
+    return { ...e, terms: { ...t, node: mapLogic(t.node, (b) => b.map((x) => renameExpr(x, f))) }, with: withs };
   return { ...e, terms: renameVars(t, f), with: withs };
 }
 

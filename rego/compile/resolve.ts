@@ -55,7 +55,13 @@ export function declaredVars(body: Expr[]): Set<string> {
     const t = e.terms;
     if (Array.isArray(t)) {
       const op = t[0];
-      if (op?.type === 'ref' && op.terms.length === 1 && op.terms[0]!.type === 'var' && op.terms[0]!.name === 'assign' && t[1]) {
+      if (
+        op?.type === 'ref' &&
+        op.terms.length === 1 &&
+        op.terms[0]!.type === 'var' &&
+        op.terms[0]!.name === 'assign' &&
+        t[1]
+      ) {
         termVars(t[1], { skipClosures: true }, out);
       }
     } else if (t.type === 'some') {
@@ -120,7 +126,11 @@ function resolveExpr(e: Expr, g: Globals, ignore: Scope): Expr {
       }),
     };
   } else out.terms = resolveTerm(t, g, ignore);
-  out.with = e.with.map((w) => ({ ...w, target: resolveTerm(w.target, g, ignore), value: resolveTerm(w.value, g, ignore) }));
+  out.with = e.with.map((w) => ({
+    ...w,
+    target: resolveTerm(w.target, g, ignore),
+    value: resolveTerm(w.value, g, ignore),
+  }));
   return out;
 }
 
@@ -155,9 +165,16 @@ export function resolveTerm(t: Term, g: Globals, ignore: Scope): Term {
     case 'set':
       return { ...t, items: t.items.map((x) => resolveTerm(x, g, ignore)) };
     case 'object':
-      return { ...t, items: t.items.map(([k, v]) => [resolveTerm(k, g, ignore), resolveTerm(v, g, ignore)] as [Term, Term]) };
+      return {
+        ...t,
+        items: t.items.map(([k, v]) => [resolveTerm(k, g, ignore), resolveTerm(v, g, ignore)] as [Term, Term]),
+      };
     case 'call':
-      return { ...t, fn: resolveTerm(t.fn, g, ignore) as typeof t.fn, args: t.args.map((x) => resolveTerm(x, g, ignore)) };
+      return {
+        ...t,
+        fn: resolveTerm(t.fn, g, ignore) as typeof t.fn,
+        args: t.args.map((x) => resolveTerm(x, g, ignore)),
+      };
     case 'arraycompr':
     case 'setcompr': {
       ignore.push(declaredVars(t.body));

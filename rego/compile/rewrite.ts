@@ -228,13 +228,19 @@ export class TermRewriter {
           if (typeof p === 'string') return { type: 'scalar', value: p, loc: t.loc };
           const terms = p.terms;
           let term: Term;
-          if (Array.isArray(terms)) term = { type: 'call', fn: terms[0] as Extract<Term, { type: 'ref' }>, args: terms.slice(1), loc: p.loc };
+          if (Array.isArray(terms))
+            term = { type: 'call', fn: terms[0] as Extract<Term, { type: 'ref' }>, args: terms.slice(1), loc: p.loc };
           else term = terms as Term;
           if (term.type === 'scalar' && p.with.length === 0) return term;
           const nv = v(this.gen.gen(), p.loc);
           return this.closure(nv, [eqExpr(nv, term, p.loc, p.with)], p.loc);
         });
-        return this.term({ type: 'call', fn: opRef(TEMPLATE_BUILTIN, t.loc), args: [{ type: 'array', items, loc: t.loc }], loc: t.loc });
+        return this.term({
+          type: 'call',
+          fn: opRef(TEMPLATE_BUILTIN, t.loc),
+          args: [{ type: 'array', items, loc: t.loc }],
+          loc: t.loc,
+        });
       }
       default:
         return [[], t];

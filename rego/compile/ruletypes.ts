@@ -57,7 +57,9 @@ export class RuleTypes implements DocTypes {
       for (let r: Rule | undefined = pr.rule; r; r = r.else) {
         const t = new TypeChecker(this.env, this.src, this).funcType(r);
         if (!t || (out && out.args.length !== t.args.length)) return this.settle(n, undefined);
-        out = out ? { args: out.args.map((a, i) => unionOf([a, t.args[i]!])), result: unionOf([out.result, t.result]) } : t;
+        out = out
+          ? { args: out.args.map((a, i) => unionOf([a, t.args[i]!])), result: unionOf([out.result, t.result]) }
+          : t;
       }
     }
     return this.settle(n, out);

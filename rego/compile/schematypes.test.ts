@@ -18,7 +18,8 @@ function errorsOf(source: string): Diagnostic[] {
   return [];
 }
 
-const ruleSchema = (schema: string, rule: string): string => `package t\n\n# METADATA\n# schemas:\n#   - ${schema}\n${rule}\n`;
+const ruleSchema = (schema: string, rule: string): string =>
+  `package t\n\n# METADATA\n# schemas:\n#   - ${schema}\n${rule}\n`;
 
 describe('schema types', () => {
   it.each([
@@ -39,25 +40,64 @@ describe('type errors against input schemas', () => {
   it.each([
     [
       'a number property passed to startswith',
-      ruleSchema('input: {"type": "object", "properties": {"user": {"type": "object", "properties": {"age": {"type": "number"}}}}}', 'allow if startswith(input.user.age, "1")'),
+      ruleSchema(
+        'input: {"type": "object", "properties": {"user": {"type": "object", "properties": {"age": {"type": "number"}}}}}',
+        'allow if startswith(input.user.age, "1")',
+      ),
       'startswith: invalid argument(s)',
       6,
       10,
     ],
-    ['a number path unified with a string', ruleSchema('input.user.age: {type: number}', 'allow if input.user.age = "a"'), 'match error', 6, 10],
-    ['a boolean counted', ruleSchema('input.x: {type: boolean}', 'allow if count(input.x) > 0'), 'count: invalid argument(s)', 6, 10],
-    ['array elements of the wrong type', ruleSchema('input.tags: {type: array, items: {type: string}}', 'allow if { some t in input.tags; t + 1 > 2 }'), 'plus: invalid argument(s)', 6, 34],
-    ['a misspelled property', ruleSchema('input: {type: object, properties: {user: {type: string}}}', 'allow if input.usr == "a"'), 'undefined ref: input.usr', 6, 10],
-    ['a package-scoped schema', '# METADATA\n# scope: package\n# schemas:\n#   - input.n: {type: string}\npackage t\n\nallow if abs(input.n) > 1\n', 'abs: invalid argument(s)', 7, 10],
+    [
+      'a number path unified with a string',
+      ruleSchema('input.user.age: {type: number}', 'allow if input.user.age = "a"'),
+      'match error',
+      6,
+      10,
+    ],
+    [
+      'a boolean counted',
+      ruleSchema('input.x: {type: boolean}', 'allow if count(input.x) > 0'),
+      'count: invalid argument(s)',
+      6,
+      10,
+    ],
+    [
+      'array elements of the wrong type',
+      ruleSchema('input.tags: {type: array, items: {type: string}}', 'allow if { some t in input.tags; t + 1 > 2 }'),
+      'plus: invalid argument(s)',
+      6,
+      34,
+    ],
+    [
+      'a misspelled property',
+      ruleSchema('input: {type: object, properties: {user: {type: string}}}', 'allow if input.usr == "a"'),
+      'undefined ref: input.usr',
+      6,
+      10,
+    ],
+    [
+      'a package-scoped schema',
+      '# METADATA\n# scope: package\n# schemas:\n#   - input.n: {type: string}\npackage t\n\nallow if abs(input.n) > 1\n',
+      'abs: invalid argument(s)',
+      7,
+      10,
+    ],
   ])('reports %s', (_name, source, message, row, col) => {
     const errs = errorsOf(source);
     expect(errs.map((d) => [d.code, d.message, d.row, d.col])).toEqual([['rego_type_error', message, row, col]]);
   });
 
   it.each([
-    ['a path the schema does not describe', ruleSchema('input.user.age: {type: number}', 'allow if upper(input.user.name)')],
+    [
+      'a path the schema does not describe',
+      ruleSchema('input.user.age: {type: number}', 'allow if upper(input.user.name)'),
+    ],
     ['a schema reference (no schema set is loaded)', ruleSchema('input: schema.foo', 'allow if upper(input.x)')],
-    ['a rule without the annotation', `${ruleSchema('input.x: {type: number}', 'a if input.x > 1')}\nb if upper(input.x)\n`],
+    [
+      'a rule without the annotation',
+      `${ruleSchema('input.x: {type: number}', 'a if input.x > 1')}\nb if upper(input.x)\n`,
+    ],
   ])('accepts %s', (_name, source) => {
     expect(errorsOf(source)).toEqual([]);
   });

@@ -77,7 +77,8 @@ export function inputTypes(modules: readonly Module[]): Map<Rule, Type> {
   const pkgSchemas = new Map<string, [string[], unknown][]>();
   for (const m of modules) {
     const key = m.package.path.join('.');
-    for (const a of m.annotations) if (a.scope === 'package') pkgSchemas.set(key, [...(pkgSchemas.get(key) ?? []), ...inputSchemas(a)]);
+    for (const a of m.annotations)
+      if (a.scope === 'package') pkgSchemas.set(key, [...(pkgSchemas.get(key) ?? []), ...inputSchemas(a)]);
   }
   const out = new Map<Rule, Type>();
   for (const m of modules) {
@@ -87,7 +88,8 @@ export function inputTypes(modules: readonly Module[]): Map<Rule, Type> {
       if (entries.length === 0) continue;
       // NB: the last schema for a path wins; a schema for `input` itself replaces everything before it
       let t: Type = T.any;
-      for (const [path, schema] of entries) t = path.length === 0 ? schemaToType(schema) : merge(t, path, schemaToType(schema));
+      for (const [path, schema] of entries)
+        t = path.length === 0 ? schemaToType(schema) : merge(t, path, schemaToType(schema));
       for (let x: Rule | undefined = r; x; x = x.else) out.set(x, t);
     }
   }

@@ -71,7 +71,10 @@ export function placeRule(mod: Module, rule: Rule): PlacedRule {
   return { rule, kind, nodePath, suffix, module: mod };
 }
 
-export function buildTree(modules: Module[], source: (file: string) => string): { root: TreeNode; errors: Diagnostic[] } {
+export function buildTree(
+  modules: Module[],
+  source: (file: string) => string,
+): { root: TreeNode; errors: Diagnostic[] } {
   const root = newNode([]);
   const errors: Diagnostic[] = [];
   for (const mod of modules) {
@@ -106,7 +109,11 @@ function checkNode(n: TreeNode, errors: Diagnostic[], source: (file: string) => 
     if (hasFn && kinds.size > 1) err(`conflicting rules ${name} found`, all[0]!);
     else if (kinds.has('complete') && kinds.size > 1 && !(kinds.size === 2 && kinds.has('object'))) {
       err(`conflicting rules ${name} found`, all[0]!);
-    } else if (kinds.has('multi') && kinds.has('object') && all.some((r) => r.kind === 'multi' && r.suffix.length === 0)) {
+    } else if (
+      kinds.has('multi') &&
+      kinds.has('object') &&
+      all.some((r) => r.kind === 'multi' && r.suffix.length === 0)
+    ) {
       err(`conflicting rules ${name} found`, all[0]!);
     }
     if (hasFn) {
@@ -117,7 +124,9 @@ function checkNode(n: TreeNode, errors: Diagnostic[], source: (file: string) => 
     for (const d of n.defaults) {
       if (d.kind === 'multi') err(`multi-value rules cannot have default values`, d);
     }
-    const leafy = all.some((r) => r.kind === 'complete' || r.kind === 'function' || (r.kind === 'multi' && r.suffix.length === 0));
+    const leafy = all.some(
+      (r) => r.kind === 'complete' || r.kind === 'function' || (r.kind === 'multi' && r.suffix.length === 0),
+    );
     if (leafy && n.children.size > 0) {
       const childRules: string[] = [];
       collectRuleNames(n, childRules, true);

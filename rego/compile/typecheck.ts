@@ -111,7 +111,9 @@ export class TypeChecker extends TermTyper {
     // both sides unknown: arrays of equal length pair up; a var takes the other side's type
     if (a.type === 'array' && b.type === 'array') {
       if (a.items.length !== b.items.length) return false;
-      return a.items.every((x, i) => this.unify2(x, this.typeOf(x, scope), b.items[i]!, this.typeOf(b.items[i]!, scope), scope));
+      return a.items.every((x, i) =>
+        this.unify2(x, this.typeOf(x, scope), b.items[i]!, this.typeOf(b.items[i]!, scope), scope),
+      );
     }
     if (a.type === 'var' || b.type === 'var') {
       const [v, other] = a.type === 'var' ? [a, b] : [b, a];
@@ -137,7 +139,10 @@ export class TypeChecker extends TermTyper {
         const have = types.map(showType);
         const wants = want.map(showType);
         if (fn.variadic) wants.push(`${showType(fn.variadic)}...`);
-        this.report(`${name}: invalid argument(s)`, e.loc, [`have: (${have.join(', ')})`, `want: (${wants.join(', ')})`]);
+        this.report(`${name}: invalid argument(s)`, e.loc, [
+          `have: (${have.join(', ')})`,
+          `want: (${wants.join(', ')})`,
+        ]);
         return;
       }
     }
@@ -151,7 +156,12 @@ export class TypeChecker extends TermTyper {
     return b.decl.variadic ? { args: b.decl.args, variadic: b.decl.variadic } : b.decl;
   }
 
-  protected undefinedRef(ref: Extract<Term, { type: 'ref' }>, pos: number, have: Type, kind: 'invalid' | 'unsupported'): void {
+  protected undefinedRef(
+    ref: Extract<Term, { type: 'ref' }>,
+    pos: number,
+    have: Type,
+    kind: 'invalid' | 'unsupported',
+  ): void {
     if (this.badRefs.has(ref)) return;
     this.badRefs.add(ref);
     const text = (n: number): string => refText(ref.terms.slice(0, n), this.names);
@@ -164,7 +174,12 @@ export class TypeChecker extends TermTyper {
     const pad = ' '.repeat(text(pos).length + 1);
     const keys = have.kind === 'object' ? have.static.map(([k]) => JSON.stringify(k)) : [];
     const want = keys.length > 0 ? `want (one of): [${keys.join(' ')}]` : `want (type): ${showType(keysOf(have))}`;
-    this.report(`undefined ref: ${full}`, loc, [full, `${pad}^`, `${pad}have: ${termText(ref.terms[pos]!)}`, `${pad}${want}`]);
+    this.report(`undefined ref: ${full}`, loc, [
+      full,
+      `${pad}^`,
+      `${pad}have: ${termText(ref.terms[pos]!)}`,
+      `${pad}${want}`,
+    ]);
   }
 
   private report(message: string, loc: Location, details: string[]): void {
@@ -200,7 +215,12 @@ export class TypeChecker extends TermTyper {
             return child !== undefined && this.unify1(v, child, scope, union);
           });
         }
-        return this.unify1Any(t, tpe, t.items.map(([, v]) => v), scope);
+        return this.unify1Any(
+          t,
+          tpe,
+          t.items.map(([, v]) => v),
+          scope,
+        );
       default: {
         const own = this.typeOf(t, scope);
         // NB: a ref into something not typed is OPA's "undefined ref", which is not reported here.

@@ -23,7 +23,10 @@ export function hasNil(t: MaybeType): boolean {
     case 'set':
       return hasNil(t.of);
     case 'object':
-      return t.static.some(([, v]) => hasNil(v)) || (t.dynamic !== undefined && (hasNil(t.dynamic.key) || hasNil(t.dynamic.value)));
+      return (
+        t.static.some(([, v]) => hasNil(v)) ||
+        (t.dynamic !== undefined && (hasNil(t.dynamic.key) || hasNil(t.dynamic.value)))
+      );
     default:
       return false;
   }
@@ -141,7 +144,17 @@ function unifiesObjects(a: ObjectT, b: ObjectT): boolean {
   return a.dynamic === undefined || b.dynamic === undefined || unifies(a.dynamic.value, b.dynamic.value);
 }
 
-const ORDER: Record<Type['kind'], number> = { null: 0, boolean: 1, number: 2, string: 3, array: 4, object: 5, set: 6, any: 7, function: 8 };
+const ORDER: Record<Type['kind'], number> = {
+  null: 0,
+  boolean: 1,
+  number: 2,
+  string: 3,
+  array: 4,
+  object: 5,
+  set: 6,
+  any: 7,
+  function: 8,
+};
 
 /** OPA's rendering of a type (types.Sprint): union members in OPA's type order; unknown is `???`. */
 export function showType(t: MaybeType): string {

@@ -67,7 +67,12 @@ export abstract class TermTyper {
    * A ref selects what its type does not have (OPA's `undefined ref`): a key a known object lacks
    * (`invalid`), or anything of a scalar (`unsupported`). `pos` indexes the offending ref term.
    */
-  protected abstract undefinedRef(ref: Extract<Term, { type: 'ref' }>, pos: number, have: Type, kind: 'invalid' | 'unsupported'): void;
+  protected abstract undefinedRef(
+    ref: Extract<Term, { type: 'ref' }>,
+    pos: number,
+    have: Type,
+    kind: 'invalid' | 'unsupported',
+  ): void;
 
   /** The type of a term in a scope; undefined while it holds an unbound var. */
   typeOf(t: Term, scope: Scope): MaybeType {
@@ -124,7 +129,8 @@ export abstract class TermTyper {
     const inner = scope.child();
     this.body(t.body, inner);
     let out: Type;
-    if (t.type === 'objectcompr') out = T.object(this.typeOf(t.key, inner) ?? T.any, this.typeOf(t.value, inner) ?? T.any);
+    if (t.type === 'objectcompr')
+      out = T.object(this.typeOf(t.key, inner) ?? T.any, this.typeOf(t.value, inner) ?? T.any);
     else {
       const head = this.typeOf(t.head, inner) ?? T.any;
       out = t.type === 'arraycompr' ? T.array(head) : T.set(head);

@@ -161,4 +161,3 @@ function sameGroundKey(a: Term, b: Term): boolean {
   if (a.type === 'var' && b.type === 'var') return a.name === b.name;
   return false;
 }
-

@@ -32,7 +32,12 @@ export function ruleLabel(x: Rule, top: Rule, rows: Map<number, Set<string>>): s
   return '';
 }
 
-export function unsafeErrors(unsafe: Unsafe, src: (l: Location) => string | undefined, label: string, names: Map<string, string>): Diagnostic[] {
+export function unsafeErrors(
+  unsafe: Unsafe,
+  src: (l: Location) => string | undefined,
+  label: string,
+  names: Map<string, string>,
+): Diagnostic[] {
   const firstLoc = new Map<string, Location>();
   for (const [e, vs] of unsafe) {
     for (const v of vs) {
@@ -78,11 +83,21 @@ export function checkRuleSafety(
   const bound = new Set(globals);
   for (const e of body) {
     const t = e.terms;
-    const terms = Array.isArray(t) ? t : t.type === 'some' || t.type === 'logic' ? [] : t.type === 'every' ? [t.domain] : [t as Term];
+    const terms = Array.isArray(t)
+      ? t
+      : t.type === 'some' || t.type === 'logic'
+        ? []
+        : t.type === 'every'
+          ? [t.domain]
+          : [t as Term];
     for (const x of terms) termVars(x, { skipClosures: true }, bound);
   }
   const out: Diagnostic[] = [];
-  const headTerms: Term[] = [...r.head.ref.slice(1), ...(r.head.key ? [r.head.key] : []), ...(r.head.value ? [r.head.value] : [])];
+  const headTerms: Term[] = [
+    ...r.head.ref.slice(1),
+    ...(r.head.key ? [r.head.key] : []),
+    ...(r.head.value ? [r.head.value] : []),
+  ];
   const reported = new Set<string>();
   for (const ht of headTerms) {
     walkVarsWithLoc(ht, (name, loc) => {

@@ -28,7 +28,9 @@ function main(argv: string[]): number {
   const folder = option('--folder');
   const dir = args[0] ?? process.env.REGO_CONFORMANCE_DIR;
   if (!dir) {
-    process.stderr.write('usage: rego:conformance DIR [--json] [--verbose] [--filter TEXT] [--folder NAME] (or set REGO_CONFORMANCE_DIR)\n');
+    process.stderr.write(
+      'usage: rego:conformance DIR [--json] [--verbose] [--filter TEXT] [--folder NAME] (or set REGO_CONFORMANCE_DIR)\n',
+    );
     return 2;
   }
   try {
@@ -46,12 +48,15 @@ function main(argv: string[]): number {
   const passed = cases.filter((c) => c.pass).length;
   const failed = cases.length - passed;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ passed, failed, folders, failures: cases.filter((c) => !c.pass) }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ passed, failed, folders, failures: cases.filter((c) => !c.pass) }, null, 2)}\n`,
+    );
     return failed === 0 ? 0 : 1;
   }
   for (const f of folders) process.stdout.write(`${f.folder} ${f.passed}/${f.total}\n`);
   if (verbose) {
-    for (const c of cases.filter((x) => !x.pass)) process.stdout.write(`FAIL ${c.folder} :: ${c.note}\n  ${(c.detail ?? '').split('\n').join('\n  ')}\n`);
+    for (const c of cases.filter((x) => !x.pass))
+      process.stdout.write(`FAIL ${c.folder} :: ${c.note}\n  ${(c.detail ?? '').split('\n').join('\n  ')}\n`);
   }
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   return failed === 0 ? 0 : 1;

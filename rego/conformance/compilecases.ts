@@ -39,8 +39,12 @@ export function gradeCompileCase(c: CompileCase, folderVersion: 'v0' | 'v1'): Ou
     (w) => !errors.some((e) => e.code === w.code && e.row === w.row && e.col === w.col && e.message === w.message),
   );
   if (missing.length > 0) {
-    return { pass: false, detail: `missing: ${missing.map((w) => `${w.code} ${w.row}:${w.col} ${w.message}`).join('; ')}\n got: ${got.join('; ')}` };
+    return {
+      pass: false,
+      detail: `missing: ${missing.map((w) => `${w.code} ${w.row}:${w.col} ${w.message}`).join('; ')}\n got: ${got.join('; ')}`,
+    };
   }
-  if (c.exhaustive && errors.length !== c.want_errors.length) return { pass: false, detail: `extra errors: ${got.join('; ')}` };
+  if (c.exhaustive && errors.length !== c.want_errors.length)
+    return { pass: false, detail: `extra errors: ${got.join('; ')}` };
   return { pass: true };
 }

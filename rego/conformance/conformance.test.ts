@@ -16,7 +16,10 @@ import { sharedPath } from '../../testing/shared.js';
 
 const DIR = process.env.REGO_CONFORMANCE_DIR ?? sharedPath('opa-cases');
 const here = dirname(fileURLToPath(import.meta.url));
-const baseline = JSON.parse(readFileSync(join(here, 'baseline.json'), 'utf8')) as Record<string, { passed: number; total: number }>;
+const baseline = JSON.parse(readFileSync(join(here, 'baseline.json'), 'utf8')) as Record<
+  string,
+  { passed: number; total: number }
+>;
 
 /** Folders that exercise the language itself (not builtin families): always 100%. */
 const LANGUAGE = [
@@ -53,29 +56,41 @@ describe.runIf(required)('OPA conformance corpus (required)', () => {
   });
 });
 
-describe.skipIf(!available)(available ? 'OPA conformance corpus' : `OPA conformance corpus (not found at ${DIR}: skipped)`, () => {
-  const { folders } = available ? runDirectory(DIR) : { folders: [] as FolderSummary[] };
-  const byName = new Map(folders.map((f) => [f.folder, f]));
+describe.skipIf(!available)(
+  available ? 'OPA conformance corpus' : `OPA conformance corpus (not found at ${DIR}: skipped)`,
+  () => {
+    const { folders } = available ? runDirectory(DIR) : { folders: [] as FolderSummary[] };
+    const byName = new Map(folders.map((f) => [f.folder, f]));
 
-  it.each(folders.filter((f) => LANGUAGE.includes(f.folder.split('/').pop()!) || f.folder.startsWith('compilecases') || f.folder.startsWith('extra')))(
-    'passes every case of language folder $folder',
-    (f) => {
+    it.each(
+      folders.filter(
+        (f) =>
+          LANGUAGE.includes(f.folder.split('/').pop()!) ||
+          f.folder.startsWith('compilecases') ||
+          f.folder.startsWith('extra'),
+      ),
+    )('passes every case of language folder $folder', (f) => {
       expect(f.passed).toBe(f.total);
-    },
-  );
+    });
 
-  it.each(Object.entries(baseline).map(([folder, b]) => ({ folder, min: b.passed })))('keeps at least $min passing cases in $folder', ({ folder, min }) => {
-    const f = byName.get(folder);
-    expect(f, `folder ${folder} is missing from the corpus run`).toBeDefined();
-    expect(f!.passed).toBeGreaterThanOrEqual(min);
-  });
+    it.each(Object.entries(baseline).map(([folder, b]) => ({ folder, min: b.passed })))(
+      'keeps at least $min passing cases in $folder',
+      ({ folder, min }) => {
+        const f = byName.get(folder);
+        expect(f, `folder ${folder} is missing from the corpus run`).toBeDefined();
+        expect(f!.passed).toBeGreaterThanOrEqual(min);
+      },
+    );
 
-  it('meets the v1 (≥ 97%, excluding logic_operators) and v0 (≥ 95%) targets', () => {
-    const sum = (pred: (f: FolderSummary) => boolean) =>
-      folders.filter(pred).reduce((a, f) => ({ passed: a.passed + f.passed, total: a.total + f.total }), { passed: 0, total: 0 });
-    const v1 = sum((f) => f.folder.startsWith('v1/') && !f.folder.endsWith('logic_operators'));
-    const v0 = sum((f) => f.folder.startsWith('v0/'));
-    expect(v1.passed / v1.total).toBeGreaterThanOrEqual(0.97);
-    expect(v0.passed / v0.total).toBeGreaterThanOrEqual(0.95);
-  });
-});
+    it('meets the v1 (≥ 97%, excluding logic_operators) and v0 (≥ 95%) targets', () => {
+      const sum = (pred: (f: FolderSummary) => boolean) =>
+        folders
+          .filter(pred)
+          .reduce((a, f) => ({ passed: a.passed + f.passed, total: a.total + f.total }), { passed: 0, total: 0 });
+      const v1 = sum((f) => f.folder.startsWith('v1/') && !f.folder.endsWith('logic_operators'));
+      const v0 = sum((f) => f.folder.startsWith('v0/'));
+      expect(v1.passed / v1.total).toBeGreaterThanOrEqual(0.97);
+      expect(v0.passed / v0.total).toBeGreaterThanOrEqual(0.95);
+    });
+  },
+);

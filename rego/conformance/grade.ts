@@ -102,10 +102,16 @@ export function gradeCase(c: OpaCase, regoVersion: 'v0' | 'v1'): Outcome {
   } catch (e) {
     if (e instanceof RegoLimitError) return { pass: false, detail: `limit: ${e.message}` };
     if (e instanceof RegoEvalError || e instanceof RegoError) return expectError(c, e, e.code);
-    return { pass: false, detail: `crash: ${errorText(e)}${e instanceof Error && e.stack ? `\n${e.stack.split('\n').slice(1, 4).join('\n')}` : ''}` };
+    return {
+      pass: false,
+      detail: `crash: ${errorText(e)}${e instanceof Error && e.stack ? `\n${e.stack.split('\n').slice(1, 4).join('\n')}` : ''}`,
+    };
   }
   if (c.want_error !== undefined || c.want_error_code !== undefined) {
-    return { pass: false, detail: `expected error ${c.want_error_code ?? ''} ${c.want_error ?? ''}, got ${results.length} result(s)` };
+    return {
+      pass: false,
+      detail: `expected error ${c.want_error_code ?? ''} ${c.want_error ?? ''}, got ${results.length} result(s)`,
+    };
   }
   const want = normalize(c.want_result ?? [], c);
   const got = normalize(results, c);
@@ -115,7 +121,8 @@ export function gradeCase(c: OpaCase, regoVersion: 'v0' | 'v1'): Outcome {
 }
 
 function expectError(c: OpaCase, e: Error, code: string): Outcome {
-  if (c.want_error === undefined && c.want_error_code === undefined) return { pass: false, detail: `unexpected error: ${e.message}` };
+  if (c.want_error === undefined && c.want_error_code === undefined)
+    return { pass: false, detail: `unexpected error: ${e.message}` };
   if (c.want_error_code !== undefined && c.want_error_code !== code) {
     return { pass: false, detail: `want code ${c.want_error_code}, got ${code}: ${e.message}` };
   }

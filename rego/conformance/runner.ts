@@ -54,7 +54,10 @@ export function runDirectory(dir: string, opts: RunOptions = {}): { cases: CaseR
   const cases: CaseResult[] = [];
   const folders = new Map<string, FolderSummary>();
   for (const file of jsonlFiles(dir)) {
-    const rel = relative(dir, file).replace(/\.jsonl$/, '').split(sep).join('/');
+    const rel = relative(dir, file)
+      .replace(/\.jsonl$/, '')
+      .split(sep)
+      .join('/');
     if (opts.folder && !rel.includes(opts.folder)) continue;
     const segments = relative(dir, file).split(sep);
     const full = file.split(sep);
@@ -71,7 +74,9 @@ export function runDirectory(dir: string, opts: RunOptions = {}): { cases: CaseR
       const t0 = performance.now();
       let outcome: Outcome;
       try {
-        outcome = isCompile ? gradeCompileCase(c as unknown as CompileCase, version) : gradeCase(c as unknown as OpaCase, version);
+        outcome = isCompile
+          ? gradeCompileCase(c as unknown as CompileCase, version)
+          : gradeCase(c as unknown as OpaCase, version);
       } catch (e) {
         outcome = { pass: false, detail: `harness error: ${(e as Error).message}` };
       }

@@ -14,7 +14,9 @@ const CASES = join(dirname(fileURLToPath(import.meta.url)), 'cases');
 function main(argv: string[]): number {
   const dir = argv[0];
   if (!dir || !existsSync(join(dir, 'LICENSE'))) {
-    process.stderr.write(`usage: rego:vendor-cases DIR (DIR must hold OPA's corpus with its LICENSE; got ${dir ?? 'nothing'})\n`);
+    process.stderr.write(
+      `usage: rego:vendor-cases DIR (DIR must hold OPA's corpus with its LICENSE; got ${dir ?? 'nothing'})\n`,
+    );
     return 2;
   }
   const manifestPath = join(CASES, 'manifest.json');

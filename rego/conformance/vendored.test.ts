@@ -15,7 +15,9 @@ const { cases, folders } = runDirectory(CASES);
 
 describe('vendored OPA conformance cases', () => {
   it('holds every file the manifest lists, with its number of cases', () => {
-    const got = Object.fromEntries(Object.keys(manifest.files).map((rel) => [rel, countCases(readFileSync(join(CASES, rel), 'utf8'))]));
+    const got = Object.fromEntries(
+      Object.keys(manifest.files).map((rel) => [rel, countCases(readFileSync(join(CASES, rel), 'utf8'))]),
+    );
     expect(got).toEqual(manifest.files);
     expect(folders.map((f) => `${f.folder}.jsonl`).sort()).toEqual(Object.keys(manifest.files).sort());
   });

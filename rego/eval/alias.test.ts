@@ -34,7 +34,10 @@ describe('identical documents in different packages', () => {
     expect(node(p.plan.root, 'b.texts').alias).toBe(node(p.plan.root, 'a.texts'));
     const printed: string[] = [];
     const input = { query: 'a boom here', messages: [{ content: 'no' }] };
-    const [a, b, ta, tb] = p.evalRefs(['data.a.deny', 'data.b.deny', 'data.a.texts', 'data.b.texts'], { input, print: (m) => printed.push(m) });
+    const [a, b, ta, tb] = p.evalRefs(['data.a.deny', 'data.b.deny', 'data.a.texts', 'data.b.texts'], {
+      input,
+      print: (m) => printed.push(m),
+    });
     expect([a, b].map((v) => toJS(v!))).toEqual([['hit'], ['hit']]);
     expect(toJS(ta!)).toEqual(['a boom here', 'no']);
     expect(toJS(tb!)).toEqual(toJS(ta!));
@@ -76,7 +79,9 @@ describe('identical documents in different packages', () => {
     const set = PolicySet.compile(modules);
     const input = { query: 'boom', messages: [] };
     const together = set.evaluate(input).decisions.map((d) => [d.name, d.blocked, d.deny, d.warn]);
-    const apart = modules.map((m) => PolicySet.compile([m]).evaluate(input).decisions[0]!).map((d) => [d.name, d.blocked, d.deny, d.warn]);
+    const apart = modules
+      .map((m) => PolicySet.compile([m]).evaluate(input).decisions[0]!)
+      .map((d) => [d.name, d.blocked, d.deny, d.warn]);
     expect(together).toEqual(apart);
   });
 });

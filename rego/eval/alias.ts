@@ -36,10 +36,17 @@ function eligible(node: NodeIR): boolean {
 /** The plan of a node's rules without source positions, names of rule nodes instead of the nodes. */
 function signature(node: NodeIR): string {
   return JSON.stringify({ kind: node.kind, rules: node.rules, default: node.default }, function (key, value: unknown) {
-    if (key === 'loc' || key === 'text' || key === 'builtin' || key === 'n' || key === 'chain' || key === 'annotations') return undefined;
+    if (key === 'loc' || key === 'text' || key === 'builtin' || key === 'n' || key === 'chain' || key === 'annotations')
+      return undefined;
     if (typeof value === 'bigint') return `${value}n`;
     if (value instanceof RObject || value instanceof RSet) return { $rego: toRegoText(value as Value) };
-    if (value !== null && typeof value === 'object' && (value as Partial<NodeIR>).children instanceof Map && this !== undefined && key !== '') {
+    if (
+      value !== null &&
+      typeof value === 'object' &&
+      (value as Partial<NodeIR>).children instanceof Map &&
+      this !== undefined &&
+      key !== ''
+    ) {
       return { $node: (value as NodeIR).path.join('.') };
     }
     return value;

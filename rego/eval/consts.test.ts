@@ -36,13 +36,19 @@ describe('constant documents', () => {
   const p = compile([{ name: 'p.rego', source: POLICY }], { data: { base: { x: 1 } } });
   const consts = new ConstDocs(p.plan.root);
 
-  it.each(['words', 'shape', 'table', 'uses_table', 'via_fn', 'hits'])('treats %s as the same in every evaluation', (name) => {
-    expect(consts.isConstant(node(p.plan.root, name))).toBe(true);
-  });
+  it.each(['words', 'shape', 'table', 'uses_table', 'via_fn', 'hits'])(
+    'treats %s as the same in every evaluation',
+    (name) => {
+      expect(consts.isConstant(node(p.plan.root, name))).toBe(true);
+    },
+  );
 
-  it.each(['from_input', 'via_rule', 'now', 'via_input_fn', 'from_base', 'printed', 'seen', 'plus_one'])('recomputes %s in every evaluation', (name) => {
-    expect(consts.isConstant(node(p.plan.root, name))).toBe(false);
-  });
+  it.each(['from_input', 'via_rule', 'now', 'via_input_fn', 'from_base', 'printed', 'seen', 'plus_one'])(
+    'recomputes %s in every evaluation',
+    (name) => {
+      expect(consts.isConstant(node(p.plan.root, name))).toBe(false);
+    },
+  );
 
   it('keeps input-dependent rules apart between evaluations', () => {
     expect(p.evalRef('data.t.via_rule', { input: { x: 1 } })).toEqual([1, 1]);
@@ -60,8 +66,13 @@ describe('constant documents', () => {
   });
 
   it('reuses a constant document instead of evaluating its rule again, charging its steps', () => {
-    const computed = vi.spyOn(DocumentEvaluator.prototype as unknown as { computeDoc(n: NodeIR): unknown }, 'computeDoc');
-    const q = compile([{ name: 'q.rego', source: 'package t\nbig := count([x | some x in numbers.range(1, 500)])\nout := big + 1\n' }]);
+    const computed = vi.spyOn(
+      DocumentEvaluator.prototype as unknown as { computeDoc(n: NodeIR): unknown },
+      'computeDoc',
+    );
+    const q = compile([
+      { name: 'q.rego', source: 'package t\nbig := count([x | some x in numbers.range(1, 500)])\nout := big + 1\n' },
+    ]);
     const bigComputed = () => computed.mock.calls.filter(([n]) => n.path.join('.') === 't.big').length;
     expect(q.evalRef('data.t.out', { maxSteps: 5000 })).toBe(501);
     expect(q.evalRef('data.t.out', { maxSteps: 5000 })).toBe(501);
@@ -73,9 +84,17 @@ describe('constant documents', () => {
   });
 
   it('shares constant documents between evaluations of the same strictness only', () => {
-    const computed = vi.spyOn(DocumentEvaluator.prototype as unknown as { computeDoc(n: NodeIR): unknown }, 'computeDoc');
+    const computed = vi.spyOn(
+      DocumentEvaluator.prototype as unknown as { computeDoc(n: NodeIR): unknown },
+      'computeDoc',
+    );
     // non-strict, `bad` is undefined (a builtin error); strict, it is an error: one value must never serve the other
-    const q = compile([{ name: 'q.rego', source: 'package t\nwords := {w | some w in ["a", "b"]}\nbad := to_number("x")\nn := count(words)\n' }]);
+    const q = compile([
+      {
+        name: 'q.rego',
+        source: 'package t\nwords := {w | some w in ["a", "b"]}\nbad := to_number("x")\nn := count(words)\n',
+      },
+    ]);
     const wordsComputed = () => computed.mock.calls.filter(([n]) => n.path.join('.') === 't.words').length;
     expect(q.evalRef('data.t.n', { strict: true })).toBe(2);
     expect(q.evalRef('data.t.n', { strict: true })).toBe(2);

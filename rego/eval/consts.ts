@@ -12,7 +12,16 @@ import type { BodyIR, ExprIR, LogicIR, NodeIR, RuleIR, TermIR } from './ir.js';
 import type { DocCache } from './scope.js';
 
 /** Builtins whose result depends on more than their arguments, beyond those declared nondeterministic. */
-const VARYING = new Set(['print', 'internal.print', 'trace', 'opa.runtime', 'time.now_ns', 'io.jwt.decode_verify', 'rego.metadata.rule', 'rego.metadata.chain']);
+const VARYING = new Set([
+  'print',
+  'internal.print',
+  'trace',
+  'opa.runtime',
+  'time.now_ns',
+  'io.jwt.decode_verify',
+  'rego.metadata.rule',
+  'rego.metadata.chain',
+]);
 const VARYING_PREFIXES = ['crypto.x509.parse_and_verify', 'http.', 'net.lookup'];
 
 function varyingBuiltin(name: string): boolean {
@@ -102,11 +111,14 @@ export class ConstDocs {
         const c = e.call;
         if (c.fn !== undefined) {
           if (!this.rulesConstant(c.fn)) return false;
-        } else if (c.builtin === undefined || c.builtin.decl.nondeterministic === true || varyingBuiltin(c.name)) return false;
+        } else if (c.builtin === undefined || c.builtin.decl.nondeterministic === true || varyingBuiltin(c.name))
+          return false;
         return c.args.every((t) => this.term(t)) && (c.out === undefined || this.term(c.out));
       }
       case 'every':
-        return this.term(e.domain) && this.term(e.value) && (e.key === undefined || this.term(e.key)) && this.body(e.body);
+        return (
+          this.term(e.domain) && this.term(e.value) && (e.key === undefined || this.term(e.key)) && this.body(e.body)
+        );
       case 'logic':
         return this.logic(e.node);
     }

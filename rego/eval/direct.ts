@@ -28,7 +28,8 @@ export abstract class DirectEvaluator extends WalkEvaluator {
         const c = e.call;
         out = c.out;
         if (out !== undefined && (e.neg || out.k !== 'v')) return NOT_DIRECT;
-        if (sc.fnPatches !== undefined || (c.fn === undefined && (c.builtin === undefined || c.name === 'walk'))) return NOT_DIRECT;
+        if (sc.fnPatches !== undefined || (c.fn === undefined && (c.builtin === undefined || c.name === 'walk')))
+          return NOT_DIRECT;
         // NB: every argument is checked before any is evaluated: evaluating one (a comprehension
         // with print, say) and then falling back to the general path would evaluate it twice.
         for (let j = 0; j < c.args.length; j++) {
@@ -43,7 +44,10 @@ export abstract class DirectEvaluator extends WalkEvaluator {
           if (a === undefined) return e.neg;
           args[j] = a;
         }
-        v = c.fn !== undefined ? this.functionValue(c.fn, args, sc) : this.callBuiltin(c.name, c.builtin!, args, e.loc, c);
+        v =
+          c.fn !== undefined
+            ? this.functionValue(c.fn, args, sc)
+            : this.callBuiltin(c.name, c.builtin!, args, e.loc, c);
         if (out === undefined) return e.neg === (v === undefined || v === false);
         break;
       }
@@ -85,7 +89,13 @@ export abstract class DirectEvaluator extends WalkEvaluator {
    * after it; every result is checked against the size limits (builtins/limits.ts); a call that
    * charged a lot is followed by a deadline check, so a long call never ends in a late success.
    */
-  protected callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location, site?: CallSite): Value | undefined {
+  protected callBuiltin(
+    name: string,
+    builtin: Builtin,
+    args: Value[],
+    loc: Location,
+    site?: CallSite,
+  ): Value | undefined {
     const sh = this.sh;
     const before = sh.steps;
     let r: Value | undefined;
@@ -95,7 +105,8 @@ export abstract class DirectEvaluator extends WalkEvaluator {
     } catch (e) {
       if (e instanceof RegoError) throw e;
       if (!sh.strict) return undefined;
-      if (e instanceof OperandError) throw new RegoEvalError('eval_type_error', `${name}: ${e.message}`, loc, { cause: e });
+      if (e instanceof OperandError)
+        throw new RegoEvalError('eval_type_error', `${name}: ${e.message}`, loc, { cause: e });
       const msg = e instanceof BuiltinError ? e.message : e instanceof Error ? e.message : String(e);
       throw new RegoEvalError('eval_builtin_error', `${name}: ${msg}`, loc, { cause: e });
     }
@@ -105,4 +116,5 @@ export abstract class DirectEvaluator extends WalkEvaluator {
     }
     if (sh.steps - before >= LARGE_CHARGE) sh.checkDeadline();
     return r;
-  }}
+  }
+}

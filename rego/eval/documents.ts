@@ -72,7 +72,8 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
         this.evalRuleChain(rule, args, sc, (fr, r) => {
           const v = this.plug(r.value!, fr);
           if (result === undefined) result = v;
-          else if (!equal(result, v)) throw conflict('functions must not produce multiple outputs for same inputs', r.loc);
+          else if (!equal(result, v))
+            throw conflict('functions must not produce multiple outputs for same inputs', r.loc);
           return r.ground;
         });
       }
@@ -110,7 +111,12 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
       if (args.length !== rule.args.length) return false;
       const f: Frame = new Array(rule.nslots);
       const bound = bindArgs(rule.args, args, f);
-      res = bound === true ? this.runRule(rule, f, sc, onSolution) : bound === false ? 0 : this.ruleMatched(rule, args, undefined, sc, onSolution);
+      res =
+        bound === true
+          ? this.runRule(rule, f, sc, onSolution)
+          : bound === false
+            ? 0
+            : this.ruleMatched(rule, args, undefined, sc, onSolution);
     } else if (key !== undefined) {
       res = this.ruleMatched(rule, undefined, key, sc, onSolution);
     } else res = this.runRule(rule, new Array(rule.nslots), sc, onSolution);
@@ -136,7 +142,13 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
   }
 
   /** runRule from body[i] on, with a continuation (a method of its own: see evalTermK). */
-  protected ruleRest(rule: RuleIR, i: number, f: Frame, sc: Scope, onSolution: (f: Frame, r: RuleIR) => boolean): number {
+  protected ruleRest(
+    rule: RuleIR,
+    i: number,
+    f: Frame,
+    sc: Scope,
+    onSolution: (f: Frame, r: RuleIR) => boolean,
+  ): number {
     let found = false;
     // NB: continuations are inline arrows, never named consts: tsx (esbuild keepNames) wraps every
     // named closure in a defineProperty call, which showed up in the gateway's profile.
@@ -145,15 +157,28 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
   }
 
   /** A rule whose arguments or key are patterns to match (general path, a frame of its own). */
-  protected ruleMatched(rule: RuleIR, args: readonly Value[] | undefined, key: Value | undefined, sc: Scope, onSolution: (f: Frame, r: RuleIR) => boolean): number {
+  protected ruleMatched(
+    rule: RuleIR,
+    args: readonly Value[] | undefined,
+    key: Value | undefined,
+    sc: Scope,
+    onSolution: (f: Frame, r: RuleIR) => boolean,
+  ): number {
     const f: Frame = new Array(rule.nslots);
     let found = false;
     let stop: boolean;
     if (args !== undefined) {
-      stop = this.matchItems(rule.args!, args, 0, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
+      stop = this.matchItems(rule.args!, args, 0, f, sc, () =>
+        this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))),
+      );
     } else {
       const kt = rule.kind === 'multi' ? rule.key : rule.suffix[0];
-      stop = kt === undefined ? false : this.match(kt, key!, f, sc, () => this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))));
+      stop =
+        kt === undefined
+          ? false
+          : this.match(kt, key!, f, sc, () =>
+              this.evalBody(rule.body, 0, f, sc, () => ((found = true), onSolution(f, rule))),
+            );
     }
     return (found ? FOUND : 0) | (stop ? STOP : 0);
   }
@@ -163,7 +188,8 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
    * partial set or single-level partial object, not yet computed, without base data or children.
    */
   protected keyable(node: NodeIR, base: Value | undefined, sc: Scope): boolean {
-    if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined) return false;
+    if (base !== undefined || node.children.size > 0 || sc.cache.has(node.alias ?? node) || sc.overridden !== undefined)
+      return false;
     if (node.constDoc?.strict === this.sh.strict && this.sharedConst(node, sc)) return false;
     if (node.kind === 'multi') return true;
     if (node.kind === 'object') {
@@ -218,9 +244,15 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
       return v === UNDEFINED ? undefined : v;
     }
     if (sc.inProgress.includes(key)) {
-      throw new RegoEvalError('rego_recursion_error', `rule data.${node.path.join('.')} is recursive`, node.rules[0]?.loc);
+      throw new RegoEvalError(
+        'rego_recursion_error',
+        `rule data.${node.path.join('.')} is recursive`,
+        node.rules[0]?.loc,
+      );
     }
-    const frame: ConstFrame | undefined = shared ? { start: this.sh.steps, nested: 0, deps: new Set(), parent: this.constFrame } : undefined;
+    const frame: ConstFrame | undefined = shared
+      ? { start: this.sh.steps, nested: 0, deps: new Set(), parent: this.constFrame }
+      : undefined;
     if (frame !== undefined) this.constFrame = frame;
     sc.inProgress.push(key);
     let doc: Value | undefined;
@@ -242,7 +274,12 @@ export abstract class DocumentEvaluator extends UnifyEvaluator {
 
   /** Whether the node's document may come from (and go to) the plan's constant documents in this scope. */
   protected sharedConst(node: NodeIR, sc: Scope): boolean {
-    return this.consts !== undefined && sc.overridden === undefined && sc.fnPatches === undefined && this.consts.isConstant(node);
+    return (
+      this.consts !== undefined &&
+      sc.overridden === undefined &&
+      sc.fnPatches === undefined &&
+      this.consts.isConstant(node)
+    );
   }
 
   protected computeDoc(node: NodeIR, base: Value | undefined, sc: Scope): Value | undefined {

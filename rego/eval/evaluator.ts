@@ -43,7 +43,13 @@ export class Evaluator extends DirectEvaluator {
   /** body[i] (an expression evalDirect cannot run), then the rest of the body; body[i]'s step is taken. */
   evalGeneralThen(e: ExprIR, body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean {
     const it = e.op === 'unify' ? e.iter : undefined;
-    if (it !== undefined && e.with === undefined && f[it.out] === undefined && f[it.key] === undefined && this.single(it.coll, f)) {
+    if (
+      it !== undefined &&
+      e.with === undefined &&
+      f[it.out] === undefined &&
+      f[it.key] === undefined &&
+      this.single(it.coll, f)
+    ) {
       return this.iterateThen(it, body, i, f, sc, k);
     }
     return this.evalExprThen(e, body, i, f, sc, k);
@@ -141,7 +147,9 @@ export class Evaluator extends DirectEvaluator {
       let ok = true;
       iterate(dom, (key, val) => {
         const found = this.match(e.value, val, f, sc, () =>
-          e.key ? this.match(e.key, key, f, sc, () => this.evalBody(e.body, 0, f, sc, () => true)) : this.evalBody(e.body, 0, f, sc, () => true),
+          e.key
+            ? this.match(e.key, key, f, sc, () => this.evalBody(e.body, 0, f, sc, () => true))
+            : this.evalBody(e.body, 0, f, sc, () => true),
         );
         if (!found) ok = false;
         return !ok;
@@ -179,7 +187,11 @@ export class Evaluator extends DirectEvaluator {
         case 'fn': {
           fnPatches ??= new Map(sc.fnPatches ?? []);
           if (w.fnValue) {
-            fnPatches.set(w.fnName, { name: w.fnValue.name, ...(w.fnValue.builtin ? { builtin: w.fnValue.builtin } : {}), ...(w.fnValue.fn ? { fn: w.fnValue.fn } : {}) });
+            fnPatches.set(w.fnName, {
+              name: w.fnValue.name,
+              ...(w.fnValue.builtin ? { builtin: w.fnValue.builtin } : {}),
+              ...(w.fnValue.fn ? { fn: w.fnValue.fn } : {}),
+            });
           } else fnPatches.set(w.fnName, { name: w.fnName, value: v! });
           break;
         }
@@ -214,7 +226,9 @@ export class Evaluator extends DirectEvaluator {
       }
       return this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => this.afterCall(c, r, f, sc, k));
     }
-    return this.evalItems(c.args, 0, [], f, sc, (args) => this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => this.afterCall(c, r, f, sc, k)));
+    return this.evalItems(c.args, 0, [], f, sc, (args) =>
+      this.invoke(c.name, c.builtin, c.fn, args, loc, sc, (r) => this.afterCall(c, r, f, sc, k)),
+    );
   }
 
   /** A call's result: bound to its output term, or (without one) a condition that fails on false. */
@@ -223,7 +237,15 @@ export class Evaluator extends DirectEvaluator {
     return r === false ? false : k();
   }
 
-  invoke(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {
+  invoke(
+    name: string,
+    builtin: CallIR['builtin'],
+    fn: NodeIR | undefined,
+    args: Value[],
+    loc: Location,
+    sc: Scope,
+    k: KV,
+  ): boolean {
     const patch = sc.fnPatches?.get(name);
     if (patch !== undefined) {
       if (patch.value !== undefined) return k(patch.value);
@@ -238,7 +260,15 @@ export class Evaluator extends DirectEvaluator {
     return { ...sc, fnPatches: undefined, cache: new DocCache(), fnCache: undefined, inProgress: [] };
   }
 
-  protected invokeTarget(name: string, builtin: CallIR['builtin'], fn: NodeIR | undefined, args: Value[], loc: Location, sc: Scope, k: KV): boolean {
+  protected invokeTarget(
+    name: string,
+    builtin: CallIR['builtin'],
+    fn: NodeIR | undefined,
+    args: Value[],
+    loc: Location,
+    sc: Scope,
+    k: KV,
+  ): boolean {
     if (fn !== undefined) return this.callFunction(fn, args, sc, k);
     if (builtin === undefined) throw new RegoEvalError('eval_type_error', `undefined function ${name}`, loc);
     const special = callSpecial(this, name, args, loc, sc, k);
@@ -246,6 +276,4 @@ export class Evaluator extends DirectEvaluator {
     const r = this.callBuiltin(name, builtin, args, loc);
     return r === undefined ? false : k(r);
   }
-
-
 }

@@ -58,7 +58,13 @@ export interface WithIR {
 }
 
 export type ExprIR =
-  | { readonly op: 'term'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly t: TermIR }
+  | {
+      readonly op: 'term';
+      readonly neg: boolean;
+      readonly with?: readonly WithIR[];
+      readonly loc: Location;
+      readonly t: TermIR;
+    }
   | {
       readonly op: 'unify';
       readonly neg: boolean;
@@ -69,7 +75,13 @@ export type ExprIR =
       /** `out = coll[key]` with two different vars (what `some out in coll` lowers to): see IterIR */
       readonly iter?: IterIR;
     }
-  | { readonly op: 'call'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly call: CallIR }
+  | {
+      readonly op: 'call';
+      readonly neg: boolean;
+      readonly with?: readonly WithIR[];
+      readonly loc: Location;
+      readonly call: CallIR;
+    }
   | {
       readonly op: 'every';
       readonly neg: boolean;
@@ -80,7 +92,13 @@ export type ExprIR =
       readonly domain: TermIR;
       readonly body: BodyIR;
     }
-  | { readonly op: 'logic'; readonly neg: boolean; readonly with?: readonly WithIR[]; readonly loc: Location; readonly node: LogicIR };
+  | {
+      readonly op: 'logic';
+      readonly neg: boolean;
+      readonly with?: readonly WithIR[];
+      readonly loc: Location;
+      readonly node: LogicIR;
+    };
 
 /**
  * An iteration `out = coll[key]` (either side), precomputed at lowering: when neither var is bound and `coll`
@@ -162,11 +180,26 @@ export interface NodeIR {
  * on objects of every variant; with one hidden class per family those loads stay monomorphic instead of going
  * through V8's megamorphic lookup (built-in pack evaluation: see docs/benchmarks.md).
  */
-type AllOf<U> = { readonly [K in U extends unknown ? keyof U : never]?: U extends { readonly [P in K]?: infer V } ? V : never };
+type AllOf<U> = {
+  readonly [K in U extends unknown ? keyof U : never]?: U extends { readonly [P in K]?: infer V } ? V : never;
+};
 
 export function termIR<T extends TermIR>(t: T): T {
   const x = t as AllOf<TermIR>;
-  return { k: x.k, v: x.v, s: x.s, n: x.n, head: x.head, path: x.path, g: x.g, items: x.items, key: x.key, value: x.value, body: x.body, pre: undefined } as unknown as T;
+  return {
+    k: x.k,
+    v: x.v,
+    s: x.s,
+    n: x.n,
+    head: x.head,
+    path: x.path,
+    g: x.g,
+    items: x.items,
+    key: x.key,
+    value: x.value,
+    body: x.body,
+    pre: undefined,
+  } as unknown as T;
 }
 
 export function exprIR<T extends ExprIR>(e: T): T {

@@ -39,7 +39,12 @@ describe('evaluation limits', () => {
   it('stops close to the deadline when every step is expensive', () => {
     // each iteration reverses a 200 KB text (a few ms): reading the clock every few hundred steps
     // would let the loop run hundreds of ms past its deadline
-    const p = compile([{ name: 'policy.rego', source: 'package t\nn := count([1 | some i in numbers.range(1, 100000); strings.reverse(input.s) != ""])' }]);
+    const p = compile([
+      {
+        name: 'policy.rego',
+        source: 'package t\nn := count([1 | some i in numbers.range(1, 100000); strings.reverse(input.s) != ""])',
+      },
+    ]);
     const t0 = performance.now();
     try {
       p.evalRef('data.t.n', { input: { s: 'ab'.repeat(100_000) }, deadlineMs: 50 });

@@ -45,7 +45,11 @@ describe('evaluator robustness', () => {
           return;
         }
         try {
-          policy.evalRef('data.t.p', { input: { xs: [1, 2, 3], m: { a: 1, b: 2 } }, maxSteps: 100_000, deadlineMs: 1000 });
+          policy.evalRef('data.t.p', {
+            input: { xs: [1, 2, 3], m: { a: 1, b: 2 } },
+            maxSteps: 100_000,
+            deadlineMs: 1000,
+          });
         } catch (e) {
           expect(e).toBeInstanceOf(RegoError);
         }

@@ -11,7 +11,14 @@ interface Host {
   readonly sh: { step(): void };
 }
 
-export function callSpecial(ev: Host, name: string, args: Value[], _loc: Location, _sc: Scope, k: KV): boolean | undefined {
+export function callSpecial(
+  ev: Host,
+  name: string,
+  args: Value[],
+  _loc: Location,
+  _sc: Scope,
+  k: KV,
+): boolean | undefined {
   if (name === 'walk') return walk(ev, args[0]!, [], k);
   return undefined;
 }

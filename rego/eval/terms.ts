@@ -24,7 +24,15 @@ export abstract class TermEvaluator {
   ) {}
 
   abstract evalBody(body: BodyIR, i: number, f: Frame, sc: Scope, k: K): boolean;
-  protected abstract walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean;
+  protected abstract walkData(
+    node: NodeIR | undefined,
+    base: Value | undefined,
+    path: readonly TermIR[],
+    i: number,
+    f: Frame,
+    sc: Scope,
+    k: KV,
+  ): boolean;
   protected abstract walkDataOne(ref: DataTermIR, f: Frame, sc: Scope): Value | undefined;
   protected abstract walkStart(ref: DataTermIR, sc: Scope): PathPrefix | undefined;
   /** Matches a term (possibly a pattern) against a value, binding unbound vars (unify.ts). */
@@ -215,7 +223,14 @@ export abstract class TermEvaluator {
     }
   }
 
-  protected evalItems(items: readonly TermIR[], i: number, acc: Value[], f: Frame, sc: Scope, k: (vs: Value[]) => boolean): boolean {
+  protected evalItems(
+    items: readonly TermIR[],
+    i: number,
+    acc: Value[],
+    f: Frame,
+    sc: Scope,
+    k: (vs: Value[]) => boolean,
+  ): boolean {
     if (i === items.length) return k(acc.slice());
     return this.evalTerm(items[i]!, f, sc, (v) => {
       acc[i] = v;

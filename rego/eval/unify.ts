@@ -12,12 +12,19 @@ export abstract class UnifyEvaluator extends TermEvaluator {
     const ap = this.isPattern(a, f);
     const bp = this.isPattern(b, f);
     if (!ap) {
-      return this.evalTerm(a, f, sc, (va) => (bp ? this.match(b, va, f, sc, k) : this.evalTerm(b, f, sc, (vb) => (equal(va, vb) ? k() : false))));
+      return this.evalTerm(a, f, sc, (va) =>
+        bp ? this.match(b, va, f, sc, k) : this.evalTerm(b, f, sc, (vb) => (equal(va, vb) ? k() : false)),
+      );
     }
     if (!bp) return this.evalTerm(b, f, sc, (vb) => this.match(a, vb, f, sc, k));
     if (a.k === 'arr' && b.k === 'arr') {
       if (a.items.length !== b.items.length) return false;
-      return this.unifyPairs(a.items.map((x, i) => [x, b.items[i]!] as [TermIR, TermIR]), f, sc, k);
+      return this.unifyPairs(
+        a.items.map((x, i) => [x, b.items[i]!] as [TermIR, TermIR]),
+        f,
+        sc,
+        k,
+      );
     }
     if (a.k === 'obj' && b.k === 'obj') {
       if (a.items.length !== b.items.length) return false;
@@ -90,7 +97,14 @@ export abstract class UnifyEvaluator extends TermEvaluator {
     return this.match(items[i]!, vs[i]!, f, sc, () => this.matchItems(items, vs, i + 1, f, sc, k));
   }
 
-  protected matchEntries(items: readonly (readonly [TermIR, TermIR])[], o: RObject, i: number, f: Frame, sc: Scope, k: K): boolean {
+  protected matchEntries(
+    items: readonly (readonly [TermIR, TermIR])[],
+    o: RObject,
+    i: number,
+    f: Frame,
+    sc: Scope,
+    k: K,
+  ): boolean {
     if (i === items.length) return k();
     const [kt, vt] = items[i]!;
     return this.evalTerm(kt, f, sc, (key) => {

@@ -10,7 +10,15 @@ import type { Scope } from './scope.js';
 import type { Frame, KV } from './terms.js';
 
 export abstract class WalkEvaluator extends DocumentEvaluator {
-  walkData(node: NodeIR | undefined, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+  walkData(
+    node: NodeIR | undefined,
+    base: Value | undefined,
+    path: readonly TermIR[],
+    i: number,
+    f: Frame,
+    sc: Scope,
+    k: KV,
+  ): boolean {
     if (node !== undefined && sc.overridden?.has(node)) node = undefined;
     if (node === undefined) return base === undefined ? false : this.nav(base, path, i, f, sc, k);
     if (node.kind !== undefined || i === path.length) {
@@ -35,12 +43,29 @@ export abstract class WalkEvaluator extends DocumentEvaluator {
   }
 
   /** walkData below node for each value of path[i] (a method of its own: see evalTermK). */
-  protected walkChildren(node: NodeIR, base: Value | undefined, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+  protected walkChildren(
+    node: NodeIR,
+    base: Value | undefined,
+    path: readonly TermIR[],
+    i: number,
+    f: Frame,
+    sc: Scope,
+    k: KV,
+  ): boolean {
     return this.evalTerm(path[i]!, f, sc, (key) => this.walkChild(node, base, key, path, i, f, sc, k));
   }
 
   /** walkData one level down: `key` is the value of path[i] below node. */
-  protected walkChild(node: NodeIR, base: Value | undefined, key: Value, path: readonly TermIR[], i: number, f: Frame, sc: Scope, k: KV): boolean {
+  protected walkChild(
+    node: NodeIR,
+    base: Value | undefined,
+    key: Value,
+    path: readonly TermIR[],
+    i: number,
+    f: Frame,
+    sc: Scope,
+    k: KV,
+  ): boolean {
     const childBase = base === undefined ? undefined : lookup(base, key);
     if (typeof key === 'string') {
       const child = node.children.get(key);

@@ -65,7 +65,14 @@ export function parseAnnotations(mod: Module): { errors: Diagnostic[] } {
     mod.annotations.push(ann);
     if (target?.kind === 'rule' && (scope === 'rule' || scope === 'document')) target.rule.annotations = ann;
     if (target?.kind === 'package' && scope !== 'package' && scope !== 'subpackages') {
-      errors.push(diagnostic('rego_parse_error', `annotation scope '${scope}' must be applied to rule (have package)`, head.loc, mod.source));
+      errors.push(
+        diagnostic(
+          'rego_parse_error',
+          `annotation scope '${scope}' must be applied to rule (have package)`,
+          head.loc,
+          mod.source,
+        ),
+      );
     }
   }
   return { errors };
@@ -77,7 +84,8 @@ function nextNode(mod: Module, afterRow: number): Target | undefined {
   let best: { row: number; t: Target } | undefined;
   if (mod.package.loc.row > afterRow) best = { row: mod.package.loc.row, t: { kind: 'package' } };
   for (const r of mod.rules) {
-    if (r.loc.row > afterRow && (best === undefined || r.loc.row < best.row)) best = { row: r.loc.row, t: { kind: 'rule', rule: r } };
+    if (r.loc.row > afterRow && (best === undefined || r.loc.row < best.row))
+      best = { row: r.loc.row, t: { kind: 'rule', rule: r } };
   }
   return best?.t;
 }
@@ -89,9 +97,15 @@ function annotationValue(obj: Record<string, unknown>, scope: string): Value {
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'scope' || v === undefined || v === null) continue;
     if (k === 'authors' && Array.isArray(v)) {
-      out.set(k, v.map((a) => (typeof a === 'string' ? parseAuthor(a) : fromJS(a))));
+      out.set(
+        k,
+        v.map((a) => (typeof a === 'string' ? parseAuthor(a) : fromJS(a))),
+      );
     } else if (k === 'related_resources' && Array.isArray(v)) {
-      out.set(k, v.map((a) => (typeof a === 'string' ? RObject.from([['ref', a]]) : fromJS(a))));
+      out.set(
+        k,
+        v.map((a) => (typeof a === 'string' ? RObject.from([['ref', a]]) : fromJS(a))),
+      );
     } else out.set(k, fromJS(v));
   }
   return out;

@@ -38,17 +38,42 @@ export function termJSON(t: Term): Value {
     case 'set':
       return typed('set', t.items.map(termJSON));
     case 'object':
-      return typed('object', t.items.map(([k, v]) => [termJSON(k), termJSON(v)]));
+      return typed(
+        'object',
+        t.items.map(([k, v]) => [termJSON(k), termJSON(v)]),
+      );
     case 'call':
       return typed('call', [termJSON(t.fn), ...t.args.map(termJSON)]);
     case 'arraycompr':
-      return typed('arraycomprehension', obj([['term', termJSON(t.head)], ['body', bodyJSON(t.body)]]));
+      return typed(
+        'arraycomprehension',
+        obj([
+          ['term', termJSON(t.head)],
+          ['body', bodyJSON(t.body)],
+        ]),
+      );
     case 'setcompr':
-      return typed('setcomprehension', obj([['term', termJSON(t.head)], ['body', bodyJSON(t.body)]]));
+      return typed(
+        'setcomprehension',
+        obj([
+          ['term', termJSON(t.head)],
+          ['body', bodyJSON(t.body)],
+        ]),
+      );
     case 'objectcompr':
-      return typed('objectcomprehension', obj([['key', termJSON(t.key)], ['value', termJSON(t.value)], ['body', bodyJSON(t.body)]]));
+      return typed(
+        'objectcomprehension',
+        obj([
+          ['key', termJSON(t.key)],
+          ['value', termJSON(t.value)],
+          ['body', bodyJSON(t.body)],
+        ]),
+      );
     case 'template':
-      return typed('templatestring', t.parts.map((p) => (typeof p === 'string' ? typed('string', p) : exprJSON(p, 0))));
+      return typed(
+        'templatestring',
+        t.parts.map((p) => (typeof p === 'string' ? typed('string', p) : exprJSON(p, 0))),
+      );
   }
 }
 
@@ -115,7 +140,17 @@ export function moduleJSON(m: Module): Value {
   const pkg = [typed('var', 'data'), ...m.package.path.map((p) => typed('string', p))];
   return obj([
     ['package', obj([['path', pkg]])],
-    ['imports', m.imports.length ? m.imports.map((i) => obj([['path', termJSON(i.path)], ['alias', i.alias]])) : undefined],
+    [
+      'imports',
+      m.imports.length
+        ? m.imports.map((i) =>
+            obj([
+              ['path', termJSON(i.path)],
+              ['alias', i.alias],
+            ]),
+          )
+        : undefined,
+    ],
     ['rules', m.rules.length ? m.rules.map(ruleJSON) : undefined],
   ]);
 }

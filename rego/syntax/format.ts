@@ -10,7 +10,8 @@ export function headName(ref: Term[]): string {
   return ref
     .map((t, i) => {
       if (i === 0) return t.type === 'var' ? t.name : '?';
-      if (t.type === 'scalar' && typeof t.value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value)) return `.${t.value}`;
+      if (t.type === 'scalar' && typeof t.value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value))
+        return `.${t.value}`;
       return `[${termText(t)}]`;
     })
     .join('');
@@ -96,10 +97,37 @@ export function findInTerm(t: Term, pred: (t: Term) => boolean): Term | undefine
   }
 }
 
-const V1_KEYWORDS = new Set(['package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'null', 'true', 'false', 'if', 'contains', 'in', 'every']);
-const V0_KEYWORDS = new Set(['package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'null', 'true', 'false']);
+const V1_KEYWORDS = new Set([
+  'package',
+  'import',
+  'as',
+  'default',
+  'else',
+  'not',
+  'some',
+  'with',
+  'null',
+  'true',
+  'false',
+  'if',
+  'contains',
+  'in',
+  'every',
+]);
+const V0_KEYWORDS = new Set([
+  'package',
+  'import',
+  'as',
+  'default',
+  'else',
+  'not',
+  'some',
+  'with',
+  'null',
+  'true',
+  'false',
+]);
 
 export function isKeywordIn(name: string, v: 'v0' | 'v1'): boolean {
   return (v === 'v1' ? V1_KEYWORDS : V0_KEYWORDS).has(name);
 }
-

@@ -17,18 +17,64 @@ export type Tok =
   | 'TPL_END' // `$"abc"` or `abc"` after an expression
   | 'RAW_TPL_PART'
   | 'RAW_TPL_END'
-  | '[' | ']' | '{' | '}' | '(' | ')' | ',' | ':' | ';' | '.'
-  | ':=' | '=' | '==' | '!=' | '<' | '<=' | '>' | '>='
-  | '+' | '-' | '*' | '/' | '%' | '&' | '|'
+  | '['
+  | ']'
+  | '{'
+  | '}'
+  | '('
+  | ')'
+  | ','
+  | ':'
+  | ';'
+  | '.'
+  | ':='
+  | '='
+  | '=='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '&'
+  | '|'
   // keywords
-  | 'package' | 'import' | 'as' | 'default' | 'else' | 'not' | 'some' | 'with'
-  | 'null' | 'true' | 'false' | 'if' | 'contains' | 'in' | 'every'
+  | 'package'
+  | 'import'
+  | 'as'
+  | 'default'
+  | 'else'
+  | 'not'
+  | 'some'
+  | 'with'
+  | 'null'
+  | 'true'
+  | 'false'
+  | 'if'
+  | 'contains'
+  | 'in'
+  | 'every'
   // experimental (OPA's logic_operators): only with `import future.keywords.and|or`
-  | 'and' | 'or';
+  | 'and'
+  | 'or';
 
 /** Keywords in every version. */
 export const BASE_KEYWORDS: readonly Tok[] = [
-  'package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'null', 'true', 'false',
+  'package',
+  'import',
+  'as',
+  'default',
+  'else',
+  'not',
+  'some',
+  'with',
+  'null',
+  'true',
+  'false',
 ];
 /** Keywords that v0 modules get only through `import future.keywords…` or `import rego.v1`. */
 export const FUTURE_KEYWORDS: readonly Tok[] = ['if', 'contains', 'in', 'every'];
@@ -154,22 +200,38 @@ export class Scanner {
         return mk('STRING', this.quoted(start.offset));
       case '`':
         return mk('STRING', this.raw(start.offset));
-      case '[': return mk('[', '[');
-      case ']': return mk(']', ']');
-      case '{': return mk('{', '{');
-      case '}': return mk('}', '}');
-      case '(': return mk('(', '(');
-      case ')': return mk(')', ')');
-      case ',': return mk(',', ',');
-      case ';': return mk(';', ';');
-      case '.': return mk('.', '.');
-      case '+': return mk('+', '+');
-      case '-': return mk('-', '-');
-      case '*': return mk('*', '*');
-      case '/': return mk('/', '/');
-      case '%': return mk('%', '%');
-      case '&': return mk('&', '&');
-      case '|': return mk('|', '|');
+      case '[':
+        return mk('[', '[');
+      case ']':
+        return mk(']', ']');
+      case '{':
+        return mk('{', '{');
+      case '}':
+        return mk('}', '}');
+      case '(':
+        return mk('(', '(');
+      case ')':
+        return mk(')', ')');
+      case ',':
+        return mk(',', ',');
+      case ';':
+        return mk(';', ';');
+      case '.':
+        return mk('.', '.');
+      case '+':
+        return mk('+', '+');
+      case '-':
+        return mk('-', '-');
+      case '*':
+        return mk('*', '*');
+      case '/':
+        return mk('/', '/');
+      case '%':
+        return mk('%', '%');
+      case '&':
+        return mk('&', '&');
+      case '|':
+        return mk('|', '|');
       case ':':
         if (n === 61) {
           this.advance(1);
@@ -273,7 +335,14 @@ export class Scanner {
   private escape(template: boolean): void {
     const e = this.cur();
     switch (e) {
-      case 92: case 34: case 47: case 98: case 102: case 110: case 114: case 116:
+      case 92:
+      case 34:
+      case 47:
+      case 98:
+      case 102:
+      case 110:
+      case 114:
+      case 116:
         this.advance(1);
         return;
       case 117:

@@ -30,7 +30,9 @@ export function parseModule(file: string, source: string, opts: ParseOptions = {
     errs.push(diagnostic('rego_parse_error', msg, loc, source));
   };
   if (stmts.length === 0) {
-    throw new RegoParseError([diagnostic('rego_parse_error', 'empty module', { file, row: 1, col: 1, offset: 0 }, source)]);
+    throw new RegoParseError([
+      diagnostic('rego_parse_error', 'empty module', { file, row: 1, col: 1, offset: 0 }, source),
+    ]);
   }
   const first = stmts[0]!;
   if (first.kind !== 'package') err('package expected', stmtLoc(first));
@@ -50,7 +52,13 @@ export function parseModule(file: string, source: string, opts: ParseOptions = {
       case 'import': {
         mod.imports.push(st.imp);
         const t = st.imp.path.terms;
-        if (t.length === 2 && t[0]!.type === 'var' && t[0]!.name === 'rego' && t[1]!.type === 'scalar' && t[1]!.value === 'v1') {
+        if (
+          t.length === 2 &&
+          t[0]!.type === 'var' &&
+          t[0]!.name === 'rego' &&
+          t[1]!.type === 'scalar' &&
+          t[1]!.value === 'v1'
+        ) {
           compatV1 = true;
         }
         break;
@@ -102,16 +110,26 @@ function stmtLoc(s: Statement): Location {
 function checkV1Rule(rule: Rule, err: (msg: string, loc: Location) => void): void {
   const t = rule.head.args ? 'function' : 'rule';
   const name = rule.head.ref[0]?.type === 'var' ? rule.head.ref[0].name : '';
-  if (rule.head.ref.length < 2 && isKeywordIn(name, 'v1')) err(`${name} keyword cannot be used for rule name`, rule.loc);
-  if (rule.generatedBody && rule.head.generatedValue) err(`${t} must have value assignment and/or body declaration`, rule.loc);
-  if (!rule.generatedBody && !rule.head.ifKw && !rule.default) err(`\`if\` keyword is required before ${t} body`, rule.loc);
+  if (rule.head.ref.length < 2 && isKeywordIn(name, 'v1'))
+    err(`${name} keyword cannot be used for rule name`, rule.loc);
+  if (rule.generatedBody && rule.head.generatedValue)
+    err(`${t} must have value assignment and/or body declaration`, rule.loc);
+  if (!rule.generatedBody && !rule.head.ifKw && !rule.default)
+    err(`\`if\` keyword is required before ${t} body`, rule.loc);
   if (rule.head.value === undefined && !rule.head.contains) {
     err('`contains` keyword is required for partial set rules', rule.loc);
   }
 }
 
 function constRule(head: Head, loc: Location, source: string): Rule {
-  return { loc, default: false, head, body: [trueExpr(loc)], generatedBody: true, text: source.slice(loc.offset, loc.offset) };
+  return {
+    loc,
+    default: false,
+    head,
+    body: [trueExpr(loc)],
+    generatedBody: true,
+    text: source.slice(loc.offset, loc.offset),
+  };
 }
 
 /** OPA's ParseRuleFromBody: a single bare expression at module level defines a rule. */
@@ -129,7 +147,11 @@ function ruleFromBody(body: Expr[], source: string): Rule | string {
     if (t.terms[0]!.type !== 'var') return `invalid rule head: ${t.type}`;
     const loc = t.loc;
     if (t.terms.length > 2) {
-      return withText(constRule(baseHead(t.terms, loc, { value: trueTerm(loc), generatedValue: true }), loc, source), e, source);
+      return withText(
+        constRule(baseHead(t.terms, loc, { value: trueTerm(loc), generatedValue: true }), loc, source),
+        e,
+        source,
+      );
     }
     if (t.terms.length === 1) return 'refs cannot be used for rule head';
     return withText(constRule(baseHead([t.terms[0]!], loc, { key: t.terms[1]! }), loc, source), e, source);
@@ -159,7 +181,11 @@ function ruleFromBody(body: Expr[], source: string): Rule | string {
   }
   if (terms.length <= 1) return 'rule argument list must take at least one argument';
   if (op.type !== 'ref' || op.terms[0]!.type !== 'var') return 'invalid rule head';
-  return withText(constRule(baseHead(op.terms, op.loc, { value: trueTerm(op.loc), args: terms.slice(1) }), op.loc, source), e, source);
+  return withText(
+    constRule(baseHead(op.terms, op.loc, { value: trueTerm(op.loc), args: terms.slice(1) }), op.loc, source),
+    e,
+    source,
+  );
 }
 
 function withText(r: Rule, e: Expr, source: string): Rule {

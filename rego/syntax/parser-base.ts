@@ -124,7 +124,10 @@ export class ParserBase {
         if (skipws) continue;
       }
       if (this.t() !== 'COMMENT') break;
-      this.s.comments = [...this.s.comments, { text: t.lit, loc: { file: this.file, row: t.row, col: t.col, offset: t.offset } }];
+      this.s.comments = [
+        ...this.s.comments,
+        { text: t.lit, loc: { file: this.file, row: t.row, col: t.col, offset: t.offset } },
+      ];
     }
     this.s.sc = this.sc.save();
   }

@@ -93,7 +93,12 @@ export abstract class CollectionParser extends ScalarParser {
     }
   }
 
-  protected parseSet(st: ReturnType<typeof this.save>, head: Term, potentialComprehension: boolean, loc: Location): Term | undefined {
+  protected parseSet(
+    st: ReturnType<typeof this.save>,
+    head: Term,
+    potentialComprehension: boolean,
+    loc: Location,
+  ): Term | undefined {
     switch (this.t()) {
       case '}':
         return { type: 'set', items: [head], loc };

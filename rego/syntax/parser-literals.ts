@@ -140,7 +140,12 @@ export abstract class LiteralParser extends TermParser {
           const e: Expr =
             inner.kind === 'lit'
               ? { ...inner.expr, with: w }
-              : { loc: innerLoc, negated: false, with: w, terms: { type: 'logic', node: toLogic(inner), loc: innerLoc } };
+              : {
+                  loc: innerLoc,
+                  negated: false,
+                  with: w,
+                  terms: { type: 'logic', node: toLogic(inner), loc: innerLoc },
+                };
           return { kind: 'block', body: [e] };
         }
       }
@@ -246,7 +251,9 @@ export abstract class LiteralParser extends TermParser {
     this.scan();
     const term = this.parseTermInfixCall();
     if (term !== undefined && term.type === 'call') {
-      const fn = term.fn.terms.map((t) => (t.type === 'var' ? t.name : String((t as { value: unknown }).value))).join('.');
+      const fn = term.fn.terms
+        .map((t) => (t.type === 'var' ? t.name : String((t as { value: unknown }).value)))
+        .join('.');
       if (fn === MEMBER_2 || fn === MEMBER_3) {
         const decl: SomeDecl = { type: 'some', symbols: [term], loc };
         const e: Expr = { loc, negated: false, with: [], terms: decl };
@@ -283,7 +290,9 @@ export abstract class LiteralParser extends TermParser {
       this.illegal('expected `x[, y] in xs { ... }` expression');
       return undefined;
     }
-    const fn = term.fn.terms.map((t) => (t.type === 'var' ? t.name : String((t as { value: unknown }).value))).join('.');
+    const fn = term.fn.terms
+      .map((t) => (t.type === 'var' ? t.name : String((t as { value: unknown }).value)))
+      .join('.');
     const ev: Every = { type: 'every', value: term.args[0]!, domain: term.args[0]!, body: [], loc };
     if (fn === MEMBER_2) {
       ev.value = term.args[0]!;
@@ -354,4 +363,3 @@ function opTerm(name: string, loc: Location): RefTerm {
 export function isTermExpr(e: Expr): boolean {
   return !Array.isArray(e.terms) && e.terms.type !== 'some' && e.terms.type !== 'every';
 }
-

@@ -95,7 +95,14 @@ export abstract class RuleParser extends LiteralParser {
       if (body === undefined) return undefined;
       this.scan();
       const nextHead: Head = { ...cloneHead(head, () => this.genWildcard()), loc: bloc };
-      rules.push({ loc: bloc, default: false, head: nextHead, body, generatedBody: false, text: this.text(bstart, this.s.lastEnd) });
+      rules.push({
+        loc: bloc,
+        default: false,
+        head: nextHead,
+        body,
+        generatedBody: false,
+        text: this.text(bstart, this.s.lastEnd),
+      });
     }
     return rules;
   }
@@ -234,8 +241,19 @@ export abstract class RuleParser extends LiteralParser {
   protected parseHeadFinish(head: Term): Term | undefined {
     this.scanWS();
     switch (this.t()) {
-      case '+': case '-': case '*': case '/': case '%': case '&': case '|':
-      case '==': case '!=': case '>': case '>=': case '<': case '<=':
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case '%':
+      case '&':
+      case '|':
+      case '==':
+      case '!=':
+      case '>':
+      case '>=':
+      case '<':
+      case '<=':
         this.illegal();
         break;
       case 'WS':

@@ -42,7 +42,6 @@ export function opRef(name: string, loc: Location): RefTerm {
 }
 
 export abstract class TermParser extends CollectionParser {
-
   protected call(fn: string, loc: Location, args: Term[]): Term {
     return { type: 'call', fn: opRef(fn, loc), args, loc };
   }
@@ -109,11 +108,7 @@ export abstract class TermParser extends CollectionParser {
     }
   }
 
-  private binary(
-    lhs0: Term | undefined,
-    ops: readonly Tok[],
-    next: () => Term | undefined,
-  ): Term | undefined {
+  private binary(lhs0: Term | undefined, ops: readonly Tok[], next: () => Term | undefined): Term | undefined {
     if (!this.enter()) return undefined;
     try {
       let lhs = lhs0 ?? next();
@@ -247,7 +242,10 @@ export abstract class TermParser extends CollectionParser {
         case 'call':
           break;
         default:
-          this.addError(`illegal ref (head cannot be ${head.type === 'scalar' ? scalarName(head.value) : head.type})`, loc);
+          this.addError(
+            `illegal ref (head cannot be ${head.type === 'scalar' ? scalarName(head.value) : head.type})`,
+            loc,
+          );
       }
       const terms: Term[] = [head];
       for (;;) {
@@ -316,5 +314,4 @@ export abstract class TermParser extends CollectionParser {
       this.leave();
     }
   }
-
 }

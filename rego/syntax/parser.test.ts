@@ -4,9 +4,60 @@ import { RegoParseError } from '../errors.js';
 import { parseModule } from './module.js';
 
 const TOKENS = [
-  'package', 'import', 'p', 'q', 'x', 'data', 'input', 'if', 'contains', 'else', 'default', 'not', 'some', 'every', 'in',
-  'with', 'as', ':=', '=', '==', '!=', '<', '>', '+', '-', '*', '/', '%', '&', '|', '.', ',', ';', ':', '(', ')', '[', ']',
-  '{', '}', '"s"', '`raw`', '$"t{x}"', '1', '1.5e3', '-2', 'true', 'false', 'null', '_', '#c\n', '\n', ' ', '\t',
+  'package',
+  'import',
+  'p',
+  'q',
+  'x',
+  'data',
+  'input',
+  'if',
+  'contains',
+  'else',
+  'default',
+  'not',
+  'some',
+  'every',
+  'in',
+  'with',
+  'as',
+  ':=',
+  '=',
+  '==',
+  '!=',
+  '<',
+  '>',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '&',
+  '|',
+  '.',
+  ',',
+  ';',
+  ':',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '"s"',
+  '`raw`',
+  '$"t{x}"',
+  '1',
+  '1.5e3',
+  '-2',
+  'true',
+  'false',
+  'null',
+  '_',
+  '#c\n',
+  '\n',
+  ' ',
+  '\t',
 ];
 
 /** Parses and requires that any failure is a positioned RegoParseError. */
@@ -27,12 +78,18 @@ function parseOrPositionedError(src: string): void {
 
 describe('parser robustness', () => {
   it('never throws anything but a positioned RegoParseError on arbitrary text', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => parseOrPositionedError(s)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (s) => parseOrPositionedError(s)),
+      { numRuns: 500 },
+    );
   });
 
   it('never throws anything but a positioned RegoParseError on Rego-like token soup', () => {
     const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).map((ts) => `package p\n${ts.join(' ')}`);
-    fc.assert(fc.property(soup, (s) => parseOrPositionedError(s)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(soup, (s) => parseOrPositionedError(s)),
+      { numRuns: 1000 },
+    );
   });
 
   it('rejects pathological nesting with a parse error instead of overflowing the stack', () => {
@@ -68,7 +125,13 @@ describe('parser', () => {
 
   it.each([
     ['a v1 rule body without if', 'package p\np { true }', '`if` keyword is required before rule body', 2, 1],
-    ['a v1 partial set without contains', 'package p\np[x] { x := 1 }', '`contains` keyword is required for partial set rules', 2, 1],
+    [
+      'a v1 partial set without contains',
+      'package p\np[x] { x := 1 }',
+      '`contains` keyword is required for partial set rules',
+      2,
+      1,
+    ],
     ['an unterminated string', 'package p\nx := "abc', 'non-terminated string', 2, 10],
     ['a missing package', 'p := 1', 'package expected', 1, 1],
   ])('reports %s with its position', (_name, src, msg, row, col) => {

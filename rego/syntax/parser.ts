@@ -229,7 +229,6 @@ export class Parser extends RuleParser {
     }
     return imp;
   }
-
 }
 
 export { headName, termText, termTypeName, isGround, findInTerm, isKeywordIn, trueExpr } from './format.js';

@@ -61,11 +61,26 @@ export class WasmPolicy {
       const warn = msgs(run('warn'));
       const allow = run('allow');
       const blocked = deny.length > 0 || (has('allow') && allow !== true);
-      return { package: name, blocked, deny, warn, allow: allow === undefined ? undefined : allow === true, durationMs: performance.now() - t0 };
+      return {
+        package: name,
+        blocked,
+        deny,
+        warn,
+        allow: allow === undefined ? undefined : allow === true,
+        durationMs: performance.now() - t0,
+      };
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       const code = /deadline/.test(message) ? 'eval_cancel_error' : 'wasm_eval_error';
-      return { package: name, blocked: true, deny: [], warn: [], allow: undefined, error: { code, message }, durationMs: performance.now() - t0 };
+      return {
+        package: name,
+        blocked: true,
+        deny: [],
+        warn: [],
+        allow: undefined,
+        error: { code, message },
+        durationMs: performance.now() - t0,
+      };
     }
   }
 }

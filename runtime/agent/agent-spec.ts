@@ -29,15 +29,25 @@ async function readFromCluster(config: AgentRuntimeConfig): Promise<AgentConfigS
     try {
       found = await client.tryGet(Resources.AgentConfig, namespace, name);
     } catch (err) {
-      throw new StartupError('STEWARD_KUBECONFIG', `STEWARD_SOURCE=kubernetes: AgentConfig ${namespace}/${name} cannot be read (${(err as Error).message})`, { cause: err });
+      throw new StartupError(
+        'STEWARD_KUBECONFIG',
+        `STEWARD_SOURCE=kubernetes: AgentConfig ${namespace}/${name} cannot be read (${(err as Error).message})`,
+        { cause: err },
+      );
     }
     if (!found) {
-      throw new StartupError('STEWARD_AGENT_NAME', `STEWARD_AGENT_NAME: no AgentConfig ${namespace}/${name} in the cluster (STEWARD_SOURCE=kubernetes)`);
+      throw new StartupError(
+        'STEWARD_AGENT_NAME',
+        `STEWARD_AGENT_NAME: no AgentConfig ${namespace}/${name} in the cluster (STEWARD_SOURCE=kubernetes)`,
+      );
     }
     const checked = validateManifest(found);
     if (!checked.valid || checked.resource?.kind !== 'AgentConfig') {
       const problems = checked.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      throw new StartupError('STEWARD_AGENT_NAME', `STEWARD_AGENT_NAME: AgentConfig ${namespace}/${name} is not valid (${problems})`);
+      throw new StartupError(
+        'STEWARD_AGENT_NAME',
+        `STEWARD_AGENT_NAME: AgentConfig ${namespace}/${name} is not valid (${problems})`,
+      );
     }
     return (checked.resource as AgentConfigResource).spec;
   } finally {
@@ -48,12 +58,18 @@ async function readFromCluster(config: AgentRuntimeConfig): Promise<AgentConfigS
 async function readFromFolders(config: AgentRuntimeConfig, log: Logger): Promise<AgentConfigSpec> {
   const namespace = agentNamespace(config);
   await checkManifestFolders(config.STEWARD_MANIFESTS);
-  const source = new FolderSource({ dirs: config.STEWARD_MANIFESTS, watch: false, log: log.child({ component: 'source' }) });
+  const source = new FolderSource({
+    dirs: config.STEWARD_MANIFESTS,
+    watch: false,
+    log: log.child({ component: 'source' }),
+  });
   try {
     await source.ready();
     const found = source.get('AgentConfig', config.STEWARD_AGENT_NAME, namespace);
     if (!found) {
-      const known = source.list('AgentConfig').map((a) => `${a.metadata.namespace ?? DEFAULT_NAMESPACE}/${a.metadata.name}`);
+      const known = source
+        .list('AgentConfig')
+        .map((a) => `${a.metadata.namespace ?? DEFAULT_NAMESPACE}/${a.metadata.name}`);
       throw new StartupError(
         'STEWARD_AGENT_NAME',
         `STEWARD_AGENT_NAME: no AgentConfig ${namespace}/${config.STEWARD_AGENT_NAME} in STEWARD_MANIFESTS (${config.STEWARD_MANIFESTS.join(', ')}); ` +

@@ -9,7 +9,14 @@ const DENY_SSN = 'package q\n\ndeny contains "the query names an SSN" if contain
 
 /** A work item with defaults a test overrides. */
 function item(overrides: Partial<WorkItem> = {}): WorkItem {
-  return { requestId: 'req-1', queryIndex: 0, query: 'book a flight to Oslo', policy: ALLOW, timeoutMs: 10_000, ...overrides };
+  return {
+    requestId: 'req-1',
+    queryIndex: 0,
+    query: 'book a flight to Oslo',
+    policy: ALLOW,
+    timeoutMs: 10_000,
+    ...overrides,
+  };
 }
 
 let openai: FakeOpenAiServer;
@@ -17,7 +24,12 @@ let router: LlmRouter;
 const agents: LocalAgent[] = [];
 
 function agent(options: Partial<LocalAgentOptions> = {}): LocalAgent {
-  const a = new LocalAgent({ id: 'travel-0', llm: router, spec: { llm: { provider: 'openai', model: 'gpt-test' }, description: 'books travel' }, ...options });
+  const a = new LocalAgent({
+    id: 'travel-0',
+    llm: router,
+    spec: { llm: { provider: 'openai', model: 'gpt-test' }, description: 'books travel' },
+    ...options,
+  });
   agents.push(a);
   return a;
 }
@@ -41,7 +53,13 @@ describe('LocalAgent', () => {
     expect(r).toMatchObject({ status: 'success', policyDecision: 'allow', agentId: 'travel-0' });
     expect(r.result).toMatch(/^Fake OpenAI reply to: book a flight to Oslo/);
     expect(openai.requests.length).toBe(before + 1);
-    const sent = openai.lastRequest().body as { model: string; temperature: number; max_tokens?: number; max_completion_tokens?: number; messages: { role: string; content: string }[] };
+    const sent = openai.lastRequest().body as {
+      model: string;
+      temperature: number;
+      max_tokens?: number;
+      max_completion_tokens?: number;
+      messages: { role: string; content: string }[];
+    };
     expect(sent.model).toBe('gpt-test');
     expect(sent.temperature).toBe(0.7);
     expect(sent.max_completion_tokens ?? sent.max_tokens).toBe(500);
@@ -49,9 +67,14 @@ describe('LocalAgent', () => {
     expect(sent.messages.at(-1)!.content).toContain('"seat":"aisle"');
   });
 
-  it('uses the item\'s model and sampling settings over the AgentConfig\'s', async () => {
+  it("uses the item's model and sampling settings over the AgentConfig's", async () => {
     await agent().execute(item({ llm: { model: 'gpt-item', temperature: 0.1, max_tokens: 42 } }));
-    const sent = openai.lastRequest().body as { model: string; temperature: number; max_tokens?: number; max_completion_tokens?: number };
+    const sent = openai.lastRequest().body as {
+      model: string;
+      temperature: number;
+      max_tokens?: number;
+      max_completion_tokens?: number;
+    };
     expect(sent).toMatchObject({ model: 'gpt-item', temperature: 0.1 });
     expect(sent.max_completion_tokens ?? sent.max_tokens).toBe(42);
   });
@@ -59,7 +82,11 @@ describe('LocalAgent', () => {
   it('answers a denied query as a successful evaluation with decision deny and runs no LLM step', async () => {
     const before = openai.requests.length;
     const r = await agent().execute(item({ query: 'my SSN is 123-45-6789', policy: DENY_SSN }));
-    expect(r).toMatchObject({ status: 'success', policyDecision: 'deny', result: { deny: ['the query names an SSN'], warn: [] } });
+    expect(r).toMatchObject({
+      status: 'success',
+      policyDecision: 'deny',
+      result: { deny: ['the query names an SSN'], warn: [] },
+    });
     expect(r.error).toBeUndefined();
     expect(openai.requests.length).toBe(before);
   });
@@ -83,7 +110,8 @@ describe('LocalAgent', () => {
     expect(r.error!.message).toMatch(/^query\.rego:5:1: rego_parse_error: /);
   });
 
-  const SLOW = 'package q\n\nallow if count([1 | some i in numbers.range(1, 3000); some j in numbers.range(1, 3000)]) > 0\n';
+  const SLOW =
+    'package q\n\nallow if count([1 | some i in numbers.range(1, 3000); some j in numbers.range(1, 3000)]) > 0\n';
 
   it('reports POLICY_EVALUATION_ERROR (decision deny) when the evaluation passes its own deadline', async () => {
     const r = await agent({ policyDeadlineMs: 5, policyMaxSteps: 1e12 }).execute(item({ policy: SLOW }));
@@ -91,7 +119,7 @@ describe('LocalAgent', () => {
     expect(r.error!.message).toContain('eval_cancel_error');
   });
 
-  it('reports QUERY_TIMEOUT when the item\'s own time runs out inside the evaluation', async () => {
+  it("reports QUERY_TIMEOUT when the item's own time runs out inside the evaluation", async () => {
     const r = await agent({ policyMaxSteps: 1e12 }).execute(item({ policy: SLOW, timeoutMs: 20 }));
     expect(r).toMatchObject({ status: 'error', policyDecision: 'deny', error: { code: 'QUERY_TIMEOUT' } });
   });
@@ -107,13 +135,18 @@ describe('LocalAgent', () => {
   it('reports CONNECTOR_NOT_AVAILABLE for an allowed MCP step and skips it when denied', async () => {
     const mcp = { connector: 'flights-db', operation: 'query' };
     const allowed = await agent().execute(item({ mcp }));
-    expect(allowed).toMatchObject({ status: 'error', policyDecision: 'allow', error: { code: 'CONNECTOR_NOT_AVAILABLE' } });
+    expect(allowed).toMatchObject({
+      status: 'error',
+      policyDecision: 'allow',
+      error: { code: 'CONNECTOR_NOT_AVAILABLE' },
+    });
     const denied = await agent().execute(item({ mcp, query: 'SSN', policy: DENY_SSN }));
     expect(denied).toMatchObject({ status: 'success', policyDecision: 'deny' });
   });
 
   it('passes mcp and llm into the policy input under surface parallel', async () => {
-    const policy = 'package q\n\ndeny contains "no deletes" if input.mcp.operation == "delete"\ndeny contains "wrong surface" if input.surface != "parallel"\n';
+    const policy =
+      'package q\n\ndeny contains "no deletes" if input.mcp.operation == "delete"\ndeny contains "wrong surface" if input.surface != "parallel"\n';
     const r = await agent().execute(item({ policy, mcp: { connector: 'db', operation: 'delete' } }));
     expect(r).toMatchObject({ policyDecision: 'deny', result: { deny: ['no deletes'] } });
   });
@@ -128,14 +161,19 @@ describe('LocalAgent', () => {
     expect(a.route).toEqual({ provider: 'openai', fallback: true, requested: 'anthropic' });
     expect(a.stats().llm).toEqual({ provider: 'openai', fallback: true, requested: 'anthropic' });
     const r = await a.execute(item());
-    expect(r).toMatchObject({ status: 'success', llm: { provider: 'openai', model: expect.stringMatching(/^gpt-default/), fallback: true, requested: 'anthropic' } });
+    expect(r).toMatchObject({
+      status: 'success',
+      llm: { provider: 'openai', model: expect.stringMatching(/^gpt-default/), fallback: true, requested: 'anthropic' },
+    });
     // NB: the AgentConfig's model belongs to its own provider: the default answers with its default model.
     expect((openai.lastRequest().body as { model: string }).model).toBe('gpt-default');
   });
 
   it('fails with PROVIDER_NOT_CONFIGURED, calling nothing, when its AgentConfig forbids the fallback', async () => {
     const before = openai.requests.length;
-    const a = agent({ spec: { llm: { provider: 'anthropic', model: 'claude-test', fallback: false }, description: 'books travel' } });
+    const a = agent({
+      spec: { llm: { provider: 'anthropic', model: 'claude-test', fallback: false }, description: 'books travel' },
+    });
     expect(a.stats().llm).toBeUndefined();
     const r = await a.execute(item());
     expect(r).toMatchObject({ status: 'error', policyDecision: 'allow', error: { code: 'PROVIDER_NOT_CONFIGURED' } });

@@ -19,7 +19,15 @@ import {
 } from '../llm/index.js';
 import { compilePolicy, PolicyCache } from './policy-cache.js';
 import { ProcessSampler } from './stats.js';
-import { AgentBusyError, AgentClosedError, type Agent, type AgentStats, type WorkErrorCode, type WorkItem, type WorkResult } from './work.js';
+import {
+  AgentBusyError,
+  AgentClosedError,
+  type Agent,
+  type AgentStats,
+  type WorkErrorCode,
+  type WorkItem,
+  type WorkResult,
+} from './work.js';
 
 /**
  * The policy surface of a work item. NB: 'parallel' rather than 'pre-check': it is a Policy surface already
@@ -75,7 +83,8 @@ export class LocalAgent implements Agent {
   constructor(private readonly options: LocalAgentOptions) {
     this.id = options.id;
     this.maxInFlight = options.maxInFlight ?? 1;
-    if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1) throw new RangeError(`maxInFlight must be an integer ≥ 1, got ${this.maxInFlight}`);
+    if (!Number.isInteger(this.maxInFlight) || this.maxInFlight < 1)
+      throw new RangeError(`maxInFlight must be an integer ≥ 1, got ${this.maxInFlight}`);
     this.policies = options.policies ?? new PolicyCache(options.policyCacheEntries ?? 256);
     this.route = routeAgentLlm(options.spec?.llm, options.llm);
     checkEngine();
@@ -109,13 +118,10 @@ export class LocalAgent implements Agent {
       this.inFlight--;
       this.running.delete(tracked);
     };
-    const tracked: Promise<void> = run.then(
-      () => {
-        this.processed++;
-        settled();
-      },
-      settled,
-    );
+    const tracked: Promise<void> = run.then(() => {
+      this.processed++;
+      settled();
+    }, settled);
     this.running.add(tracked);
     return run;
   }
@@ -162,7 +168,8 @@ export class LocalAgent implements Agent {
       const outcome = await Promise.race([this.steps(item, controller.signal, startedAt, progress), stopped]);
       return finish(outcome.error ? 'error' : 'success', outcome);
     } catch (err) {
-      if (err instanceof ItemTimeout) return finish('error', { error: { code: 'QUERY_TIMEOUT', message: err.message } });
+      if (err instanceof ItemTimeout)
+        return finish('error', { error: { code: 'QUERY_TIMEOUT', message: err.message } });
       throw err; // the caller's abort: its reason, as fetch does
     } finally {
       clearTimeout(timer);
@@ -170,7 +177,12 @@ export class LocalAgent implements Agent {
     }
   }
 
-  private async steps(item: WorkItem, signal: AbortSignal, startedAt: number, progress: Progress): Promise<Pick<WorkResult, 'result' | 'error'>> {
+  private async steps(
+    item: WorkItem,
+    signal: AbortSignal,
+    startedAt: number,
+    progress: Progress,
+  ): Promise<Pick<WorkResult, 'result' | 'error'>> {
     const fail = (code: WorkErrorCode, message: string) => ({ error: { code, message } });
     const remainingMs = () => item.timeoutMs - (performance.now() - startedAt);
 
@@ -180,8 +192,17 @@ export class LocalAgent implements Agent {
     if (budgetMs <= 0) throw new ItemTimeout(item.timeoutMs);
     const capMs = this.options.policyDeadlineMs ?? DEFAULT_DECISION_LIMITS.deadlineMs;
     const deadlineMs = Math.max(1, Math.min(capMs, Math.floor(budgetMs)));
-    const input = { query: item.query, surface: WORK_SURFACE, context: item.context ?? {}, ...(item.mcp ? { mcp: item.mcp } : {}), ...(item.llm ? { llm: item.llm } : {}) };
-    const decision = decide(policy.prepared, policy.pkg, input, { deadlineMs, maxSteps: this.options.policyMaxSteps ?? DEFAULT_DECISION_LIMITS.maxSteps });
+    const input = {
+      query: item.query,
+      surface: WORK_SURFACE,
+      context: item.context ?? {},
+      ...(item.mcp ? { mcp: item.mcp } : {}),
+      ...(item.llm ? { llm: item.llm } : {}),
+    };
+    const decision = decide(policy.prepared, policy.pkg, input, {
+      deadlineMs,
+      maxSteps: this.options.policyMaxSteps ?? DEFAULT_DECISION_LIMITS.maxSteps,
+    });
     if (decision.error) {
       // The item's own time ran out inside the evaluation: a timeout, not a fault of the policy.
       if (decision.error.kind === 'deadline' && deadlineMs < capMs) throw new ItemTimeout(item.timeoutMs);
@@ -193,7 +214,10 @@ export class LocalAgent implements Agent {
     signal.throwIfAborted();
 
     if (item.mcp) {
-      return fail('CONNECTOR_NOT_AVAILABLE', `connector "${item.mcp.connector}" is not available to pool agents (operation ${item.mcp.operation})`);
+      return fail(
+        'CONNECTOR_NOT_AVAILABLE',
+        `connector "${item.mcp.connector}" is not available to pool agents (operation ${item.mcp.operation})`,
+      );
     }
     const configured = this.options.spec?.llm;
     if (!item.llm && !configured) return { result: messages };
@@ -201,7 +225,8 @@ export class LocalAgent implements Agent {
     if (item.llm?.provider !== undefined) {
       // The item names its provider: that one or none (PROVIDER_NOT_CONFIGURED), never a fallback. The
       // AgentConfig's model belongs to its provider; another provider answers with its own default model.
-      const model = item.llm.model ?? (configured && item.llm.provider === configured.provider ? configured.model : undefined);
+      const model =
+        item.llm.model ?? (configured && item.llm.provider === configured.provider ? configured.model : undefined);
       route = { provider: item.llm.provider, model, fallback: false };
     } else if ('missing' in this.route) {
       return fail('PROVIDER_NOT_CONFIGURED', `agent ${this.id} has no LLM provider: it needs ${this.route.missing}`);
@@ -253,8 +278,14 @@ function runEngineCheck(): string | undefined {
   const entry = compilePolicy(PROBE_POLICY);
   if (!entry.ok) return `the policy engine failed its self-check: ${entry.message}`;
   // NB: a generous deadline: this checks that the engine works, not how fast a cold one is on a busy machine.
-  const d = decide(entry.prepared, entry.pkg, { query: 'probe', surface: WORK_SURFACE, context: {} }, { deadlineMs: 5000, maxSteps: DEFAULT_DECISION_LIMITS.maxSteps });
-  if (d.error || d.blocked) return `the policy engine failed its self-check: ${d.error?.message ?? 'the probe policy was blocked'}`;
+  const d = decide(
+    entry.prepared,
+    entry.pkg,
+    { query: 'probe', surface: WORK_SURFACE, context: {} },
+    { deadlineMs: 5000, maxSteps: DEFAULT_DECISION_LIMITS.maxSteps },
+  );
+  if (d.error || d.blocked)
+    return `the policy engine failed its self-check: ${d.error?.message ?? 'the probe policy was blocked'}`;
   return undefined;
 }
 

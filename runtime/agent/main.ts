@@ -27,7 +27,10 @@ export interface RunningAgent {
 }
 
 /** Starts an agent from parsed settings. Port 0 picks a free port (tests). */
-export async function startAgent(config: AgentRuntimeConfig, log: Logger = createLogger({ level: config.LOG_LEVEL })): Promise<RunningAgent> {
+export async function startAgent(
+  config: AgentRuntimeConfig,
+  log: Logger = createLogger({ level: config.LOG_LEVEL }),
+): Promise<RunningAgent> {
   const spec = await readAgentSpec(config, log);
   const tls = await readTlsSettings(config);
   const { router: llm, described } = llmFromSettings(config);
@@ -88,7 +91,10 @@ export async function startAgent(config: AgentRuntimeConfig, log: Logger = creat
 }
 
 /** `steward agent`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */
-export async function runAgent(env: Record<string, string | undefined>, config: AgentRuntimeConfig = parseConfig(agentConfigSchema, env)): Promise<void> {
+export async function runAgent(
+  env: Record<string, string | undefined>,
+  config: AgentRuntimeConfig = parseConfig(agentConfigSchema, env),
+): Promise<void> {
   const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
   const running = await startAgent(config, log);
   installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => running.close());

@@ -28,7 +28,12 @@ describe('PolicyCache', () => {
   it('caches a compile failure with its position', () => {
     const cache = new PolicyCache(2);
     const bad = 'package q\n\nallow if { x }\n';
-    expect(cache.get(bad)).toEqual({ ok: false, message: 'query.rego:3:12: rego_unsafe_var_error: var x is unsafe', line: 3, column: 12 });
+    expect(cache.get(bad)).toEqual({
+      ok: false,
+      message: 'query.rego:3:12: rego_unsafe_var_error: var x is unsafe',
+      line: 3,
+      column: 12,
+    });
     cache.get(bad);
     expect(cache.compilations).toBe(1);
   });
@@ -52,6 +57,9 @@ describe('PolicyCache', () => {
   });
 
   it('names the package whose decision gates the item', () => {
-    expect(compilePolicy('package travel.rules\n\ndeny contains "x" if false\n')).toMatchObject({ ok: true, pkg: 'travel.rules' });
+    expect(compilePolicy('package travel.rules\n\ndeny contains "x" if false\n')).toMatchObject({
+      ok: true,
+      pkg: 'travel.rules',
+    });
   });
 });

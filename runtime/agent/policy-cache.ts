@@ -65,7 +65,9 @@ export function compilePolicy(source: string): PolicyEntry {
   } catch (err) {
     if (err instanceof RegoCompileError || err instanceof RegoParseError) {
       const first = err.errors[0];
-      const message = err.errors.map((d) => `${d.file || POLICY_FILE}:${d.row}:${d.col}: ${d.code}: ${d.message}`).join('; ');
+      const message = err.errors
+        .map((d) => `${d.file || POLICY_FILE}:${d.row}:${d.col}: ${d.code}: ${d.message}`)
+        .join('; ');
       return { ok: false, message: message || err.message, line: first?.row, column: first?.col };
     }
     // NB: anything else (a pathological nesting that overflows the stack) is still this text's fault: fail
@@ -74,6 +76,7 @@ export function compilePolicy(source: string): PolicyEntry {
   }
   const packages = prepared.packages();
   // NB: one module has exactly one package; the guard keeps a future multi-module text from picking at random.
-  if (packages.length !== 1) return { ok: false, message: `${POLICY_FILE}: expected one package, found ${packages.length}` };
+  if (packages.length !== 1)
+    return { ok: false, message: `${POLICY_FILE}: expected one package, found ${packages.length}` };
   return { ok: true, prepared, pkg: packages[0]! };
 }

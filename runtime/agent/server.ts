@@ -74,21 +74,19 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     frameworkErrors: frameworkErrorAnswer('envelope'),
   };
   // NB: fastify types an HTTP/2 instance apart from an HTTP/1 one; the routes below use neither's specifics.
-  const app = (
-    deps.tls
-      ? Fastify({
-          ...(common as FastifyHttp2SecureOptions<Http2SecureServer>),
-          http2: true,
-          // The session idles out like a keep-alive connection.
-          http2SessionTimeout: c.keepAliveTimeoutMs,
-          https: { allowHTTP1: true, minVersion: 'TLSv1.3', cert: deps.tls.cert, key: deps.tls.key },
-        })
-      : Fastify({
-          ...common,
-          http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: 1000 },
-          clientErrorHandler: installClientErrorAnswers(SURFACE, 'envelope', deps.log),
-        })
-  ) as unknown as FastifyInstance;
+  const app = (deps.tls
+    ? Fastify({
+        ...(common as FastifyHttp2SecureOptions<Http2SecureServer>),
+        http2: true,
+        // The session idles out like a keep-alive connection.
+        http2SessionTimeout: c.keepAliveTimeoutMs,
+        https: { allowHTTP1: true, minVersion: 'TLSv1.3', cert: deps.tls.cert, key: deps.tls.key },
+      })
+    : Fastify({
+        ...common,
+        http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: 1000 },
+        clientErrorHandler: installClientErrorAnswers(SURFACE, 'envelope', deps.log),
+      })) as unknown as FastifyInstance;
   app.server.maxConnections = c.maxConnections;
   installJsonParser(app, SURFACE);
   installErrorHandling(app, SURFACE, 'envelope');
@@ -102,7 +100,11 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     check: (req) => {
       if (deps.token === undefined) return;
       if (!matches(req.headers.authorization)) {
-        throw new ApiError(SURFACE, 'UNAUTHORIZED', 'send the agent token as Authorization: Bearer <STEWARD_AGENT_TOKEN>');
+        throw new ApiError(
+          SURFACE,
+          'UNAUTHORIZED',
+          'send the agent token as Authorization: Bearer <STEWARD_AGENT_TOKEN>',
+        );
       }
     },
   });
@@ -129,33 +131,49 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
     done(null, payload);
   });
 
-  app.post('/v1/work', { config: CALLER, schema: { response: { 200: responseSchema(workResult) } } }, async (req, reply) => {
-    const item = parseWorkItem(req.body);
-    const controller = new AbortController();
-    // The pool gave up on this item (its own deadline, or the parallel request ended): stop the work.
-    const onClose = () => {
-      if (!reply.raw.writableFinished) controller.abort(new Error('the caller closed the request'));
-    };
-    reply.raw.once('close', onClose);
-    try {
-      return await agent.execute(item, controller.signal);
-    } catch (err) {
-      if (err instanceof AgentBusyError) throw new ApiError(SURFACE, 'AGENT_BUSY', err.message, { agent_id: agent.id, max_in_flight: agent.maxInFlight });
-      if (err instanceof AgentClosedError) throw new ApiError(SURFACE, 'AGENT_CLOSING', err.message);
-      if (controller.signal.aborted) {
-        req.log.info({ code: 'CLIENT_CLOSED', requestId: item.requestId, queryIndex: item.queryIndex }, 'work item aborted by the caller');
-        return reply.hijack();
+  app.post(
+    '/v1/work',
+    { config: CALLER, schema: { response: { 200: responseSchema(workResult) } } },
+    async (req, reply) => {
+      const item = parseWorkItem(req.body);
+      const controller = new AbortController();
+      // The pool gave up on this item (its own deadline, or the parallel request ended): stop the work.
+      const onClose = () => {
+        if (!reply.raw.writableFinished) controller.abort(new Error('the caller closed the request'));
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return await agent.execute(item, controller.signal);
+      } catch (err) {
+        if (err instanceof AgentBusyError)
+          throw new ApiError(SURFACE, 'AGENT_BUSY', err.message, {
+            agent_id: agent.id,
+            max_in_flight: agent.maxInFlight,
+          });
+        if (err instanceof AgentClosedError) throw new ApiError(SURFACE, 'AGENT_CLOSING', err.message);
+        if (controller.signal.aborted) {
+          req.log.info(
+            { code: 'CLIENT_CLOSED', requestId: item.requestId, queryIndex: item.queryIndex },
+            'work item aborted by the caller',
+          );
+          return reply.hijack();
+        }
+        throw err;
+      } finally {
+        reply.raw.off('close', onClose);
       }
-      throw err;
-    } finally {
-      reply.raw.off('close', onClose);
-    }
-  });
+    },
+  );
 
-  app.get('/v1/stats', { config: CALLER, schema: { response: { 200: responseSchema(agentStats) } } }, async () => agent.stats());
+  app.get('/v1/stats', { config: CALLER, schema: { response: { 200: responseSchema(agentStats) } } }, async () =>
+    agent.stats(),
+  );
 
   const probeSchema = { response: { 200: responseSchema(agentProbe), 503: responseSchema(agentProbe) } };
-  app.get('/healthz', { config: NO_AUTH, schema: probeSchema }, async () => ({ status: 'ok' as const, agentId: agent.id }));
+  app.get('/healthz', { config: NO_AUTH, schema: probeSchema }, async () => ({
+    status: 'ok' as const,
+    agentId: agent.id,
+  }));
   app.get('/readyz', { config: NO_AUTH, schema: probeSchema }, async (_req, reply) => {
     const reason = closing || !agent.accepting ? 'the agent is shutting down' : agent.notReadyReason();
     if (reason === undefined) return { status: 'ok' as const, agentId: agent.id };
@@ -182,6 +200,13 @@ function parseWorkItem(body: unknown): WorkItem {
   }
   const result = (workItem as z.ZodType<WorkItem>).safeParse(body);
   if (result.success) return result.data;
-  const fields = result.error.issues.slice(0, MAX_FIELDS).map((i) => ({ field: i.path.map((p) => echo(String(p))).join('.') || '(body)', message: i.message }));
-  throw new ApiError(SURFACE, 'INVALID_REQUEST', `invalid work item: ${fields.map((f) => `${f.field} (${f.message})`).join('; ')}`, { fields });
+  const fields = result.error.issues
+    .slice(0, MAX_FIELDS)
+    .map((i) => ({ field: i.path.map((p) => echo(String(p))).join('.') || '(body)', message: i.message }));
+  throw new ApiError(
+    SURFACE,
+    'INVALID_REQUEST',
+    `invalid work item: ${fields.map((f) => `${f.field} (${f.message})`).join('; ')}`,
+    { fields },
+  );
 }

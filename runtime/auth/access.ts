@@ -68,7 +68,13 @@ export function assembleAccess(
     resolveSecret?: SecretResolver;
   },
 ): Access {
-  const licenses = new LicenseRegistry({ source: parts.source, env: parts.env, signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET, now: parts.now, resolveSecret: parts.resolveSecret });
+  const licenses = new LicenseRegistry({
+    source: parts.source,
+    env: parts.env,
+    signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
+    now: parts.now,
+    resolveSecret: parts.resolveSecret,
+  });
   const auth: AuthDeps = {
     settings: {
       communityMode: config.STEWARD_COMMUNITY_MODE,
@@ -83,19 +89,22 @@ export function assembleAccess(
     onUnknownBearer: () =>
       parts.log.warn(
         { mode: 'community', header: COMMUNITY_BEARER_HEADER },
-        'community mode admits bearer values that are no known API key (such as an SDK\'s placeholder key) as the community identity; known keys are still checked, revoked ones refused',
+        "community mode admits bearer values that are no known API key (such as an SDK's placeholder key) as the community identity; known keys are still checked, revoked ones refused",
       ),
   };
   if (communityActive(auth)) parts.log.warn({ mode: 'community' }, COMMUNITY_WARNING);
   for (const l of licenses.list()) {
-    if (!l.valid) parts.log.warn({ license: l.name, organizationId: l.organizationId, reason: l.reason }, 'license is not valid');
+    if (!l.valid)
+      parts.log.warn({ license: l.name, organizationId: l.organizationId, reason: l.reason }, 'license is not valid');
   }
   const windows = [
     { limit: config.STEWARD_RATE_LIMIT_PER_MINUTE, windowSec: 60 },
     { limit: config.STEWARD_RATE_LIMIT_PER_HOUR, windowSec: 3600 },
   ];
   // NB: one Redis client per process, shared by every limiter; commands fail fast instead of queueing forever.
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false }) : undefined;
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    : undefined;
   // NB: a listener is needed (else ioredis prints to stderr); while ready() checks, the error is ready()'s to report.
   let lastRedisError: Error | undefined;
   let checkingRedis = false;
@@ -104,7 +113,9 @@ export function assembleAccess(
     if (!checkingRedis) parts.log.warn({ err: err.message }, 'redis connection error');
   });
   // NB: one key prefix for the gateway and the orchestrator: a parallel request spends the organization's budget.
-  const limiter: RateLimiter = redis ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' }) : new MemoryRateLimiter({ windows });
+  const limiter: RateLimiter = redis
+    ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' })
+    : new MemoryRateLimiter({ windows });
   const tokenWindows = [{ limit: config.STEWARD_LLM_TOKENS_PER_MINUTE, windowSec: 60 }];
   const tokenLimiter: RateLimiter = redis
     ? new RedisRateLimiter({ redis, windows: tokenWindows, keyPrefix: 'steward:rl:tokens:' })
@@ -127,7 +138,10 @@ export function assembleAccess(
       checkingRedis = true;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(redisFailure(lastRedisError, url, REDIS_STARTUP_TIMEOUT_MS)), REDIS_STARTUP_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(redisFailure(lastRedisError, url, REDIS_STARTUP_TIMEOUT_MS)),
+          REDIS_STARTUP_TIMEOUT_MS,
+        );
       });
       try {
         await Promise.race([redis.ping(), timeout]);

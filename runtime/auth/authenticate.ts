@@ -48,7 +48,8 @@ const header = (h: Headers, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-const fail = (code: GatewayErrorCode, message: string, details?: Record<string, unknown>) => new ApiError('gateway', code, message, details);
+const fail = (code: GatewayErrorCode, message: string, details?: Record<string, unknown>) =>
+  new ApiError('gateway', code, message, details);
 
 export function communityActive(deps: AuthDeps): boolean {
   const mode = deps.settings.communityMode;
@@ -67,7 +68,8 @@ export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | 
   const community = communityActive(deps);
   // NB: the Anthropic SDK sends its key as x-api-key; it is read as the value of `Authorization: Bearer`.
   const apiKeyHeader = header(headers, 'x-api-key');
-  const authHeader = header(headers, 'authorization') ?? (apiKeyHeader !== undefined ? `Bearer ${apiKeyHeader}` : undefined);
+  const authHeader =
+    header(headers, 'authorization') ?? (apiKeyHeader !== undefined ? `Bearer ${apiKeyHeader}` : undefined);
   const bearer = bearerLicenseKey(authHeader);
   const licenseKey = header(headers, 'x-license-key') ?? bearer;
   const authorization = bearer !== undefined ? undefined : authHeader;
@@ -78,10 +80,16 @@ export function resolveIdentity(headers: Headers, deps: AuthDeps): AuthResult | 
     return { identity: narrowTenant(licenseIdentity(licenseKey, deps), tenant) };
   }
   if (authorization !== undefined && /^(bearer|basic)\s/i.test(authorization)) {
-    return authorizationIdentity(authorization, deps, community).then((r) => ({ ...r, identity: narrowTenant(r.identity, tenant) }));
+    return authorizationIdentity(authorization, deps, community).then((r) => ({
+      ...r,
+      identity: narrowTenant(r.identity, tenant),
+    }));
   }
   if (legacySecret !== undefined) {
-    return legacyIdentity(legacySecret, header(headers, 'x-client-id'), deps, community).then((r) => ({ ...r, identity: narrowTenant(r.identity, tenant) }));
+    return legacyIdentity(legacySecret, header(headers, 'x-client-id'), deps, community).then((r) => ({
+      ...r,
+      identity: narrowTenant(r.identity, tenant),
+    }));
   }
   if (community) return { identity: narrowTenant(COMMUNITY_IDENTITY, tenant) };
   throw fail('UNAUTHORIZED', 'credentials required: send X-License-Key, or Authorization: Bearer <API key>');
@@ -96,15 +104,27 @@ function bearerLicenseKey(authorization: string | undefined): string | undefined
   return m && m[1]!.startsWith(`${LICENSE_KEY_PREFIX}-`) ? m[1] : undefined;
 }
 
-const COMMUNITY_IDENTITY: Identity = Object.freeze({ credential: 'community', organizationId: COMMUNITY_ORGANIZATION, tier: 'COMMUNITY' });
+const COMMUNITY_IDENTITY: Identity = Object.freeze({
+  credential: 'community',
+  organizationId: COMMUNITY_ORGANIZATION,
+  tier: 'COMMUNITY',
+});
 
 function licenseIdentity(key: string, deps: AuthDeps): Identity {
   const check = verifyLicenseKey(key, deps.settings.signingSecret ?? '', deps.now());
   if (!check.ok) throw fail(check.code, check.message, { reason: check.reason });
   const license = deps.licenses.findByKey(key);
-  if (!license) throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', { reason: 'the key matches no License of this installation' });
+  if (!license)
+    throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', {
+      reason: 'the key matches no License of this installation',
+    });
   if (!license.valid) throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', { reason: license.reason });
-  return { credential: 'license-key', organizationId: license.organizationId, tier: license.tier!, licenseName: license.name };
+  return {
+    credential: 'license-key',
+    organizationId: license.organizationId,
+    tier: license.tier!,
+    licenseName: license.name,
+  };
 }
 
 /** Whether the process already logged that community mode admits unknown bearer values. */
@@ -134,11 +154,17 @@ async function authorizationIdentity(authorization: string, deps: AuthDeps, comm
   if (colon < 0) throw fail('UNAUTHORIZED', 'malformed Basic credentials: expected base64(clientId:clientSecret)');
   const clientId = decoded.slice(0, colon);
   const client = live(await deps.clients.findByApiKey(decoded.slice(colon + 1)));
-  if (!client || (client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
+  if (!client || (client.id !== clientId && client.name !== clientId))
+    throw fail('UNAUTHORIZED', 'invalid client credentials');
   return { identity: clientIdentity(client, 'basic', deps, community) };
 }
 
-async function legacyIdentity(secret: string, clientId: string | undefined, deps: AuthDeps, community: boolean): Promise<AuthResult> {
+async function legacyIdentity(
+  secret: string,
+  clientId: string | undefined,
+  deps: AuthDeps,
+  community: boolean,
+): Promise<AuthResult> {
   const { legacySunset, legacyDeprecatedAt } = deps.settings;
   if (deps.now().getTime() >= legacySunset.getTime()) {
     throw fail(
@@ -147,7 +173,8 @@ async function legacyIdentity(secret: string, clientId: string | undefined, deps
     );
   }
   const client = live(await deps.clients.findByApiKey(secret));
-  if (!client || (clientId !== undefined && client.id !== clientId && client.name !== clientId)) throw fail('UNAUTHORIZED', 'invalid client credentials');
+  if (!client || (clientId !== undefined && client.id !== clientId && client.name !== clientId))
+    throw fail('UNAUTHORIZED', 'invalid client credentials');
   return {
     identity: clientIdentity(client, 'legacy-client-secret', deps, community),
     headers: {
@@ -164,11 +191,20 @@ async function legacyIdentity(secret: string, clientId: string | undefined, deps
  * admits unknown values (community mode) can ever admit it.
  */
 function live(client: ClientRecord | undefined): ClientRecord | undefined {
-  if (client?.revokedAt) throw fail('API_KEY_REVOKED', 'this API key was revoked', { client_id: client.id, revoked_at: client.revokedAt.toISOString() });
+  if (client?.revokedAt)
+    throw fail('API_KEY_REVOKED', 'this API key was revoked', {
+      client_id: client.id,
+      revoked_at: client.revokedAt.toISOString(),
+    });
   return client;
 }
 
-function clientIdentity(client: ClientRecord, credential: Identity['credential'], deps: AuthDeps, community: boolean): Identity {
+function clientIdentity(
+  client: ClientRecord,
+  credential: Identity['credential'],
+  deps: AuthDeps,
+  community: boolean,
+): Identity {
   return {
     credential,
     organizationId: client.organizationId,
@@ -187,7 +223,9 @@ function organizationTier(organizationId: string, deps: AuthDeps, community: boo
   const best = order.find((t) => valid.some((l) => l.tier === t));
   if (best) return best;
   if (community) return 'COMMUNITY';
-  throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', { reason: `organization ${organizationId} has no valid License` });
+  throw fail('LICENSE_VALIDATION_FAILED', 'License validation failed', {
+    reason: `organization ${organizationId} has no valid License`,
+  });
 }
 
 function narrowTenant(identity: Identity, requested: string | undefined): Identity {

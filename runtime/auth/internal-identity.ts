@@ -29,7 +29,13 @@ interface Payload {
 }
 
 const TIERS: ReadonlySet<string> = new Set(['COMMUNITY', 'PRO', 'ENT', 'PLUS']);
-const CREDENTIALS: ReadonlySet<string> = new Set(['community', 'license-key', 'api-key', 'basic', 'legacy-client-secret']);
+const CREDENTIALS: ReadonlySet<string> = new Set([
+  'community',
+  'license-key',
+  'api-key',
+  'basic',
+  'legacy-client-secret',
+]);
 
 const mac = (secret: string, text: string) => createHmac('sha256', secret).update(text, 'utf8').digest('hex');
 
@@ -52,7 +58,12 @@ export function signIdentity(identity: Identity, requestId: string, secret: stri
 const refuse = (message: string) => new ApiError('gateway', 'UNAUTHORIZED', `internal identity refused: ${message}`);
 
 /** The identity a header carries; throws 401 UNAUTHORIZED when it is malformed, forged, stale or for another request. */
-export function verifyIdentity(header: string, requestId: string | undefined, secret: string, nowMs = Date.now()): Identity {
+export function verifyIdentity(
+  header: string,
+  requestId: string | undefined,
+  secret: string,
+  nowMs = Date.now(),
+): Identity {
   const dot = header.indexOf('.');
   if (dot <= 0 || header.length > 4096) throw refuse('malformed header');
   const text = header.slice(0, dot);
@@ -65,7 +76,13 @@ export function verifyIdentity(header: string, requestId: string | undefined, se
   } catch {
     throw refuse('malformed payload');
   }
-  if (typeof p.org !== 'string' || typeof p.ts !== 'number' || typeof p.rid !== 'string' || !TIERS.has(String(p.tier)) || !CREDENTIALS.has(String(p.cred))) {
+  if (
+    typeof p.org !== 'string' ||
+    typeof p.ts !== 'number' ||
+    typeof p.rid !== 'string' ||
+    !TIERS.has(String(p.tier)) ||
+    !CREDENTIALS.has(String(p.cred))
+  ) {
     throw refuse('malformed payload');
   }
   if (Math.abs(nowMs - p.ts) > INTERNAL_IDENTITY_MAX_AGE_MS) throw refuse('expired');

@@ -77,7 +77,12 @@ export class LicenseRegistry {
   }
 
   private resolve(doc: LicenseResource): LicenseState {
-    const base = { name: doc.metadata.name, namespace: doc.metadata.namespace ?? 'default', organizationId: doc.spec.organizationId, valid: false };
+    const base = {
+      name: doc.metadata.name,
+      namespace: doc.metadata.namespace ?? 'default',
+      organizationId: doc.spec.organizationId,
+      valid: false,
+    };
     let key: string | undefined;
     if (doc.spec.keyFromEnv) {
       // NB: a key pasted into an environment file or a Secret often ends in a newline; keys contain no spaces.
@@ -86,17 +91,41 @@ export class LicenseRegistry {
     } else if (doc.spec.keySecretRef) {
       const ref = doc.spec.keySecretRef;
       key = this.options.resolveSecret?.(base.namespace, ref.name, ref.key)?.trim();
-      if (!key) return { ...base, reason: `Secret ${ref.name} key ${ref.key} could not be read (Secret references resolve in a cluster; use keyFromEnv standalone)` };
+      if (!key)
+        return {
+          ...base,
+          reason: `Secret ${ref.name} key ${ref.key} could not be read (Secret references resolve in a cluster; use keyFromEnv standalone)`,
+        };
     }
     return { ...base, key };
   }
 
   private judge(state: LicenseState): LicenseState {
     if (state.key === undefined) return state;
-    if (!this.options.signingSecret) return { ...state, valid: false, reason: 'no license signing secret is configured (STEWARD_LICENSE_SIGNING_SECRET)' };
+    if (!this.options.signingSecret)
+      return {
+        ...state,
+        valid: false,
+        reason: 'no license signing secret is configured (STEWARD_LICENSE_SIGNING_SECRET)',
+      };
     const check = verifyLicenseKey(state.key, this.options.signingSecret, this.options.now());
-    if (!check.ok) return { ...state, valid: false, reason: check.reason, tier: check.info?.tier, maxNodes: check.info?.maxNodes, expiresAt: check.info?.expiresAt };
-    return { ...state, valid: true, reason: undefined, tier: check.tier, maxNodes: check.maxNodes, expiresAt: check.expiresAt };
+    if (!check.ok)
+      return {
+        ...state,
+        valid: false,
+        reason: check.reason,
+        tier: check.info?.tier,
+        maxNodes: check.info?.maxNodes,
+        expiresAt: check.info?.expiresAt,
+      };
+    return {
+      ...state,
+      valid: true,
+      reason: undefined,
+      tier: check.tier,
+      maxNodes: check.maxNodes,
+      expiresAt: check.expiresAt,
+    };
   }
 }
 

@@ -19,7 +19,12 @@ declare module 'fastify' {
  * Authentication of one surface (gateway or orchestrator): every route must state its rule, and every rule but
  * 'none' runs the credential check; refusals use the surface's catalogue.
  */
-export function registerAuth(app: FastifyInstance, surface: Surface, deps: AuthDeps, options: CredentialOptions = {}): void {
+export function registerAuth(
+  app: FastifyInstance,
+  surface: Surface,
+  deps: AuthDeps,
+  options: CredentialOptions = {},
+): void {
   app.decorateRequest('identity', undefined);
   void app.register(routeAuth, { surface, check: credentialCheck(deps, options) });
 }
@@ -43,9 +48,19 @@ export function credentialCheck(deps: AuthDeps, options: CredentialOptions = {})
     if (auth.require === 'operator') return operator(req);
     const forwarded = req.headers[INTERNAL_IDENTITY_HEADER];
     if (forwarded !== undefined) {
-      if (!options.internalSecret) throw new ApiError('gateway', 'UNAUTHORIZED', 'X-Steward-Identity is not accepted here: STEWARD_INTERNAL_SECRET is not set');
+      if (!options.internalSecret)
+        throw new ApiError(
+          'gateway',
+          'UNAUTHORIZED',
+          'X-Steward-Identity is not accepted here: STEWARD_INTERNAL_SECRET is not set',
+        );
       const id = req.headers['x-request-id'];
-      const identity = verifyIdentity(String(forwarded), Array.isArray(id) ? id[0] : id, options.internalSecret, deps.now().getTime());
+      const identity = verifyIdentity(
+        String(forwarded),
+        Array.isArray(id) ? id[0] : id,
+        options.internalSecret,
+        deps.now().getTime(),
+      );
       return admit(req, reply, auth, { identity });
     }
     const result = resolveIdentity(req.headers, deps);
@@ -64,9 +79,17 @@ export function operatorCheck(deps: AuthDeps): (req: FastifyRequest) => void {
   return (req) => {
     if (matches(req.headers.authorization) || communityActive(deps)) return;
     if (!deps.settings.operatorToken) {
-      throw new ApiError('gateway', 'FORBIDDEN', 'this endpoint needs the operator token: set STEWARD_METRICS_TOKEN, or scrape the metrics port (STEWARD_METRICS_PORT)');
+      throw new ApiError(
+        'gateway',
+        'FORBIDDEN',
+        'this endpoint needs the operator token: set STEWARD_METRICS_TOKEN, or scrape the metrics port (STEWARD_METRICS_PORT)',
+      );
     }
-    throw new ApiError('gateway', 'UNAUTHORIZED', 'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>; tenant credentials do not grant this endpoint');
+    throw new ApiError(
+      'gateway',
+      'UNAUTHORIZED',
+      'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>; tenant credentials do not grant this endpoint',
+    );
   };
 }
 
@@ -78,7 +101,10 @@ function admit(req: FastifyRequest, reply: FastifyReply, auth: RouteAuth, result
     throw new ApiError('gateway', 'FORBIDDEN', 'this endpoint needs the organization license key (X-License-Key)');
   }
   if (auth.feature && !TIER_FEATURES[identity.tier].has(auth.feature)) {
-    throw new ApiError('gateway', 'FEATURE_NOT_AVAILABLE', 'Feature not available in tier', { feature: auth.feature, tier: identity.tier });
+    throw new ApiError('gateway', 'FEATURE_NOT_AVAILABLE', 'Feature not available in tier', {
+      feature: auth.feature,
+      tier: identity.tier,
+    });
   }
   req.identity = identity;
 }

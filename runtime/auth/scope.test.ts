@@ -3,7 +3,12 @@ import { openStore, type Store } from '../store/index.js';
 import type { Identity } from './identity.js';
 import { mayAccess, tenantFilter, tenantSql, tenantsForWrite } from './scope.js';
 
-const org = (extra: Partial<Identity> = {}): Identity => ({ credential: 'license-key', organizationId: 'acme', tier: 'ENT', ...extra });
+const org = (extra: Partial<Identity> = {}): Identity => ({
+  credential: 'license-key',
+  organizationId: 'acme',
+  tier: 'ENT',
+  ...extra,
+});
 const CALLERS: Record<string, Identity> = {
   'organization-wide': org(),
   'narrowed to t1': org({ tenantId: 't1' }),
@@ -32,14 +37,15 @@ describe('mayAccess', () => {
 });
 
 describe('tenantsForWrite', () => {
-  it('scopes a bound key\'s objects to its tenant and refuses any other scope', () => {
+  it("scopes a bound key's objects to its tenant and refuses any other scope", () => {
     const bound = CALLERS['bound to t1']!;
     expect(tenantsForWrite(bound, undefined, 'plan')).toEqual(['t1']);
     expect(tenantsForWrite(bound, ['t1'], 'plan')).toEqual(['t1']);
-    for (const other of [['t2'], ['t1', 't2'], []]) expect(() => tenantsForWrite(bound, other, 'plan')).toThrow(/cannot scope/);
+    for (const other of [['t2'], ['t1', 't2'], []])
+      expect(() => tenantsForWrite(bound, other, 'plan')).toThrow(/cannot scope/);
   });
 
-  it('scopes a narrowed caller\'s objects to the narrowed tenant, and lets an organization-wide one choose', () => {
+  it("scopes a narrowed caller's objects to the narrowed tenant, and lets an organization-wide one choose", () => {
     expect(tenantsForWrite(CALLERS['narrowed to t1']!, ['t2'], 'plan')).toEqual(['t1']);
     expect(tenantsForWrite(CALLERS['organization-wide']!, ['t2'], 'plan')).toEqual(['t2']);
     expect(tenantsForWrite(CALLERS['organization-wide']!, undefined, 'plan')).toBeUndefined();
@@ -64,8 +70,13 @@ describe('tenantSql', () => {
         `SELECT t FROM unnest($3::text[]) AS x(t) WHERE ${tenantSql('t', '$1', '$2')} ORDER BY t NULLS FIRST`,
         [f.bound, f.narrowed, rows],
       );
-      const expected = rows.filter((t) => mayAccess(identity, { organizationId: 'acme', tenants: t === null ? [] : [t] }));
-      expect(got.map((r) => r.t), name).toEqual(expected);
+      const expected = rows.filter((t) =>
+        mayAccess(identity, { organizationId: 'acme', tenants: t === null ? [] : [t] }),
+      );
+      expect(
+        got.map((r) => r.t),
+        name,
+      ).toEqual(expected);
     }
   });
 });

@@ -33,12 +33,20 @@ export function mayAccess(identity: Identity, object: ObjectScope): boolean {
  * narrowed tenant's, an organization-wide credential's are what it asks for. `surface`: the one that writes the object
  * (the refusal is its FORBIDDEN).
  */
-export function tenantsForWrite(identity: Identity, requested: readonly string[] | undefined, surface: 'gateway' | 'plan'): string[] | undefined {
+export function tenantsForWrite(
+  identity: Identity,
+  requested: readonly string[] | undefined,
+  surface: 'gateway' | 'plan',
+): string[] | undefined {
   const bound = identity.boundTenantId;
   if (bound !== undefined) {
     const other = requested?.find((t) => t !== bound);
     if (other !== undefined || requested?.length === 0) {
-      throw new ApiError(surface, 'FORBIDDEN', `a key bound to tenant ${echo(bound)} cannot scope an object to ${other === undefined ? 'the whole organization' : `tenant ${echo(other)}`}`);
+      throw new ApiError(
+        surface,
+        'FORBIDDEN',
+        `a key bound to tenant ${echo(bound)} cannot scope an object to ${other === undefined ? 'the whole organization' : `tenant ${echo(other)}`}`,
+      );
     }
     return [bound];
   }

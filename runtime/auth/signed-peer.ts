@@ -17,7 +17,13 @@ export interface PeerAnswer {
 
 export interface SignedPeer {
   /** Rejects with the peer's unreachable error when it cannot be reached or answers something that is not a JSON object. */
-  post(path: string, body: Record<string, unknown>, identity: Identity, requestId: string, signal: AbortSignal): Promise<PeerAnswer>;
+  post(
+    path: string,
+    body: Record<string, unknown>,
+    identity: Identity,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<PeerAnswer>;
 }
 
 export interface PeerOptions {
@@ -32,7 +38,11 @@ export interface PeerOptions {
 }
 
 function signedHeaders(identity: Identity, requestId: string, secret: string): Record<string, string> {
-  return { 'content-type': 'application/json', 'x-request-id': requestId, [INTERNAL_IDENTITY_HEADER]: signIdentity(identity, requestId, secret) };
+  return {
+    'content-type': 'application/json',
+    'x-request-id': requestId,
+    [INTERNAL_IDENTITY_HEADER]: signIdentity(identity, requestId, secret),
+  };
 }
 
 function answerOf(text: string, status: number, get: (name: string) => string | undefined, o: PeerOptions): PeerAnswer {
@@ -42,7 +52,8 @@ function answerOf(text: string, status: number, get: (name: string) => string | 
   } catch (err) {
     throw o.unreachable(`${o.name} answered ${status} with a body that is not JSON`, err);
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw o.unreachable(`${o.name} answered ${status} without a JSON object`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw o.unreachable(`${o.name} answered ${status} without a JSON object`);
   const headers: Record<string, string> = {};
   for (const h of o.passHeaders ?? []) {
     const v = get(h);
@@ -79,8 +90,18 @@ export function inProcessPeer(app: () => FastifyInstance | undefined, o: PeerOpt
       const target = app();
       if (!target) throw o.unreachable(`${o.name} of this process is not built yet`);
       signal.throwIfAborted();
-      const res = await target.inject({ method: 'POST', url: path, headers: signedHeaders(identity, requestId, o.secret), payload: JSON.stringify(body) });
-      return answerOf(res.body, res.statusCode, (h) => (res.headers[h] === undefined ? undefined : String(res.headers[h])), o);
+      const res = await target.inject({
+        method: 'POST',
+        url: path,
+        headers: signedHeaders(identity, requestId, o.secret),
+        payload: JSON.stringify(body),
+      });
+      return answerOf(
+        res.body,
+        res.statusCode,
+        (h) => (res.headers[h] === undefined ? undefined : String(res.headers[h])),
+        o,
+      );
     },
   };
 }

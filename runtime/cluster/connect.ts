@@ -11,9 +11,19 @@ export async function connectKube(
   component: 'gateway' | 'orchestrator' | 'agent',
 ): Promise<KubeClient> {
   try {
-    return await KubeClient.connect({ kubeconfigFile: config.STEWARD_KUBECONFIG, podRoot: config.STEWARD_POD_ROOT, userAgent: `steward-${component}/${VERSION}` });
+    return await KubeClient.connect({
+      kubeconfigFile: config.STEWARD_KUBECONFIG,
+      podRoot: config.STEWARD_POD_ROOT,
+      userAgent: `steward-${component}/${VERSION}`,
+    });
   } catch (err) {
-    const where = config.STEWARD_KUBECONFIG ? `the kubeconfig ${config.STEWARD_KUBECONFIG}` : "the pod's service account";
-    throw new StartupError('STEWARD_KUBECONFIG', `STEWARD_SOURCE=kubernetes: the Kubernetes API cannot be configured from ${where}: ${(err as Error).message}`, { cause: err });
+    const where = config.STEWARD_KUBECONFIG
+      ? `the kubeconfig ${config.STEWARD_KUBECONFIG}`
+      : "the pod's service account";
+    throw new StartupError(
+      'STEWARD_KUBECONFIG',
+      `STEWARD_SOURCE=kubernetes: the Kubernetes API cannot be configured from ${where}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }

@@ -52,7 +52,8 @@ export class ConnectorStatusPublisher implements ConnectorStatusReporter {
       this.throttle.cancel();
       return;
     }
-    for (const [name, status] of this.seed?.() ?? []) if (!this.latest.has(name) && status.status !== 'unknown') this.latest.set(name, status);
+    for (const [name, status] of this.seed?.() ?? [])
+      if (!this.latest.has(name) && status.status !== 'unknown') this.latest.set(name, status);
     for (const name of this.latest.keys()) this.consider(name);
   }
 
@@ -69,7 +70,8 @@ export class ConnectorStatusPublisher implements ConnectorStatusReporter {
   }
 
   private differs(written: ConnectorObject['status'], s: ConnectorStatus): boolean {
-    if (!written?.status || written.status !== s.status || (written.message ?? undefined) !== (s.message ?? undefined)) return true;
+    if (!written?.status || written.status !== s.status || (written.message ?? undefined) !== (s.message ?? undefined))
+      return true;
     if (s.lastHealthCheck === undefined) return false;
     const age = Date.parse(s.lastHealthCheck) - Date.parse(written.lastHealthCheck ?? '');
     return !Number.isFinite(age) || age >= (this.opts.refreshMs ?? 60_000);
@@ -86,10 +88,17 @@ export class ConnectorStatusPublisher implements ConnectorStatusReporter {
       // NB: null removes a former error message (merge patch).
       message: s.message ?? null,
     };
-    const result = await patchStatus(this.opts.client, Resources.Connector, obj as KubeObject & { status?: Record<string, unknown> }, fields, {
-      fieldManager: this.opts.fieldManager ?? 'steward-gateway',
-    });
+    const result = await patchStatus(
+      this.opts.client,
+      Resources.Connector,
+      obj as KubeObject & { status?: Record<string, unknown> },
+      fields,
+      {
+        fieldManager: this.opts.fieldManager ?? 'steward-gateway',
+      },
+    );
     if (result === 'gone') this.latest.delete(name);
-    else if (result === 'updated') this.opts.log?.debug({ connector: name, status: s.status }, 'connector status written');
+    else if (result === 'updated')
+      this.opts.log?.debug({ connector: name, status: s.status }, 'connector status written');
   }
 }

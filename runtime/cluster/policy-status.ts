@@ -20,7 +20,10 @@ export interface PolicyLoadStates {
 export interface PolicyStatusReporterOptions {
   client: KubeClient;
   /** The Kubernetes source: its Policy events and the objects as the server holds them. */
-  source: DeclarativeSource & { readonly namespace: string; object(kind: 'Policy', name: string): KubeObject | undefined };
+  source: DeclarativeSource & {
+    readonly namespace: string;
+    object(kind: 'Policy', name: string): KubeObject | undefined;
+  };
   engine: PolicyLoadStates;
   /** This pod's name (STEWARD_POD_NAME). */
   pod: string;
@@ -46,7 +49,9 @@ export class PolicyStatusReporter {
   /** Reports the current states, then follows every compile and every change of a Policy (someone's status write). */
   start(): void {
     this.stops.push(this.opts.engine.onCompiled(() => this.sync()));
-    this.stops.push(this.opts.source.subscribe((events) => events.some((e) => e.resource.kind === 'Policy') && this.sync()));
+    this.stops.push(
+      this.opts.source.subscribe((events) => events.some((e) => e.resource.kind === 'Policy') && this.sync()),
+    );
     this.sync();
   }
 
@@ -57,7 +62,9 @@ export class PolicyStatusReporter {
 
   /** The entry this pod wants for a Policy, or undefined when the Policy is not of its namespace. */
   entryFor(name: string): PolicyPodStatus | undefined {
-    const state = this.opts.engine.loadStates().find((s) => s.name === name && s.namespace === this.opts.source.namespace);
+    const state = this.opts.engine
+      .loadStates()
+      .find((s) => s.name === name && s.namespace === this.opts.source.namespace);
     return state && podEntry(this.opts.pod, state);
   }
 
@@ -66,7 +73,8 @@ export class PolicyStatusReporter {
       if (state.namespace !== this.opts.source.namespace) continue;
       const current = this.opts.source.object('Policy', state.name) as PolicyObject | undefined;
       const own = current?.status?.byPod?.find((e) => e.pod === this.opts.pod);
-      if (current && !jsonEqual(own, podEntry(this.opts.pod, state))) this.throttle.schedule(state.name, () => this.write(state.name));
+      if (current && !jsonEqual(own, podEntry(this.opts.pod, state)))
+        this.throttle.schedule(state.name, () => this.write(state.name));
     }
   }
 
@@ -89,9 +97,13 @@ export class PolicyStatusReporter {
         const byPod = i >= 0 ? list.map((e, j) => (j === i ? entry : e)) : [...list, entry];
         return { ...obj.status, byPod };
       },
-      { current: source.object('Policy', name) as PolicyObject | undefined, fieldManager: this.opts.fieldManager ?? 'steward-gateway' },
+      {
+        current: source.object('Policy', name) as PolicyObject | undefined,
+        fieldManager: this.opts.fieldManager ?? 'steward-gateway',
+      },
     );
-    if (result === 'updated') this.opts.log?.debug({ policy: name, pod, attempts: attempt }, 'policy pod status written');
+    if (result === 'updated')
+      this.opts.log?.debug({ policy: name, pod, attempts: attempt }, 'policy pod status written');
   }
 }
 

@@ -6,7 +6,14 @@
  * readyReplicas), only when a figure differs from the cached object, and at most once per `minIntervalMs` per
  * object, with a trailing write so that the last state lands. A steady state makes no requests.
  */
-import { jsonEqual, patchStatus, Resources, type KubeClient, type KubeObject, type ResourceRef } from '../../platform/kube/index.js';
+import {
+  jsonEqual,
+  patchStatus,
+  Resources,
+  type KubeClient,
+  type KubeObject,
+  type ResourceRef,
+} from '../../platform/kube/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { AgentPool, EndpointSliceSource } from '../orchestrator/pool/index.js';
 import { LeaseRole } from './lease-role.js';
@@ -73,7 +80,10 @@ export class PoolStatusWriter {
   }
 
   start(): this {
-    this.unsubscribers.push(this.options.pool.onHealth(() => this.flush()), this.options.selection.onUpdate(() => this.flush()));
+    this.unsubscribers.push(
+      this.options.pool.onHealth(() => this.flush()),
+      this.options.selection.onUpdate(() => this.flush()),
+    );
     this.role.start();
     return this;
   }
@@ -95,7 +105,12 @@ export class PoolStatusWriter {
     const { pool, selection, namespace } = this.options;
     const out = new Map<string, Target>();
     const orchestrator = selection.orchestrator();
-    if (orchestrator) out.set(`orchestrators/${orchestrator.metadata.name}`, { ref: Resources.Orchestrator, object: orchestrator, fields: { pool: pool.status() } });
+    if (orchestrator)
+      out.set(`orchestrators/${orchestrator.metadata.name}`, {
+        ref: Resources.Orchestrator,
+        object: orchestrator,
+        fields: { pool: pool.status() },
+      });
     const healthy = pool.healthyByAgentConfig();
     const routes = pool.llmByAgentConfig();
     for (const config of selection.selected()) {
@@ -104,7 +119,16 @@ export class PoolStatusWriter {
       // NB: `llm` stays as last reported while no healthy member says otherwise (a scale to zero keeps it).
       const fields = {
         healthyAgents: healthy.get(key) ?? 0,
-        ...(llm ? { llm: { provider: llm.provider, ...(llm.model ? { model: llm.model } : {}), fallback: llm.fallback, ...(llm.requested ? { requestedProvider: llm.requested } : {}) } } : {}),
+        ...(llm
+          ? {
+              llm: {
+                provider: llm.provider,
+                ...(llm.model ? { model: llm.model } : {}),
+                fallback: llm.fallback,
+                ...(llm.requested ? { requestedProvider: llm.requested } : {}),
+              },
+            }
+          : {}),
       };
       out.set(`agentconfigs/${config.metadata.name}`, { ref: Resources.AgentConfig, object: config, fields });
     }
@@ -138,7 +162,9 @@ export class PoolStatusWriter {
     this.written.set(key, { resourceVersion: target.object.metadata.resourceVersion, fields: target.fields });
     this.writes++;
     try {
-      const result = await patchStatus(this.options.client, target.ref, target.object, target.fields, { fieldManager: 'steward-orchestrator' });
+      const result = await patchStatus(this.options.client, target.ref, target.object, target.fields, {
+        fieldManager: 'steward-orchestrator',
+      });
       this.options.log?.debug({ object: key, result, ...target.fields }, 'pool status written');
     } catch (err) {
       this.written.delete(key);

@@ -37,7 +37,9 @@ export class StatusThrottle {
       return;
     }
     if (slot.timer) return;
-    const delay = slot.failures ? Math.min(this.minIntervalMs * 2 ** slot.failures, MAX_RETRY_DELAY_MS) : this.minIntervalMs;
+    const delay = slot.failures
+      ? Math.min(this.minIntervalMs * 2 ** slot.failures, MAX_RETRY_DELAY_MS)
+      : this.minIntervalMs;
     const wait = slot.lastAt + Math.max(delay, slot.failures ? 1000 : 0) - this.now();
     if (wait <= 0) void this.run(key, slot);
     else {

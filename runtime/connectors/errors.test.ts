@@ -12,7 +12,13 @@ describe('connector error catalogue', () => {
   });
 
   it('serialises code, message and reason, never the cause', () => {
-    const e = new ConnectorError('SQL_REFUSED', 'statement refused: x', { reason: 'STACKED_QUERIES', connector: 'db', cause: new Error('postgres://u:pw@h/db') });
-    expect(JSON.stringify(e)).toBe('{"code":"SQL_REFUSED","message":"statement refused: x","reason":"STACKED_QUERIES","connector":"db"}');
+    const e = new ConnectorError('SQL_REFUSED', 'statement refused: x', {
+      reason: 'STACKED_QUERIES',
+      connector: 'db',
+      cause: new Error('postgres://u:pw@h/db'),
+    });
+    expect(JSON.stringify(e)).toBe(
+      '{"code":"SQL_REFUSED","message":"statement refused: x","reason":"STACKED_QUERIES","connector":"db"}',
+    );
   });
 });

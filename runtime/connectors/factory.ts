@@ -13,7 +13,11 @@ export function parseOptions(doc: ConnectorResource): ConnectorOptions {
   const parsed = connectorOptions.safeParse(doc.spec.options ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConnectorError('CONNECTOR_MISCONFIGURED', `spec.options.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, { connector: doc.metadata.name });
+    throw new ConnectorError(
+      'CONNECTOR_MISCONFIGURED',
+      `spec.options.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`,
+      { connector: doc.metadata.name },
+    );
   }
   return parsed.data;
 }

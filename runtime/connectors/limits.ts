@@ -17,7 +17,8 @@ export function capRows(rows: readonly Row[], limits: EffectiveLimits): { rows: 
 }
 
 /** bigint is not JSON; drivers return it for int8 / BIGINT in some modes. */
-export const jsonSafe = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : value);
+export const jsonSafe = (_key: string, value: unknown): unknown =>
+  typeof value === 'bigint' ? value.toString() : value;
 
 /** Redacts rows when asked; returns the counts (or undefined when redaction is off). */
 export function redactRows(rows: Row[], redact: boolean): { rows: Row[]; redactions?: RedactionCounts } {
@@ -30,7 +31,11 @@ export function redactRows(rows: Row[], redact: boolean): { rows: Row[]; redacti
  * Races a call against its deadline. `onTimeout` cancels the work server-side (pg_cancel_backend,
  * KILL QUERY); its own failure is ignored, the caller gets CONNECTOR_TIMEOUT either way.
  */
-export async function withTimeout<T>(work: Promise<T>, timeoutMs: number, onTimeout?: () => Promise<unknown> | void): Promise<T> {
+export async function withTimeout<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  onTimeout?: () => Promise<unknown> | void,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -21,7 +21,11 @@ export const connectorOptions = z
     /** Rows returned at most; more are cut and `truncated` is set. @default 1000 */
     maxRows: z.number().int().min(1).max(1_000_000).default(1000),
     /** Bytes of result (JSON) returned at most. @default 4 MiB */
-    maxResultBytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+    maxResultBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .default(4 * 1024 * 1024),
     /** Longest a call may take; the server-side query is cancelled after it. @default 15 s */
     timeoutMs: z.number().int().min(10).max(600_000).default(15_000),
     /** Connections per pool (postgres, mysql). @default 10 */
@@ -70,7 +74,8 @@ export interface EffectiveLimits {
 }
 
 export function effectiveLimits(o: ConnectorOptions, call: QueryOptions = {}): EffectiveLimits {
-  const lower = (a: number, b: unknown) => (typeof b === 'number' && Number.isFinite(b) && b > 0 ? Math.min(a, Math.floor(b)) : a);
+  const lower = (a: number, b: unknown) =>
+    typeof b === 'number' && Number.isFinite(b) && b > 0 ? Math.min(a, Math.floor(b)) : a;
   return {
     timeoutMs: lower(o.timeoutMs, call.timeoutMs),
     maxRows: lower(o.maxRows, call.maxRows),

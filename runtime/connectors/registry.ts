@@ -8,7 +8,13 @@ import { ConnectorError, isConnectorError } from './errors.js';
 import { createConnector, parseOptions } from './factory.js';
 import { effectiveLimits, sqlDialectOf, type ConnectorOptions, type QueryOptions } from './options.js';
 import type { ConnectionResolver } from './resolve.js';
-import type { ConnectorHealth, ConnectorInfo, ConnectorStatus, ConnectorStatusReporter, PreparedCall } from './status.js';
+import type {
+  ConnectorHealth,
+  ConnectorInfo,
+  ConnectorStatus,
+  ConnectorStatusReporter,
+  PreparedCall,
+} from './status.js';
 import type { Connector, QueryResult, ToolDescription, ToolResult } from './types.js';
 
 export interface ConnectorRegistryOptions {
@@ -101,20 +107,42 @@ export class ConnectorRegistry {
   async checkHealth(name: string): Promise<ConnectorHealth> {
     const e = this.entry(name);
     const timeoutMs = e.doc.spec.healthCheck?.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
-    const result = e.connector ? await e.connector.health(timeoutMs) : { ok: false, latencyMs: 0, error: e.broken?.message ?? 'not loaded' };
+    const result = e.connector
+      ? await e.connector.health(timeoutMs)
+      : { ok: false, latencyMs: 0, error: e.broken?.message ?? 'not loaded' };
     const checkedAt = this.now().toISOString();
     // a check that finished after the connector was replaced or removed reports nothing
     if (this.entries.get(name) === e) {
-      e.status = { status: result.ok ? 'healthy' : 'unhealthy', lastHealthCheck: checkedAt, latencyMs: round(result.latencyMs), message: result.error };
-      void Promise.resolve(this.opts.reporter?.report(name, { ...e.status })).catch((err: unknown) => this.opts.log?.warn({ connector: name, err: String(err) }, 'connector status report failed'));
+      e.status = {
+        status: result.ok ? 'healthy' : 'unhealthy',
+        lastHealthCheck: checkedAt,
+        latencyMs: round(result.latencyMs),
+        message: result.error,
+      };
+      void Promise.resolve(this.opts.reporter?.report(name, { ...e.status })).catch((err: unknown) =>
+        this.opts.log?.warn({ connector: name, err: String(err) }, 'connector status report failed'),
+      );
     }
-    return { name, type: e.doc.spec.type, healthy: result.ok, status: result.ok ? 'healthy' : 'unhealthy', latency_ms: round(result.latencyMs), last_check: checkedAt, error: result.error };
+    return {
+      name,
+      type: e.doc.spec.type,
+      healthy: result.ok,
+      status: result.ok ? 'healthy' : 'unhealthy',
+      latency_ms: round(result.latencyMs),
+      last_check: checkedAt,
+      error: result.error,
+    };
   }
 
   /** `GET /mcp/health`: the named connectors (default: every one) checked now, in parallel. */
-  async checkAll(
-    names: readonly string[] = [...this.entries.keys()],
-  ): Promise<{ healthy: boolean; total_connectors: number; healthy_count: number; unhealthy_count: number; timestamp: string; connectors: ConnectorHealth[] }> {
+  async checkAll(names: readonly string[] = [...this.entries.keys()]): Promise<{
+    healthy: boolean;
+    total_connectors: number;
+    healthy_count: number;
+    unhealthy_count: number;
+    timestamp: string;
+    connectors: ConnectorHealth[];
+  }> {
     const connectors = await Promise.all(names.map((n) => this.checkHealth(n)));
     const healthyCount = connectors.filter((c) => c.healthy).length;
     return {
@@ -128,7 +156,12 @@ export class ConnectorRegistry {
   }
 
   /** Checks the operation and the statement (SQL guard); `run()` executes it with the call's limits. */
-  prepareQuery(name: string, statement: string, params: unknown, options: QueryOptions = {}): PreparedCall<QueryResult> {
+  prepareQuery(
+    name: string,
+    statement: string,
+    params: unknown,
+    options: QueryOptions = {},
+  ): PreparedCall<QueryResult> {
     const { connector, opts } = this.usable(name, 'query');
     const prepared = connector.prepare(statement, params);
     const limits = effectiveLimits(opts, options);
@@ -148,7 +181,12 @@ export class ConnectorRegistry {
    * Checks the tool against allowedOperations (the tool's name, or `execute` for every tool). NB: the
    * SQL kinds' `query` tool is guarded here, before policy, exactly like a query.
    */
-  prepareTool(name: string, tool: string, params: Record<string, unknown> = {}, options: QueryOptions = {}): PreparedCall<ToolResult> {
+  prepareTool(
+    name: string,
+    tool: string,
+    params: Record<string, unknown> = {},
+    options: QueryOptions = {},
+  ): PreparedCall<ToolResult> {
     const { connector, opts } = this.usable(name, tool, 'execute');
     const limits = effectiveLimits(opts, options);
     const type = connector.type;
@@ -165,7 +203,12 @@ export class ConnectorRegistry {
         mcp: { ...mcp, statement, params: params.params, sql: prepared.sql },
         run: async () => {
           const res = await connector.query(prepared, limits);
-          return { result: { rows: res.rows, row_count: res.row_count, columns: res.columns }, execution_time_ms: res.execution_time_ms, truncated: res.truncated, redactions: res.redactions };
+          return {
+            result: { rows: res.rows, row_count: res.row_count, columns: res.columns },
+            execution_time_ms: res.execution_time_ms,
+            truncated: res.truncated,
+            redactions: res.redactions,
+          };
         },
       };
     }
@@ -187,7 +230,11 @@ export class ConnectorRegistry {
       if ((name && e.doc.metadata.name !== name) || !e.connector) continue;
       const allowed = e.doc.spec.allowedOperations;
       for (const tool of e.connector.tools()) {
-        if (allowed.includes(tool.name) || allowed.includes('execute') || (tool.name === 'query' && allowed.includes('query'))) {
+        if (
+          allowed.includes(tool.name) ||
+          allowed.includes('execute') ||
+          (tool.name === 'query' && allowed.includes('query'))
+        ) {
           out.push({ connector: e.doc.metadata.name, type: e.doc.spec.type, tool });
         }
       }
@@ -212,9 +259,16 @@ export class ConnectorRegistry {
   private usable(name: string, ...operations: string[]): { connector: Connector; opts: ConnectorOptions } {
     const e = this.entry(name);
     if (!operations.some((op) => e.doc.spec.allowedOperations.includes(op))) {
-      throw new ConnectorError('OPERATION_NOT_ALLOWED', `operation ${operations[0]} is not in allowedOperations of ${name}`, { connector: name, reason: 'NOT_IN_ALLOWED_OPERATIONS' });
+      throw new ConnectorError(
+        'OPERATION_NOT_ALLOWED',
+        `operation ${operations[0]} is not in allowedOperations of ${name}`,
+        { connector: name, reason: 'NOT_IN_ALLOWED_OPERATIONS' },
+      );
     }
-    if (!e.connector || !e.options) throw e.broken ?? new ConnectorError('CONNECTOR_UNAVAILABLE', `connector ${name} is not loaded`, { connector: name });
+    if (!e.connector || !e.options)
+      throw (
+        e.broken ?? new ConnectorError('CONNECTOR_UNAVAILABLE', `connector ${name} is not loaded`, { connector: name })
+      );
     return { connector: e.connector, opts: e.options };
   }
 
@@ -232,7 +286,11 @@ export class ConnectorRegistry {
     const name = doc.metadata.name;
     const old = this.entries.get(name);
     const url = await this.opts.resolveUrl(doc).catch((e: unknown) => e as Error);
-    if (old && isDeepStrictEqual(old.doc.spec, doc.spec) && (url instanceof Error ? old.url === undefined : old.url === url)) {
+    if (
+      old &&
+      isDeepStrictEqual(old.doc.spec, doc.spec) &&
+      (url instanceof Error ? old.url === undefined : old.url === url)
+    ) {
       old.doc = doc;
       return;
     }
@@ -243,7 +301,9 @@ export class ConnectorRegistry {
       entry.connector = createConnector(doc, url);
       entry.url = url;
     } catch (e) {
-      entry.broken = isConnectorError(e) ? e : new ConnectorError('CONNECTOR_MISCONFIGURED', 'connector could not be built', { connector: name });
+      entry.broken = isConnectorError(e)
+        ? e
+        : new ConnectorError('CONNECTOR_MISCONFIGURED', 'connector could not be built', { connector: name });
       entry.status = { status: 'unhealthy', message: entry.broken.message };
     }
     this.entries.set(name, entry);

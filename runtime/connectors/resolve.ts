@@ -39,4 +39,5 @@ export function connectionResolver(sources: ResolverSources): ConnectionResolver
 }
 
 /** Standalone: `spec.connection.fromEnv` only. */
-export const envResolver = (env: Readonly<Record<string, string | undefined>>): ConnectionResolver => connectionResolver({ env });
+export const envResolver = (env: Readonly<Record<string, string | undefined>>): ConnectionResolver =>
+  connectionResolver({ env });

@@ -25,7 +25,13 @@ const BACKGROUND_DRAIN_MS = 5000;
 
 /** The Agent gateway: registers its route plugins and returns the app; `main` listens. */
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
-  const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'gateway', errorStyle: 'agent', connections: deps.connections });
+  const app = createHttpApp({
+    log: deps.log,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    surface: 'gateway',
+    errorStyle: 'agent',
+    connections: deps.connections,
+  });
   void app.register(httpMetrics, { telemetry: deps.telemetry, server: 'gateway' });
   forwardedIdentityRoutes(app);
   registerAuth(app, 'gateway', deps.auth, { internalSecret: deps.internalSecret });

@@ -47,7 +47,14 @@ export function assembleGateway(
 ): GatewayParts {
   const now = parts.now ?? (() => new Date());
   const telemetry = parts.telemetry ?? new StewardTelemetry({ version: parts.version });
-  const access = assembleAccess(config, { source: parts.source, store: parts.store, env: parts.env, log: parts.log, now, resolveSecret: parts.secrets });
+  const access = assembleAccess(config, {
+    source: parts.source,
+    store: parts.store,
+    env: parts.env,
+    log: parts.log,
+    now,
+    resolveSecret: parts.secrets,
+  });
   const policies = new RegoPolicyEngine({
     source: parts.source,
     // NB: `module`, not `component`: the gateway's logger already binds `component`, and pino would repeat the key.
@@ -63,12 +70,18 @@ export function assembleGateway(
   const { router: llm, described } = llmFromSettings(config);
   // NB: connection URLs come from the environment (fromEnv) standalone; in a cluster from Secrets (secretRef) too.
   const secrets = parts.secrets;
-  const resolveUrl = connectionResolver({ env: parts.env, ...(secrets ? { secrets: async (ns: string, name: string, key: string) => secrets(ns, name, key) } : {}) });
-  const connectors = new ConnectorRegistry({ source: parts.source, resolveUrl, reporter: parts.connectorReporter, log: parts.log.child({ module: 'connectors' }), now });
-  parts.log.info(
-    { llm: described, rateLimits: access.windows, limiter: access.limiterKind },
-    'gateway configured',
-  );
+  const resolveUrl = connectionResolver({
+    env: parts.env,
+    ...(secrets ? { secrets: async (ns: string, name: string, key: string) => secrets(ns, name, key) } : {}),
+  });
+  const connectors = new ConnectorRegistry({
+    source: parts.source,
+    resolveUrl,
+    reporter: parts.connectorReporter,
+    log: parts.log.child({ module: 'connectors' }),
+    now,
+  });
+  parts.log.info({ llm: described, rateLimits: access.windows, limiter: access.limiterKind }, 'gateway configured');
   const deps: GatewayDeps = {
     log: parts.log,
     store: parts.store,
@@ -87,7 +100,9 @@ export function assembleGateway(
     tokens: { limiter: access.tokenLimiter, perMinute: config.STEWARD_LLM_TOKENS_PER_MINUTE },
     llmAudit: config.STEWARD_LLM_AUDIT,
     auditRawText: config.STEWARD_AUDIT_RAW_TEXT,
-    backgroundWrites: new BackgroundWrites(parts.log.child({ module: 'llm-audit' }), () => telemetry.llmAuditBackgroundFailures.inc()),
+    backgroundWrites: new BackgroundWrites(parts.log.child({ module: 'llm-audit' }), () =>
+      telemetry.llmAuditBackgroundFailures.inc(),
+    ),
     requestMetrics: new OrganizationMetrics({ windowSec: 60 }),
     llm,
     connectors,
@@ -98,7 +113,9 @@ export function assembleGateway(
       ? { plans: httpPlanForwarder(config.STEWARD_ORCHESTRATOR_URL, config.STEWARD_INTERNAL_SECRET) }
       : {}),
     // Orchestrators holding the same secret call the connector routes for plan steps; standalone sets it itself.
-    ...('STEWARD_INTERNAL_SECRET' in config && config.STEWARD_INTERNAL_SECRET ? { internalSecret: config.STEWARD_INTERNAL_SECRET } : {}),
+    ...('STEWARD_INTERNAL_SECRET' in config && config.STEWARD_INTERNAL_SECRET
+      ? { internalSecret: config.STEWARD_INTERNAL_SECRET }
+      : {}),
   };
   return {
     deps,

@@ -1,9 +1,24 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { identityOf } from '../auth/plugin.js';
-import { collect, llmUpstream, openGoverned, PolicyBlockedError, type GovernedAnswer, type GovernedRun } from '../governed/index.js';
+import {
+  collect,
+  llmUpstream,
+  openGoverned,
+  PolicyBlockedError,
+  type GovernedAnswer,
+  type GovernedRun,
+} from '../governed/index.js';
 import { isClientClosed } from '../http/error-model.js';
-import type { FinishReason, LlmMessage, LlmResponseFormat, LlmTool, LlmToolCall, LlmToolChoice, LlmUsage } from '../llm/index.js';
+import type {
+  FinishReason,
+  LlmMessage,
+  LlmResponseFormat,
+  LlmTool,
+  LlmToolCall,
+  LlmToolChoice,
+  LlmUsage,
+} from '../llm/index.js';
 import type { GatewayDeps } from './deps.js';
 import { compatErrorOf, policyMessages, promptOf, serverTimingOf, type CompatError } from './compat.js';
 import { clientSignal } from './routes/llm.js';
@@ -82,7 +97,13 @@ export interface ChatFormat {
  * fastify to send (its head carries what hooks set: rate limits, Server-Timing, the request id). Errors before the
  * stream's head are thrown and answered in the caller's format; later ones are the stream's last event.
  */
-export async function serveChat(deps: GatewayDeps, req: FastifyRequest, reply: FastifyReply, call: ChatCall, format: ChatFormat): Promise<unknown> {
+export async function serveChat(
+  deps: GatewayDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  call: ChatCall,
+  format: ChatFormat,
+): Promise<unknown> {
   const identity = identityOf(req);
   const timing = serverTimingOf(req);
   let run: GovernedRun;
@@ -140,16 +161,29 @@ export async function serveChat(deps: GatewayDeps, req: FastifyRequest, reply: F
     return format.whole(chatAnswer(answer), created);
   }
   const writer = format.stream({ auditId: run.auditId, model: run.model, created, requestId: req.id });
-  void reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+  void reply
+    .header('content-type', 'text/event-stream; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('x-accel-buffering', 'no');
   return reply.send(Readable.from(sse(deps, req, run, writer), { objectMode: false }));
 }
 
 /** A run's events in the format's bytes; an error after the head is the stream's last event. */
-async function* sse(deps: GatewayDeps, req: FastifyRequest, run: GovernedRun, writer: StreamWriter): AsyncGenerator<string> {
+async function* sse(
+  deps: GatewayDeps,
+  req: FastifyRequest,
+  run: GovernedRun,
+  writer: StreamWriter,
+): AsyncGenerator<string> {
   yield writer.start();
   try {
     for await (const ev of run.events()) {
-      const bytes = ev.type === 'text' ? writer.text(ev.text) : ev.type === 'tool' ? writer.toolCall(ev.index, ev.id, ev.name, ev.arguments) : writer.end(chatAnswer(ev.answer));
+      const bytes =
+        ev.type === 'text'
+          ? writer.text(ev.text)
+          : ev.type === 'tool'
+            ? writer.toolCall(ev.index, ev.id, ev.name, ev.arguments)
+            : writer.end(chatAnswer(ev.answer));
       if (bytes !== '') yield bytes;
     }
   } catch (err) {
@@ -163,5 +197,12 @@ async function* sse(deps: GatewayDeps, req: FastifyRequest, run: GovernedRun, wr
 }
 
 function chatAnswer(a: GovernedAnswer): ChatAnswer {
-  return { auditId: a.auditId, model: a.model, text: a.text, toolCalls: a.toolCalls, finishReason: a.finishReason, usage: a.usage };
+  return {
+    auditId: a.auditId,
+    model: a.model,
+    text: a.text,
+    toolCalls: a.toolCalls,
+    finishReason: a.finishReason,
+    usage: a.usage,
+  };
 }

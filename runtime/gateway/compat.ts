@@ -56,16 +56,22 @@ export function compatErrorOf(err: Error, req: FastifyRequest): CompatError {
 
 /** The caller asked for something these endpoints do not serve yet: 400, never silently ignored. */
 export function unsupported(field: string, what: string): ApiError {
-  return new ApiError('gateway', 'INVALID_REQUEST', `${field}: ${what} is not supported by this endpoint yet`, { field });
+  return new ApiError('gateway', 'INVALID_REQUEST', `${field}: ${what} is not supported by this endpoint yet`, {
+    field,
+  });
 }
 
 /** The text of a content field: a string, or text parts joined by newlines; any other part is refused. */
-export function textOf(content: string | readonly { type: string; text?: string }[] | null | undefined, field: string): string {
+export function textOf(
+  content: string | readonly { type: string; text?: string }[] | null | undefined,
+  field: string,
+): string {
   if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   return content
     .map((part, i) => {
-      if (part.type !== 'text' || typeof part.text !== 'string') throw unsupported(`${field}[${i}]`, `a content part of type ${echo(part.type)}`);
+      if (part.type !== 'text' || typeof part.text !== 'string')
+        throw unsupported(`${field}[${i}]`, `a content part of type ${echo(part.type)}`);
       return part.text;
     })
     .join('\n');
@@ -123,7 +129,11 @@ export function installServerTiming(app: FastifyInstance): void {
   });
   app.addHook('onSend', (req, reply, payload, done) => {
     // NB: a request refused before its body (credentials, limits) has no timing yet: all of it was `auth`.
-    if (!reply.hasHeader('server-timing')) void reply.header('server-timing', (timings.get(req) ?? new ServerTiming(reply.elapsedTime)).header(reply.elapsedTime));
+    if (!reply.hasHeader('server-timing'))
+      void reply.header(
+        'server-timing',
+        (timings.get(req) ?? new ServerTiming(reply.elapsedTime)).header(reply.elapsedTime),
+      );
     done(null, payload);
   });
 }
@@ -141,7 +151,9 @@ export function policyMessages(
     role: m.role,
     content: m.content,
     ...(names?.[i] !== undefined ? { name: names[i] } : {}),
-    ...(m.toolCalls && m.toolCalls.length > 0 ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {}),
+    ...(m.toolCalls && m.toolCalls.length > 0
+      ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) }
+      : {}),
     ...(m.toolCallId ? { tool_call_id: m.toolCallId } : {}),
   }));
 }

@@ -8,7 +8,10 @@ import { INTERNAL_IDENTITY_HEADER } from '../auth/internal-identity.js';
 import { ApiError } from '../http/errors.js';
 
 /** The routes a forwarded identity may call (runtime/orchestrator/plan/gateway-client.ts). */
-export const FORWARDED_IDENTITY_ROUTES: ReadonlySet<string> = new Set(['POST /mcp/resources/query', 'POST /mcp/tools/execute']);
+export const FORWARDED_IDENTITY_ROUTES: ReadonlySet<string> = new Set([
+  'POST /mcp/resources/query',
+  'POST /mcp/tools/execute',
+]);
 
 export function forwardedIdentityRoutes(app: FastifyInstance): void {
   app.addHook('onRequest', async (req) => {

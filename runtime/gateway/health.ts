@@ -38,10 +38,16 @@ export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
     if (problems) warnings.push(`${problems} polic(ies) failed to compile; see the log`);
     // A policy that keeps failing blocks its requests (fail closed): degraded, but still serving, so still 200.
     const failing = deps.policies.failing();
-    for (const f of failing) warnings.push(`policy ${f.policy} keeps failing (${f.failures} failures in the last 60 s: ${f.classes.join(', ')}); its requests are blocked`);
+    for (const f of failing)
+      warnings.push(
+        `policy ${f.policy} keeps failing (${f.failures} failures in the last 60 s: ${f.classes.join(', ')}); its requests are blocked`,
+      );
     // A License whose key cannot be used makes every call with it fail: degraded, with the reason.
     const unusable = deps.auth.licenses.unusable();
-    for (const l of unusable) warnings.push(`License ${l.name} (organization ${l.organizationId}) cannot be used: ${l.reason ?? 'its key is not valid'}`);
+    for (const l of unusable)
+      warnings.push(
+        `License ${l.name} (organization ${l.organizationId}) cannot be used: ${l.reason ?? 'its key is not valid'}`,
+      );
     return {
       code: healthy ? 200 : 503,
       body: {
@@ -62,7 +68,8 @@ export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
 
   app.post('/health', { config: { auth: { require: 'none' } } }, async (req, reply) => {
     const key = req.headers['x-license-key'];
-    if (typeof key !== 'string' || key === '') throw new ApiError('gateway', 'INVALID_REQUEST', 'send the license key in X-License-Key');
+    if (typeof key !== 'string' || key === '')
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'send the license key in X-License-Key');
     const h = await health();
     return reply.code(h.code).send({ ...h.body, license: licenseStatus(key, deps) });
   });
@@ -72,7 +79,13 @@ function licenseStatus(key: string, deps: GatewayDeps) {
   const check = verifyLicenseKey(key, deps.auth.settings.signingSecret ?? '', deps.now());
   const info = check.ok ? check : check.info;
   const registered = deps.auth.licenses.findByKey(key);
-  const reason = !check.ok ? `${check.message}: ${check.reason}` : !registered ? 'License validation failed: the key matches no License of this installation' : registered.valid ? undefined : registered.reason;
+  const reason = !check.ok
+    ? `${check.message}: ${check.reason}`
+    : !registered
+      ? 'License validation failed: the key matches no License of this installation'
+      : registered.valid
+        ? undefined
+        : registered.reason;
   return {
     valid: check.ok && registered?.valid === true,
     tier: info?.tier ?? 'unknown',

@@ -19,7 +19,14 @@ import { ConnectorStatusPublisher, LeaseRole, PolicyStatusReporter } from '../cl
 import { gatewayConfigSchema, type GatewayConfig } from '../config.js';
 import { listenUrl } from '../http/app.js';
 import { buildMetricsServer } from '../http/metrics-server.js';
-import { checkManifestFolders, FolderSource, KubernetesSource, manifestFolders, withBuiltinPack, type DeclarativeSource } from '../source/index.js';
+import {
+  checkManifestFolders,
+  FolderSource,
+  KubernetesSource,
+  manifestFolders,
+  withBuiltinPack,
+  type DeclarativeSource,
+} from '../source/index.js';
 import { openConfiguredStore } from '../store/configured.js';
 import { checkPorts } from '../../platform/ports.js';
 import type { Store } from '../store/index.js';
@@ -56,7 +63,8 @@ export async function startGateway(
   const started = performance.now();
   const closers: (() => unknown)[] = [];
   const closeAll = async () => {
-    for (const close of closers.reverse()) await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
+    for (const close of closers.reverse())
+      await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
   };
   let draining = false;
   try {
@@ -68,11 +76,19 @@ export async function startGateway(
     const kube = config.STEWARD_SOURCE === 'kubernetes' ? await connectKube(config, 'gateway') : undefined;
     if (kube) closers.push(() => kube.close());
     const kubeSource = kube
-      ? new KubernetesSource({ client: kube, namespace: config.STEWARD_NAMESPACE, informer: cluster.informer, log: log.child({ component: 'source' }) })
+      ? new KubernetesSource({
+          client: kube,
+          namespace: config.STEWARD_NAMESPACE,
+          informer: cluster.informer,
+          log: log.child({ component: 'source' }),
+        })
       : undefined;
     // NB: the policy engine and the routes read the pack under the namespace's resources; the status writers the objects.
     const source = kubeSource
-      ? withBuiltinPack(kubeSource, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled', log: log.child({ component: 'source' }) })
+      ? withBuiltinPack(kubeSource, {
+          enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled',
+          log: log.child({ component: 'source' }),
+        })
       : await folderSource(config, log);
     closers.push(() => source.close());
     if (kube) log.info({ namespace: config.STEWARD_NAMESPACE }, 'waiting for the resources of the namespace');
@@ -82,7 +98,13 @@ export async function startGateway(
     const pod = config.STEWARD_POD_NAME ?? hostname();
     const publisher =
       kube && kubeSource
-        ? new ConnectorStatusPublisher({ client: kube, source: kubeSource, minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS, refreshMs: cluster.connectorRefreshMs, log: log.child({ component: 'connector-status' }) })
+        ? new ConnectorStatusPublisher({
+            client: kube,
+            source: kubeSource,
+            minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS,
+            refreshMs: cluster.connectorRefreshMs,
+            log: log.child({ component: 'connector-status' }),
+          })
         : undefined;
     const parts = assembleGateway(config, {
       store,
@@ -98,11 +120,20 @@ export async function startGateway(
 
     if (kube && kubeSource) {
       // Entries only for Policies that are objects: a pack policy has none to write to.
-      const reporter = new PolicyStatusReporter({ client: kube, source: kubeSource, engine: parts.policies, pod, minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS, log: log.child({ component: 'policy-status' }) });
+      const reporter = new PolicyStatusReporter({
+        client: kube,
+        source: kubeSource,
+        engine: parts.policies,
+        pod,
+        minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS,
+        log: log.child({ component: 'policy-status' }),
+      });
       reporter.start();
       closers.push(() => reporter.close());
       if (publisher) {
-        publisher.track(() => parts.deps.connectors.list().map((c) => [c.name, parts.deps.connectors.status(c.name)] as const));
+        publisher.track(() =>
+          parts.deps.connectors.list().map((c) => [c.name, parts.deps.connectors.status(c.name)] as const),
+        );
         closers.push(() => publisher.close());
         if (config.STEWARD_ORCHESTRATOR_NAME) {
           const role = new LeaseRole({
@@ -117,7 +148,10 @@ export async function startGateway(
           role.start();
           closers.push(() => role.stop());
         } else {
-          log.warn({ setting: 'STEWARD_ORCHESTRATOR_NAME' }, 'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status is not written');
+          log.warn(
+            { setting: 'STEWARD_ORCHESTRATOR_NAME' },
+            'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status is not written',
+          );
         }
       }
     }
@@ -129,7 +163,13 @@ export async function startGateway(
     const app = buildGateway(parts.deps);
     closers.push(() => app.close());
     const metrics =
-      config.STEWARD_METRICS_PORT === undefined ? undefined : buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry: parts.deps.telemetry, token: config.STEWARD_METRICS_TOKEN });
+      config.STEWARD_METRICS_PORT === undefined
+        ? undefined
+        : buildMetricsServer({
+            log: log.child({ component: 'metrics' }),
+            telemetry: parts.deps.telemetry,
+            token: config.STEWARD_METRICS_TOKEN,
+          });
     if (metrics) closers.push(() => metrics.close());
     await app.listen({ host: config.STEWARD_HOST, port: config.STEWARD_GATEWAY_PORT }).catch((err: unknown) => {
       throw listenFailure(err, 'STEWARD_GATEWAY_PORT', config.STEWARD_HOST, config.STEWARD_GATEWAY_PORT);
@@ -182,7 +222,10 @@ async function folderSource(config: GatewayConfig, log: Logger): Promise<FolderS
 }
 
 /** `steward gateway`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */
-export async function runGateway(env: Record<string, string | undefined>, config: GatewayConfig = parseConfig(gatewayConfigSchema, env)): Promise<void> {
+export async function runGateway(
+  env: Record<string, string | undefined>,
+  config: GatewayConfig = parseConfig(gatewayConfigSchema, env),
+): Promise<void> {
   const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
   const running = await startGateway(config, log, env);
   installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => running.close());

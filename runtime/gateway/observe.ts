@@ -69,7 +69,9 @@ const observe: FastifyPluginAsync<ObserveOptions> = async (app, { limiter, metri
   app.addHook('onResponse', (req, reply, done) => {
     const path = req.routeOptions.url;
     if (req.identity && (path === undefined || !UNMETERED.has(path))) {
-      metrics.of(req.identity.organizationId).record(reply.elapsedTime, req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed'));
+      metrics
+        .of(req.identity.organizationId)
+        .record(reply.elapsedTime, req.stewardOutcome ?? (reply.statusCode < 400 ? 'success' : 'failed'));
     }
     done();
   });
@@ -84,7 +86,11 @@ function limitAnswer(reply: FastifyReply, decision: RateLimitDecision): ApiError
     'gateway',
     'RATE_LIMITED',
     `rate limit of ${decision.limit} requests per ${decision.windowSec} s exceeded for this organization`,
-    { limit: decision.limit, period: `${decision.windowSec}s`, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
+    {
+      limit: decision.limit,
+      period: `${decision.windowSec}s`,
+      reset_at: new Date(decision.resetAtSec * 1000).toISOString(),
+    },
     { headers },
   );
 }

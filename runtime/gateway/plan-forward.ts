@@ -16,7 +16,12 @@ export interface ForwardedPlan {
 
 export interface PlanForwarder {
   /** Rejects when the orchestrator cannot be reached or answers something that is not a JSON object. */
-  forward(body: Record<string, unknown>, identity: Identity, requestId: string, signal: AbortSignal): Promise<ForwardedPlan>;
+  forward(
+    body: Record<string, unknown>,
+    identity: Identity,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<ForwardedPlan>;
 }
 
 /** The orchestrator could not be reached or answered nonsense (503 SERVICE_UNAVAILABLE at the gateway). */

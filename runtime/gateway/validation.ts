@@ -19,8 +19,13 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
   if (result.success) return result.data;
   // NB: a path names the caller's own keys (a metadata key): each part is bounded like every echo of input.
   const pathOf = (path: PropertyKey[]) => path.map((p) => echo(String(p))).join('.');
-  const fields = result.error.issues.slice(0, MAX_FIELDS).map((i) => ({ field: pathOf(i.path) || '(body)', message: i.message }));
-  const missing = result.error.issues.filter((i) => i.code === 'invalid_type' && i.input === undefined).slice(0, MAX_FIELDS).map((i) => pathOf(i.path));
+  const fields = result.error.issues
+    .slice(0, MAX_FIELDS)
+    .map((i) => ({ field: pathOf(i.path) || '(body)', message: i.message }));
+  const missing = result.error.issues
+    .filter((i) => i.code === 'invalid_type' && i.input === undefined)
+    .slice(0, MAX_FIELDS)
+    .map((i) => pathOf(i.path));
   const message = missing.length
     ? `missing required field(s): ${missing.join(', ')}`
     : `invalid field(s): ${fields.map((f) => `${f.field} (${f.message})`).join('; ')}`;

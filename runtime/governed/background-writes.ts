@@ -43,6 +43,10 @@ export class BackgroundWrites {
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
     const outcome = await Promise.race([Promise.all(this.inFlight).then(() => 'done' as const), timeout]);
     clearTimeout(timer);
-    if (outcome === 'timeout') this.log.error({ pending: this.inFlight.size, timeoutMs }, 'shutdown: audit records still unwritten after the drain timeout');
+    if (outcome === 'timeout')
+      this.log.error(
+        { pending: this.inFlight.size, timeoutMs },
+        'shutdown: audit records still unwritten after the drain timeout',
+      );
   }
 }

@@ -5,7 +5,25 @@
 export { BackgroundWrites } from './background-writes.js';
 export { AuditFailedError, PolicyBlockedError } from './errors.js';
 export { openOutputScan, type OutputScan, type OutputStep } from './output-scan.js';
-export { auditText, checkInput, collect, openGoverned, recordOutcome, type InputCheck, type Outcome } from './pipeline.js';
+export {
+  auditText,
+  checkInput,
+  collect,
+  openGoverned,
+  recordOutcome,
+  type InputCheck,
+  type Outcome,
+} from './pipeline.js';
 export { evaluatePolicies } from './policy-call.js';
 export { llmUpstream } from './upstream.js';
-export type { GovernedAnswer, GovernedDeps, GovernedEvent, GovernedRequest, GovernedRun, GovernedVia, InputSurface, Upstream, UpstreamAnswer } from './types.js';
+export type {
+  GovernedAnswer,
+  GovernedDeps,
+  GovernedEvent,
+  GovernedRequest,
+  GovernedRun,
+  GovernedVia,
+  InputSurface,
+  Upstream,
+  UpstreamAnswer,
+} from './types.js';

@@ -39,12 +39,20 @@ async function feed(scan: OutputScan, chunks: string[]): Promise<string[]> {
 
 describe('openOutputScan', () => {
   it('is inactive and passes text through when no output policy is in scope', async () => {
-    const e = await startEngine(policy('inputs', {}, 'package p.inputs\ndeny contains "x" if contains(input.query, "x")\n'));
+    const e = await startEngine(
+      policy('inputs', {}, 'package p.inputs\ndeny contains "x" if contains(input.query, "x")\n'),
+    );
     const scan = openOutputScan(e, META);
     expect(scan.active).toBe(false);
     expect(await scan.text('x 4111 1111 1111 1111')).toEqual({ blocked: false, emit: 'x 4111 1111 1111 1111' });
     expect(await scan.toolArguments(0, '{"a":1}')).toEqual({ blocked: false, emit: '{"a":1}' });
-    expect(await scan.finish()).toEqual({ blocked: false, emit: '', redactions: {}, evaluation: null, toolArguments: new Map() });
+    expect(await scan.finish()).toEqual({
+      blocked: false,
+      emit: '',
+      redactions: {},
+      evaluation: null,
+      toolArguments: new Map(),
+    });
   });
 
   it('masks a card number split over three chunks; no piece carries its digits', async () => {
@@ -59,7 +67,7 @@ describe('openOutputScan', () => {
     expect(pieces.filter((p) => /\d/.test(p))).toEqual([]);
   });
 
-  it('redacts each tool call\'s arguments with its own window and flushes them at finish', async () => {
+  it("redacts each tool call's arguments with its own window and flushes them at finish", async () => {
     const e = await startEngine(redact('all', ['pii', 'secrets']));
     const scan = openOutputScan(e, META);
     const args = new Map<number, string>();
@@ -70,7 +78,12 @@ describe('openOutputScan', () => {
     add(1, await scan.toolArguments(1, 'corp.io"}'));
     const end = await scan.finish();
     for (const [i, rest] of end.toolArguments) add(i, { blocked: false, emit: rest });
-    expect(args).toEqual(new Map([[0, '{"card":"[REDACTED:payment_card]"}'], [1, '{"to":"[REDACTED:email]"}']]));
+    expect(args).toEqual(
+      new Map([
+        [0, '{"card":"[REDACTED:payment_card]"}'],
+        [1, '{"to":"[REDACTED:email]"}'],
+      ]),
+    );
     expect(end.redactions).toEqual({ payment_card: 1, email: 1 });
   });
 
@@ -82,7 +95,10 @@ describe('openOutputScan', () => {
     expect(await scan.text(filler)).toEqual({ blocked: false, emit: filler });
     expect(await scan.text('the launch codes are ')).toEqual({ blocked: false, emit: 'the launch codes are ' });
     const step = await scan.text('b'.repeat(EVALUATE_EVERY_CHARS));
-    expect(step).toMatchObject({ blocked: true, evaluation: { approved: false, blockReason: 'no-launch: answer says launch codes' } });
+    expect(step).toMatchObject({
+      blocked: true,
+      evaluation: { approved: false, blockReason: 'no-launch: answer says launch codes' },
+    });
     expect(await scan.text('more')).toMatchObject({ blocked: true });
     expect(await scan.finish()).toMatchObject({ blocked: true, evaluation: { approved: false } });
     expect(inputs).toHaveLength(2);
@@ -91,7 +107,11 @@ describe('openOutputScan', () => {
       client_id: 'c1',
       user: { id: 'u1' },
       context: { app: 't' },
-      llm: { provider: 'openai', model: 'gpt-x', output: { text: expect.stringContaining('launch codes'), tool_calls: [] } },
+      llm: {
+        provider: 'openai',
+        model: 'gpt-x',
+        output: { text: expect.stringContaining('launch codes'), tool_calls: [] },
+      },
     });
     expect(inputs[1]!.query).toBe((inputs[1]!.llm as { output: { text: string } }).output.text);
   });
@@ -114,15 +134,22 @@ describe('openOutputScan', () => {
     await scan.toolArguments(0, '{"cmd":"rm -', 'shell');
     await scan.toolArguments(0, 'rf /"}');
     const end = await scan.finish();
-    expect(end).toMatchObject({ blocked: true, evaluation: { blockReason: 'no-rm: tool says rm -rf' }, toolArguments: new Map() });
+    expect(end).toMatchObject({
+      blocked: true,
+      evaluation: { blockReason: 'no-rm: tool says rm -rf' },
+      toolArguments: new Map(),
+    });
   });
 
-  it('returns the final evaluation\'s warnings and the rest of the text', async () => {
+  it("returns the final evaluation's warnings and the rest of the text", async () => {
     const e = await startEngine(blockWord('soft', 'maybe', { action: 'warn' }));
     const scan = openOutputScan(e, META);
     const first = emitted(await scan.text('maybe so'));
     const end = await scan.finish();
-    expect(end).toMatchObject({ blocked: false, evaluation: { approved: true, warnings: ['soft: answer says maybe'] } });
+    expect(end).toMatchObject({
+      blocked: false,
+      evaluation: { approved: true, warnings: ['soft: answer says maybe'] },
+    });
     expect(first + emitted(end)).toBe('maybe so');
   });
 
@@ -135,30 +162,65 @@ describe('openOutputScan', () => {
 
 describe('a whole answer or value', () => {
   it('judges a whole answer once, on its text and tool arguments together, then redacts both', async () => {
-    const { policies, inputs } = spy(await startEngine(redact('cards', ['payment_card']) + blockWord('no-secret', 'SECRET')));
-    const end = await openOutputScan(policies, META).whole({ text: 'Card 4111 1111 1111 1111 ok', toolCalls: [{ name: 'pay', arguments: '{"card":"4111 1111 1111 1111"}' }] });
-    expect(end).toMatchObject({ blocked: false, value: { text: 'Card [REDACTED:payment_card] ok', toolCalls: [{ name: 'pay', arguments: '{"card":"[REDACTED:payment_card]"}' }] }, redactions: { payment_card: 2 } });
+    const { policies, inputs } = spy(
+      await startEngine(redact('cards', ['payment_card']) + blockWord('no-secret', 'SECRET')),
+    );
+    const end = await openOutputScan(policies, META).whole({
+      text: 'Card 4111 1111 1111 1111 ok',
+      toolCalls: [{ name: 'pay', arguments: '{"card":"4111 1111 1111 1111"}' }],
+    });
+    expect(end).toMatchObject({
+      blocked: false,
+      value: {
+        text: 'Card [REDACTED:payment_card] ok',
+        toolCalls: [{ name: 'pay', arguments: '{"card":"[REDACTED:payment_card]"}' }],
+      },
+      redactions: { payment_card: 2 },
+    });
     expect(inputs).toHaveLength(1);
-    const blocked = await openOutputScan(policies, META).whole({ text: 'ok', toolCalls: [{ name: 'f', arguments: '{"x":"SECRET"}' }] });
+    const blocked = await openOutputScan(policies, META).whole({
+      text: 'ok',
+      toolCalls: [{ name: 'f', arguments: '{"x":"SECRET"}' }],
+    });
     expect(blocked).toMatchObject({ blocked: true, evaluation: { triggered: ['no-secret'] } });
   });
 
   it('masks the string values of a connector result in place, keys untouched, and judges its text once', async () => {
-    const { policies, inputs } = spy(await startEngine(redact('cards', ['payment_card']) + blockWord('no-secret', 'SECRET')));
+    const { policies, inputs } = spy(
+      await startEngine(redact('cards', ['payment_card']) + blockWord('no-secret', 'SECRET')),
+    );
     const meta = { clientId: 'c1', userToken: 'u1', mcp: { connector: 'pg', operation: 'query' } };
     const rows = [{ id: 1, '4111 1111 1111 1111': 'card 4111 1111 1111 1111', n: 4111111111111111 }];
     const end = await openOutputScan(policies, meta).value(rows);
-    expect(end).toMatchObject({ blocked: false, value: [{ id: 1, '4111 1111 1111 1111': 'card [REDACTED:payment_card]', n: 4111111111111111 }], redactions: { payment_card: 1 } });
+    expect(end).toMatchObject({
+      blocked: false,
+      value: [{ id: 1, '4111 1111 1111 1111': 'card [REDACTED:payment_card]', n: 4111111111111111 }],
+      redactions: { payment_card: 1 },
+    });
     expect(rows[0]!['4111 1111 1111 1111']).toBe('card 4111 1111 1111 1111');
     expect(inputs).toHaveLength(1);
-    expect(inputs[0]).toMatchObject({ query: 'card 4111 1111 1111 1111', surface: 'llm_output', mcp: { connector: 'pg' }, llm: { output: { text: 'card 4111 1111 1111 1111' } } });
+    expect(inputs[0]).toMatchObject({
+      query: 'card 4111 1111 1111 1111',
+      surface: 'llm_output',
+      mcp: { connector: 'pg' },
+      llm: { output: { text: 'card 4111 1111 1111 1111' } },
+    });
     expect(inputs[0]!.llm).not.toHaveProperty('provider');
-    expect(await openOutputScan(policies, meta).value({ content: [{ type: 'text', text: 'a SECRET' }] })).toMatchObject({ blocked: true, evaluation: { triggered: ['no-secret'] } });
+    expect(await openOutputScan(policies, meta).value({ content: [{ type: 'text', text: 'a SECRET' }] })).toMatchObject(
+      { blocked: true, evaluation: { triggered: ['no-secret'] } },
+    );
   });
 
   it('passes a value through untouched when no output policy is in scope', async () => {
-    const e = await startEngine(policy('inputs', {}, 'package p.inputs\ndeny contains "x" if contains(input.query, "x")\n'));
+    const e = await startEngine(
+      policy('inputs', {}, 'package p.inputs\ndeny contains "x" if contains(input.query, "x")\n'),
+    );
     const value = { text: '4111 1111 1111 1111' };
-    expect(await openOutputScan(e, META).value(value)).toEqual({ blocked: false, value, redactions: {}, evaluation: null });
+    expect(await openOutputScan(e, META).value(value)).toEqual({
+      blocked: false,
+      value,
+      redactions: {},
+      evaluation: null,
+    });
   });
 });

@@ -87,7 +87,11 @@ export interface OutputScan {
 
 /** Opens the scan of one answer. Cheap when nothing is in scope (`active` false, every method a pass-through). */
 export function openOutputScan(policies: PolicyEvaluator, meta: OutputScanMeta): OutputScan {
-  const scope: PolicyScope = { surface: LLM_OUTPUT_SURFACE, organizationId: meta.organizationId, tenantId: meta.tenantId };
+  const scope: PolicyScope = {
+    surface: LLM_OUTPUT_SURFACE,
+    organizationId: meta.organizationId,
+    tenantId: meta.tenantId,
+  };
   const kinds = policies.redactKinds(scope);
   const blocking = policies.hasPolicies(scope);
   if (kinds.length === 0 && !blocking) return PASS_THROUGH;
@@ -99,8 +103,16 @@ const PASS_THROUGH: OutputScan = Object.freeze({
   text: (chunk: string): OutputStep => ({ blocked: false, emit: chunk }),
   toolArguments: (_index: number, chunk: string): OutputStep => ({ blocked: false, emit: chunk }),
   close: () => '',
-  finish: () => Promise.resolve({ blocked: false as const, emit: '', redactions: {}, evaluation: null, toolArguments: new Map<number, string>() }),
-  whole: (answer: WholeAnswer) => Promise.resolve({ blocked: false as const, value: answer, redactions: {}, evaluation: null }),
+  finish: () =>
+    Promise.resolve({
+      blocked: false as const,
+      emit: '',
+      redactions: {},
+      evaluation: null,
+      toolArguments: new Map<number, string>(),
+    }),
+  whole: (answer: WholeAnswer) =>
+    Promise.resolve({ blocked: false as const, value: answer, redactions: {}, evaluation: null }),
   value: (value: unknown) => Promise.resolve({ blocked: false as const, value, redactions: {}, evaluation: null }),
 });
 
@@ -142,7 +154,15 @@ class ActiveScan implements OutputScan {
   toolArguments(index: number, chunk: string, name?: string): OutputStep | Promise<OutputStep> {
     if (this.block) return { blocked: true, evaluation: this.block };
     let call = this.calls.get(index);
-    if (!call) this.calls.set(index, (call = { name: name ?? '', raw: '', redactor: this.detectors.length ? new StreamRedactor(this.detectors) : undefined }));
+    if (!call)
+      this.calls.set(
+        index,
+        (call = {
+          name: name ?? '',
+          raw: '',
+          redactor: this.detectors.length ? new StreamRedactor(this.detectors) : undefined,
+        }),
+      );
     if (name && !call.name) call.name = name;
     call.raw += chunk;
     const redactor = call.redactor;
@@ -157,7 +177,8 @@ class ActiveScan implements OutputScan {
 
   async finish(): Promise<OutputEnd> {
     const toolArguments = new Map<number, string>();
-    if (!this.block && this.blocking && (this.last === null || this.evaluatedAt < this.seen)) this.conclude(await this.evaluate());
+    if (!this.block && this.blocking && (this.last === null || this.evaluatedAt < this.seen))
+      this.conclude(await this.evaluate());
     if (this.block) return { blocked: true, evaluation: this.block, redactions: this.redactions(), toolArguments };
     const emit = this.answer ? this.answer.end() : '';
     for (const [i, call] of this.calls) toolArguments.set(i, call.redactor ? call.redactor.end() : '');
@@ -166,12 +187,21 @@ class ActiveScan implements OutputScan {
 
   async whole(answer: WholeAnswer): Promise<WholeEnd<WholeAnswer>> {
     this.raw = answer.text;
-    answer.toolCalls.forEach((c, i) => this.calls.set(i, { name: c.name, raw: c.arguments, redactor: this.detectors.length ? new StreamRedactor(this.detectors) : undefined }));
+    answer.toolCalls.forEach((c, i) =>
+      this.calls.set(i, {
+        name: c.name,
+        raw: c.arguments,
+        redactor: this.detectors.length ? new StreamRedactor(this.detectors) : undefined,
+      }),
+    );
     const blocked = await this.judgeWhole();
     if (blocked) return blocked;
     const redact = (r: StreamRedactor | undefined, text: string) => (r ? r.push(text) + r.end() : text);
     const text = redact(this.answer, answer.text);
-    const toolCalls = answer.toolCalls.map((c, i) => ({ ...c, arguments: redact(this.calls.get(i)!.redactor, c.arguments) }));
+    const toolCalls = answer.toolCalls.map((c, i) => ({
+      ...c,
+      arguments: redact(this.calls.get(i)!.redactor, c.arguments),
+    }));
     return { blocked: false, value: { text, toolCalls }, redactions: this.redactions(), evaluation: this.last };
   }
 
@@ -228,7 +258,12 @@ class ActiveScan implements OutputScan {
       llm: {
         ...(this.meta.provider !== undefined ? { provider: this.meta.provider } : {}),
         ...(this.meta.model !== undefined ? { model: this.meta.model } : {}),
-        output: { text: this.raw, tool_calls: [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => ({ name: c.name, arguments: c.raw })) },
+        output: {
+          text: this.raw,
+          tool_calls: [...this.calls.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([, c]) => ({ name: c.name, arguments: c.raw })),
+        },
       },
     };
     try {
@@ -255,10 +290,19 @@ class ActiveScan implements OutputScan {
 function stringsOf(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
-  else if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) for (const v of Object.values(value)) stringsOf(v, out);
+  else if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value))
+    for (const v of Object.values(value)) stringsOf(v, out);
   return out;
 }
 
 function tooLarge(err: PolicyInputTooLargeError): PolicyEvaluation {
-  return { approved: false, triggered: [], blockReason: `llm_output: ${err.message}`, warnings: [], logged: [], evaluated: [], evaluationMs: 0 };
+  return {
+    approved: false,
+    triggered: [],
+    blockReason: `llm_output: ${err.message}`,
+    warnings: [],
+    logged: [],
+    evaluated: [],
+    evaluationMs: 0,
+  };
 }

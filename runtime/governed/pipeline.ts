@@ -8,7 +8,13 @@ import { LLM_OUTPUT_SURFACE } from '../../api/index.js';
 import type { Identity } from '../auth/identity.js';
 import { asApiError } from '../http/error-model.js';
 import { ApiError } from '../http/errors.js';
-import { DEFAULT_MAX_TOKENS, LlmAbortedError, type LlmStreamEvent, type LlmToolCall, type LlmUsage } from '../llm/index.js';
+import {
+  DEFAULT_MAX_TOKENS,
+  LlmAbortedError,
+  type LlmStreamEvent,
+  type LlmToolCall,
+  type LlmUsage,
+} from '../llm/index.js';
 import { RateLimitStoreError, type RateLimitDecision } from '../limits/index.js';
 import type { PolicyEvaluation } from '../policy/types.js';
 import { policyClient, requestTypeOf } from '../policy/caller.js';
@@ -17,7 +23,16 @@ import { detectorsOf, redactText, type Detector, type RedactionCounts } from '..
 import { newId } from '../store/index.js';
 import { AuditFailedError, PolicyBlockedError } from './errors.js';
 import { openOutputScan, type OutputScan } from './output-scan.js';
-import type { GovernedAnswer, GovernedDeps, GovernedEvent, GovernedRequest, GovernedRun, InputSurface, Upstream, UpstreamAnswer } from './types.js';
+import type {
+  GovernedAnswer,
+  GovernedDeps,
+  GovernedEvent,
+  GovernedRequest,
+  GovernedRun,
+  InputSurface,
+  Upstream,
+  UpstreamAnswer,
+} from './types.js';
 
 const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
@@ -32,7 +47,10 @@ export interface InputCheck {
 }
 
 /** What the input stage asks the policies about (the pre-check and a plan's forwarding use it alone). */
-export type InputCall = Pick<GovernedRequest, 'identity' | 'clientId' | 'userToken' | 'prompt' | 'requestType' | 'context' | 'llm'> & {
+export type InputCall = Pick<
+  GovernedRequest,
+  'identity' | 'clientId' | 'userToken' | 'prompt' | 'requestType' | 'context' | 'llm'
+> & {
   surface: InputSurface | 'pre-check';
   /**
    * Whether Steward writes the call's audit row itself. @default true. A pre-check's context waits for the
@@ -91,7 +109,11 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
  * the typed failures of these stages (a blocked input is a PolicyBlockedError; the upstream was never called).
  * Each of them is audited like an answer.
  */
-export async function openGoverned(deps: GovernedDeps, req: GovernedRequest, upstreamOf: () => Upstream): Promise<GovernedRun> {
+export async function openGoverned(
+  deps: GovernedDeps,
+  req: GovernedRequest,
+  upstreamOf: () => Upstream,
+): Promise<GovernedRun> {
   const t0 = performance.now();
   const reservation = await admitTokens(deps, req.identity, req.prompt, req.maxTokens);
   let check: InputCheck;
@@ -105,7 +127,12 @@ export async function openGoverned(deps: GovernedDeps, req: GovernedRequest, ups
   req.timing?.('policy', policyMs);
   const audit = new AuditRecord(deps, req, check, t0, reservation);
   if (!check.evaluation.approved) {
-    await audit.write({ decision: 'blocked_input', provider: req.llm?.provider, model: req.llm?.model, blocked: check.evaluation });
+    await audit.write({
+      decision: 'blocked_input',
+      provider: req.llm?.provider,
+      model: req.llm?.model,
+      blocked: check.evaluation,
+    });
     throw new PolicyBlockedError('input', check.evaluation, check.contextId);
   }
   let upstream: Upstream;
@@ -128,12 +155,21 @@ export async function openGoverned(deps: GovernedDeps, req: GovernedRequest, ups
   const started = performance.now();
   let source: Source;
   try {
-    source = req.stream && upstream.stream ? streamSource(await upstream.stream(req.signal)) : wholeSource(await upstream.complete(req.signal));
+    source =
+      req.stream && upstream.stream
+        ? streamSource(await upstream.stream(req.signal))
+        : wholeSource(await upstream.complete(req.signal));
   } catch (err) {
     const ms = performance.now() - started;
     audit.upstreamMs = ms;
     deps.telemetry.llmCall(providerOf(err, upstream.provider), upstream.model, ms / 1000);
-    await audit.write({ decision: err instanceof LlmAbortedError ? 'client_closed' : 'provider_error', provider: providerOf(err, upstream.provider), model: upstream.model, error: err, facts: factsOf(err) });
+    await audit.write({
+      decision: err instanceof LlmAbortedError ? 'client_closed' : 'provider_error',
+      provider: providerOf(err, upstream.provider),
+      model: upstream.model,
+      error: err,
+      facts: factsOf(err),
+    });
     throw err;
   }
   audit.upstreamMs = performance.now() - started;
@@ -171,9 +207,24 @@ function streamSource(stream: AsyncIterable<LlmStreamEvent> & { provider: string
 function wholeSource(a: UpstreamAnswer): Source {
   const events: LlmStreamEvent[] = [];
   if (a.text !== '') events.push({ type: 'text', text: a.text });
-  a.toolCalls.forEach((c, index) => events.push({ type: 'tool_call', index, id: c.id, name: c.name, arguments: c.arguments }));
-  events.push({ type: 'done', model: a.model, finishReason: a.finishReason, rawFinishReason: null, usage: a.usage, usageReported: true });
-  return { provider: a.provider, model: a.model, whole: true, events: events[Symbol.iterator]() as unknown as AsyncIterator<LlmStreamEvent>, facts: a.facts };
+  a.toolCalls.forEach((c, index) =>
+    events.push({ type: 'tool_call', index, id: c.id, name: c.name, arguments: c.arguments }),
+  );
+  events.push({
+    type: 'done',
+    model: a.model,
+    finishReason: a.finishReason,
+    rawFinishReason: null,
+    usage: a.usage,
+    usageReported: true,
+  });
+  return {
+    provider: a.provider,
+    model: a.model,
+    whole: true,
+    events: events[Symbol.iterator]() as unknown as AsyncIterator<LlmStreamEvent>,
+    facts: a.facts,
+  };
 }
 
 /** Sent text of one answer, for the audit row and the end event. */
@@ -247,7 +298,8 @@ async function* answer(
         }
         if (firstEventMs === undefined) {
           firstEventMs = performance.now() - started;
-          if (!source.whole) deps.telemetry.llmFirstEvent(provider, source.model ?? upstream.model, firstEventMs / 1000);
+          if (!source.whole)
+            deps.telemetry.llmFirstEvent(provider, source.model ?? upstream.model, firstEventMs / 1000);
         }
         if (ev.type === 'text') {
           if (ev.text === '') continue;
@@ -262,14 +314,24 @@ async function* answer(
           leave(ev.index);
           let call = sent.calls.get(ev.index);
           const first = !call;
-          if (!call) sent.calls.set(ev.index, (call = { id: ev.id ?? `call_${audit.id}_${ev.index}`, name: ev.name ?? '', arguments: '' }));
+          if (!call)
+            sent.calls.set(
+              ev.index,
+              (call = { id: ev.id ?? `call_${audit.id}_${ev.index}`, name: ev.name ?? '', arguments: '' }),
+            );
           const step = await scan.toolArguments(ev.index, ev.arguments, ev.name);
           if (step.blocked) {
             blocked = step.evaluation;
             break;
           }
           call.arguments += step.emit;
-          if (first || step.emit !== '') pending.push({ type: 'tool', index: ev.index, ...(first ? { id: call.id, name: call.name } : {}), arguments: step.emit });
+          if (first || step.emit !== '')
+            pending.push({
+              type: 'tool',
+              index: ev.index,
+              ...(first ? { id: call.id, name: call.name } : {}),
+              arguments: step.emit,
+            });
         }
         if (!source.whole) {
           // NB: a whole answer goes in one piece at its end; a stream's pieces go as they pass the scan.
@@ -304,7 +366,15 @@ async function* answer(
     audit.waitedMs = waitedMs;
     try {
       await record({
-        decision: blocked ? 'blocked_output' : clientGone ? 'client_closed' : failure ? 'provider_error' : Object.keys(redactions).length ? 'redacted' : 'allowed',
+        decision: blocked
+          ? 'blocked_output'
+          : clientGone
+            ? 'client_closed'
+            : failure
+              ? 'provider_error'
+              : Object.keys(redactions).length
+                ? 'redacted'
+                : 'allowed',
         provider,
         model,
         usage,
@@ -315,7 +385,12 @@ async function* answer(
         blocked,
         error: clientGone ? undefined : failure,
         facts: source.facts,
-        stream: { whole: source.whole, ttftMs: firstEventMs, finishReason: done?.finishReason ?? null, usageReported: done?.usageReported ?? false },
+        stream: {
+          whole: source.whole,
+          ttftMs: firstEventMs,
+          finishReason: done?.finishReason ?? null,
+          usageReported: done?.usageReported ?? false,
+        },
       });
     } catch (err) {
       deps.log.error({ err, auditId: audit.id }, 'audit row of a governed answer failed');
@@ -346,9 +421,14 @@ async function* answer(
       // The consumer stopped reading mid-answer (the client went away): the upstream is closed, the call recorded.
       await source.events.return?.().catch(() => undefined);
       audit.waitedMs = waitedMs;
-      await record({ decision: 'client_closed', provider, model: done?.model ?? source.model ?? upstream.model, usage: done?.usage, response: sent.text, redactions: {} }).catch(
-        (err: unknown) => deps.log.error({ err, auditId: audit.id }, 'audit row of an abandoned answer failed'),
-      );
+      await record({
+        decision: 'client_closed',
+        provider,
+        model: done?.model ?? source.model ?? upstream.model,
+        usage: done?.usage,
+        response: sent.text,
+        redactions: {},
+      }).catch((err: unknown) => deps.log.error({ err, auditId: audit.id }, 'audit row of an abandoned answer failed'));
     }
   }
 }
@@ -357,7 +437,13 @@ async function* answer(
  * The audit row of a call governed elsewhere (a plan forwarded to the orchestrator): the same shape and writer as
  * the pipeline's own rows. Returns the row's id.
  */
-export async function recordOutcome(deps: GovernedDeps, req: GovernedRequest, check: InputCheck, t0: number, outcome: Outcome & { upstreamMs?: number }): Promise<string> {
+export async function recordOutcome(
+  deps: GovernedDeps,
+  req: GovernedRequest,
+  check: InputCheck,
+  t0: number,
+  outcome: Outcome & { upstreamMs?: number },
+): Promise<string> {
   const audit = new AuditRecord(deps, req, check, t0);
   audit.upstreamMs = outcome.upstreamMs ?? 0;
   await audit.write(outcome);
@@ -366,7 +452,8 @@ export async function recordOutcome(deps: GovernedDeps, req: GovernedRequest, ch
 
 /** What one audit row says of its call's outcome. */
 export interface Outcome {
-  decision: 'allowed' | 'redacted' | 'blocked_input' | 'blocked_output' | 'refused' | 'provider_error' | 'client_closed';
+  decision:
+    'allowed' | 'redacted' | 'blocked_input' | 'blocked_output' | 'refused' | 'provider_error' | 'client_closed';
   provider?: string;
   model?: string;
   usage?: LlmUsage;
@@ -441,7 +528,12 @@ class AuditRecord {
         upstream_ms: round(this.upstreamMs),
         stored_text: deps.auditRawText ? 'raw' : 'masked',
         ...(o.stream ? { finish_reason: o.stream.finishReason } : {}),
-        ...(o.stream && !o.stream.whole ? { ttft_ms: o.stream.ttftMs === undefined ? null : round(o.stream.ttftMs), usage_reported: o.stream.usageReported } : {}),
+        ...(o.stream && !o.stream.whole
+          ? {
+              ttft_ms: o.stream.ttftMs === undefined ? null : round(o.stream.ttftMs),
+              usage_reported: o.stream.usageReported,
+            }
+          : {}),
         ...(o.redactions && Object.keys(o.redactions).length ? { redactions: o.redactions } : {}),
         ...(prompt.masked ? { prompt_redactions: prompt.masked } : {}),
         ...(o.toolCalls?.length ? { tool_calls: o.toolCalls } : {}),
@@ -468,7 +560,8 @@ function round(ms: number): number {
 /** The error's code (its own, or the catalogue's) and a bounded message, for the audit row. */
 function errorFacts(err: unknown): Record<string, unknown> {
   const mapped = asApiError(err);
-  const e = typeof mapped === 'object' && mapped !== null ? (mapped as { code?: unknown; message?: unknown }) : undefined;
+  const e =
+    typeof mapped === 'object' && mapped !== null ? (mapped as { code?: unknown; message?: unknown }) : undefined;
   const code = typeof e?.code === 'string' ? e.code : 'INTERNAL_ERROR';
   const message = typeof e?.message === 'string' ? e.message : String(err);
   return { error_code: code, error: message.slice(0, 300) };
@@ -478,9 +571,17 @@ function errorFacts(err: unknown): Record<string, unknown> {
  * Text as audit rows store it: masked with the kinds of the organization's redact policies (and the
  * counts of what was masked), unless `auditRawText` asks for it raw.
  */
-export function auditText(deps: GovernedDeps, identity: Identity, text: string): { text: string; masked?: RedactionCounts } {
+export function auditText(
+  deps: GovernedDeps,
+  identity: Identity,
+  text: string,
+): { text: string; masked?: RedactionCounts } {
   if (deps.auditRawText || text === '') return { text };
-  const kinds = deps.policies.redactKinds({ surface: LLM_OUTPUT_SURFACE, organizationId: identity.organizationId, tenantId: identity.tenantId });
+  const kinds = deps.policies.redactKinds({
+    surface: LLM_OUTPUT_SURFACE,
+    organizationId: identity.organizationId,
+    tenantId: identity.tenantId,
+  });
   if (kinds.length === 0) return { text };
   const counts: RedactionCounts = {};
   const masked = redactText(text, counts, detectorsFor(kinds));
@@ -503,7 +604,9 @@ function providerOf(err: unknown, fallback: string): string {
 
 /** The facts an upstream's failure carries for the audit row (as UpstreamAnswer.facts), if any. */
 function factsOf(err: unknown): Record<string, unknown> | undefined {
-  return err instanceof Error && 'facts' in err && typeof err.facts === 'object' && err.facts !== null ? (err.facts as Record<string, unknown>) : undefined;
+  return err instanceof Error && 'facts' in err && typeof err.facts === 'object' && err.facts !== null
+    ? (err.facts as Record<string, unknown>)
+    : undefined;
 }
 
 /** Tokens a call reserved; `settle` gives back what it did not use (once). */
@@ -519,13 +622,20 @@ interface TokenReservation {
  * RATE_LIMITED with Retry-After. NB: as for request limits, a failing Redis lets the call through and says so in
  * the log; a failed release is logged and forgotten (the window ends within the minute).
  */
-async function admitTokens(deps: GovernedDeps, identity: Identity, prompt: string, maxTokens: number | undefined): Promise<TokenReservation | undefined> {
+async function admitTokens(
+  deps: GovernedDeps,
+  identity: Identity,
+  prompt: string,
+  maxTokens: number | undefined,
+): Promise<TokenReservation | undefined> {
   if (!deps.tokens) return undefined;
   const { limiter, perMinute } = deps.tokens;
   const cost = Math.min(perMinute, Math.ceil(prompt.length / 4) + (maxTokens ?? DEFAULT_MAX_TOKENS));
   let decision: RateLimitDecision;
   try {
-    decision = limiter.hitSync ? limiter.hitSync(identity.organizationId, cost) : await limiter.hit(identity.organizationId, cost);
+    decision = limiter.hitSync
+      ? limiter.hitSync(identity.organizationId, cost)
+      : await limiter.hit(identity.organizationId, cost);
   } catch (err) {
     if (!(err instanceof RateLimitStoreError)) throw err;
     deps.log.error({ err }, 'token limiter unavailable; allowing the call');
@@ -539,7 +649,9 @@ async function admitTokens(deps: GovernedDeps, identity: Identity, prompt: strin
         settled = true;
         const back = cost - Math.min(cost, Math.max(0, Math.ceil(used)));
         if (back <= 0) return;
-        limiter.release(identity.organizationId, back, decision.atMs).catch((err: unknown) => deps.log.warn({ err }, 'token reservation not released'));
+        limiter
+          .release(identity.organizationId, back, decision.atMs)
+          .catch((err: unknown) => deps.log.warn({ err }, 'token reservation not released'));
       },
     };
   }
@@ -548,7 +660,14 @@ async function admitTokens(deps: GovernedDeps, identity: Identity, prompt: strin
     'gateway',
     'RATE_LIMITED',
     `token limit of ${decision.limit} LLM tokens per minute exceeded for this organization (this call reserves ${cost}: prompt characters / 4 plus max_tokens)`,
-    { limit: decision.limit, period: `${decision.windowSec}s`, unit: 'tokens', requested: cost, remaining: decision.remaining, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
+    {
+      limit: decision.limit,
+      period: `${decision.windowSec}s`,
+      unit: 'tokens',
+      requested: cost,
+      remaining: decision.remaining,
+      reset_at: new Date(decision.resetAtSec * 1000).toISOString(),
+    },
     { headers: { 'retry-after': String(decision.retryAfterSec) } },
   );
 }

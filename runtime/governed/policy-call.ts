@@ -11,7 +11,13 @@ export function evaluatePolicies(policies: PolicyEvaluator, input: PolicyInput, 
     return policies.evaluate(input, scope);
   } catch (err) {
     if (err instanceof PolicyInputTooLargeError) {
-      throw new ApiError('gateway', 'POLICY_INPUT_TOO_LARGE', err.message, { bytes: err.bytes, max_bytes: err.maxBytes }, { cause: err });
+      throw new ApiError(
+        'gateway',
+        'POLICY_INPUT_TOO_LARGE',
+        err.message,
+        { bytes: err.bytes, max_bytes: err.maxBytes },
+        { cause: err },
+      );
     }
     throw err;
   }

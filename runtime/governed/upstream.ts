@@ -6,7 +6,10 @@ import type { Upstream } from './types.js';
  * A provider of the router as a governed call's upstream. Throws 503 PROVIDER_NOT_CONFIGURED when none of that name
  * (or none at all) is configured; the pipeline asks only once the input policies passed.
  */
-export function llmUpstream(router: LlmRouter | undefined, request: Omit<LlmRequest, 'signal'> & { provider?: string }): Upstream {
+export function llmUpstream(
+  router: LlmRouter | undefined,
+  request: Omit<LlmRequest, 'signal'> & { provider?: string },
+): Upstream {
   if (!router?.hasProvider(request.provider)) {
     throw new ApiError(
       'gateway',

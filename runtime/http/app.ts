@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Http2SecureServer } from 'node:http2';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyHttp2SecureOptions, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyHttp2SecureOptions,
+  type FastifyInstance,
+} from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { Surface } from '../../api/index.js';
 import type { BaseConfig } from '../config.js';
@@ -60,7 +65,8 @@ export function baseServerOptions(log: Logger, bodyLimitBytes: number, c: Connec
     genReqId: () => randomUUID(),
     // NB: per-request info logs would dominate the hot path; completion is logged at debug (createHttpApp).
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions) => new LazyChildLogger(logger as Logger, bindings, opts),
+    childLoggerFactory: (logger: FastifyBaseLogger, bindings: Bindings, opts: ChildLoggerOptions) =>
+      new LazyChildLogger(logger as Logger, bindings, opts),
   };
 }
 
@@ -96,23 +102,24 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     frameworkErrors: frameworkErrorAnswer(options.errorStyle),
   };
   // NB: fastify types an HTTP/2 instance apart from an HTTP/1 one; Steward's routes use neither's specifics.
-  const app = (
-    options.tls
-      ? Fastify({
-          ...(common as unknown as FastifyHttp2SecureOptions<Http2SecureServer>),
-          http2: true,
-          // The session idles out like a keep-alive connection.
-          http2SessionTimeout: c.keepAliveTimeoutMs,
-          https: { allowHTTP1: true, minVersion: 'TLSv1.3', cert: options.tls.cert, key: options.tls.key },
-        })
-      : Fastify({
-          ...common,
-          http: { headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs), connectionsCheckingInterval: checkEveryMs },
-          // Errors node's HTTP parser finds (malformed request, 431, 408) and fastify's routing errors (bad URL)
-          // answer in the surface's JSON shape with a code and a request id, like every other error.
-          clientErrorHandler: installClientErrorAnswers(options.surface, options.errorStyle, options.log),
-        })
-  ) as unknown as FastifyInstance;
+  const app = (options.tls
+    ? Fastify({
+        ...(common as unknown as FastifyHttp2SecureOptions<Http2SecureServer>),
+        http2: true,
+        // The session idles out like a keep-alive connection.
+        http2SessionTimeout: c.keepAliveTimeoutMs,
+        https: { allowHTTP1: true, minVersion: 'TLSv1.3', cert: options.tls.cert, key: options.tls.key },
+      })
+    : Fastify({
+        ...common,
+        http: {
+          headersTimeout: Math.min(c.headersTimeoutMs, c.requestTimeoutMs),
+          connectionsCheckingInterval: checkEveryMs,
+        },
+        // Errors node's HTTP parser finds (malformed request, 431, 408) and fastify's routing errors (bad URL)
+        // answer in the surface's JSON shape with a code and a request id, like every other error.
+        clientErrorHandler: installClientErrorAnswers(options.surface, options.errorStyle, options.log),
+      })) as unknown as FastifyInstance;
   app.server.maxConnections = c.maxConnections;
   installJsonParser(app, options.surface);
   installErrorHandling(app, options.surface, options.errorStyle);
@@ -124,7 +131,10 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
   app.addHook('onResponse', (req, reply, done) => {
     if (options.log.isLevelEnabled('debug')) {
-      req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request completed');
+      req.log.debug(
+        { method: req.method, url: req.url, status: reply.statusCode, ms: reply.elapsedTime },
+        'request completed',
+      );
     }
     done();
   });

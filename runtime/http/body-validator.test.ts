@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { auditRequest, createClientRequest, executeRequest, gatewayRequest, policyTestRequest, preCheckRequest } from '../../api/http/gateway.js';
+import {
+  auditRequest,
+  createClientRequest,
+  executeRequest,
+  gatewayRequest,
+  policyTestRequest,
+  preCheckRequest,
+} from '../../api/http/gateway.js';
 import { jsonObject, safeText } from '../../api/http/safe.js';
 import { bodyCheck } from './body-validator.js';
 
@@ -12,7 +19,14 @@ const bodies: unknown[] = [
   {},
   { client_id: 'app', user_token: 'u', query: 'What is the weather tomorrow?' },
   { client_id: 'app', user_token: 'u', query: '', context: { a: 1, b: [null] } },
-  { client_id: 'app', user_token: 'u', query: 'q', context: { user_role: 'agent' }, data_sources: ['db', 1], extra: { deep: true } },
+  {
+    client_id: 'app',
+    user_token: 'u',
+    query: 'q',
+    context: { user_role: 'agent' },
+    data_sources: ['db', 1],
+    extra: { deep: true },
+  },
   { client_id: '', user_token: 'u', query: 'q' },
   { client_id: ASTRAL, user_token: ASTRAL, query: ASTRAL },
   { client_id: 'app', user_token: 'u' },
@@ -23,7 +37,14 @@ const bodies: unknown[] = [
   { client_id: null, user_token: 'u', query: 'q' },
   { context_id: 'ctx_1' },
   { context_id: '' },
-  { context_id: 'ctx_1', client_id: 'app', latency_ms: 12.5, tokens: { prompt: 3, completion: 4 }, token_usage: { total_tokens: 7 }, metadata: { k: 'v' } },
+  {
+    context_id: 'ctx_1',
+    client_id: 'app',
+    latency_ms: 12.5,
+    tokens: { prompt: 3, completion: 4 },
+    token_usage: { total_tokens: 7 },
+    metadata: { k: 'v' },
+  },
   { context_id: 'ctx_1', latency_ms: -1 },
   { context_id: 'ctx_1', tokens: { prompt: 1.5 } },
   { context_id: 'ctx_1', tokens: { prompt: 1, other: 2 } },
@@ -55,7 +76,14 @@ const bodies: unknown[] = [
   { name: 'app', description: '\ud83d' },
 ];
 
-const schemas: Record<string, z.ZodType> = { preCheckRequest, auditRequest, policyTestRequest, createClientRequest, executeRequest, gatewayRequest };
+const schemas: Record<string, z.ZodType> = {
+  preCheckRequest,
+  auditRequest,
+  policyTestRequest,
+  createClientRequest,
+  executeRequest,
+  gatewayRequest,
+};
 
 describe('bodyCheck', () => {
   it('is compiled for the pre-check and audit bodies, the gateway hot path', () => {
@@ -77,24 +105,34 @@ describe('bodyCheck', () => {
     expect(bodyCheck(z.object({ a: z.literal(1n) }))).toBeUndefined();
   });
 
-  it.each(Object.entries(schemas))('accepts only what zod accepts, and zod returns it unchanged (%s)', (_name, schema) => {
-    const check = bodyCheck(schema);
-    let accepted = 0;
-    for (const body of bodies) {
-      const parsed = schema.safeParse(body);
-      if (check === undefined || !check(body)) continue;
-      accepted++;
-      expect(parsed.success, JSON.stringify(body)).toBe(true);
-      expect(parsed.data, JSON.stringify(body)).toStrictEqual(body);
-    }
-    if (check !== undefined) expect(accepted).toBeGreaterThan(0);
-  });
+  it.each(Object.entries(schemas))(
+    'accepts only what zod accepts, and zod returns it unchanged (%s)',
+    (_name, schema) => {
+      const check = bodyCheck(schema);
+      let accepted = 0;
+      for (const body of bodies) {
+        const parsed = schema.safeParse(body);
+        if (check === undefined || !check(body)) continue;
+        accepted++;
+        expect(parsed.success, JSON.stringify(body)).toBe(true);
+        expect(parsed.data, JSON.stringify(body)).toStrictEqual(body);
+      }
+      if (check !== undefined) expect(accepted).toBeGreaterThan(0);
+    },
+  );
 
   it('is compiled for a u-flagged pattern and a recursive JSON value, and agrees with zod on them', () => {
     const schema = z.object({ a: safeText(), m: jsonObject().optional() });
     const check = bodyCheck(schema)!;
     expect(check).toBeTypeOf('function');
-    const cases = [{ a: ASTRAL }, { a: 'x\u0000' }, { a: '\ud800' }, { a: 'ok', m: { k: [[{ v: ASTRAL }]] } }, { a: 'ok', m: { k: [[{ v: '\udfff' }]] } }, { a: 'ok', m: { ['\u0000']: 1 } }];
+    const cases = [
+      { a: ASTRAL },
+      { a: 'x\u0000' },
+      { a: '\ud800' },
+      { a: 'ok', m: { k: [[{ v: ASTRAL }]] } },
+      { a: 'ok', m: { k: [[{ v: '\udfff' }]] } },
+      { a: 'ok', m: { ['\u0000']: 1 } },
+    ];
     for (const body of cases) expect(check(body), JSON.stringify(body)).toBe(schema.safeParse(body).success);
   });
 
@@ -110,7 +148,14 @@ describe('bodyCheck', () => {
   it('counts code points, as zod does', () => {
     const schema = z.object({ a: z.string().min(1).max(2), b: z.array(z.string()).max(1).optional() });
     const check = bodyCheck(schema)!;
-    for (const body of [{ a: ASTRAL }, { a: ASTRAL + ASTRAL }, { a: '\ud800x' }, { a: '' }, { a: ASTRAL.repeat(3) }, { a: 'x', b: ['1', '2'] }]) {
+    for (const body of [
+      { a: ASTRAL },
+      { a: ASTRAL + ASTRAL },
+      { a: '\ud800x' },
+      { a: '' },
+      { a: ASTRAL.repeat(3) },
+      { a: 'x', b: ['1', '2'] },
+    ]) {
       expect(check(body), JSON.stringify(body)).toBe(schema.safeParse(body).success);
     }
   });

@@ -91,7 +91,11 @@ function exact(schema: z.ZodType, seen = new Set<z.ZodType>()): boolean {
     case 'record':
       return sub(def.keyType!) && sub(def.valueType!);
     case 'object':
-      return checks.length === 0 && Object.values(def.shape!).every(sub) && (def.catchall === undefined || sub(def.catchall) || defOf(def.catchall).type === 'never');
+      return (
+        checks.length === 0 &&
+        Object.values(def.shape!).every(sub) &&
+        (def.catchall === undefined || sub(def.catchall) || defOf(def.catchall).type === 'never')
+      );
     case 'union':
       return checks.length === 0 && def.options!.every(sub);
     default:

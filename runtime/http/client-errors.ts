@@ -7,9 +7,17 @@ import type { Logger } from '../../platform/log.js';
 import { errorBody, type ErrorStyle } from './error-handler.js';
 
 /** What node's HTTP parser reports, as a catalogue code (present in every surface's catalogue). */
-function clientErrorCode(code: string | undefined): { code: 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE' | 'INVALID_REQUEST'; message: string } {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'REQUEST_TIMEOUT', message: 'the request did not arrive within the server timeout; the connection is closed' };
-  if (code === 'HPE_HEADER_OVERFLOW') return { code: 'HEADERS_TOO_LARGE', message: 'the request headers exceed the server limit' };
+function clientErrorCode(code: string | undefined): {
+  code: 'REQUEST_TIMEOUT' | 'HEADERS_TOO_LARGE' | 'INVALID_REQUEST';
+  message: string;
+} {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      code: 'REQUEST_TIMEOUT',
+      message: 'the request did not arrive within the server timeout; the connection is closed',
+    };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { code: 'HEADERS_TOO_LARGE', message: 'the request headers exceed the server limit' };
   return { code: 'INVALID_REQUEST', message: 'malformed HTTP request' };
 }
 
@@ -43,6 +51,12 @@ export function frameworkErrorAnswer(style: ErrorStyle) {
     void reply
       .code(400)
       .header('x-request-id', req.id)
-      .send(errorBody(style, { code: 'INVALID_REQUEST', message: `the request URL cannot be routed (${error.code ?? error.name})`, requestId: req.id }));
+      .send(
+        errorBody(style, {
+          code: 'INVALID_REQUEST',
+          message: `the request URL cannot be routed (${error.code ?? error.name})`,
+          requestId: req.id,
+        }),
+      );
   };
 }

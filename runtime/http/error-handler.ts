@@ -23,11 +23,20 @@ const agentErrorBody = (e: ErrorFields, requestId: string): Record<string, unkno
 /** `{success: false, error: {code, message, details?, request_id, timestamp}}`. */
 const envelopeErrorBody = (e: ErrorFields, requestId: string): Record<string, unknown> => ({
   success: false,
-  error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), request_id: requestId, timestamp: new Date().toISOString() },
+  error: {
+    code: e.code,
+    message: e.message,
+    ...(e.details ? { details: e.details } : {}),
+    request_id: requestId,
+    timestamp: new Date().toISOString(),
+  },
 });
 
 /** The renderer of each style. */
-export const ERROR_BODIES = { agent: agentErrorBody, envelope: envelopeErrorBody } as const satisfies Record<ErrorStyle, ErrorBodyRenderer>;
+export const ERROR_BODIES = { agent: agentErrorBody, envelope: envelopeErrorBody } as const satisfies Record<
+  ErrorStyle,
+  ErrorBodyRenderer
+>;
 
 export interface ErrorBodyInput extends ErrorFields {
   requestId: string;
@@ -43,9 +52,13 @@ export function errorBody(style: ErrorStyle, input: ErrorBodyInput): Record<stri
 export function installErrorHandling(app: FastifyInstance, surface: Surface, style: ErrorStyle): void {
   installErrorHandler(app, surface, style);
   app.setNotFoundHandler((req, reply) => {
-    void reply
-      .code(404)
-      .send(errorBody(style, { code: 'NOT_FOUND', message: `no route ${req.method} ${echo(req.url.split('?')[0]!)}`, requestId: req.id }));
+    void reply.code(404).send(
+      errorBody(style, {
+        code: 'NOT_FOUND',
+        message: `no route ${req.method} ${echo(req.url.split('?')[0]!)}`,
+        requestId: req.id,
+      }),
+    );
   });
 }
 
@@ -54,7 +67,11 @@ export function installErrorHandling(app: FastifyInstance, surface: Surface, sty
  * orchestrator's `/orchestrator/*` routes) or body shape (the provider-compatible routes, which pass their mapping
  * and renderer): errors of other surfaces are answered with this surface's code for them (error-model.ts).
  */
-export function installErrorHandler(app: FastifyInstance, surface: Surface | ErrorMapping, style: ErrorStyle | ErrorBodyRenderer): void {
+export function installErrorHandler(
+  app: FastifyInstance,
+  surface: Surface | ErrorMapping,
+  style: ErrorStyle | ErrorBodyRenderer,
+): void {
   const render: ErrorBodyRenderer = typeof style === 'function' ? style : ERROR_BODIES[style];
   const mapping: ErrorMapping = typeof surface === 'string' ? { surface } : surface;
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {

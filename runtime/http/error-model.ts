@@ -7,7 +7,13 @@ import type { FastifyError } from 'fastify';
 import type { ErrorCode, Surface } from '../../api/index.js';
 import { isConnectorError } from '../connectors/errors.js';
 import { AuditFailedError, PolicyBlockedError } from '../governed/errors.js';
-import { LlmAbortedError, LlmNotConfiguredError, LlmProviderError, LlmTimeoutError, LlmValidationError } from '../llm/errors.js';
+import {
+  LlmAbortedError,
+  LlmNotConfiguredError,
+  LlmProviderError,
+  LlmTimeoutError,
+  LlmValidationError,
+} from '../llm/errors.js';
 import { ApiError, echo, fastifyErrorCode, inSurface } from './errors.js';
 
 /** How much of a connector's (driver's) message an answer repeats. */
@@ -71,7 +77,8 @@ export function httpErrorOf(thrown: unknown, mapping: ErrorMapping, log?: ErrorL
     if (err.status >= 500) log?.error({ err, code: err.code }, 'request failed');
     return bounded(apiErrorOf(err, mapping.passUpstream ?? false));
   }
-  if ((err as FastifyError | undefined)?.validation) return bounded({ status: 400, code: 'INVALID_REQUEST', message: err.message });
+  if ((err as FastifyError | undefined)?.validation)
+    return bounded({ status: 400, code: 'INVALID_REQUEST', message: err.message });
   const mapped = err ? fastifyErrorCode(err as FastifyError, mapping.surface) : undefined;
   // NB: fastify's messages repeat input (the Content-Type, a JSON fragment): bounded like every echo.
   if (mapped) return { ...mapped, message: echo(err.message, 200) };
@@ -85,19 +92,45 @@ export function httpErrorOf(thrown: unknown, mapping: ErrorMapping, log?: ErrorL
  */
 export function asApiError(err: unknown): unknown {
   if (err instanceof ApiError) return err;
-  if (err instanceof PolicyBlockedError) return new ApiError('gateway', 'POLICY_VIOLATION', err.message, err.details, { cause: err });
-  if (err instanceof AuditFailedError) return new ApiError('gateway', 'AUDIT_FAILED', err.message, { audit_id: err.auditId }, { cause: err });
-  if (err instanceof LlmValidationError) return new ApiError('gateway', 'INVALID_REQUEST', err.message, { field: err.field }, { cause: err });
-  if (err instanceof LlmNotConfiguredError) return new ApiError('gateway', 'PROVIDER_NOT_CONFIGURED', err.message, undefined, { cause: err });
-  if (err instanceof LlmTimeoutError) return new ApiError('gateway', 'PROVIDER_TIMEOUT', err.message, { provider: err.provider, timeout_ms: err.timeoutMs }, { cause: err });
+  if (err instanceof PolicyBlockedError)
+    return new ApiError('gateway', 'POLICY_VIOLATION', err.message, err.details, { cause: err });
+  if (err instanceof AuditFailedError)
+    return new ApiError('gateway', 'AUDIT_FAILED', err.message, { audit_id: err.auditId }, { cause: err });
+  if (err instanceof LlmValidationError)
+    return new ApiError('gateway', 'INVALID_REQUEST', err.message, { field: err.field }, { cause: err });
+  if (err instanceof LlmNotConfiguredError)
+    return new ApiError('gateway', 'PROVIDER_NOT_CONFIGURED', err.message, undefined, { cause: err });
+  if (err instanceof LlmTimeoutError)
+    return new ApiError(
+      'gateway',
+      'PROVIDER_TIMEOUT',
+      err.message,
+      { provider: err.provider, timeout_ms: err.timeoutMs },
+      { cause: err },
+    );
   if (err instanceof LlmProviderError) {
-    return new ApiError('gateway', 'PROVIDER_ERROR', `the LLM provider ${err.provider} failed: ${err.message}`, { provider: err.provider, status: err.status }, { cause: err });
+    return new ApiError(
+      'gateway',
+      'PROVIDER_ERROR',
+      `the LLM provider ${err.provider} failed: ${err.message}`,
+      { provider: err.provider, status: err.status },
+      { cause: err },
+    );
   }
   if (isConnectorError(err)) {
     // NB: ConnectorError codes are gateway codes of the same name; driver messages can repeat a parameter or a
     // token of the statement, so they are bounded like every echo of input.
-    const details = { ...(err.connector ? { connector: echo(err.connector) } : {}), ...(err.reason ? { reason: err.reason } : {}) };
-    return new ApiError('gateway', err.code, echo(err.message, CONNECTOR_MESSAGE_CHARS), Object.keys(details).length ? details : undefined, { cause: err });
+    const details = {
+      ...(err.connector ? { connector: echo(err.connector) } : {}),
+      ...(err.reason ? { reason: err.reason } : {}),
+    };
+    return new ApiError(
+      'gateway',
+      err.code,
+      echo(err.message, CONNECTOR_MESSAGE_CHARS),
+      Object.keys(details).length ? details : undefined,
+      { cause: err },
+    );
   }
   return err;
 }
@@ -107,9 +140,18 @@ function apiErrorOf(err: ApiError, passUpstream: boolean): HttpError {
   const upstream = err.cause instanceof LlmProviderError ? err.cause : undefined;
   const upstreamStatus = passUpstream && err.code === 'PROVIDER_ERROR' ? upstream?.status : undefined;
   const status = upstreamStatus !== undefined && PASSED_THROUGH.has(upstreamStatus) ? upstreamStatus : err.status;
-  const retryAfter = status === 429 && upstream?.retryAfterSec !== undefined ? { 'retry-after': String(upstream.retryAfterSec) } : undefined;
+  const retryAfter =
+    status === 429 && upstream?.retryAfterSec !== undefined
+      ? { 'retry-after': String(upstream.retryAfterSec) }
+      : undefined;
   const headers = err.headers || retryAfter ? { ...err.headers, ...retryAfter } : undefined;
-  return { status, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}), ...(headers ? { headers } : {}) };
+  return {
+    status,
+    code: err.code,
+    message: err.message,
+    ...(err.details ? { details: err.details } : {}),
+    ...(headers ? { headers } : {}),
+  };
 }
 
 /** The error with its message cut to `MAX_MESSAGE_CHARS`. */
@@ -125,7 +167,13 @@ export interface ErrorAnswer {
 }
 
 /** The answer to one error in a surface's catalogue and body shape; undefined when the client went away. */
-export function errorAnswer(err: unknown, mapping: ErrorMapping, render: ErrorBodyRenderer, requestId: string, log?: ErrorLog): ErrorAnswer | undefined {
+export function errorAnswer(
+  err: unknown,
+  mapping: ErrorMapping,
+  render: ErrorBodyRenderer,
+  requestId: string,
+  log?: ErrorLog,
+): ErrorAnswer | undefined {
   if (isClientClosed(err)) return undefined;
   const e = httpErrorOf(err, mapping, log);
   return { status: e.status, ...(e.headers ? { headers: e.headers } : {}), body: render(e, requestId) };

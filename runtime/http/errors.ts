@@ -37,7 +37,9 @@ export function inCatalogue<S extends Surface>(surface: S, code: string): code i
 /** The surface's code for a status its catalogue gives another code (the first code of that status). */
 function codeOfStatus<S extends Surface>(surface: S, status: number): SurfaceErrorCode<S> {
   const catalogue = ERROR_CATALOGUES[surface] as Record<string, { status: number }>;
-  const code = Object.keys(catalogue).find((c) => catalogue[c]!.status === status) ?? (status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR');
+  const code =
+    Object.keys(catalogue).find((c) => catalogue[c]!.status === status) ??
+    (status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR');
   return code as SurfaceErrorCode<S>;
 }
 
@@ -70,11 +72,19 @@ export function echo(input: string, max = ECHO_MAX_CHARS): string {
  * fastify's errors of reading a body as JSON (invalid, empty, shorter or longer than its Content-Length): the
  * surface's INVALID_JSON where its catalogue has one, else INVALID_REQUEST.
  */
-const UNREADABLE_JSON: ReadonlySet<string> = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_CONTENT_LENGTH']);
+const UNREADABLE_JSON: ReadonlySet<string> = new Set([
+  'FST_ERR_CTP_INVALID_JSON_BODY',
+  'FST_ERR_CTP_EMPTY_JSON_BODY',
+  'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
+]);
 
 /** fastify's own errors (by their `code`, or a 400 `statusCode`), as catalogue codes every surface has (INVALID_JSON where it has it). */
-export function fastifyErrorCode(err: { code?: string; statusCode?: number }, surface: Surface): { code: SurfaceErrorCode<Surface> | 'INVALID_JSON'; status: number } | undefined {
-  if (err.code !== undefined && UNREADABLE_JSON.has(err.code)) return { code: inCatalogue(surface, 'INVALID_JSON') ? 'INVALID_JSON' : 'INVALID_REQUEST', status: 400 };
+export function fastifyErrorCode(
+  err: { code?: string; statusCode?: number },
+  surface: Surface,
+): { code: SurfaceErrorCode<Surface> | 'INVALID_JSON'; status: number } | undefined {
+  if (err.code !== undefined && UNREADABLE_JSON.has(err.code))
+    return { code: inCatalogue(surface, 'INVALID_JSON') ? 'INVALID_JSON' : 'INVALID_REQUEST', status: 400 };
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { code: 'PAYLOAD_TOO_LARGE', status: 413 };

@@ -47,7 +47,15 @@ export function installJsonParser(app: FastifyInstance, surface: Surface, maxDep
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (jsonDepthExceeds(body as string, maxDepth)) {
-      return done(new ApiError(surface, 'INVALID_REQUEST', `the JSON body nests objects or arrays deeper than ${maxDepth} levels`, { max_depth: maxDepth }), undefined);
+      return done(
+        new ApiError(
+          surface,
+          'INVALID_REQUEST',
+          `the JSON body nests objects or arrays deeper than ${maxDepth} levels`,
+          { max_depth: maxDepth },
+        ),
+        undefined,
+      );
     }
     parse(req, body as string, done);
   });

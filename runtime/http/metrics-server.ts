@@ -20,15 +20,28 @@ export interface MetricsServerOptions {
  * is an operator, not a tenant: it sees the process's figures, every organization's. Built, not started.
  */
 export function buildMetricsServer(options: MetricsServerOptions): FastifyInstance {
-  const app = createHttpApp({ log: options.log, bodyLimitBytes: 1024, surface: 'gateway', errorStyle: 'agent', connections: options.connections });
+  const app = createHttpApp({
+    log: options.log,
+    bodyLimitBytes: 1024,
+    surface: 'gateway',
+    errorStyle: 'agent',
+    connections: options.connections,
+  });
   const matches = bearerTokenMatcher(options.token);
   void app.register(httpMetrics, { telemetry: options.telemetry, server: 'metrics' });
   void app.register(routeAuth, {
     surface: 'gateway',
     check: (req) => {
-      if (!matches(req.headers.authorization)) throw new ApiError('gateway', 'UNAUTHORIZED', 'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>');
+      if (!matches(req.headers.authorization))
+        throw new ApiError(
+          'gateway',
+          'UNAUTHORIZED',
+          'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>',
+        );
     },
   });
-  void app.register(async (scope) => prometheusRoute(scope, options.telemetry, { require: options.token ? 'operator' : 'none' }));
+  void app.register(async (scope) =>
+    prometheusRoute(scope, options.telemetry, { require: options.token ? 'operator' : 'none' }),
+  );
   return app;
 }

@@ -51,7 +51,11 @@ export const httpMetrics = fp(httpMetricsPlugin, { name: 'steward-http-metrics' 
  * 'operator' (an operator token, or community mode): the figures cover every organization at once. The metrics
  * port (`STEWARD_METRICS_PORT`) serves the same text to scrapers.
  */
-export function prometheusRoute(app: FastifyInstance, telemetry: StewardTelemetry, auth: RouteAuth = { require: 'operator' }): void {
+export function prometheusRoute(
+  app: FastifyInstance,
+  telemetry: StewardTelemetry,
+  auth: RouteAuth = { require: 'operator' },
+): void {
   app.get('/metrics/prometheus', { config: { auth } }, async (_req, reply) => {
     const { contentType, text } = await telemetry.scrape();
     return reply.type(contentType).send(text);

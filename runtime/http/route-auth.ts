@@ -51,7 +51,8 @@ const routeAuthPlugin: FastifyPluginAsync<RouteAuthOptions> = async (app, { surf
     const auth = req.routeOptions.config?.auth;
     let pending: void | Promise<void>;
     try {
-      if (!auth) throw new ApiError(surface, 'INTERNAL_ERROR', `route ${req.routeOptions.url} declares no credential rule`);
+      if (!auth)
+        throw new ApiError(surface, 'INTERNAL_ERROR', `route ${req.routeOptions.url} declares no credential rule`);
       if (auth.require === 'none') return done();
       pending = check(req, reply, auth);
     } catch (err) {

@@ -6,7 +6,10 @@ import { z } from 'zod';
  * fast-json-stringify) do not take. `unrepresentable: 'any'` writes a part JSON Schema cannot state as `{}`.
  */
 export function outputJsonSchema(schema: z.ZodType, unrepresentable: 'any' | 'throw'): Record<string, unknown> {
-  const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable }) as Record<string, unknown>;
+  const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'output', unrepresentable }) as Record<
+    string,
+    unknown
+  >;
   return json;
 }
 

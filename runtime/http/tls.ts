@@ -3,7 +3,10 @@ import { StartupError } from '../../platform/startup-error.js';
 import type { HttpTls } from './app.js';
 
 /** The certificate and key of STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE, or undefined when neither is set. */
-export async function readTlsSettings(config: { STEWARD_TLS_CERT_FILE?: string; STEWARD_TLS_KEY_FILE?: string }): Promise<HttpTls | undefined> {
+export async function readTlsSettings(config: {
+  STEWARD_TLS_CERT_FILE?: string;
+  STEWARD_TLS_KEY_FILE?: string;
+}): Promise<HttpTls | undefined> {
   if (config.STEWARD_TLS_CERT_FILE === undefined || config.STEWARD_TLS_KEY_FILE === undefined) return undefined;
   const [cert, key] = await Promise.all([
     readSettingFile('STEWARD_TLS_CERT_FILE', config.STEWARD_TLS_CERT_FILE),

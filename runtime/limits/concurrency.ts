@@ -4,7 +4,8 @@ import { checkKeyAndCost } from './windows.js';
 import { RateLimitInputError, type Clock, type ConcurrencyLimiter, type ConcurrencyResult } from './types.js';
 
 function checkLimit(limit: number): number {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000) throw new RateLimitInputError('limit', 'must be an integer from 1 to 1000000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)
+    throw new RateLimitInputError('limit', 'must be an integer from 1 to 1000000');
   return limit;
 }
 
@@ -111,7 +112,8 @@ export class RedisConcurrencyLimiter implements ConcurrencyLimiter {
     this.leaseTtlMs = options.leaseTtlMs ?? 15 * 60_000;
     this.now = options.now;
     this.timeoutMs = options.timeoutMs ?? 1000;
-    if (!Number.isInteger(this.leaseTtlMs) || this.leaseTtlMs < 1000) throw new RateLimitInputError('leaseTtlMs', 'must be an integer ≥ 1000');
+    if (!Number.isInteger(this.leaseTtlMs) || this.leaseTtlMs < 1000)
+      throw new RateLimitInputError('leaseTtlMs', 'must be an integer ≥ 1000');
   }
 
   async tryAcquire(key: string, limit = this.defaultLimit): Promise<ConcurrencyResult> {
@@ -120,7 +122,10 @@ export class RedisConcurrencyLimiter implements ConcurrencyLimiter {
     const redisKey = this.prefix + key;
     const leaseId = randomUUID();
     const clock = this.now ? String(this.now()) : '';
-    const [acquired, active] = integers(await runAcquire(this.redis, [redisKey], [limit, leaseId, this.leaseTtlMs, clock], this.timeoutMs), 2);
+    const [acquired, active] = integers(
+      await runAcquire(this.redis, [redisKey], [limit, leaseId, this.leaseTtlMs, clock], this.timeoutMs),
+      2,
+    );
     if (acquired !== 1) return { acquired: false, active: active!, limit };
     let released = false;
     const release = async () => {

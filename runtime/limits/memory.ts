@@ -104,7 +104,12 @@ export class MemoryRateLimiter implements RateLimiter {
     return decide(windows, counts, cost, allowed, nowMs);
   }
 
-  async release(key: string, cost: number, atMs: number, windows: readonly RateLimitWindow[] = this.windows): Promise<void> {
+  async release(
+    key: string,
+    cost: number,
+    atMs: number,
+    windows: readonly RateLimitWindow[] = this.windows,
+  ): Promise<void> {
     this.releaseSync(key, cost, atMs, windows);
   }
 
@@ -115,7 +120,8 @@ export class MemoryRateLimiter implements RateLimiter {
     if (entry === undefined || cost === 0) return;
     for (const w of windows) {
       const slot = entry.windowSec.indexOf(w.windowSec);
-      if (slot >= 0 && entry.index[slot] === windowIndex(atMs, w.windowSec)) entry.count[slot] = Math.max(0, entry.count[slot]! - cost);
+      if (slot >= 0 && entry.index[slot] === windowIndex(atMs, w.windowSec))
+        entry.count[slot] = Math.max(0, entry.count[slot]! - cost);
     }
   }
 

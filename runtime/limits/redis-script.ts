@@ -14,7 +14,9 @@ export interface RedisScriptClient {
  * Runs a Lua script by its SHA1 and sends the source only when the server does not have it cached (after a
  * restart or failover), bounded by a timeout.
  */
-export function redisScript(source: string): (client: RedisScriptClient, keys: string[], args: (string | number)[], timeoutMs: number) => Promise<unknown> {
+export function redisScript(
+  source: string,
+): (client: RedisScriptClient, keys: string[], args: (string | number)[], timeoutMs: number) => Promise<unknown> {
   const sha = createHash('sha1').update(source).digest('hex');
   return async (client, keys, args, timeoutMs) => {
     const run = async () => {
@@ -30,7 +32,10 @@ export function redisScript(source: string): (client: RedisScriptClient, keys: s
       return await Promise.race([
         run(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new RateLimitStoreError(`redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(
+            () => reject(new RateLimitStoreError(`redis did not answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
         }),
       ]);
     } catch (err) {
@@ -44,7 +49,11 @@ export function redisScript(source: string): (client: RedisScriptClient, keys: s
 
 /** Reads an integer array reply. */
 export function integers(reply: unknown, length: number): number[] {
-  if (!Array.isArray(reply) || reply.length !== length || !reply.every((v) => typeof v === 'number' || typeof v === 'string')) {
+  if (
+    !Array.isArray(reply) ||
+    reply.length !== length ||
+    !reply.every((v) => typeof v === 'number' || typeof v === 'string')
+  ) {
     throw new RateLimitStoreError(`unexpected redis reply: ${JSON.stringify(reply)?.slice(0, 200)}`);
   }
   return reply.map(Number);

@@ -124,7 +124,12 @@ export class RedisRateLimiter implements RateLimiter {
     return decide(windows, reply.slice(2), cost, reply[0] === 1, reply[1]!);
   }
 
-  async release(key: string, cost: number, atMs: number, windows: readonly RateLimitWindow[] = this.windows): Promise<void> {
+  async release(
+    key: string,
+    cost: number,
+    atMs: number,
+    windows: readonly RateLimitWindow[] = this.windows,
+  ): Promise<void> {
     checkKeyAndCost(key, cost);
     if (windows !== this.windows) checkWindows(windows);
     if (cost === 0) return;

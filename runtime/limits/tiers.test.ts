@@ -23,8 +23,22 @@ describe('tiers', () => {
 
 describe('rateLimitHeaders', () => {
   it('gives limit, remaining and reset, and Retry-After only when refused', () => {
-    const allowed = { allowed: true, limit: 100, remaining: 99, resetAtSec: 1_700_000_060, retryAfterSec: 0, windowSec: 60, atMs: 1_700_000_010_000 };
-    expect(rateLimitHeaders(allowed)).toEqual({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '99', 'X-RateLimit-Reset': '1700000060' });
-    expect(rateLimitHeaders({ ...allowed, allowed: false, remaining: 0, retryAfterSec: 12 })).toMatchObject({ 'Retry-After': '12' });
+    const allowed = {
+      allowed: true,
+      limit: 100,
+      remaining: 99,
+      resetAtSec: 1_700_000_060,
+      retryAfterSec: 0,
+      windowSec: 60,
+      atMs: 1_700_000_010_000,
+    };
+    expect(rateLimitHeaders(allowed)).toEqual({
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '99',
+      'X-RateLimit-Reset': '1700000060',
+    });
+    expect(rateLimitHeaders({ ...allowed, allowed: false, remaining: 0, retryAfterSec: 12 })).toMatchObject({
+      'Retry-After': '12',
+    });
   });
 });

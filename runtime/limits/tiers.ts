@@ -10,11 +10,12 @@ export const AGENT_RATE_WINDOWS: readonly RateLimitWindow[] = Object.freeze([
 export type PlanTier = 'community' | 'professional' | 'enterprise';
 
 /** Plan surface limits per tier, from the service reference. */
-export const PLAN_TIER_LIMITS: Readonly<Record<PlanTier, { requestsPerMinute: number; concurrentPlans: number }>> = Object.freeze({
-  community: { requestsPerMinute: 60, concurrentPlans: 5 },
-  professional: { requestsPerMinute: 300, concurrentPlans: 25 },
-  enterprise: { requestsPerMinute: 1000, concurrentPlans: 100 },
-});
+export const PLAN_TIER_LIMITS: Readonly<Record<PlanTier, { requestsPerMinute: number; concurrentPlans: number }>> =
+  Object.freeze({
+    community: { requestsPerMinute: 60, concurrentPlans: 5 },
+    professional: { requestsPerMinute: 300, concurrentPlans: 25 },
+    enterprise: { requestsPerMinute: 1000, concurrentPlans: 100 },
+  });
 
 /** The plan tier of a license tier; no license is Community. Enterprise Plus has Enterprise's limits. */
 export function planTierOf(license: LicenseTier | undefined): PlanTier {

@@ -11,11 +11,13 @@ export function checkWindows(windows: readonly RateLimitWindow[]): readonly Rate
   }
   const seen = new Set<number>();
   windows.forEach((w, i) => {
-    if (!Number.isInteger(w?.limit) || w.limit < 1) throw new RateLimitInputError(`windows[${i}].limit`, 'must be an integer ≥ 1');
+    if (!Number.isInteger(w?.limit) || w.limit < 1)
+      throw new RateLimitInputError(`windows[${i}].limit`, 'must be an integer ≥ 1');
     if (!Number.isInteger(w.windowSec) || w.windowSec < 1 || w.windowSec > MAX_WINDOW_SEC) {
       throw new RateLimitInputError(`windows[${i}].windowSec`, `must be an integer from 1 to ${MAX_WINDOW_SEC}`);
     }
-    if (seen.has(w.windowSec)) throw new RateLimitInputError(`windows[${i}].windowSec`, `duplicate window of ${w.windowSec}s`);
+    if (seen.has(w.windowSec))
+      throw new RateLimitInputError(`windows[${i}].windowSec`, `duplicate window of ${w.windowSec}s`);
     seen.add(w.windowSec);
   });
   return windows;
@@ -39,7 +41,13 @@ export function windowIndex(nowMs: number, windowSec: number): number {
  * The decision both implementations report, from each window's count after the hit (or, when refused, the
  * unchanged count). Shared so memory and Redis cannot drift apart.
  */
-export function decide(windows: readonly RateLimitWindow[], counts: ArrayLike<number>, cost: number, allowed: boolean, nowMs: number): RateLimitDecision {
+export function decide(
+  windows: readonly RateLimitWindow[],
+  counts: ArrayLike<number>,
+  cost: number,
+  allowed: boolean,
+  nowMs: number,
+): RateLimitDecision {
   let pick = -1;
   let pickRemaining = 0;
   let pickReset = 0;

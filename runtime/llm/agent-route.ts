@@ -38,24 +38,36 @@ const SETTING: Record<string, string> = {
   ollama: 'OLLAMA_HOST',
 };
 
-const ANY_PROVIDER = 'set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST (or STEWARD_LLM_ECHO=true for development)';
+const ANY_PROVIDER =
+  'set OPENAI_API_KEY, ANTHROPIC_API_KEY, STEWARD_BEDROCK_REGION or OLLAMA_HOST (or STEWARD_LLM_ECHO=true for development)';
 
-export function routeAgentLlm(spec: AgentLlmSpec | undefined, router: Pick<LlmRouter, 'hasProvider' | 'get' | 'defaultName'>): AgentLlmResolution {
-  if (spec !== undefined && router.hasProvider(spec.provider)) return { provider: router.get(spec.provider).name, model: spec.model, fallback: false };
+export function routeAgentLlm(
+  spec: AgentLlmSpec | undefined,
+  router: Pick<LlmRouter, 'hasProvider' | 'get' | 'defaultName'>,
+): AgentLlmResolution {
+  if (spec !== undefined && router.hasProvider(spec.provider))
+    return { provider: router.get(spec.provider).name, model: spec.model, fallback: false };
   const fallbackAllowed = spec?.fallback !== false;
   if (fallbackAllowed && router.defaultName !== undefined) {
-    return spec === undefined ? { provider: router.defaultName, fallback: false } : { provider: router.defaultName, fallback: true, requested: spec.provider };
+    return spec === undefined
+      ? { provider: router.defaultName, fallback: false }
+      : { provider: router.defaultName, fallback: true, requested: spec.provider };
   }
   if (spec === undefined) return { missing: `an LLM provider, and none is configured: ${ANY_PROVIDER}` };
   const setting = `set ${SETTING[spec.provider] ?? 'its settings'}`;
   return fallbackAllowed
-    ? { missing: `the LLM provider ${spec.provider}, and no provider is configured: ${setting}, or any provider for a fallback (${ANY_PROVIDER})` }
-    : { missing: `the LLM provider ${spec.provider}, which is not configured (spec.llm.fallback is false): ${setting}` };
+    ? {
+        missing: `the LLM provider ${spec.provider}, and no provider is configured: ${setting}, or any provider for a fallback (${ANY_PROVIDER})`,
+      }
+    : {
+        missing: `the LLM provider ${spec.provider}, which is not configured (spec.llm.fallback is false): ${setting}`,
+      };
 }
 
 /** The start-up warning of an agent that runs on a fallback or has no provider, or undefined when it has its own. */
 export function routeWarning(agent: string, route: AgentLlmResolution): string | undefined {
-  if ('missing' in route) return `agent ${agent} has no LLM provider: its LLM steps fail with PROVIDER_NOT_CONFIGURED until there is ${route.missing}`;
+  if ('missing' in route)
+    return `agent ${agent} has no LLM provider: its LLM steps fail with PROVIDER_NOT_CONFIGURED until there is ${route.missing}`;
   if (!route.fallback) return undefined;
   return `agent ${agent} names the LLM provider ${route.requested}, which is not configured: it runs on the default provider ${route.provider} (spec.llm.fallback: false makes it fail instead)`;
 }

@@ -31,7 +31,8 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
   const adapter: Adapter = {
     check(req, provider) {
       // Structured output (`output_config.format`) takes a schema only; there is no "any JSON object" mode.
-      if (req.responseFormat?.type === 'json_object') throw unsupported(provider, 'responseFormat.type', 'json_object (use json_schema)');
+      if (req.responseFormat?.type === 'json_object')
+        throw unsupported(provider, 'responseFormat.type', 'json_object (use json_schema)');
     },
     async send(req, signal) {
       const res = await client.messages.create(
@@ -44,7 +45,9 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
         throw new LlmProviderError(name, 'INVALID_RESPONSE', 'the answer is not a message');
       }
       const text = res.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-      const toolCalls = res.content.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : []));
+      const toolCalls = res.content.flatMap((b) =>
+        b.type === 'tool_use' ? [{ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) }] : [],
+      );
       const u = res.usage;
       // NB: input_tokens excludes cache reads and writes; all three are input the provider processed.
       const promptTokens = sumOf(u?.input_tokens, u?.cache_creation_input_tokens, u?.cache_read_input_tokens);
@@ -59,10 +62,14 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
       };
     },
     async openStream(req, signal) {
-      const events = await client.messages.create({ ...wireRequest(name, req), stream: true }, { signal, timeout: req.timeoutMs + 1000, maxRetries: 0 });
+      const events = await client.messages.create(
+        { ...wireRequest(name, req), stream: true },
+        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0 },
+      );
       return upstream(events, eventDecoder(name));
     },
-    classify: (provider, err) => classifyHttpSdkError(provider, err, { APIError, APIConnectionError, APIConnectionTimeoutError }),
+    classify: (provider, err) =>
+      classifyHttpSdkError(provider, err, { APIError, APIConnectionError, APIConnectionTimeoutError }),
   };
   return makeProvider(config, adapter);
 }
@@ -89,10 +96,16 @@ function wireRequest(provider: string, req: NormalizedRequest): Anthropic.Messag
     ...(choice
       ? {
           tool_choice:
-            choice === 'required' ? { type: 'any' } : choice === 'auto' || choice === 'none' ? { type: choice } : { type: 'tool', name: choice.name },
+            choice === 'required'
+              ? { type: 'any' }
+              : choice === 'auto' || choice === 'none'
+                ? { type: choice }
+                : { type: 'tool', name: choice.name },
         }
       : {}),
-    ...(format?.type === 'json_schema' ? { output_config: { format: { type: 'json_schema', schema: format.schema } } } : {}),
+    ...(format?.type === 'json_schema'
+      ? { output_config: { format: { type: 'json_schema', schema: format.schema } } }
+      : {}),
   };
 }
 
@@ -103,12 +116,23 @@ function wireMessages(provider: string, messages: readonly LlmMessage[]): Anthro
       ? [{ type: 'tool_result', tool_use_id: m.toolCallId!, content: m.content }]
       : [
           ...(m.content !== '' ? [{ type: 'text' as const, text: m.content }] : []),
-          ...(m.toolCalls ?? []).map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: argumentsObject(provider, c) })),
+          ...(m.toolCalls ?? []).map((c) => ({
+            type: 'tool_use' as const,
+            id: c.id,
+            name: c.name,
+            input: argumentsObject(provider, c),
+          })),
         ];
-  const turns = blockTurns(messages, toBlocks, { textOf: (b) => (b.type === 'text' ? b.text : undefined), text: (text) => ({ type: 'text' as const, text }) });
+  const turns = blockTurns(messages, toBlocks, {
+    textOf: (b) => (b.type === 'text' ? b.text : undefined),
+    text: (text) => ({ type: 'text' as const, text }),
+  });
   return turns.map(({ role, content }) => {
     // NB: the API wants a user turn's tool results before its other blocks.
-    const ordered = role === 'user' ? [...content.filter((b) => b.type === 'tool_result'), ...content.filter((b) => b.type !== 'tool_result')] : content;
+    const ordered =
+      role === 'user'
+        ? [...content.filter((b) => b.type === 'tool_result'), ...content.filter((b) => b.type !== 'tool_result')]
+        : content;
     const only = ordered.length === 1 ? ordered[0] : undefined;
     // A turn of text alone goes as a plain string, as before tools existed.
     return { role, content: only?.type === 'text' ? only.text : ordered };
@@ -128,12 +152,14 @@ function eventDecoder(provider: string): StreamDecoder<Anthropic.RawMessageStrea
   let completionTokens: number | undefined;
   const tools = new Map<number, { index: number; argChars: number }>();
   const input = (u: Partial<Anthropic.MessageDeltaUsage> | undefined) => {
-    if (typeof u?.input_tokens === 'number') promptTokens = sumOf(u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens);
+    if (typeof u?.input_tokens === 'number')
+      promptTokens = sumOf(u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens);
     if (typeof u?.output_tokens === 'number') completionTokens = u.output_tokens;
   };
   return {
     push(event): StreamPiece[] {
-      if (typeof event !== 'object' || event === null) throw new LlmProviderError(provider, 'INVALID_RESPONSE', 'a stream event is not JSON');
+      if (typeof event !== 'object' || event === null)
+        throw new LlmProviderError(provider, 'INVALID_RESPONSE', 'a stream event is not JSON');
       switch (event.type) {
         case 'message_start':
           model = event.message?.model;

@@ -12,7 +12,13 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { isConnectionFailure } from './call.js';
 import type { ProviderConfig } from './config.js';
-import { LlmProviderError, LlmTimeoutError, codeForStatus, type LlmError, type LlmProviderErrorCode } from './errors.js';
+import {
+  LlmProviderError,
+  LlmTimeoutError,
+  codeForStatus,
+  type LlmError,
+  type LlmProviderErrorCode,
+} from './errors.js';
 import { argumentsObject, finishFrom, makeProvider, sumOf, unsupported, usageOf, type Adapter } from './provider.js';
 import { streamEndedEarly, upstream, type StreamDecoder, type StreamPiece } from './stream.js';
 import type { FinishReason, LlmMessage, LlmProvider, NormalizedRequest } from './types.js';
@@ -67,7 +73,8 @@ export function createBedrockProvider(config: ProviderConfig): LlmProvider {
     check(req, provider) {
       if (req.toolChoice === 'none') throw unsupported(provider, 'toolChoice', 'toolChoice none');
       // Structured output (`outputConfig.textFormat`) takes a schema only; there is no "any JSON object" mode.
-      if (req.responseFormat?.type === 'json_object') throw unsupported(provider, 'responseFormat.type', 'json_object (use json_schema)');
+      if (req.responseFormat?.type === 'json_object')
+        throw unsupported(provider, 'responseFormat.type', 'json_object (use json_schema)');
     },
     async send(req, signal) {
       const res = await client.send(new ConverseCommand(wireRequest(name, req)), { abortSignal: signal });
@@ -80,7 +87,15 @@ export function createBedrockProvider(config: ProviderConfig): LlmProvider {
       return {
         text: content.map((block) => block.text ?? '').join(''),
         toolCalls: content.flatMap((b) =>
-          b.toolUse ? [{ id: b.toolUse.toolUseId ?? '', name: b.toolUse.name ?? '', arguments: JSON.stringify(b.toolUse.input ?? {}) }] : [],
+          b.toolUse
+            ? [
+                {
+                  id: b.toolUse.toolUseId ?? '',
+                  name: b.toolUse.name ?? '',
+                  arguments: JSON.stringify(b.toolUse.input ?? {}),
+                },
+              ]
+            : [],
         ),
         // NB: Converse does not echo the model; the requested id is the truthful answer.
         model: req.model,
@@ -112,14 +127,29 @@ function wireRequest(provider: string, req: NormalizedRequest): ConverseCommandI
       ? {
           toolConfig: {
             tools: req.tools.map((t) => ({
-              toolSpec: { name: t.name, description: t.description, inputSchema: { json: (t.parameters ?? { type: 'object', properties: {} }) as DocumentType } },
+              toolSpec: {
+                name: t.name,
+                description: t.description,
+                inputSchema: { json: (t.parameters ?? { type: 'object', properties: {} }) as DocumentType },
+              },
             })),
-            ...(choice === 'required' ? { toolChoice: { any: {} } } : typeof choice === 'object' ? { toolChoice: { tool: { name: choice.name } } } : {}),
+            ...(choice === 'required'
+              ? { toolChoice: { any: {} } }
+              : typeof choice === 'object'
+                ? { toolChoice: { tool: { name: choice.name } } }
+                : {}),
           },
         }
       : {}),
     ...(format?.type === 'json_schema'
-      ? { outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { name: format.name, schema: JSON.stringify(format.schema) } } } } }
+      ? {
+          outputConfig: {
+            textFormat: {
+              type: 'json_schema',
+              structure: { jsonSchema: { name: format.name, schema: JSON.stringify(format.schema) } },
+            },
+          },
+        }
       : {}),
   };
 }
@@ -131,7 +161,9 @@ function wireMessages(provider: string, messages: readonly LlmMessage[]): Messag
       ? [{ toolResult: { toolUseId: m.toolCallId!, content: [{ text: m.content }] } }]
       : [
           ...(m.content !== '' ? [{ text: m.content }] : []),
-          ...(m.toolCalls ?? []).map((c) => ({ toolUse: { toolUseId: c.id, name: c.name, input: argumentsObject(provider, c) as DocumentType } })),
+          ...(m.toolCalls ?? []).map((c) => ({
+            toolUse: { toolUseId: c.id, name: c.name, input: argumentsObject(provider, c) as DocumentType },
+          })),
         ];
   return blockTurns(messages, toBlocks, { textOf: (b) => b.text, text: (text) => ({ text }) });
 }
@@ -174,7 +206,9 @@ function eventDecoder(provider: string): StreamDecoder<ConverseStreamOutput> {
       return {
         finishReason: finishFrom(raw, FINISH),
         rawFinishReason: raw,
-        promptTokens: usage ? sumOf(usage.inputTokens, usage.cacheReadInputTokens, usage.cacheWriteInputTokens) : undefined,
+        promptTokens: usage
+          ? sumOf(usage.inputTokens, usage.cacheReadInputTokens, usage.cacheWriteInputTokens)
+          : undefined,
         completionTokens: usage?.outputTokens,
       };
     },
@@ -183,21 +217,35 @@ function eventDecoder(provider: string): StreamDecoder<ConverseStreamOutput> {
 
 function classifyBedrockError(provider: string, err: unknown): LlmError {
   if (err instanceof LlmProviderError) return err;
-  const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
+  const e = err as {
+    name?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    $response?: { headers?: Record<string, string> };
+  };
   const status = e?.$metadata?.httpStatusCode;
   // NB: an exception inside an event stream arrives after the 200, so it has a name but no status of its own.
   const byName = e?.name && Object.hasOwn(BY_NAME, e.name) ? BY_NAME[e.name] : undefined;
-  if (byName && typeof status !== 'number') return new LlmProviderError(provider, byName, `provider failed mid-stream: ${e.name}: ${e.message ?? ''}`, { cause: err });
+  if (byName && typeof status !== 'number')
+    return new LlmProviderError(provider, byName, `provider failed mid-stream: ${e.name}: ${e.message ?? ''}`, {
+      cause: err,
+    });
   if (typeof status === 'number' && status >= 400) {
     const code = (e.name && Object.hasOwn(BY_NAME, e.name) ? BY_NAME[e.name] : undefined) ?? codeForStatus(status);
     const retryAfter = e.$response?.headers?.['retry-after'];
-    return new LlmProviderError(provider, code, `provider answered ${status} ${e.name ?? ''}: ${e.message ?? ''}`.trim(), {
-      status,
-      retryAfterSec: retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined,
-      cause: err,
-    });
+    return new LlmProviderError(
+      provider,
+      code,
+      `provider answered ${status} ${e.name ?? ''}: ${e.message ?? ''}`.trim(),
+      {
+        status,
+        retryAfterSec: retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined,
+        cause: err,
+      },
+    );
   }
   if (e?.name === 'TimeoutError') return new LlmTimeoutError(provider, 0, { cause: err });
-  if (isConnectionFailure(err)) return new LlmProviderError(provider, 'CONNECTION', 'provider could not be reached', { cause: err });
+  if (isConnectionFailure(err))
+    return new LlmProviderError(provider, 'CONNECTION', 'provider could not be reached', { cause: err });
   return new LlmProviderError(provider, 'UNKNOWN', `unexpected failure: ${e?.message ?? String(err)}`, { cause: err });
 }

@@ -4,7 +4,14 @@ import { LlmAbortedError, LlmProviderError, LlmTimeoutError, type LlmError } fro
 
 const classify = (err: unknown): LlmError =>
   err instanceof LlmProviderError ? err : new LlmProviderError('p', 'UNKNOWN', String(err), { cause: err });
-const opts = (o: Partial<CallOptions> = {}): CallOptions => ({ provider: 'p', timeoutMs: 1000, maxRetries: 0, classify, backoffBaseMs: 1, ...o });
+const opts = (o: Partial<CallOptions> = {}): CallOptions => ({
+  provider: 'p',
+  timeoutMs: 1000,
+  maxRetries: 0,
+  classify,
+  backoffBaseMs: 1,
+  ...o,
+});
 const serverError = () => new LlmProviderError('p', 'SERVER_ERROR', 'boom', { status: 500 });
 
 describe('callWithDeadline', () => {
@@ -31,7 +38,9 @@ describe('callWithDeadline', () => {
 
   it('does not start when the caller signal is already aborted', async () => {
     let calls = 0;
-    const err = await callWithDeadline(opts({ signal: AbortSignal.abort() }), async () => ++calls).catch((e: unknown) => e);
+    const err = await callWithDeadline(opts({ signal: AbortSignal.abort() }), async () => ++calls).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LlmAbortedError);
     expect(calls).toBe(0);
   });
@@ -81,7 +90,9 @@ describe('callWithDeadline', () => {
   it('reports a caller abort during an attempt as LlmAbortedError', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 20);
-    const err = await callWithDeadline(opts({ signal: ac.signal }), () => new Promise(() => {})).catch((e: unknown) => e);
+    const err = await callWithDeadline(opts({ signal: ac.signal }), () => new Promise(() => {})).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LlmAbortedError);
   });
 });

@@ -28,7 +28,8 @@ export async function callWithDeadline<T>(opts: CallOptions, attempt: (signal: A
   const stop = (why: 'timeout' | 'caller') => {
     if (cause) return;
     cause = why;
-    const err = why === 'timeout' ? new LlmTimeoutError(opts.provider, opts.timeoutMs) : new LlmAbortedError(opts.provider);
+    const err =
+      why === 'timeout' ? new LlmTimeoutError(opts.provider, opts.timeoutMs) : new LlmAbortedError(opts.provider);
     controller.abort(err);
     rejectStop(err);
   };
@@ -49,7 +50,8 @@ export async function callWithDeadline<T>(opts: CallOptions, attempt: (signal: A
         }
         // NB: our own errors (a request the adapter refused, an unusable answer) pass through unchanged.
         const failure = err instanceof LlmError ? err : opts.classify(err);
-        if (failure instanceof LlmTimeoutError) throw new LlmTimeoutError(opts.provider, opts.timeoutMs, { cause: err });
+        if (failure instanceof LlmTimeoutError)
+          throw new LlmTimeoutError(opts.provider, opts.timeoutMs, { cause: err });
         if (!(failure instanceof LlmProviderError) || !failure.retryable || retry >= opts.maxRetries) throw failure;
         const waitMs = backoffMs(retry, failure.retryAfterSec, opts.backoffBaseMs ?? 250);
         const leftMs = opts.timeoutMs - (performance.now() - startedAt);
@@ -100,7 +102,11 @@ const CONNECTION_CODES = new Set([
 
 /** True when `err` (or one of its causes) is a connection failure rather than an HTTP answer. */
 export function isConnectionFailure(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
     if (e instanceof TypeError && e.message === 'fetch failed') return true;

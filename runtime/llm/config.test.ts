@@ -13,10 +13,20 @@ describe('providerConfigSchema', () => {
     { name: 'anthropic without an API key', input: { type: 'anthropic', model: 'm' }, path: 'apiKey' },
     { name: 'aws-bedrock without a region', input: { type: 'aws-bedrock', model: 'm' }, path: 'region' },
     { name: 'a malformed region', input: { type: 'aws-bedrock', model: 'm', region: 'mars' }, path: 'region' },
-    { name: 'a region on openai', input: { type: 'openai', model: 'm', apiKey: 'k', region: 'us-east-1' }, path: 'region' },
+    {
+      name: 'a region on openai',
+      input: { type: 'openai', model: 'm', apiKey: 'k', region: 'us-east-1' },
+      path: 'region',
+    },
     {
       name: 'a Bedrock API key together with AWS credentials',
-      input: { type: 'aws-bedrock', model: 'm', region: 'us-east-1', apiKey: 'k', awsCredentials: { accessKeyId: 'a', secretAccessKey: 's' } },
+      input: {
+        type: 'aws-bedrock',
+        model: 'm',
+        region: 'us-east-1',
+        apiKey: 'k',
+        awsCredentials: { accessKeyId: 'a', secretAccessKey: 's' },
+      },
       path: 'apiKey',
     },
     { name: 'an unknown type', input: { type: 'gemini', model: 'm' }, path: 'type' },
@@ -24,7 +34,11 @@ describe('providerConfigSchema', () => {
     { name: 'a non-http endpoint', input: { type: 'ollama', model: 'm', endpoint: 'ftp://x' }, path: 'endpoint' },
     { name: 'a zero timeout', input: { type: 'ollama', model: 'm', timeoutMs: 0 }, path: 'timeoutMs' },
     { name: 'too many retries', input: { type: 'ollama', model: 'm', maxRetries: 9 }, path: 'maxRetries' },
-    { name: 'an echo provider with an endpoint', input: { type: 'echo', model: 'echo', endpoint: 'http://x' }, path: 'type' },
+    {
+      name: 'an echo provider with an endpoint',
+      input: { type: 'echo', model: 'echo', endpoint: 'http://x' },
+      path: 'type',
+    },
     { name: 'an unknown field', input: { type: 'ollama', model: 'm', temperature: 0.2 }, path: '' },
   ])('rejects $name', ({ input, path }) => {
     const r = providerConfigSchema.safeParse(input);
@@ -33,7 +47,10 @@ describe('providerConfigSchema', () => {
   });
 
   it('accepts Bedrock with only a region (the AWS default credential chain)', () => {
-    expect(providerConfigSchema.safeParse({ type: 'aws-bedrock', model: 'amazon.nova-lite-v1:0', region: 'eu-central-1' }).success).toBe(true);
+    expect(
+      providerConfigSchema.safeParse({ type: 'aws-bedrock', model: 'amazon.nova-lite-v1:0', region: 'eu-central-1' })
+        .success,
+    ).toBe(true);
   });
 });
 

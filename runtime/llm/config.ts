@@ -80,7 +80,13 @@ export function describeProviderConfig(c: ProviderConfig): Record<string, unknow
     model: c.model,
     endpoint: c.endpoint,
     region: c.region,
-    credentials: c.apiKey ? 'api-key' : c.awsCredentials ? 'aws-static' : c.type === 'aws-bedrock' ? 'aws-default-chain' : 'none',
+    credentials: c.apiKey
+      ? 'api-key'
+      : c.awsCredentials
+        ? 'aws-static'
+        : c.type === 'aws-bedrock'
+          ? 'aws-default-chain'
+          : 'none',
     timeoutMs: c.timeoutMs,
     maxRetries: c.maxRetries,
   };

@@ -23,7 +23,13 @@ export function createEchoProvider(config: ProviderConfig): LlmProvider {
       const res = answer(req);
       return upstream(words(res.text, signal), {
         push: (text: string) => [{ type: 'text', text }],
-        end: () => ({ model: res.model, finishReason: res.finishReason, rawFinishReason: res.rawFinishReason, promptTokens: res.usage.promptTokens, completionTokens: res.usage.completionTokens }),
+        end: () => ({
+          model: res.model,
+          finishReason: res.finishReason,
+          rawFinishReason: res.rawFinishReason,
+          promptTokens: res.usage.promptTokens,
+          completionTokens: res.usage.completionTokens,
+        }),
       });
     },
     // Nothing in send() can fail after validation; anything that does is a bug, reported as such.
@@ -35,8 +41,9 @@ export function createEchoProvider(config: ProviderConfig): LlmProvider {
 function answer(req: NormalizedRequest): AdapterResult {
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user')!;
   const words = lastUser.content.trim().split(/\s+/);
-  const promptWords = req.messages.reduce((n, m) => n + m.content.trim().split(/\s+/).length, 0)
-    + (req.system ? req.system.trim().split(/\s+/).length : 0);
+  const promptWords =
+    req.messages.reduce((n, m) => n + m.content.trim().split(/\s+/).length, 0) +
+    (req.system ? req.system.trim().split(/\s+/).length : 0);
   const noticeWords = ECHO_NOTICE.split(' ').length + 2;
   const room = Math.max(0, req.maxTokens - noticeWords);
   const truncated = words.length > room;

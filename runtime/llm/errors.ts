@@ -33,7 +33,12 @@ export type LlmProviderErrorCode =
   | 'INVALID_RESPONSE'
   | 'UNKNOWN';
 
-const RETRYABLE: ReadonlySet<LlmProviderErrorCode> = new Set(['RATE_LIMITED', 'OVERLOADED', 'SERVER_ERROR', 'CONNECTION']);
+const RETRYABLE: ReadonlySet<LlmProviderErrorCode> = new Set([
+  'RATE_LIMITED',
+  'OVERLOADED',
+  'SERVER_ERROR',
+  'CONNECTION',
+]);
 
 /** The provider answered with an error, could not be reached, or answered with something unusable. */
 export class LlmProviderError extends LlmError {

@@ -25,5 +25,7 @@ export function classifyHttpSdkError(provider: string, err: unknown, classes: Ht
       cause: err,
     });
   }
-  return new LlmProviderError(provider, 'UNKNOWN', `unexpected failure: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+  return new LlmProviderError(provider, 'UNKNOWN', `unexpected failure: ${(err as Error)?.message ?? String(err)}`, {
+    cause: err,
+  });
 }

@@ -43,4 +43,10 @@ export { MAX_MESSAGES, MAX_TOOLS, TOOL_NAME, normalizeRequest } from './validate
 export { ECHO_NOTICE } from './echo.js';
 export { LlmConfigError, createLlmRouter, createProvider, type LlmRouter, type LlmRouterOptions } from './router.js';
 export { llmFromSettings, providersFromConfig } from './settings.js';
-export { routeAgentLlm, routeWarning, type AgentLlmResolution, type AgentLlmRoute, type AgentLlmSpec } from './agent-route.js';
+export {
+  routeAgentLlm,
+  routeWarning,
+  type AgentLlmResolution,
+  type AgentLlmRoute,
+  type AgentLlmSpec,
+} from './agent-route.js';

@@ -31,7 +31,10 @@ export function createOllamaProvider(config: ProviderConfig): LlmProvider {
       host,
       headers,
       fetch: async (input, init) => {
-        const answer = await fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
+        const answer = await fetch(input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+        });
         seen.retryAfter = answer.headers.get('retry-after');
         return answer;
       },
@@ -84,7 +87,11 @@ function wireRequest(provider: string, req: NormalizedRequest): ChatRequest {
       const toolName = toolNames.get(m.toolCallId!);
       messages.push({ role: 'tool', content: m.content, ...(toolName ? { tool_name: toolName } : {}) });
     } else if (m.toolCalls?.length) {
-      messages.push({ role: m.role, content: m.content, tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: argumentsObject(provider, c) } })) });
+      messages.push({
+        role: m.role,
+        content: m.content,
+        tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: argumentsObject(provider, c) } })),
+      });
     } else messages.push({ role: m.role, content: m.content });
   }
   const format = req.responseFormat;
@@ -93,7 +100,12 @@ function wireRequest(provider: string, req: NormalizedRequest): ChatRequest {
     messages,
     options: { temperature: req.temperature, num_predict: req.maxTokens },
     ...(req.tools && req.toolChoice !== 'none'
-      ? { tools: req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters as never } })) }
+      ? {
+          tools: req.tools.map((t) => ({
+            type: 'function',
+            function: { name: t.name, description: t.description, parameters: t.parameters as never },
+          })),
+        }
       : {}),
     ...(format ? { format: format.type === 'json_object' ? 'json' : format.schema } : {}),
   };
@@ -102,7 +114,11 @@ function wireRequest(provider: string, req: NormalizedRequest): ChatRequest {
 function toolCallOf(call: ToolCall): LlmToolCall {
   // NB: newer Ollama versions send an id; older ones none, so the call gets one here.
   const id = (call as { id?: unknown }).id;
-  return { id: typeof id === 'string' && id ? id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`, name: call.function.name, arguments: JSON.stringify(call.function.arguments ?? {}) };
+  return {
+    id: typeof id === 'string' && id ? id : `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    name: call.function.name,
+    arguments: JSON.stringify(call.function.arguments ?? {}),
+  };
 }
 
 /** NDJSON chat chunks: message text, whole tool calls (never split), then a `done` chunk with the counts. */
@@ -111,12 +127,14 @@ function chunkDecoder(provider: string): StreamDecoder<ChatResponse> {
   let calls = 0;
   return {
     push(chunk) {
-      if (typeof chunk !== 'object' || chunk === null) throw new LlmProviderError(provider, 'INVALID_RESPONSE', 'a stream line is not JSON');
+      if (typeof chunk !== 'object' || chunk === null)
+        throw new LlmProviderError(provider, 'INVALID_RESPONSE', 'a stream line is not JSON');
       if (chunk.done) last = chunk;
       const out: StreamPiece[] = [];
       const text = chunk.message?.content;
       if (typeof text === 'string' && text) out.push({ type: 'text', text });
-      for (const c of chunk.message?.tool_calls ?? []) out.push({ type: 'tool_call', index: calls++, ...toolCallOf(c) });
+      for (const c of chunk.message?.tool_calls ?? [])
+        out.push({ type: 'tool_call', index: calls++, ...toolCallOf(c) });
       return out;
     },
     end() {
@@ -139,13 +157,20 @@ function classifyOllamaError(provider: string, err: unknown, retryAfterSec?: num
   // The SDK's ResponseError is not exported; it is recognised by its name and status field.
   const e = err as { name?: string; status_code?: unknown; message?: string };
   if (e?.name === 'ResponseError' && typeof e.status_code === 'number') {
-    return new LlmProviderError(provider, codeForStatus(e.status_code), `provider answered ${e.status_code}: ${e.message}`, {
-      status: e.status_code,
-      retryAfterSec,
-      cause: err,
-    });
+    return new LlmProviderError(
+      provider,
+      codeForStatus(e.status_code),
+      `provider answered ${e.status_code}: ${e.message}`,
+      {
+        status: e.status_code,
+        retryAfterSec,
+        cause: err,
+      },
+    );
   }
-  if (isConnectionFailure(err)) return new LlmProviderError(provider, 'CONNECTION', 'provider could not be reached', { cause: err });
-  if (err instanceof SyntaxError) return new LlmProviderError(provider, 'INVALID_RESPONSE', 'the answer is not JSON', { cause: err });
+  if (isConnectionFailure(err))
+    return new LlmProviderError(provider, 'CONNECTION', 'provider could not be reached', { cause: err });
+  if (err instanceof SyntaxError)
+    return new LlmProviderError(provider, 'INVALID_RESPONSE', 'the answer is not JSON', { cause: err });
   return new LlmProviderError(provider, 'UNKNOWN', `unexpected failure: ${e?.message ?? String(err)}`, { cause: err });
 }

@@ -30,7 +30,11 @@ export function createOpenAiProvider(config: ProviderConfig): LlmProvider {
   });
   const adapter: Adapter = {
     async send(req, signal) {
-      const res = await client.chat.completions.create(wireRequest(req), { signal, timeout: req.timeoutMs + 1000, maxRetries: 0 });
+      const res = await client.chat.completions.create(wireRequest(req), {
+        signal,
+        timeout: req.timeoutMs + 1000,
+        maxRetries: 0,
+      });
       // NB: the SDK hands back a non-JSON body as a string rather than failing.
       const choice = typeof res === 'object' && res !== null && Array.isArray(res.choices) ? res.choices[0] : undefined;
       if (!choice?.message) throw new LlmProviderError(name, 'INVALID_RESPONSE', 'the answer has no choices');
@@ -54,7 +58,8 @@ export function createOpenAiProvider(config: ProviderConfig): LlmProvider {
       );
       return upstream(chunks, chunkDecoder(name));
     },
-    classify: (provider, err) => classifyHttpSdkError(provider, err, { APIError, APIConnectionError, APIConnectionTimeoutError }),
+    classify: (provider, err) =>
+      classifyHttpSdkError(provider, err, { APIError, APIConnectionError, APIConnectionTimeoutError }),
   };
   return makeProvider(config, adapter);
 }
@@ -68,7 +73,11 @@ function wireRequest(req: NormalizedRequest): OpenAI.ChatCompletionCreateParamsN
       messages.push({
         role: 'assistant',
         content: m.content === '' ? null : m.content,
-        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
       });
     } else messages.push({ role: m.role as 'user' | 'assistant', content: m.content });
   }
@@ -84,14 +93,29 @@ function wireRequest(req: NormalizedRequest): OpenAI.ChatCompletionCreateParamsN
       ? {
           tools: req.tools.map((t) => ({
             type: 'function' as const,
-            function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.parameters ? { parameters: t.parameters } : {}) },
+            function: {
+              name: t.name,
+              ...(t.description !== undefined ? { description: t.description } : {}),
+              ...(t.parameters ? { parameters: t.parameters } : {}),
+            },
           })),
         }
       : {}),
-    ...(choice ? { tool_choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } } } : {}),
+    ...(choice
+      ? { tool_choice: typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } } }
+      : {}),
     ...(format?.type === 'json_object' ? { response_format: { type: 'json_object' } } : {}),
     ...(format?.type === 'json_schema'
-      ? { response_format: { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) } } }
+      ? {
+          response_format: {
+            type: 'json_schema',
+            json_schema: {
+              name: format.name,
+              schema: format.schema,
+              ...(format.strict !== undefined ? { strict: format.strict } : {}),
+            },
+          },
+        }
       : {}),
   };
 }
@@ -108,7 +132,8 @@ function chunkDecoder(provider: string): StreamDecoder<OpenAI.ChatCompletionChun
   const started = new Set<number>();
   return {
     push(chunk) {
-      if (typeof chunk !== 'object' || chunk === null) throw new LlmProviderError(provider, 'INVALID_RESPONSE', 'a stream chunk is not JSON');
+      if (typeof chunk !== 'object' || chunk === null)
+        throw new LlmProviderError(provider, 'INVALID_RESPONSE', 'a stream chunk is not JSON');
       model ||= chunk.model;
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
@@ -122,7 +147,13 @@ function chunkDecoder(provider: string): StreamDecoder<OpenAI.ChatCompletionChun
         const args = call.function?.arguments ?? '';
         if (!started.has(call.index)) {
           started.add(call.index);
-          out.push({ type: 'tool_call', index: call.index, id: call.id ?? `call_${call.index}`, name: call.function?.name ?? '', arguments: args });
+          out.push({
+            type: 'tool_call',
+            index: call.index,
+            id: call.id ?? `call_${call.index}`,
+            name: call.function?.name ?? '',
+            arguments: args,
+          });
         } else if (args) out.push({ type: 'tool_call', index: call.index, arguments: args });
       }
       return out;

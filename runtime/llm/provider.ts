@@ -77,7 +77,10 @@ export function sumOf(...values: unknown[]): number {
 }
 
 /** Maps a provider's stop word to ours; unknown words are `other` (the raw word is kept beside it). */
-export function finishFrom(raw: string | null | undefined, table: Readonly<Record<string, FinishReason>>): FinishReason {
+export function finishFrom(
+  raw: string | null | undefined,
+  table: Readonly<Record<string, FinishReason>>,
+): FinishReason {
   return raw && Object.hasOwn(table, raw) ? table[raw]! : 'other';
 }
 

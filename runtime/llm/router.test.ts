@@ -3,7 +3,13 @@ import { ECHO_NOTICE } from './echo.js';
 import { LlmNotConfiguredError, LlmValidationError } from './errors.js';
 import { LlmConfigError, createLlmRouter, type LlmRouter } from './router.js';
 
-const openai = (name?: string) => ({ name, type: 'openai' as const, model: 'gpt-4o', apiKey: 'sk-x', endpoint: 'http://127.0.0.1:9/v1' });
+const openai = (name?: string) => ({
+  name,
+  type: 'openai' as const,
+  model: 'gpt-4o',
+  apiKey: 'sk-x',
+  endpoint: 'http://127.0.0.1:9/v1',
+});
 const echo = (name?: string) => ({ name, type: 'echo' as const, model: 'echo-1' });
 
 describe('createLlmRouter', () => {
@@ -46,7 +52,9 @@ describe('createLlmRouter', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(LlmConfigError);
-    expect((caught as LlmConfigError).issues).toEqual([{ path: 'providers[1].apiKey', message: 'required for openai' }]);
+    expect((caught as LlmConfigError).issues).toEqual([
+      { path: 'providers[1].apiKey', message: 'required for openai' },
+    ]);
   });
 
   it('never puts an API key in a config error message', () => {
@@ -59,7 +67,9 @@ describe('createLlmRouter', () => {
     router = createLlmRouter([openai(), echo()]);
     const res = await router.complete({ provider: 'echo', prompt: 'plan a trip' });
     expect(res.provider).toBe('echo');
-    await expect(router.complete({ provider: 'echo', prompt: 'x', temperature: 2 })).rejects.toBeInstanceOf(LlmValidationError);
+    await expect(router.complete({ provider: 'echo', prompt: 'x', temperature: 2 })).rejects.toBeInstanceOf(
+      LlmValidationError,
+    );
     await expect(router.complete({ provider: 'nope', prompt: 'x' })).rejects.toBeInstanceOf(LlmNotConfiguredError);
   });
 });

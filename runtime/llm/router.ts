@@ -83,11 +83,14 @@ export function createLlmRouter(configs: readonly ProviderConfigInput[], options
   const seen = new Set<string>();
   parsed.forEach((c, i) => {
     const name = c.name ?? c.type;
-    if (seen.has(name)) throw new LlmConfigError([{ path: `providers[${i}].name`, message: `duplicate provider name "${name}"` }]);
+    if (seen.has(name))
+      throw new LlmConfigError([{ path: `providers[${i}].name`, message: `duplicate provider name "${name}"` }]);
     seen.add(name);
   });
   if (options.defaultProvider !== undefined && !seen.has(options.defaultProvider)) {
-    throw new LlmConfigError([{ path: 'defaultProvider', message: `"${options.defaultProvider}" is not a configured provider name` }]);
+    throw new LlmConfigError([
+      { path: 'defaultProvider', message: `"${options.defaultProvider}" is not a configured provider name` },
+    ]);
   }
   const providers = parsed.map(build);
   const byName = new Map(providers.map((p) => [p.name, p]));
@@ -125,9 +128,13 @@ export function createLlmRouter(configs: readonly ProviderConfigInput[], options
   };
 }
 
-function splitProvider(request: LlmRequest & { provider?: string }): { provider: string | undefined; rest: LlmRequest } {
+function splitProvider(request: LlmRequest & { provider?: string }): {
+  provider: string | undefined;
+  rest: LlmRequest;
+} {
   if (typeof request !== 'object' || request === null) throw new LlmValidationError('request', 'must be an object');
   const { provider, ...rest } = request;
-  if (provider !== undefined && typeof provider !== 'string') throw new LlmValidationError('provider', 'must be a string');
+  if (provider !== undefined && typeof provider !== 'string')
+    throw new LlmValidationError('provider', 'must be a string');
   return { provider, rest };
 }

@@ -45,7 +45,10 @@ export function estimateTokens(text: string): number {
 
 /** Estimated prompt tokens: system text, every message's content and tool-call arguments, the tool definitions as JSON. */
 export function estimatePromptTokens(req: NormalizedRequest): number {
-  const texts = [req.system ?? '', ...req.messages.flatMap((m) => [m.content, ...(m.toolCalls ?? []).map((c) => c.arguments)])];
+  const texts = [
+    req.system ?? '',
+    ...req.messages.flatMap((m) => [m.content, ...(m.toolCalls ?? []).map((c) => c.arguments)]),
+  ];
   if (req.tools) texts.push(JSON.stringify(req.tools));
   return texts.reduce((n, t) => n + estimateTokens(t), 0);
 }
@@ -74,7 +77,13 @@ export async function openStream(opts: OpenStreamOptions): Promise<LlmStream> {
   const lifetime = new AbortController();
   try {
     const up = await callWithDeadline(
-      { provider: opts.provider, timeoutMs: opts.req.timeoutMs, maxRetries: opts.maxRetries, signal: opts.signal, classify: opts.classify },
+      {
+        provider: opts.provider,
+        timeoutMs: opts.req.timeoutMs,
+        maxRetries: opts.maxRetries,
+        signal: opts.signal,
+        classify: opts.classify,
+      },
       (attemptSignal) => opts.open(AbortSignal.any([attemptSignal, lifetime.signal])),
     );
     return new AcceptedStream(opts, up, lifetime);
@@ -160,7 +169,8 @@ class AcceptedStream implements LlmStream {
       const reported = prompt !== undefined && completion !== undefined;
       const promptTokens = prompt ?? estimatePromptTokens(req);
       // NB: ceil per text, like the prompt: the streamed text is one text, each tool call's arguments another.
-      const completionTokens = completion ?? [textChars, ...argChars.values()].reduce((n, c) => n + Math.ceil(c / 4), 0);
+      const completionTokens =
+        completion ?? [textChars, ...argChars.values()].reduce((n, c) => n + Math.ceil(c / 4), 0);
       yield {
         type: 'done',
         model: end.model || req.model,
@@ -202,7 +212,8 @@ class AcceptedStream implements LlmStream {
     if (this.#stopError) return this.#stopError;
     if (err instanceof LlmError) return err;
     const failure = this.opts.classify(err);
-    if (failure instanceof LlmTimeoutError) return new LlmTimeoutError(this.provider, this.opts.req.timeoutMs, { cause: err });
+    if (failure instanceof LlmTimeoutError)
+      return new LlmTimeoutError(this.provider, this.opts.req.timeoutMs, { cause: err });
     return failure;
   }
 }

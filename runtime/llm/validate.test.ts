@@ -22,14 +22,22 @@ describe('normalizeRequest', () => {
     const n = normalize({
       messages: [
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+        },
         { role: 'tool', content: 'rain', toolCallId: 'c1' },
       ],
       tools: [{ name: 'get_weather', parameters: { type: 'object' } }],
       toolChoice: { name: 'get_weather' },
       responseFormat: { type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true },
     });
-    expect(n.messages[1]).toEqual({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] });
+    expect(n.messages[1]).toEqual({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+    });
     expect(n.messages[2]).toEqual({ role: 'tool', content: 'rain', toolCallId: 'c1' });
     expect(n.tools).toEqual([{ name: 'get_weather', parameters: { type: 'object' } }]);
     expect(n.toolChoice).toEqual({ name: 'get_weather' });
@@ -71,7 +79,11 @@ describe('normalizeRequest', () => {
     { name: 'a 0 ms timeout', req: { prompt: 'x', timeoutMs: 0 }, field: 'timeoutMs' },
     { name: 'an empty model', req: { prompt: 'x', model: ' ' }, field: 'model' },
     { name: 'neither prompt nor messages', req: {}, field: 'prompt' },
-    { name: 'both prompt and messages', req: { prompt: 'x', messages: [{ role: 'user', content: 'y' }] }, field: 'prompt' },
+    {
+      name: 'both prompt and messages',
+      req: { prompt: 'x', messages: [{ role: 'user', content: 'y' }] },
+      field: 'prompt',
+    },
     { name: 'an empty prompt', req: { prompt: '   ' }, field: 'prompt' },
     { name: 'messages that are not an array', req: { messages: 'hi' }, field: 'messages' },
     { name: 'an unknown role', req: { messages: [{ role: 'developer', content: 'x' }] }, field: 'messages[0].role' },
@@ -80,36 +92,104 @@ describe('normalizeRequest', () => {
     { name: 'only system messages', req: { messages: [{ role: 'system', content: 'x' }] }, field: 'messages' },
     { name: 'only assistant messages', req: { messages: [{ role: 'assistant', content: 'x' }] }, field: 'messages' },
     { name: 'a system that is not a string', req: { prompt: 'x', system: 3 }, field: 'system' },
-    { name: 'too many messages', req: { messages: Array.from({ length: MAX_MESSAGES + 1 }, () => ({ role: 'user', content: 'x' })) }, field: 'messages' },
+    {
+      name: 'too many messages',
+      req: { messages: Array.from({ length: MAX_MESSAGES + 1 }, () => ({ role: 'user', content: 'x' })) },
+      field: 'messages',
+    },
     { name: 'a request that is not an object', req: null, field: 'request' },
     { name: 'tools that are not an array', req: { prompt: 'x', tools: {} }, field: 'tools' },
-    { name: 'a tool name with a space', req: { prompt: 'x', tools: [{ name: 'get weather' }] }, field: 'tools[0].name' },
-    { name: 'a 65-character tool name', req: { prompt: 'x', tools: [{ name: 'a'.repeat(65) }] }, field: 'tools[0].name' },
-    { name: 'two tools of one name', req: { prompt: 'x', tools: [{ name: 't' }, { name: 't' }] }, field: 'tools[1].name' },
-    { name: 'more than 128 tools', req: { prompt: 'x', tools: Array.from({ length: MAX_TOOLS + 1 }, (_, i) => ({ name: `t${i}` })) }, field: 'tools' },
-    { name: 'parameters that are not an object', req: { prompt: 'x', tools: [{ name: 't', parameters: 'string' }] }, field: 'tools[0].parameters' },
-    { name: 'a toolChoice naming no offered tool', req: { prompt: 'x', tools: [{ name: 't' }], toolChoice: { name: 'u' } }, field: 'toolChoice.name' },
+    {
+      name: 'a tool name with a space',
+      req: { prompt: 'x', tools: [{ name: 'get weather' }] },
+      field: 'tools[0].name',
+    },
+    {
+      name: 'a 65-character tool name',
+      req: { prompt: 'x', tools: [{ name: 'a'.repeat(65) }] },
+      field: 'tools[0].name',
+    },
+    {
+      name: 'two tools of one name',
+      req: { prompt: 'x', tools: [{ name: 't' }, { name: 't' }] },
+      field: 'tools[1].name',
+    },
+    {
+      name: 'more than 128 tools',
+      req: { prompt: 'x', tools: Array.from({ length: MAX_TOOLS + 1 }, (_, i) => ({ name: `t${i}` })) },
+      field: 'tools',
+    },
+    {
+      name: 'parameters that are not an object',
+      req: { prompt: 'x', tools: [{ name: 't', parameters: 'string' }] },
+      field: 'tools[0].parameters',
+    },
+    {
+      name: 'a toolChoice naming no offered tool',
+      req: { prompt: 'x', tools: [{ name: 't' }], toolChoice: { name: 'u' } },
+      field: 'toolChoice.name',
+    },
     { name: 'toolChoice required without tools', req: { prompt: 'x', toolChoice: 'required' }, field: 'toolChoice' },
-    { name: 'an unknown toolChoice', req: { prompt: 'x', tools: [{ name: 't' }], toolChoice: 'any' }, field: 'toolChoice' },
+    {
+      name: 'an unknown toolChoice',
+      req: { prompt: 'x', tools: [{ name: 't' }], toolChoice: 'any' },
+      field: 'toolChoice',
+    },
     {
       name: 'a tool message without toolCallId',
-      req: { messages: [{ role: 'user', content: 'q' }, { role: 'tool', content: 'r' }] },
+      req: {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'tool', content: 'r' },
+        ],
+      },
       field: 'messages[1].toolCallId',
     },
-    { name: 'tool calls on a user message', req: { messages: [{ role: 'user', content: 'q', toolCalls: [{ id: '1', name: 't', arguments: '{}' }] }] }, field: 'messages[0].toolCalls' },
+    {
+      name: 'tool calls on a user message',
+      req: { messages: [{ role: 'user', content: 'q', toolCalls: [{ id: '1', name: 't', arguments: '{}' }] }] },
+      field: 'messages[0].toolCalls',
+    },
     {
       name: 'a tool call with a bad name',
-      req: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 'a b', arguments: '{}' }] }] },
+      req: {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 'a b', arguments: '{}' }] },
+        ],
+      },
       field: 'messages[1].toolCalls[0].name',
     },
     {
       name: 'tool call arguments that are not a string',
-      req: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 't', arguments: {} }] }] },
+      req: {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 't', arguments: {} }] },
+        ],
+      },
       field: 'messages[1].toolCalls[0].arguments',
     },
-    { name: 'an empty assistant message without tool calls', req: { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '' }] }, field: 'messages[1].content' },
-    { name: 'an unknown response format', req: { prompt: 'x', responseFormat: { type: 'xml' } }, field: 'responseFormat.type' },
-    { name: 'a json_schema format without a schema', req: { prompt: 'x', responseFormat: { type: 'json_schema', name: 'answer' } }, field: 'responseFormat.schema' },
+    {
+      name: 'an empty assistant message without tool calls',
+      req: {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: '' },
+        ],
+      },
+      field: 'messages[1].content',
+    },
+    {
+      name: 'an unknown response format',
+      req: { prompt: 'x', responseFormat: { type: 'xml' } },
+      field: 'responseFormat.type',
+    },
+    {
+      name: 'a json_schema format without a schema',
+      req: { prompt: 'x', responseFormat: { type: 'json_schema', name: 'answer' } },
+      field: 'responseFormat.schema',
+    },
   ])('rejects $name naming the field $field', ({ req, field }) => {
     let caught: unknown;
     try {
@@ -144,7 +224,14 @@ describe('blockTurns', () => {
   it('puts consecutive tool results into one user turn, without joining them as text', () => {
     const messages: LlmMessage[] = [
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 't', arguments: '{}' }, { id: '2', name: 't', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: '1', name: 't', arguments: '{}' },
+          { id: '2', name: 't', arguments: '{}' },
+        ],
+      },
       { role: 'tool', content: 'x', toolCallId: '1' },
       { role: 'tool', content: 'y', toolCallId: '2' },
     ];

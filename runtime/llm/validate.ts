@@ -1,6 +1,14 @@
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, MAX_TOKENS_LIMIT } from './config.js';
 import { LlmValidationError } from './errors.js';
-import type { LlmMessage, LlmRequest, LlmResponseFormat, LlmTool, LlmToolCall, LlmToolChoice, NormalizedRequest } from './types.js';
+import type {
+  LlmMessage,
+  LlmRequest,
+  LlmResponseFormat,
+  LlmTool,
+  LlmToolCall,
+  LlmToolChoice,
+  NormalizedRequest,
+} from './types.js';
 
 /** Longest conversation accepted in one call; the HTTP body limit bounds the text itself. */
 export const MAX_MESSAGES = 1000;
@@ -52,8 +60,10 @@ function checkTools(tools: unknown): LlmTool[] | undefined {
     }
     if (names.has(t.name)) throw new LlmValidationError(`${field}.name`, `duplicate tool name "${t.name}"`);
     names.add(t.name);
-    if (t.description !== undefined && typeof t.description !== 'string') throw new LlmValidationError(`${field}.description`, 'must be a string');
-    if (t.parameters !== undefined && !isObject(t.parameters)) throw new LlmValidationError(`${field}.parameters`, 'must be a JSON Schema object');
+    if (t.description !== undefined && typeof t.description !== 'string')
+      throw new LlmValidationError(`${field}.description`, 'must be a string');
+    if (t.parameters !== undefined && !isObject(t.parameters))
+      throw new LlmValidationError(`${field}.parameters`, 'must be a JSON Schema object');
     return {
       name: t.name,
       ...(t.description !== undefined ? { description: t.description } : {}),
@@ -72,7 +82,8 @@ function checkToolChoice(choice: unknown, tools: LlmTool[] | undefined): LlmTool
     throw new LlmValidationError('toolChoice', 'must be auto, none, required or { name }');
   }
   const name = choice.name;
-  if (!tools?.some((t) => t.name === name)) throw new LlmValidationError('toolChoice.name', `"${name}" is not one of the tools`);
+  if (!tools?.some((t) => t.name === name))
+    throw new LlmValidationError('toolChoice.name', `"${name}" is not one of the tools`);
   return { name };
 }
 
@@ -82,13 +93,20 @@ function checkResponseFormat(format: unknown): NormalizedRequest['responseFormat
   const type = format.type as LlmResponseFormat['type'];
   if (type === 'text') return undefined;
   if (type === 'json_object') return { type };
-  if (type !== 'json_schema') throw new LlmValidationError('responseFormat.type', 'must be text, json_object or json_schema');
+  if (type !== 'json_schema')
+    throw new LlmValidationError('responseFormat.type', 'must be text, json_object or json_schema');
   if (typeof format.name !== 'string' || !TOOL_NAME.test(format.name)) {
     throw new LlmValidationError('responseFormat.name', 'must be 1 to 64 letters, digits, _ or -');
   }
   if (!isObject(format.schema)) throw new LlmValidationError('responseFormat.schema', 'must be a JSON Schema object');
-  if (format.strict !== undefined && typeof format.strict !== 'boolean') throw new LlmValidationError('responseFormat.strict', 'must be a boolean');
-  return { type, name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) };
+  if (format.strict !== undefined && typeof format.strict !== 'boolean')
+    throw new LlmValidationError('responseFormat.strict', 'must be a boolean');
+  return {
+    type,
+    name: format.name,
+    schema: format.schema,
+    ...(format.strict !== undefined ? { strict: format.strict } : {}),
+  };
 }
 
 function checkToolCalls(calls: unknown, field: string): LlmToolCall[] {
@@ -96,8 +114,10 @@ function checkToolCalls(calls: unknown, field: string): LlmToolCall[] {
   return calls.map((c: unknown, j) => {
     const f = `${field}[${j}]`;
     if (!isObject(c)) throw new LlmValidationError(f, 'must be an object');
-    if (typeof c.id !== 'string' || c.id === '' || c.id.length > 256) throw new LlmValidationError(`${f}.id`, 'must be a non-empty string');
-    if (typeof c.name !== 'string' || !TOOL_NAME.test(c.name)) throw new LlmValidationError(`${f}.name`, 'must be 1 to 64 letters, digits, _ or -');
+    if (typeof c.id !== 'string' || c.id === '' || c.id.length > 256)
+      throw new LlmValidationError(`${f}.id`, 'must be a non-empty string');
+    if (typeof c.name !== 'string' || !TOOL_NAME.test(c.name))
+      throw new LlmValidationError(`${f}.name`, 'must be 1 to 64 letters, digits, _ or -');
     if (typeof c.arguments !== 'string') throw new LlmValidationError(`${f}.arguments`, 'must be a string of JSON');
     return { id: c.id, name: c.name, arguments: c.arguments };
   });
@@ -163,16 +183,21 @@ function checkConversation(req: LlmRequest): { system: string | null; messages: 
         throw new LlmValidationError(`${field}.role`, 'must be system, user, assistant or tool');
       }
       const calls = toolCalls === undefined ? [] : checkToolCalls(toolCalls, `${field}.toolCalls`);
-      if (calls.length && role !== 'assistant') throw new LlmValidationError(`${field}.toolCalls`, 'only an assistant message has tool calls');
+      if (calls.length && role !== 'assistant')
+        throw new LlmValidationError(`${field}.toolCalls`, 'only an assistant message has tool calls');
       if (role === 'tool' && (typeof toolCallId !== 'string' || toolCallId === '')) {
         throw new LlmValidationError(`${field}.toolCallId`, 'a tool message needs the id of the call it answers');
       }
-      if (role !== 'tool' && toolCallId !== undefined) throw new LlmValidationError(`${field}.toolCallId`, 'only a tool message has a toolCallId');
+      if (role !== 'tool' && toolCallId !== undefined)
+        throw new LlmValidationError(`${field}.toolCallId`, 'only a tool message has a toolCallId');
       // NB: Anthropic and Bedrock reject empty text blocks, so an empty turn fails here, not at the provider.
       // An assistant turn that only calls tools has no text, which every provider accepts.
       const mayBeEmpty = role === 'assistant' && calls.length > 0;
       if (typeof content !== 'string' || (!mayBeEmpty && content.trim() === '')) {
-        throw new LlmValidationError(`${field}.content`, mayBeEmpty ? 'must be a string' : 'must be a non-empty string');
+        throw new LlmValidationError(
+          `${field}.content`,
+          mayBeEmpty ? 'must be a string' : 'must be a non-empty string',
+        );
       }
       if (role === 'system') systemParts.push(content);
       else if (role === 'tool') messages.push({ role, content, toolCallId: toolCallId as string });

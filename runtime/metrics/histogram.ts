@@ -1,5 +1,7 @@
 /** Bucket bounds in ms: from 5 ms to a minute, the spread of an LLM gateway's calls. */
-export const DEFAULT_LATENCY_BOUNDS_MS: readonly number[] = Object.freeze([5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000]);
+export const DEFAULT_LATENCY_BOUNDS_MS: readonly number[] = Object.freeze([
+  5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000,
+]);
 
 /**
  * A lifetime histogram with fixed bucket bounds, the shape Prometheus histograms expose. Counts per bucket
@@ -12,7 +14,10 @@ export class LatencyHistogram {
   sumMs = 0;
 
   constructor(boundsMs: readonly number[]) {
-    if (boundsMs.length === 0 || boundsMs.some((b, i) => !Number.isFinite(b) || b <= 0 || (i > 0 && b <= boundsMs[i - 1]!))) {
+    if (
+      boundsMs.length === 0 ||
+      boundsMs.some((b, i) => !Number.isFinite(b) || b <= 0 || (i > 0 && b <= boundsMs[i - 1]!))
+    ) {
       throw new RangeError('histogram bounds must be finite, positive and strictly ascending');
     }
     this.boundsMs = Object.freeze([...boundsMs]);

@@ -15,5 +15,11 @@ export {
 } from './request-metrics.js';
 export { DEFAULT_LATENCY_BOUNDS_MS, LatencyHistogram } from './histogram.js';
 export { POLICY_FAILURES_METRIC } from './policy-failures.js';
-export { BoundedLabel, StewardTelemetry, type HttpRequestCell, type PolicyDecisionOutcome, type TelemetryOptions } from './telemetry.js';
+export {
+  BoundedLabel,
+  StewardTelemetry,
+  type HttpRequestCell,
+  type PolicyDecisionOutcome,
+  type TelemetryOptions,
+} from './telemetry.js';
 export { agentMetricsBody, orchestratorRequestMetrics } from './reference.js';

@@ -18,9 +18,27 @@ describe('reference metrics objects', () => {
   it('renders the Agent agent_metrics fields with the success rate in percent', () => {
     const body = agentMetricsBody(setUp().snapshot());
     expect(Object.keys(body).sort()).toEqual(
-      ['avg_latency_ms', 'blocked_requests', 'failed_requests', 'p50_ms', 'p95_ms', 'p99_ms', 'rps', 'success_rate', 'success_requests', 'total_requests', 'uptime_seconds'].sort(),
+      [
+        'avg_latency_ms',
+        'blocked_requests',
+        'failed_requests',
+        'p50_ms',
+        'p95_ms',
+        'p99_ms',
+        'rps',
+        'success_rate',
+        'success_requests',
+        'total_requests',
+        'uptime_seconds',
+      ].sort(),
     );
-    expect(body).toMatchObject({ total_requests: 1, success_requests: 1, failed_requests: 0, success_rate: 100, uptime_seconds: 90 });
+    expect(body).toMatchObject({
+      total_requests: 1,
+      success_requests: 1,
+      failed_requests: 0,
+      success_rate: 100,
+      uptime_seconds: 90,
+    });
   });
 
   it('renders the Orchestrator requests and latency objects with the success rate as a fraction', () => {

@@ -13,7 +13,16 @@ describe('RequestMetrics', () => {
   it('reports an empty window as zeros with a success rate of 1', () => {
     const { m, advanceSec } = setUp();
     advanceSec(5);
-    expect(m.snapshot()).toMatchObject({ total: 0, avgLatencyMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0, rps: 0, successRate: 1, uptimeSeconds: 5 });
+    expect(m.snapshot()).toMatchObject({
+      total: 0,
+      avgLatencyMs: 0,
+      p50Ms: 0,
+      p99Ms: 0,
+      maxMs: 0,
+      rps: 0,
+      successRate: 1,
+      uptimeSeconds: 5,
+    });
   });
 
   it('counts outcomes and computes average, maximum and percentiles', () => {
@@ -91,7 +100,9 @@ describe('RequestMetrics', () => {
     { name: 'an inherited property as outcome', latency: 1, outcome: 'toString', field: 'outcome' },
   ])('rejects $name', ({ latency, outcome, field }) => {
     const { m } = setUp();
-    expect(() => m.record(latency, outcome as 'success')).toThrow(expect.objectContaining({ name: 'MetricsInputError', field }));
+    expect(() => m.record(latency, outcome as 'success')).toThrow(
+      expect.objectContaining({ name: 'MetricsInputError', field }),
+    );
     expect(m.snapshot().lifetime.total).toBe(0);
   });
 

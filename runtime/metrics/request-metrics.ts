@@ -102,7 +102,8 @@ export class RequestMetrics {
     if (typeof latencyMs !== 'number' || !(latencyMs >= 0) || latencyMs === Infinity) {
       throw new MetricsInputError('latencyMs', 'must be a finite number ≥ 0');
     }
-    if (!Object.hasOwn(OUTCOME_SLOT, outcome)) throw new MetricsInputError('outcome', 'must be success, failed or blocked');
+    if (!Object.hasOwn(OUTCOME_SLOT, outcome))
+      throw new MetricsInputError('outcome', 'must be success, failed or blocked');
     const o = OUTCOME_SLOT[outcome];
     const sec = Math.floor(this.now() / 1000);
     const slot = sec % this.windowSec;

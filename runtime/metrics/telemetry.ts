@@ -100,7 +100,8 @@ export class StewardTelemetry {
       collect() {
         this.reset();
         for (const [policy, counts] of decisionCounts) {
-          for (const outcome of Object.keys(counts) as PolicyDecisionOutcome[]) if (counts[outcome] > 0) this.inc({ policy, outcome }, counts[outcome]);
+          for (const outcome of Object.keys(counts) as PolicyDecisionOutcome[])
+            if (counts[outcome] > 0) this.inc({ policy, outcome }, counts[outcome]);
         }
       },
     });
@@ -240,7 +241,12 @@ export class StewardTelemetry {
   }
 
   /** One LLM call; `usage` when the provider answered. */
-  llmCall(provider: string, model: string, seconds: number, usage?: { promptTokens: number; completionTokens: number }): void {
+  llmCall(
+    provider: string,
+    model: string,
+    seconds: number,
+    usage?: { promptTokens: number; completionTokens: number },
+  ): void {
     const labels = { provider, model: this.models.of(model) };
     this.llmRequests.inc({ ...labels, outcome: usage ? 'success' : 'error' });
     this.llmDuration.observe(labels, seconds);

@@ -61,7 +61,20 @@ const REFUSED: [address: string, range: RegExp][] = [
   ['1.2.3', /not an IP address/],
 ];
 
-const PUBLIC = ['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '198.20.0.1', '223.255.255.255', '::ffff:8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001::200e', '2001:200::1', 'fbff::1', 'fe7f::1'];
+const PUBLIC = [
+  '8.8.8.8',
+  '93.184.216.34',
+  '172.32.0.1',
+  '100.128.0.1',
+  '198.20.0.1',
+  '223.255.255.255',
+  '::ffff:8.8.8.8',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001::200e',
+  '2001:200::1',
+  'fbff::1',
+  'fe7f::1',
+];
 
 describe('the shared address policy', () => {
   it.each(REFUSED)('refuses %s (%s)', (address, range) => {
@@ -76,10 +89,14 @@ describe('the shared address policy', () => {
   it('judges an IPv6 address by the IPv4 it carries even where its own range is allowed', () => {
     const nat64 = addressPolicy(['64:ff9b::/96', '2002::/16', '2001::/32']);
     expect(nat64.allows('64:ff9b::808:808')).toBe(true);
-    expect(nat64.refusal('64:ff9b::a9fe:a9fe')).toMatch(/link-local, cloud metadata 169\.254\.0\.0\/16, carried in NAT64/);
+    expect(nat64.refusal('64:ff9b::a9fe:a9fe')).toMatch(
+      /link-local, cloud metadata 169\.254\.0\.0\/16, carried in NAT64/,
+    );
     expect(nat64.refusal('2002:a00:1::1')).toMatch(/private 10\.0\.0\.0\/8, carried in 6to4/);
     // Teredo's client address is stored inverted: 80ff:fffe is 127.0.0.1.
-    expect(nat64.refusal('2001:0:4136:e378:8000:63bf:80ff:fffe')).toMatch(/loopback 127\.0\.0\.0\/8, carried in Teredo/);
+    expect(nat64.refusal('2001:0:4136:e378:8000:63bf:80ff:fffe')).toMatch(
+      /loopback 127\.0\.0\.0\/8, carried in Teredo/,
+    );
     // RFC 4380's example: the client is 192.0.2.45, a documentation address.
     expect(nat64.refusal('2001:0:4136:e378:8000:63bf:3fff:fdd2')).toMatch(/TEST-NET-1/);
     expect(nat64.allows('2001:0:4136:e378:8000:63bf:f7f7:f7f7')).toBe(true);
@@ -126,13 +143,15 @@ describe('the shared address policy', () => {
 describe('parseIp and parseCidr', () => {
   it('reads every IPv6 spelling to the same bytes', () => {
     const loop = Array.from(parseIp('::1')!.bytes);
-    for (const s of ['0:0:0:0:0:0:0:1', '::0:1', '0::1', '::0.0.0.1']) expect(Array.from(parseIp(s)!.bytes)).toEqual(loop);
+    for (const s of ['0:0:0:0:0:0:0:1', '::0:1', '0::1', '::0.0.0.1'])
+      expect(Array.from(parseIp(s)!.bytes)).toEqual(loop);
     expect(Array.from(parseIp('::ffff:1.2.3.4')!.bytes.subarray(10))).toEqual([0xff, 0xff, 1, 2, 3, 4]);
     expect(Array.from(parseIp('1::')!.bytes)).toEqual([0, 1, ...new Array(14).fill(0)]);
   });
 
   it('refuses what node does not call an IP address', () => {
-    for (const s of ['010.0.0.1', '1.2.3.256', ':::1', '1:2:3:4:5:6:7:8:9', 'example.com']) expect(parseIp(s)).toBeUndefined();
+    for (const s of ['010.0.0.1', '1.2.3.256', ':::1', '1:2:3:4:5:6:7:8:9', 'example.com'])
+      expect(parseIp(s)).toBeUndefined();
   });
 
   it('reads prefixes of both families', () => {

@@ -80,7 +80,10 @@ const probeRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => {
     const reasons = [...(deps.notReady?.() ?? [])];
     // NB: with a reason already (draining, say), the database is not asked.
     if (reasons.length === 0) {
-      const db = await deps.store.db.ping(READY_DB_TIMEOUT_MS).then(() => undefined, (err: unknown) => (err instanceof Error ? err.message : String(err)));
+      const db = await deps.store.db.ping(READY_DB_TIMEOUT_MS).then(
+        () => undefined,
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      );
       if (db !== undefined) reasons.push(`the database does not answer (${db})`);
     }
     if (reasons.length === 0) return { status: 'ok' as const };
@@ -90,7 +93,14 @@ const probeRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app, deps) => {
 
 /** The Orchestrator (plan and parallel surfaces). Built, not started. Every route states its credential rule. */
 export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
-  const app = createHttpApp({ log: deps.log, bodyLimitBytes: deps.bodyLimitBytes, surface: 'plan', errorStyle: 'envelope', connections: deps.connections, tls: deps.tls });
+  const app = createHttpApp({
+    log: deps.log,
+    bodyLimitBytes: deps.bodyLimitBytes,
+    surface: 'plan',
+    errorStyle: 'envelope',
+    connections: deps.connections,
+    tls: deps.tls,
+  });
   const telemetry = deps.telemetry ?? new StewardTelemetry({ version: deps.version });
   void app.register(httpMetrics, { telemetry, server: 'orchestrator' });
   registerAuth(app, 'plan', deps.auth, { internalSecret: deps.internalSecret });
@@ -103,7 +113,14 @@ export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   void app.register(webhookRoutes, { webhooks: deps.webhooks, now: deps.now });
   // NB: its own scope: the parallel surface answers in its own catalogue (RATE_LIMIT_EXCEEDED, not RATE_LIMITED).
   void app.register(async (scope) =>
-    parallelRoutes(scope, { ...deps.parallel, store: deps.store, telemetry, version: deps.version, log: deps.log, now: deps.now }),
+    parallelRoutes(scope, {
+      ...deps.parallel,
+      store: deps.store,
+      telemetry,
+      version: deps.version,
+      log: deps.log,
+      now: deps.now,
+    }),
   );
   void app.register(async (scope) => prometheusRoute(scope, telemetry));
   if (deps.apiDocs !== false) void app.register(apiDocs, { document: orchestratorOpenApi(deps.version) });

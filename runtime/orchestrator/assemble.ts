@@ -10,7 +10,12 @@ import { PolicyCache } from '../agent/policy-cache.js';
 import type { AuthDeps } from '../auth/authenticate.js';
 import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
 import type { ConnectionSettings, HttpTls } from '../http/app.js';
-import { MemoryConcurrencyLimiter, PLAN_TIER_LIMITS, type ConcurrencyLimiter, type RateLimiter } from '../limits/index.js';
+import {
+  MemoryConcurrencyLimiter,
+  PLAN_TIER_LIMITS,
+  type ConcurrencyLimiter,
+  type RateLimiter,
+} from '../limits/index.js';
 import { routeWarning, type LlmRouter } from '../llm/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
@@ -104,27 +109,44 @@ export interface OrchestratorParts {
 /** Distinct policy texts the orchestrator and its in-process agents keep compiled. */
 const POLICY_CACHE_ENTRIES = 1024;
 
-export async function assembleOrchestrator(settings: OrchestratorSettings, shared: OrchestratorShared): Promise<OrchestratorParts> {
+export async function assembleOrchestrator(
+  settings: OrchestratorSettings,
+  shared: OrchestratorShared,
+): Promise<OrchestratorParts> {
   const policies = new PolicyCache(POLICY_CACHE_ENTRIES);
   const poolLog = shared.log.child({ module: 'pool' });
   const members: MemberSource =
     settings.members ??
     (settings.agentEndpoints
-      ? new StaticSource(settings.agentEndpoints, { token: settings.agentToken, ...(settings.agentCa ? { ca: settings.agentCa } : {}) })
+      ? new StaticSource(settings.agentEndpoints, {
+          token: settings.agentToken,
+          ...(settings.agentCa ? { ca: settings.agentCa } : {}),
+        })
       : new StandaloneSource({
           source: shared.source,
           orchestrator: settings.orchestrator,
           log: poolLog,
           factory: (config, replica) => {
-            const agent = new LocalAgent({ id: agentId(config, replica), llm: shared.llm, spec: config.spec, policies });
+            const agent = new LocalAgent({
+              id: agentId(config, replica),
+              llm: shared.llm,
+              spec: config.spec,
+              policies,
+            });
             // NB: once per AgentConfig (and again when it changes), not once per replica.
-            const warning = replica === 0 && config.spec.llm ? routeWarning(config.metadata.name, agent.route) : undefined;
+            const warning =
+              replica === 0 && config.spec.llm ? routeWarning(config.metadata.name, agent.route) : undefined;
             if (warning) poolLog.warn({ agentConfig: config.metadata.name, llmRoute: agent.route }, warning);
             return agent;
           },
         }));
   const pool = await AgentPool.start({ source: members, probeIntervalMs: settings.probeIntervalMs, log: poolLog });
-  const webhooks = new WebhookService(shared.store.db, settings.webhooks ?? {}, shared.log.child({ module: 'webhooks' }), shared.now);
+  const webhooks = new WebhookService(
+    shared.store.db,
+    settings.webhooks ?? {},
+    shared.log.child({ module: 'webhooks' }),
+    shared.now,
+  );
   webhooks.start();
   const status = pool.status();
   shared.log.info({ pool: members.name, ...status }, 'agent pool ready');
@@ -162,7 +184,8 @@ export async function assembleOrchestrator(settings: OrchestratorSettings, share
     planTimeoutMs: settings.planTimeoutMs,
     log: shared.log.child({ module: 'plans' }),
   });
-  const concurrency = shared.concurrency ?? new MemoryConcurrencyLimiter({ defaultLimit: PLAN_TIER_LIMITS.community.concurrentPlans });
+  const concurrency =
+    shared.concurrency ?? new MemoryConcurrencyLimiter({ defaultLimit: PLAN_TIER_LIMITS.community.concurrentPlans });
   return {
     pool,
     webhooks,

@@ -29,14 +29,24 @@ export interface OrchestratorCluster {
   close(): Promise<void>;
 }
 
-export async function openOrchestratorCluster(config: OrchestratorConfig, log: Logger): Promise<OrchestratorCluster | undefined> {
+export async function openOrchestratorCluster(
+  config: OrchestratorConfig,
+  log: Logger,
+): Promise<OrchestratorCluster | undefined> {
   const fromSource = config.STEWARD_SOURCE === 'kubernetes';
   const discovering = config.STEWARD_AGENT_DISCOVERY === 'kubernetes';
   if (!fromSource && !discovering) return undefined;
   const client = await connectKube(config, 'orchestrator');
   const namespace = config.STEWARD_NAMESPACE;
-  const kubeSource = fromSource ? new KubernetesSource({ client, namespace, log: log.child({ component: 'source' }) }) : undefined;
-  const source = kubeSource && withBuiltinPack(kubeSource, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled', log: log.child({ component: 'source' }) });
+  const kubeSource = fromSource
+    ? new KubernetesSource({ client, namespace, log: log.child({ component: 'source' }) })
+    : undefined;
+  const source =
+    kubeSource &&
+    withBuiltinPack(kubeSource, {
+      enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled',
+      log: log.child({ component: 'source' }),
+    });
   const discovery = discovering
     ? new EndpointSliceSource({
         client,

@@ -7,7 +7,14 @@ import type { WorkItem } from '../agent/work.js';
 import type { Upstream, UpstreamAnswer } from '../governed/index.js';
 import { httpErrorOf } from '../http/error-model.js';
 import type { AgentLlmRoute, LlmUsage } from '../llm/index.js';
-import { AgentCommunicationError, NoHealthyAgentsError, PoolClosedError, type AgentPool, type Dispatched, type DispatchOptions } from './pool/index.js';
+import {
+  AgentCommunicationError,
+  NoHealthyAgentsError,
+  PoolClosedError,
+  type AgentPool,
+  type Dispatched,
+  type DispatchOptions,
+} from './pool/index.js';
 
 const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
@@ -38,9 +45,19 @@ export class WorkFailedError extends Error {
 }
 
 /** The provider a step or a query called, as the plan's tasks and the parallel results show it. */
-export function routeView(llm: AgentLlmRoute | undefined): { provider?: string; model?: string; fallback?: boolean; requested_provider?: string } {
+export function routeView(llm: AgentLlmRoute | undefined): {
+  provider?: string;
+  model?: string;
+  fallback?: boolean;
+  requested_provider?: string;
+} {
   if (!llm) return {};
-  return { provider: llm.provider, ...(llm.model ? { model: llm.model } : {}), fallback: llm.fallback, ...(llm.requested ? { requested_provider: llm.requested } : {}) };
+  return {
+    provider: llm.provider,
+    ...(llm.model ? { model: llm.model } : {}),
+    fallback: llm.fallback,
+    ...(llm.requested ? { requested_provider: llm.requested } : {}),
+  };
 }
 
 /** A fallback, as the audit row's metadata records it. */
@@ -85,28 +102,54 @@ export function poolUpstream(pool: AgentPool, item: WorkItem, options: PoolUpstr
       dispatched = d;
       const r = d.result;
       if (r.status !== 'success') {
-        throw new WorkFailedError(r.error?.code ?? 'EXECUTION_ERROR', r.error?.message ?? 'the agent answered an error without a code', r.agentId, { llm: r.llm });
+        throw new WorkFailedError(
+          r.error?.code ?? 'EXECUTION_ERROR',
+          r.error?.message ?? 'the agent answered an error without a code',
+          r.agentId,
+          { llm: r.llm },
+        );
       }
       const text = typeof r.result === 'string' ? r.result : JSON.stringify(r.result ?? null);
       const facts = fallbackFacts(r.llm);
-      return { text, toolCalls: [], provider: r.llm?.provider ?? provider, model: r.llm?.model ?? model, usage: NO_USAGE, finishReason: 'stop', ...(facts ? { facts } : {}) };
+      return {
+        text,
+        toolCalls: [],
+        provider: r.llm?.provider ?? provider,
+        model: r.llm?.model ?? model,
+        usage: NO_USAGE,
+        finishReason: 'stop',
+        ...(facts ? { facts } : {}),
+      };
     },
   };
 }
 
-function poolFailure(err: unknown, item: WorkItem, signal: AbortSignal | undefined, options: PoolUpstreamOptions): unknown {
+function poolFailure(
+  err: unknown,
+  item: WorkItem,
+  signal: AbortSignal | undefined,
+  options: PoolUpstreamOptions,
+): unknown {
   if (signal?.aborted) {
     const { code, message } = options.aborted(signal);
-    return new WorkFailedError(code, message, err instanceof AgentCommunicationError ? err.agentId : '', { cause: err });
+    return new WorkFailedError(code, message, err instanceof AgentCommunicationError ? err.agentId : '', {
+      cause: err,
+    });
   }
   if (err instanceof AgentCommunicationError) {
     // A member that never answered within the item's timeout (plus the pool's margin): the item timed out.
     if (err.failure === 'deadline') {
-      return new WorkFailedError('QUERY_TIMEOUT', `the query did not finish within its timeout of ${item.timeoutMs} ms (${err.message})`, err.agentId, { cause: err });
+      return new WorkFailedError(
+        'QUERY_TIMEOUT',
+        `the query did not finish within its timeout of ${item.timeoutMs} ms (${err.message})`,
+        err.agentId,
+        { cause: err },
+      );
     }
     return new WorkFailedError(err.code, err.message, err.agentId, { cause: err });
   }
-  if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError) return new WorkFailedError(options.unavailableCode, err.message, '', { cause: err });
+  if (err instanceof NoHealthyAgentsError || err instanceof PoolClosedError)
+    return new WorkFailedError(options.unavailableCode, err.message, '', { cause: err });
   return err;
 }
 
@@ -114,7 +157,11 @@ function poolFailure(err: unknown, item: WorkItem, signal: AbortSignal | undefin
  * A governed work item's failure as a step's or a query's error: the agent's (or the pool's) own code, else the
  * surface's catalogue code for it (POLICY_VIOLATION for a blocked input or answer; server faults are logged).
  */
-export function workErrorOf(err: unknown, surface: 'plan' | 'parallel', log?: { error(obj: object, msg: string): void }): { code: string; message: string } {
+export function workErrorOf(
+  err: unknown,
+  surface: 'plan' | 'parallel',
+  log?: { error(obj: object, msg: string): void },
+): { code: string; message: string } {
   if (err instanceof WorkFailedError) return { code: err.code, message: err.message };
   const e = httpErrorOf(err, { surface }, log);
   return { code: e.code, message: e.message };

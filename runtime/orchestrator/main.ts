@@ -43,7 +43,9 @@ export async function startOrchestrator(
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<RunningOrchestrator> {
   const tls = await readTlsSettings(config);
-  const agentCa = config.STEWARD_AGENT_CA_FILE ? await readSettingFile('STEWARD_AGENT_CA_FILE', config.STEWARD_AGENT_CA_FILE) : undefined;
+  const agentCa = config.STEWARD_AGENT_CA_FILE
+    ? await readSettingFile('STEWARD_AGENT_CA_FILE', config.STEWARD_AGENT_CA_FILE)
+    : undefined;
   if (config.STEWARD_SOURCE === 'folder') await checkManifestFolders(config.STEWARD_MANIFESTS);
   // NB: before the cluster and the store: a port in use is reported at once, not after they started.
   await checkPorts(config.STEWARD_HOST, [
@@ -60,9 +62,13 @@ export async function startOrchestrator(
       log: log.child({ component: 'source' }),
     });
   // NB: the cluster parts close last: the pool closes the discovery it was given, the source follows.
-  const closers: (() => unknown)[] = [...(cluster ? [() => cluster.close()] : []), ...(cluster?.source ? [] : [() => source.close()])];
+  const closers: (() => unknown)[] = [
+    ...(cluster ? [() => cluster.close()] : []),
+    ...(cluster?.source ? [] : [() => source.close()]),
+  ];
   const closeAll = async () => {
-    for (const close of closers.reverse()) await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
+    for (const close of closers.reverse())
+      await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
   };
   let draining = false;
   try {
@@ -77,7 +83,9 @@ export async function startOrchestrator(
       log,
       now: () => new Date(),
       // License keySecretRefs: the namespace's Secrets, as the gateway reads them.
-      ...(kubeSource ? { resolveSecret: (ns: string, name: string, key: string) => kubeSource.secret(ns, name, key) } : {}),
+      ...(kubeSource
+        ? { resolveSecret: (ns: string, name: string, key: string) => kubeSource.secret(ns, name, key) }
+        : {}),
     });
     closers.push(() => access.close());
     await access.ready();
@@ -118,7 +126,9 @@ export async function startOrchestrator(
         telemetry,
         // The gateways' token budget (Redis when configured): plans and parallel queries draw on it too.
         tokens: { limiter: access.tokenLimiter, perMinute: config.STEWARD_LLM_TOKENS_PER_MINUTE },
-        backgroundWrites: new BackgroundWrites(log.child({ module: 'llm-audit' }), () => telemetry.llmAuditBackgroundFailures.inc()),
+        backgroundWrites: new BackgroundWrites(log.child({ module: 'llm-audit' }), () =>
+          telemetry.llmAuditBackgroundFailures.inc(),
+        ),
       },
     );
     closers.push(() => parts.close());
@@ -129,7 +139,13 @@ export async function startOrchestrator(
     });
     closers.push(() => app.close());
     const metrics =
-      config.STEWARD_METRICS_PORT === undefined ? undefined : buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry, token: config.STEWARD_METRICS_TOKEN });
+      config.STEWARD_METRICS_PORT === undefined
+        ? undefined
+        : buildMetricsServer({
+            log: log.child({ component: 'metrics' }),
+            telemetry,
+            token: config.STEWARD_METRICS_TOKEN,
+          });
     if (metrics) closers.push(() => metrics.close());
     await app.listen({ host: config.STEWARD_HOST, port: config.PORT }).catch((err: unknown) => {
       throw listenFailure(err, 'PORT', config.STEWARD_HOST, config.PORT);

@@ -15,7 +15,9 @@ export function pageOf(query: Record<string, unknown>): Page {
     if (raw === undefined || raw === '') return fallback;
     const n = typeof raw === 'string' && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > max) {
-      throw new ApiError('plan', 'INVALID_REQUEST', `${key} must be an integer from 1 to ${max}`, { fields: [{ field: key, message: `an integer from 1 to ${max}` }] });
+      throw new ApiError('plan', 'INVALID_REQUEST', `${key} must be an integer from 1 to ${max}`, {
+        fields: [{ field: key, message: `an integer from 1 to ${max}` }],
+      });
     }
     return n;
   };

@@ -1,7 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { validateManifest } from '../../api/index.js';
 import { ApiError, echo } from '../http/errors.js';
-import { DEFAULT_YAML_LIMITS, documentValue, parseYamlDocuments, YamlLimitError, type YamlLimits } from '../source/yaml.js';
+import {
+  DEFAULT_YAML_LIMITS,
+  documentValue,
+  parseYamlDocuments,
+  YamlLimitError,
+  type YamlLimits,
+} from '../source/yaml.js';
 import type { OrchestratorDeps } from './app.js';
 
 /**
@@ -11,7 +17,11 @@ import type { OrchestratorDeps } from './app.js';
 export const VALIDATE_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** One AgentConfig: far fewer nodes than a folder of manifests. */
-const VALIDATE_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({ ...DEFAULT_YAML_LIMITS, maxChars: VALIDATE_BODY_LIMIT_BYTES, maxNodes: 2_000 });
+const VALIDATE_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
+  ...DEFAULT_YAML_LIMITS,
+  maxChars: VALIDATE_BODY_LIMIT_BYTES,
+  maxNodes: 2_000,
+});
 
 /** One YAML document within the limits of runtime/source/yaml.ts (size, nodes, nesting, aliases, no repeated key). */
 function parseYamlBody(text: string): unknown {
@@ -29,19 +39,32 @@ function parseYamlBody(text: string): unknown {
  * `valid: false` and its errors.
  */
 export const validateRoutes: FastifyPluginAsync<OrchestratorDeps> = async (app) => {
-  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) => {
-    try {
-      done(null, parseYamlBody(body as string));
-    } catch (err) {
-      const message = err instanceof YamlLimitError || err instanceof ReferenceError ? err.message : 'the YAML cannot be parsed';
-      done(new ApiError('plan', 'INVALID_REQUEST', `invalid YAML: ${echo(message, 200)}`), undefined);
-    }
-  });
-  app.post('/api/v1/agents/validate', { bodyLimit: VALIDATE_BODY_LIMIT_BYTES, config: { auth: { require: 'any' } } }, async (req) => {
-    const result = validateManifest(req.body);
-    if (result.valid && result.resource && result.resource.kind !== 'AgentConfig') {
-      return { valid: false, errors: [{ field: 'kind', message: 'this endpoint validates AgentConfig documents' }], warnings: result.warnings };
-    }
-    return { valid: result.valid, errors: result.errors, warnings: result.warnings };
-  });
+  app.addContentTypeParser(
+    ['application/yaml', 'application/x-yaml', 'text/yaml'],
+    { parseAs: 'string' },
+    (_req, body, done) => {
+      try {
+        done(null, parseYamlBody(body as string));
+      } catch (err) {
+        const message =
+          err instanceof YamlLimitError || err instanceof ReferenceError ? err.message : 'the YAML cannot be parsed';
+        done(new ApiError('plan', 'INVALID_REQUEST', `invalid YAML: ${echo(message, 200)}`), undefined);
+      }
+    },
+  );
+  app.post(
+    '/api/v1/agents/validate',
+    { bodyLimit: VALIDATE_BODY_LIMIT_BYTES, config: { auth: { require: 'any' } } },
+    async (req) => {
+      const result = validateManifest(req.body);
+      if (result.valid && result.resource && result.resource.kind !== 'AgentConfig') {
+        return {
+          valid: false,
+          errors: [{ field: 'kind', message: 'this endpoint validates AgentConfig documents' }],
+          warnings: result.warnings,
+        };
+      }
+      return { valid: result.valid, errors: result.errors, warnings: result.warnings };
+    },
+  );
 };

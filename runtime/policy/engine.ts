@@ -102,7 +102,17 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.pool = options.isolation === false ? undefined : new IsolatePool(options.log, options.isolation);
     this.rebuild();
     this.unsubscribe = options.source.subscribe((events) => {
-      if (events.some((e) => e.resource.kind === 'Policy' && (e.type !== 'modified' || !isDeepStrictEqual(this.seen.get(policyKey(e.resource as PolicyResource)), compiledPart(e.resource as PolicyResource))))) {
+      if (
+        events.some(
+          (e) =>
+            e.resource.kind === 'Policy' &&
+            (e.type !== 'modified' ||
+              !isDeepStrictEqual(
+                this.seen.get(policyKey(e.resource as PolicyResource)),
+                compiledPart(e.resource as PolicyResource),
+              )),
+        )
+      ) {
         this.rebuild();
       }
     });
@@ -188,7 +198,11 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       result = plan.evaluate(input, this.limits);
     } catch (err) {
       this.options.log.error({ err }, 'policy engine threw; failing closed');
-      result = failedPlan(plan, { class: 'engine_exception', message: err instanceof Error ? err.message : String(err) }, performance.now() - t0);
+      result = failedPlan(
+        plan,
+        { class: 'engine_exception', message: err instanceof Error ? err.message : String(err) },
+        performance.now() - t0,
+      );
     }
     return this.conclude(result);
   }
@@ -202,7 +216,9 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     const t0 = performance.now();
     const outcome = await this.pool!.evaluate(plan.key, input, this.limits);
     if ('result' in outcome) return this.conclude(outcome.result);
-    return this.conclude(failedPlan(plan, { class: outcome.failure, message: outcome.message }, performance.now() - t0));
+    return this.conclude(
+      failedPlan(plan, { class: outcome.failure, message: outcome.message }, performance.now() - t0),
+    );
   }
 
   private conclude(result: PlanResult): PolicyEvaluation {
@@ -256,7 +272,10 @@ export class RegoPolicyEngine implements PolicyEvaluator {
 
   private planFor(scope: PolicyScope): ScopePlan {
     const tenant = scope.tenantId !== undefined && this.namedTenants.has(scope.tenantId) ? scope.tenantId : '';
-    const org = scope.organizationId !== undefined && this.namedOrganizations.has(scope.organizationId) ? scope.organizationId : '';
+    const org =
+      scope.organizationId !== undefined && this.namedOrganizations.has(scope.organizationId)
+        ? scope.organizationId
+        : '';
     // NB: every surface × named organization × named tenant is compiled by rebuild(), so this never compiles on a request.
     return this.byScope.get(`${scope.surface}\u0000${org}\u0000${tenant}`)!;
   }
@@ -311,7 +330,9 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     for (const { item, conflict } of dropped) {
       const message = conflictMessage(item.doc, conflict);
       problems.push({ policy: item.doc.metadata.name, message });
-      const state = states.find((st) => st.name === item.doc.metadata.name && st.namespace === (item.doc.metadata.namespace ?? 'default'));
+      const state = states.find(
+        (st) => st.name === item.doc.metadata.name && st.namespace === (item.doc.metadata.namespace ?? 'default'),
+      );
       if (state) Object.assign(state, { loaded: false, error: message });
       this.options.log.error({ policy: item.doc.metadata.name, error: message }, 'policy package conflicts');
     }
@@ -326,7 +347,10 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.failureLog.retain(next.map((l) => l.doc.metadata.name));
     // The warm-up fills the shared regex cache.
     warmUpPack(this.planFor({ surface: 'pre-check' }));
-    this.options.log.info({ policies: next.length, failed: problems.length, scopes: this.byScope.size }, 'policies compiled');
+    this.options.log.info(
+      { policies: next.length, failed: problems.length, scopes: this.byScope.size },
+      'policies compiled',
+    );
     if (next.length === 0) this.options.log.warn({ policies: 0 }, NO_POLICY_WARNING);
     for (const l of this.compiledListeners) {
       try {
@@ -398,6 +422,10 @@ function inScope(doc: PolicyResource, scope: PolicyScope): boolean {
     return false;
   }
   if (s?.tenants?.length && (scope.tenantId === undefined || !s.tenants.includes(scope.tenantId))) return false;
-  if (s?.organizations?.length && (scope.organizationId === undefined || !s.organizations.includes(scope.organizationId))) return false;
+  if (
+    s?.organizations?.length &&
+    (scope.organizationId === undefined || !s.organizations.includes(scope.organizationId))
+  )
+    return false;
   return true;
 }

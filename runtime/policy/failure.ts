@@ -31,7 +31,11 @@ export function describeFailure(c: FailureClass): string {
   return WORDS[c];
 }
 
-const LIMIT_CLASSES: Record<LimitKind, FailureClass> = { deadline: 'deadline', steps: 'step_budget', size: 'size_limit' };
+const LIMIT_CLASSES: Record<LimitKind, FailureClass> = {
+  deadline: 'deadline',
+  steps: 'step_budget',
+  size: 'size_limit',
+};
 
 /** The class of a decision's error: a limit error carries its kind (deadline, steps or size). */
 export function classify(error: DecisionError): FailureClass {

@@ -88,7 +88,8 @@ export class PolicyFailureLog {
   /** Failures since start, per policy and class (only pairs that occurred). */
   counts(): FailureCount[] {
     const out: FailureCount[] = [];
-    for (const [policy, byClass] of this.totals) for (const [cls, value] of byClass) out.push({ policy, class: cls, value });
+    for (const [policy, byClass] of this.totals)
+      for (const [cls, value] of byClass) out.push({ policy, class: cls, value });
     return out.sort((a, b) => a.policy.localeCompare(b.policy) || a.class.localeCompare(b.class));
   }
 }

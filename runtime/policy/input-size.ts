@@ -31,7 +31,14 @@ const codeUnits: Length = (s) => s.length;
 
 function measureInput(input: PolicyInput, len: Length): number {
   // NB: request_type may come from a body (/api/request, a pre-check); client comes from the credential
-  return len(input.query) + len(input.request_type ?? '') + measure(input.user, len) + measure(input.context, len) + measure(input.mcp, len) + measure(input.llm, len);
+  return (
+    len(input.query) +
+    len(input.request_type ?? '') +
+    measure(input.user, len) +
+    measure(input.context, len) +
+    measure(input.mcp, len) +
+    measure(input.llm, len)
+  );
 }
 
 /** The text (strings and keys) of a document; deeply nested ones by their JSON text (an over-estimate), not by recursion. */

@@ -11,7 +11,13 @@ export const WASM_NOT_EVALUATED = 'wasm bundles are not evaluated by the gateway
 export function policyModule(doc: PolicyResource): PolicyModule | undefined {
   // NB: a redact policy has no module (validation refuses one): the engine keeps it apart
   if (doc.spec.rego === undefined || doc.spec.action === 'redact') return undefined;
-  return { name: `${doc.metadata.name}.rego`, source: doc.spec.rego, regoVersion: doc.spec.regoVersion, priority: doc.spec.priority, action: doc.spec.action };
+  return {
+    name: `${doc.metadata.name}.rego`,
+    source: doc.spec.rego,
+    regoVersion: doc.spec.regoVersion,
+    priority: doc.spec.priority,
+    action: doc.spec.action,
+  };
 }
 
 /** The module's compile error on its own (rendered with file:line:column and a caret), or undefined when it compiles. */

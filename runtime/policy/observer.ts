@@ -20,7 +20,8 @@ export function policyObserver(telemetry: StewardTelemetry): PolicyObserver {
     concluded(result, evaluation) {
       telemetry.policyEvaluated(evaluation.approved, result.durationMs / 1000);
       // NB: `evaluated` holds the policy names in decision order (the decisions carry module names).
-      for (let i = 0; i < result.decisions.length; i++) telemetry.policyDecision(evaluation.evaluated[i]!, decisionOutcome(result.decisions[i]!));
+      for (let i = 0; i < result.decisions.length; i++)
+        telemetry.policyDecision(evaluation.evaluated[i]!, decisionOutcome(result.decisions[i]!));
     },
   };
 }

@@ -18,7 +18,8 @@ export const CREATED_ANNOTATION = `${GROUP}/created-at`;
 export function packageOf(doc: PolicyResource): string[] | undefined {
   if (doc.spec.rego === undefined) return undefined;
   try {
-    return parseModule(`${doc.metadata.name}.rego`, doc.spec.rego, { regoVersion: doc.spec.regoVersion ?? 'v1' }).package.path;
+    return parseModule(`${doc.metadata.name}.rego`, doc.spec.rego, { regoVersion: doc.spec.regoVersion ?? 'v1' })
+      .package.path;
   } catch {
     return undefined;
   }
@@ -33,10 +34,13 @@ export function packagesOverlap(a: readonly string[], b: readonly string[]): boo
 
 /** Whether some request scope (surface × organization × tenant) holds both policies. */
 export function scopesMeet(a: PolicyResource, b: PolicyResource): boolean {
-  const meet = (x: readonly string[] | undefined, y: readonly string[] | undefined) => !x?.length || !y?.length || x.some((v) => y.includes(v));
+  const meet = (x: readonly string[] | undefined, y: readonly string[] | undefined) =>
+    !x?.length || !y?.length || x.some((v) => y.includes(v));
   const sa = a.spec.scope;
   const sb = b.spec.scope;
-  return meet(sa?.organizations, sb?.organizations) && meet(sa?.tenants, sb?.tenants) && meet(sa?.surfaces, sb?.surfaces);
+  return (
+    meet(sa?.organizations, sb?.organizations) && meet(sa?.tenants, sb?.tenants) && meet(sa?.surfaces, sb?.surfaces)
+  );
 }
 
 /** Trust order: operator documents first, then the older API-written ones, then by name. */
@@ -56,7 +60,9 @@ export interface PackageConflict {
  * Splits policies into those that keep their package and those that overlap a more trusted one they can meet in a
  * scope (with that one). Policies without a parsed package keep theirs (their compile error is reported elsewhere).
  */
-export function resolvePackages<T extends { doc: PolicyResource }>(items: readonly T[]): { kept: T[]; dropped: { item: T; conflict: PackageConflict }[] } {
+export function resolvePackages<T extends { doc: PolicyResource }>(
+  items: readonly T[],
+): { kept: T[]; dropped: { item: T; conflict: PackageConflict }[] } {
   const ordered = [...items].sort((x, y) => trustOrder(x.doc, y.doc));
   const kept: { item: T; pkg: string[] | undefined }[] = [];
   const dropped: { item: T; conflict: PackageConflict }[] = [];

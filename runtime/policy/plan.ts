@@ -34,7 +34,9 @@ export function planKey(entries: readonly PlanEntry[]): string {
   const h = createHash('sha256');
   for (const e of entries) {
     const m = e.module;
-    h.update(JSON.stringify([m.name, m.regoVersion ?? 'v1', m.priority ?? 100, m.action ?? 'block', e.strict, m.source]));
+    h.update(
+      JSON.stringify([m.name, m.regoVersion ?? 'v1', m.priority ?? 100, m.action ?? 'block', e.strict, m.source]),
+    );
   }
   return h.digest('hex');
 }
@@ -63,7 +65,9 @@ export class ScopePlan {
   ) {
     entries.forEach((e, i) => this.order.set(e.module.name, i));
     this.readsNormalized = entries.some((e) => e.module.source.includes('normalized'));
-    this.byPriority = entries.map((e) => ({ name: e.module.name, priority: e.module.priority ?? 100 })).sort((a, b) => b.priority - a.priority);
+    this.byPriority = entries
+      .map((e) => ({ name: e.module.name, priority: e.module.priority ?? 100 }))
+      .sort((a, b) => b.priority - a.priority);
     for (const strict of [true, false]) {
       const modules = entries.filter((e) => e.strict === strict).map((e) => e.module);
       if (modules.length) this.groups.push({ set: compileSet(modules), strict });
@@ -85,8 +89,12 @@ export class ScopePlan {
   evaluate(raw: PolicyInput, limits: Required<DecisionLimits>): PlanResult {
     const t0 = performance.now();
     const input = this.readsNormalized ? withNormalized(raw) : withoutNormalized(raw);
-    const left = () => ({ deadlineMs: Math.max(1, limits.deadlineMs - (performance.now() - t0)), maxSteps: limits.maxSteps });
-    if (this.groups.length === 1) return { decisions: run(this.groups[0]!, input, left()), durationMs: performance.now() - t0 };
+    const left = () => ({
+      deadlineMs: Math.max(1, limits.deadlineMs - (performance.now() - t0)),
+      maxSteps: limits.maxSteps,
+    });
+    if (this.groups.length === 1)
+      return { decisions: run(this.groups[0]!, input, left()), durationMs: performance.now() - t0 };
     const decisions: PlanDecision[] = [];
     for (const g of this.groups) decisions.push(...run(g, input, left()));
     decisions.sort((a, b) => b.priority - a.priority || this.order.get(a.name)! - this.order.get(b.name)!);

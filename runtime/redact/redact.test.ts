@@ -17,9 +17,24 @@ describe('redactText (mirrors the built-in pii and secrets pack)', () => {
     ['international phone', 'call +44 20 7946 0958', 'call [REDACTED:phone]', 'phone'],
     ['AWS key id', 'key AKIAIOSFODNN7ABCDEFG here', 'key [REDACTED:aws_access_key] here', 'aws_access_key'],
     ['GitHub token', `token ghp_${'a'.repeat(36)}`, 'token [REDACTED:github_token]', 'github_token'],
-    ['credentials in a URL', 'dsn postgres://app:hunter22@db:5432/x', 'dsn [REDACTED:url_credentials]', 'url_credentials'],
-    ['PEM private key', 'k: -----BEGIN RSA PRIVATE KEY-----\nMIIEow' + 'A'.repeat(60) + '\n-----END RSA PRIVATE KEY----- done', 'k: [REDACTED:private_key] done', 'private_key'],
-    ['passport with its word', 'passport no: 548193207, issued 2019', 'passport no: [REDACTED:passport], issued 2019', 'passport'],
+    [
+      'credentials in a URL',
+      'dsn postgres://app:hunter22@db:5432/x',
+      'dsn [REDACTED:url_credentials]',
+      'url_credentials',
+    ],
+    [
+      'PEM private key',
+      'k: -----BEGIN RSA PRIVATE KEY-----\nMIIEow' + 'A'.repeat(60) + '\n-----END RSA PRIVATE KEY----- done',
+      'k: [REDACTED:private_key] done',
+      'private_key',
+    ],
+    [
+      'passport with its word',
+      'passport no: 548193207, issued 2019',
+      'passport no: [REDACTED:passport], issued 2019',
+      'passport',
+    ],
     ['UK NINO', 'NINO: AB 12 34 56 D', 'NINO: [REDACTED:uk_nino]', 'uk_nino'],
     ['password assignment', 'DB_PASSWORD=s3cr3t-Pa55w0rd!', 'DB_PASSWORD=[REDACTED:password]', 'password'],
     ['truncated PEM key', '-----BEGIN PRIVATE KEY----- ' + 'A'.repeat(64), '[REDACTED:private_key]', 'private_key'],
@@ -45,9 +60,24 @@ describe('redactText (mirrors the built-in pii and secrets pack)', () => {
     ['US SSN with zero-width spaces', 'ssn 123\u200b-45\u200b-6789 on file', 'ssn [REDACTED:us_ssn] on file', 'us_ssn'],
     ['US SSN in Arabic-Indic digits and en dashes', 'SSN ١٢٣–٤٥–٦٧٨٩.', 'SSN [REDACTED:us_ssn].', 'us_ssn'],
     ['dotted US SSN', 'SSN 123.45.6789 ok', 'SSN [REDACTED:us_ssn] ok', 'us_ssn'],
-    ['card in full-width digits', 'card ４１１１ １１１１ １１１１ １１１１', 'card [REDACTED:payment_card]', 'payment_card'],
-    ['card one digit at a time', 'card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ok', 'card [REDACTED:payment_card] ok', 'payment_card'],
-    ['AWS key id with a Cyrillic A', 'key \u0410KIAIOSFODNN7ABCDEFG here', 'key [REDACTED:aws_access_key] here', 'aws_access_key'],
+    [
+      'card in full-width digits',
+      'card ４１１１ １１１１ １１１１ １１１１',
+      'card [REDACTED:payment_card]',
+      'payment_card',
+    ],
+    [
+      'card one digit at a time',
+      'card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ok',
+      'card [REDACTED:payment_card] ok',
+      'payment_card',
+    ],
+    [
+      'AWS key id with a Cyrillic A',
+      'key \u0410KIAIOSFODNN7ABCDEFG here',
+      'key [REDACTED:aws_access_key] here',
+      'aws_access_key',
+    ],
   ])('%s', (_name, input, output, kind) => {
     const r = redact(input);
     expect(r.text).toBe(output);
@@ -106,12 +136,16 @@ describe('agreement with the built-in pack', () => {
   const answers = corpus.filter((e) => !e.messages && !e.via);
 
   it('redacts something in every example the pack labels pii or secrets', () => {
-    const missed = answers.filter((e) => (e.labels.includes('pii') || e.labels.includes('secrets')) && !redacts(e.text)).map((e) => `${e.at} ${e.note}`);
+    const missed = answers
+      .filter((e) => (e.labels.includes('pii') || e.labels.includes('secrets')) && !redacts(e.text))
+      .map((e) => `${e.at} ${e.note}`);
     expect(missed).toEqual([]);
   });
 
   it('redacts nothing in the examples the pack labels otherwise (SQL, prompt injection, negatives)', () => {
-    const extra = answers.filter((e) => !e.labels.includes('pii') && !e.labels.includes('secrets') && redacts(e.text)).map((e) => `${e.at} ${e.note}`);
+    const extra = answers
+      .filter((e) => !e.labels.includes('pii') && !e.labels.includes('secrets') && redacts(e.text))
+      .map((e) => `${e.at} ${e.note}`);
     expect(extra).toEqual([]);
   });
 });

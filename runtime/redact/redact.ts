@@ -50,7 +50,11 @@ function redactNormalized(text: string, counts: RedactionCounts, detectors: read
 }
 
 /** Redacts string values (not keys) anywhere in a JSON-like value (rows, tool results); returns a copy. */
-export function redactValue(value: unknown, counts: RedactionCounts, detectors: readonly Detector[] = DETECTORS): unknown {
+export function redactValue(
+  value: unknown,
+  counts: RedactionCounts,
+  detectors: readonly Detector[] = DETECTORS,
+): unknown {
   if (typeof value === 'string') return redactText(value, counts, detectors);
   if (Array.isArray(value)) return value.map((v) => redactValue(v, counts, detectors));
   if (value && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {

@@ -80,7 +80,11 @@ function patternSpans(d: Detector, current: string, original: string): { s: numb
  * Maps spans [s, e) of the text rendered with `spans` (sorted, both lists) back to the original text, in one pass:
  * an end inside a placeholder takes the whole placeholder.
  */
-function toOriginal(spans: readonly RedactedSpan[], found: readonly { s: number; e: number }[], kind: string): RedactedSpan[] {
+function toOriginal(
+  spans: readonly RedactedSpan[],
+  found: readonly { s: number; e: number }[],
+  kind: string,
+): RedactedSpan[] {
   const out: RedactedSpan[] = [];
   let i = 0;
   let shift = 0; // rendered minus original length of spans[0, i)

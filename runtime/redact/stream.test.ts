@@ -53,7 +53,7 @@ function random(seed: number): () => number {
 
 function split(text: string, next: () => number, maxPiece: number): string[] {
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = 1 + Math.floor(next() * maxPiece);
     out.push(text.slice(i, i + n));
     i += n;
@@ -97,7 +97,10 @@ describe('StreamRedactor', () => {
 
   it('masks a card in full-width digits and one split inside a surrogate pair, whatever the digits', () => {
     const astral = 'card 𝟒𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 ok';
-    for (const pieces of [['card ４１１１ １１', '１１ １１１１ １１１１ ok'], [astral.slice(0, 8), astral.slice(8, 31), astral.slice(31)]]) {
+    for (const pieces of [
+      ['card ４１１１ １１', '１１ １１１１ １１１１ ok'],
+      [astral.slice(0, 8), astral.slice(8, 31), astral.slice(31)],
+    ]) {
       const { emitted } = stream(pieces);
       expect(emitted.join('')).toBe('card [REDACTED:payment_card] ok');
       expect(emitted.filter((p) => /\p{Nd}/u.test(p))).toEqual([]);
@@ -107,10 +110,15 @@ describe('StreamRedactor', () => {
   it('lets prose flow with a short hold', () => {
     const r = new StreamRedactor();
     let out = '';
-    for (const word of 'The answer is simple: rotate keys every ninety days and keep them out of the code base, always.'.split(/(?<= )/)) out += r.push(word);
+    for (const word of 'The answer is simple: rotate keys every ninety days and keep them out of the code base, always.'.split(
+      /(?<= )/,
+    ))
+      out += r.push(word);
     expect(out.length).toBeGreaterThan(20);
     expect(r.held).toBeLessThanOrEqual(32);
-    expect(out + r.end()).toBe('The answer is simple: rotate keys every ninety days and keep them out of the code base, always.');
+    expect(out + r.end()).toBe(
+      'The answer is simple: rotate keys every ninety days and keep them out of the code base, always.',
+    );
   });
 
   it('emits, joined, what redactText gives the whole text, for random splits (detectors without text context)', () => {
@@ -131,7 +139,9 @@ describe('StreamRedactor', () => {
     for (const text of texts) {
       const redacted = whole(text);
       // (a value the whole text also holds unmasked elsewhere is no leak)
-      const masked = redactSpans(text).map((s) => text.slice(s.start, s.end)).filter((v) => v.length >= 8 && !redacted.includes(v));
+      const masked = redactSpans(text)
+        .map((s) => text.slice(s.start, s.end))
+        .filter((v) => v.length >= 8 && !redacted.includes(v));
       if (masked.length === 0) continue;
       for (const maxPiece of [2, 5, 17]) {
         const { emitted } = stream(split(text, next, maxPiece));
@@ -156,7 +166,12 @@ describe('StreamRedactor', () => {
 
   it('lets minified JSON (tool-call arguments) flow: quotes and commas end tokens', () => {
     const r = new StreamRedactor();
-    const json = JSON.stringify({ query: 'weather', cities: ['Paris', 'Berlin', 'Madrid'], units: 'metric', days: 3 }).repeat(5);
+    const json = JSON.stringify({
+      query: 'weather',
+      cities: ['Paris', 'Berlin', 'Madrid'],
+      units: 'metric',
+      days: 3,
+    }).repeat(5);
     let out = '';
     for (let i = 0; i < json.length; i += 3) out += r.push(json.slice(i, i + 3));
     expect(r.held).toBeLessThanOrEqual(32);

@@ -190,7 +190,12 @@ export class StreamRedactor {
     if (head.words || head.partial) {
       for (let at = from; at < end; at++) {
         const tail = text.slice(at - base, end - base);
-        if (head.partial ? head.partial.test(tail) : head.words!.some((w) => w.length > tail.length && w.startsWith(tail.toLowerCase()))) return at;
+        if (
+          head.partial
+            ? head.partial.test(tail)
+            : head.words!.some((w) => w.length > tail.length && w.startsWith(tail.toLowerCase()))
+        )
+          return at;
       }
       return end;
     }

@@ -6,7 +6,14 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { validateManifest, type AnyResource, type KindName, type ResourceByKind } from '../../api/index.js';
 import type { Logger } from '../../platform/log.js';
 import { parseManifestFile } from './parse.js';
-import { DEFAULT_NAMESPACE, type DeclarativeSource, type LoadIssue, type Origin, type SourceEvent, type SourceListener } from './types.js';
+import {
+  DEFAULT_NAMESPACE,
+  type DeclarativeSource,
+  type LoadIssue,
+  type Origin,
+  type SourceEvent,
+  type SourceListener,
+} from './types.js';
 
 const MANIFEST_EXT = new Set(['.yaml', '.yml', '.json']);
 
@@ -37,7 +44,8 @@ export class SourceWriteError extends Error {
   }
 }
 
-const keyOf = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? DEFAULT_NAMESPACE}/${name}`;
+const keyOf = (kind: string, namespace: string | undefined, name: string) =>
+  `${kind}/${namespace ?? DEFAULT_NAMESPACE}/${name}`;
 
 /** Declarative state from folders of YAML manifests, watched for changes. Used by standalone mode. */
 export class FolderSource implements DeclarativeSource {
@@ -159,7 +167,12 @@ export class FolderSource implements DeclarativeSource {
     const issues: LoadIssue[] = [];
     for (const dir of this.dirs) {
       const files = await listManifestFiles(dir).catch((err: NodeJS.ErrnoException) => {
-        issues.push({ file: dir, documentIndex: 0, field: '(folder)', message: err.code === 'ENOENT' ? 'folder does not exist' : err.message });
+        issues.push({
+          file: dir,
+          documentIndex: 0,
+          field: '(folder)',
+          message: err.code === 'ENOENT' ? 'folder does not exist' : err.message,
+        });
         return [] as string[];
       });
       for (const file of files) {
@@ -193,7 +206,10 @@ export class FolderSource implements DeclarativeSource {
 
   private async writeNewFile(resource: AnyResource): Promise<void> {
     await mkdir(this.writeDir, { recursive: true });
-    const file = join(this.writeDir, `${resource.kind.toLowerCase()}-${resource.metadata.namespace}-${resource.metadata.name}.yaml`);
+    const file = join(
+      this.writeDir,
+      `${resource.kind.toLowerCase()}-${resource.metadata.namespace}-${resource.metadata.name}.yaml`,
+    );
     await atomicWrite(file, stringify(resource));
   }
 
@@ -208,7 +224,10 @@ export class FolderSource implements DeclarativeSource {
       await unlink(origin.file);
       return;
     }
-    const body = origin.file.endsWith('.json') && kept.length === 1 && resource ? `${JSON.stringify(resource, null, 2)}\n` : kept.join('---\n');
+    const body =
+      origin.file.endsWith('.json') && kept.length === 1 && resource
+        ? `${JSON.stringify(resource, null, 2)}\n`
+        : kept.join('---\n');
     await atomicWrite(origin.file, body);
   }
 }
@@ -237,7 +256,8 @@ function diff(prev: Map<string, Entry>, next: Map<string, Entry>): SourceEvent[]
   for (const [key, entry] of next) {
     const old = prev.get(key);
     if (!old) events.push({ type: 'added', resource: entry.resource });
-    else if (!isDeepStrictEqual(old.resource, entry.resource)) events.push({ type: 'modified', resource: entry.resource });
+    else if (!isDeepStrictEqual(old.resource, entry.resource))
+      events.push({ type: 'modified', resource: entry.resource });
   }
   for (const [key, entry] of prev) if (!next.has(key)) events.push({ type: 'deleted', resource: entry.resource });
   return events;

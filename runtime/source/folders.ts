@@ -11,7 +11,8 @@ import { StartupError } from '../../platform/startup-error.js';
  */
 export function builtinPackDir(from: string = dirname(fileURLToPath(import.meta.url))): string {
   for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'config', 'policies'))) return join(dir, 'config', 'policies');
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'config', 'policies')))
+      return join(dir, 'config', 'policies');
     if (dirname(dir) === dir) return resolve('config', 'policies');
   }
 }
@@ -46,7 +47,10 @@ export async function missingManifestFolders(dirs: readonly string[]): Promise<{
   const problems: { dir: string; problem: string }[] = [];
   for (const dir of dirs) {
     await stat(dir).catch((err: NodeJS.ErrnoException) => {
-      problems.push({ dir, problem: err.code === 'ENOENT' ? 'does not exist' : err.code === 'EACCES' ? 'is not readable' : err.message });
+      problems.push({
+        dir,
+        problem: err.code === 'ENOENT' ? 'does not exist' : err.code === 'EACCES' ? 'is not readable' : err.message,
+      });
     });
   }
   return problems;
@@ -60,5 +64,8 @@ export async function checkManifestFolders(dirs: readonly string[]): Promise<voi
   const missing = await missingManifestFolders(dirs);
   if (!missing.length) return;
   const list = missing.map((m) => `${m.dir} ${m.problem}`).join(', ');
-  throw new StartupError('STEWARD_MANIFESTS', `STEWARD_MANIFESTS: manifest folder ${list}; fix STEWARD_MANIFESTS (comma-separated folders)`);
+  throw new StartupError(
+    'STEWARD_MANIFESTS',
+    `STEWARD_MANIFESTS: manifest folder ${list}; fix STEWARD_MANIFESTS (comma-separated folders)`,
+  );
 }

@@ -6,7 +6,16 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { KIND_NAMES, validateManifest, type AnyResource, type KindName, type ResourceByKind } from '../../api/index.js';
-import { Informer, isConflict, isNotFound, Resources, type InformerEvent, type KubeClient, type KubeObject, type ResourceRef } from '../../platform/kube/index.js';
+import {
+  Informer,
+  isConflict,
+  isNotFound,
+  Resources,
+  type InformerEvent,
+  type KubeClient,
+  type KubeObject,
+  type ResourceRef,
+} from '../../platform/kube/index.js';
 import type { Logger } from '../../platform/log.js';
 import { SourceWriteError } from './folder.js';
 import type { DeclarativeSource, LoadIssue, SourceEvent, SourceListener } from './types.js';
@@ -121,7 +130,9 @@ export class KubernetesSource implements DeclarativeSource {
     const valid = result.resource;
     const namespace = valid.metadata.namespace ?? this.opts.namespace;
     if (namespace !== this.opts.namespace) {
-      throw new SourceWriteError('invalid resource', [{ field: 'metadata.namespace', message: `this runtime writes namespace ${this.opts.namespace} only` }]);
+      throw new SourceWriteError('invalid resource', [
+        { field: 'metadata.namespace', message: `this runtime writes namespace ${this.opts.namespace} only` },
+      ]);
     }
     const kind = valid.kind as KindName;
     const ref = refOf(kind);
@@ -131,15 +142,23 @@ export class KubernetesSource implements DeclarativeSource {
     const opts = { fieldManager: this.fieldManager };
     let written: KubeObject;
     if (precondition !== undefined) {
-      written = await this.opts.client.replace(ref, { ...body, metadata: { ...body.metadata, resourceVersion: precondition } }, opts).catch((err: unknown) => {
-        throw isConflict(err) ? new SourceWriteError('conflict', [{ field: 'metadata.resourceVersion', message: (err as Error).message }]) : err;
-      });
+      written = await this.opts.client
+        .replace(ref, { ...body, metadata: { ...body.metadata, resourceVersion: precondition } }, opts)
+        .catch((err: unknown) => {
+          throw isConflict(err)
+            ? new SourceWriteError('conflict', [{ field: 'metadata.resourceVersion', message: (err as Error).message }])
+            : err;
+        });
     } else {
       let current: KubeObject | undefined = this.informers.get(kind)!.get(namespace, name);
       for (let attempt = 0; ; attempt++) {
         try {
           written = current
-            ? await this.opts.client.replace(ref, { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata.resourceVersion } }, opts)
+            ? await this.opts.client.replace(
+                ref,
+                { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata.resourceVersion } },
+                opts,
+              )
             : await this.opts.client.create(ref, body, opts);
           break;
         } catch (err) {
@@ -149,7 +168,15 @@ export class KubernetesSource implements DeclarativeSource {
         }
       }
     }
-    await this.waitFor(kind, namespace, name, (o) => o !== undefined && o.metadata.resourceVersion !== undefined && newerOrEqual(o.metadata.resourceVersion, written.metadata.resourceVersion));
+    await this.waitFor(
+      kind,
+      namespace,
+      name,
+      (o) =>
+        o !== undefined &&
+        o.metadata.resourceVersion !== undefined &&
+        newerOrEqual(o.metadata.resourceVersion, written.metadata.resourceVersion),
+    );
     return this.get(kind, name, namespace) ?? (this.parse(kind, written) as AnyResource | undefined) ?? valid;
   }
 
@@ -165,7 +192,9 @@ export class KubernetesSource implements DeclarativeSource {
     this.closed = true;
     for (const set of this.waiters.values()) for (const w of set) w.resolve();
     this.waiters.clear();
-    await Promise.all([...this.informers.values(), ...(this.secretInformer ? [this.secretInformer] : [])].map((i) => i.stop()));
+    await Promise.all(
+      [...this.informers.values(), ...(this.secretInformer ? [this.secretInformer] : [])].map((i) => i.stop()),
+    );
   }
 
   private onObject(kind: KindName, e: InformerEvent<KubeObject>): void {
@@ -205,11 +234,16 @@ export class KubernetesSource implements DeclarativeSource {
 
   /** A changed Secret may hold a rotated connection URL or License key: its readers hear of it as a modification. */
   private onSecret(e: InformerEvent<KubeObject>): void {
-    if (!this.secretInformer?.hasSynced || (e.type === 'modified' && isDeepStrictEqual(e.old?.data, e.object.data))) return;
+    if (!this.secretInformer?.hasSynced || (e.type === 'modified' && isDeepStrictEqual(e.old?.data, e.object.data)))
+      return;
     const name = e.object.metadata.name;
     for (const r of this.entries.values()) {
       const ref =
-        r.kind === 'Connector' ? r.spec.connection.secretRef?.name : r.kind === 'License' ? r.spec.keySecretRef?.name : undefined;
+        r.kind === 'Connector'
+          ? r.spec.connection.secretRef?.name
+          : r.kind === 'License'
+            ? r.spec.keySecretRef?.name
+            : undefined;
       if (ref === name) this.push({ type: 'modified', resource: r });
     }
   }
@@ -237,7 +271,12 @@ export class KubernetesSource implements DeclarativeSource {
   }
 
   /** Waits (bounded) until the cache shows what `done` expects, so that a read after a write sees it. */
-  private waitFor(kind: KindName, namespace: string, name: string, done: (obj: KubeObject | undefined) => boolean): Promise<void> {
+  private waitFor(
+    kind: KindName,
+    namespace: string,
+    name: string,
+    done: (obj: KubeObject | undefined) => boolean,
+  ): Promise<void> {
     if (this.closed || done(this.informers.get(kind)!.get(namespace, name))) return this.flushed();
     const key = keyOf(kind, namespace, name);
     return new Promise<void>((resolve) => {
@@ -285,4 +324,3 @@ function newerOrEqual(seen: string, wanted: string | undefined): boolean {
   const [a, b] = [Number(seen), Number(wanted)];
   return Number.isFinite(a) && Number.isFinite(b) ? a >= b : seen === wanted;
 }
-

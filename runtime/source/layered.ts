@@ -33,9 +33,13 @@ export class LayeredSource implements DeclarativeSource {
 
   constructor(private readonly opts: LayeredSourceOptions) {
     this.refreshBase();
-    this.unsubscribe = [opts.top.subscribe((events) => this.onTop(events)), opts.base.subscribe((events) => this.onBase(events))];
+    this.unsubscribe = [
+      opts.top.subscribe((events) => this.onTop(events)),
+      opts.base.subscribe((events) => this.onBase(events)),
+    ];
     const { base, top } = opts;
-    if (base.reload || top.reload) this.reload = async () => void (await Promise.all([base.reload?.(), top.reload?.()]));
+    if (base.reload || top.reload)
+      this.reload = async () => void (await Promise.all([base.reload?.(), top.reload?.()]));
   }
 
   get namespace(): string {
@@ -98,7 +102,8 @@ export class LayeredSource implements DeclarativeSource {
       for (const r of this.opts.base.list(kind)) {
         const key = keyOf(kind, r.metadata.name);
         // NB: of two base documents of one name in different namespaces, the first is shown, as a folder keeps the first.
-        if (!next.has(key)) next.set(key, { ...r, metadata: { ...r.metadata, namespace: this.opts.namespace } } as AnyResource);
+        if (!next.has(key))
+          next.set(key, { ...r, metadata: { ...r.metadata, namespace: this.opts.namespace } } as AnyResource);
       }
     }
     this.baseDocs = next;
@@ -134,7 +139,14 @@ export class LayeredSource implements DeclarativeSource {
       if (this.inTop(kind, name)) continue;
       const shown = this.baseDocs.get(keyOf(kind, name));
       if (shown) out.push({ type: e.type === 'deleted' ? 'modified' : e.type, resource: shown });
-      else if (e.type === 'deleted') out.push({ type: 'deleted', resource: { ...e.resource, metadata: { ...e.resource.metadata, namespace: this.opts.namespace } } as AnyResource });
+      else if (e.type === 'deleted')
+        out.push({
+          type: 'deleted',
+          resource: {
+            ...e.resource,
+            metadata: { ...e.resource.metadata, namespace: this.opts.namespace },
+          } as AnyResource,
+        });
     }
     this.emit(out);
   }
@@ -163,7 +175,10 @@ export interface BuiltinPackOptions {
  * The declarative state a cluster runtime reads: the namespace's resources over the built-in policy pack, or the
  * resources alone when the pack is disabled. The pack's folder is read once (the image's files do not change).
  */
-export function withBuiltinPack(top: DeclarativeSource & { readonly namespace: string }, pack: BuiltinPackOptions): DeclarativeSource {
+export function withBuiltinPack(
+  top: DeclarativeSource & { readonly namespace: string },
+  pack: BuiltinPackOptions,
+): DeclarativeSource {
   if (!pack.enabled) return top;
   const base = new FolderSource({ dirs: [pack.dir ?? builtinPackDir()], watch: false, log: pack.log });
   return new LayeredSource({ base, top, namespace: top.namespace, log: pack.log });

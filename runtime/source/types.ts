@@ -14,8 +14,7 @@ export interface LoadIssue extends Origin {
 }
 
 export type SourceEvent =
-  | { type: 'added' | 'modified'; resource: AnyResource }
-  | { type: 'deleted'; resource: AnyResource };
+  { type: 'added' | 'modified'; resource: AnyResource } | { type: 'deleted'; resource: AnyResource };
 
 export type SourceListener = (events: readonly SourceEvent[]) => void;
 

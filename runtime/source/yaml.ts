@@ -16,7 +16,12 @@ export interface YamlLimits {
   maxAliases: number;
 }
 
-export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({ maxChars: 1024 * 1024, maxNodes: 20_000, maxDepth: 64, maxAliases: 100 });
+export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
+  maxChars: 1024 * 1024,
+  maxNodes: 20_000,
+  maxDepth: 64,
+  maxAliases: 100,
+});
 
 /** A YAML text or document exceeds a limit, or repeats a key. */
 export class YamlLimitError extends Error {
@@ -46,7 +51,8 @@ const NODE_START = new Set(['\x1f', '"', "'", '|', '>', '-', '{', '[', '*']);
  * Syntax errors stay on each document's `errors`, as the yaml package reports them.
  */
 export function parseYamlDocuments(text: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): ParsedYaml {
-  if (text.length > limits.maxChars) throw new YamlLimitError(`the YAML text is longer than ${limits.maxChars} characters`);
+  if (text.length > limits.maxChars)
+    throw new YamlLimitError(`the YAML text is longer than ${limits.maxChars} characters`);
   let nodes = 0;
   let aliases = 0;
   let flowDepth = 0;
@@ -57,8 +63,10 @@ export function parseYamlDocuments(text: string, limits: YamlLimits = DEFAULT_YA
       continue;
     }
     if (++nodes > limits.maxNodes) throw new YamlLimitError(`the YAML text has more than ${limits.maxNodes} nodes`);
-    if (first === '*' && ++aliases > limits.maxAliases) throw new YamlLimitError(`the YAML text has more than ${limits.maxAliases} aliases`);
-    if ((first === '{' || first === '[') && ++flowDepth > limits.maxDepth) throw new YamlLimitError(`the YAML text nests deeper than ${limits.maxDepth} levels`);
+    if (first === '*' && ++aliases > limits.maxAliases)
+      throw new YamlLimitError(`the YAML text has more than ${limits.maxAliases} aliases`);
+    if ((first === '{' || first === '[') && ++flowDepth > limits.maxDepth)
+      throw new YamlLimitError(`the YAML text nests deeper than ${limits.maxDepth} levels`);
   }
   const lines = new LineCounter();
   // NB: uniqueKeys off: the package's check is quadratic; documentValue finds duplicates in linear time.
@@ -71,12 +79,20 @@ export function parseYamlDocuments(text: string, limits: YamlLimits = DEFAULT_YA
  * The value of one parsed document (without errors): refuses a repeated key in a mapping and nesting deeper
  * than `maxDepth` (checked without recursion, before the yaml package's recursive conversion runs).
  */
-export function documentValue(doc: Document.Parsed, lineOf: (offset: number) => number, limits: YamlLimits = DEFAULT_YAML_LIMITS): unknown {
+export function documentValue(
+  doc: Document.Parsed,
+  lineOf: (offset: number) => number,
+  limits: YamlLimits = DEFAULT_YAML_LIMITS,
+): unknown {
   const stack: { node: unknown; depth: number }[] = [{ node: doc.contents, depth: 0 }];
   while (stack.length) {
     const { node, depth } = stack.pop()!;
     if (isMap(node) || isSeq(node)) {
-      if (depth + 1 > limits.maxDepth) throw new YamlLimitError(`the YAML document nests deeper than ${limits.maxDepth} levels`, node.range ? lineOf(node.range[0]) : undefined);
+      if (depth + 1 > limits.maxDepth)
+        throw new YamlLimitError(
+          `the YAML document nests deeper than ${limits.maxDepth} levels`,
+          node.range ? lineOf(node.range[0]) : undefined,
+        );
       const keys = isMap(node) ? new Set<string>() : undefined;
       for (const item of node.items as unknown[]) {
         if (isPair(item)) {
@@ -84,7 +100,10 @@ export function documentValue(doc: Document.Parsed, lineOf: (offset: number) => 
             const key = String(item.key.value);
             if (keys.has(key)) {
               const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key;
-              throw new YamlLimitError(`the key "${shown}" appears twice in one mapping`, item.key.range ? lineOf(item.key.range[0]) : undefined);
+              throw new YamlLimitError(
+                `the key "${shown}" appears twice in one mapping`,
+                item.key.range ? lineOf(item.key.range[0]) : undefined,
+              );
             }
             keys.add(key);
           }

@@ -55,11 +55,20 @@ export async function startStandalone(
     watch: config.STEWARD_WATCH_MANIFESTS,
     log: log.child({ component: 'source' }),
   });
-  const [store] = await Promise.all([openConfiguredStore(config, log.child({ component: 'store' })), source.ready()]).catch(async (err: unknown) => {
+  const [store] = await Promise.all([
+    openConfiguredStore(config, log.child({ component: 'store' })),
+    source.ready(),
+  ]).catch(async (err: unknown) => {
     await source.close();
     throw err;
   });
-  const gatewayParts = assembleGateway(config, { store, source, env, version: VERSION, log: log.child({ component: 'gateway' }) });
+  const gatewayParts = assembleGateway(config, {
+    store,
+    source,
+    env,
+    version: VERSION,
+    log: log.child({ component: 'gateway' }),
+  });
   // `/api/request` plans go to this process's orchestrator (no socket), the identity signed with a per-process secret.
   const internalSecret = randomBytes(32).toString('hex');
   const built: { orchestrator?: FastifyInstance } = {};
@@ -110,15 +119,21 @@ export async function startStandalone(
   const metrics =
     config.STEWARD_METRICS_PORT === undefined
       ? undefined
-      : buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry: gatewayParts.deps.telemetry, token: config.STEWARD_METRICS_TOKEN });
+      : buildMetricsServer({
+          log: log.child({ component: 'metrics' }),
+          telemetry: gatewayParts.deps.telemetry,
+          token: config.STEWARD_METRICS_TOKEN,
+        });
   try {
     await gatewayParts.ready();
     await gateway.listen({ host: config.STEWARD_HOST, port: config.STEWARD_GATEWAY_PORT }).catch((err: unknown) => {
       throw listenFailure(err, 'STEWARD_GATEWAY_PORT', config.STEWARD_HOST, config.STEWARD_GATEWAY_PORT);
     });
-    await orchestrator.listen({ host: config.STEWARD_HOST, port: config.STEWARD_ORCHESTRATOR_PORT }).catch((err: unknown) => {
-      throw listenFailure(err, 'STEWARD_ORCHESTRATOR_PORT', config.STEWARD_HOST, config.STEWARD_ORCHESTRATOR_PORT);
-    });
+    await orchestrator
+      .listen({ host: config.STEWARD_HOST, port: config.STEWARD_ORCHESTRATOR_PORT })
+      .catch((err: unknown) => {
+        throw listenFailure(err, 'STEWARD_ORCHESTRATOR_PORT', config.STEWARD_HOST, config.STEWARD_ORCHESTRATOR_PORT);
+      });
     await metrics?.listen({ host: config.STEWARD_HOST, port: config.STEWARD_METRICS_PORT }).catch((err: unknown) => {
       throw listenFailure(err, 'STEWARD_METRICS_PORT', config.STEWARD_HOST, config.STEWARD_METRICS_PORT!);
     });
@@ -168,10 +183,18 @@ function nextSteps(gateway: FastifyInstance, apiDocs: boolean): { docs?: string;
   const a = gateway.server.address();
   const port = typeof a === 'object' && a ? a.port : 0;
   // NB: a wildcard bind is reachable on loopback; the hint must be a URL one can paste.
-  const host = typeof a === 'object' && a && !['0.0.0.0', '::'].includes(a.address) ? (a.address.includes(':') ? `[${a.address}]` : a.address) : 'localhost';
+  const host =
+    typeof a === 'object' && a && !['0.0.0.0', '::'].includes(a.address)
+      ? a.address.includes(':')
+        ? `[${a.address}]`
+        : a.address
+      : 'localhost';
   const base = `http://${host}:${port}`;
   const body = JSON.stringify({ client_id: 'demo', user_token: 'me', query: 'My SSN is 123-45-6789' });
-  return { ...(apiDocs ? { docs: `${base}/docs` } : {}), try: `curl -s ${base}/api/policy/pre-check -H 'content-type: application/json' -d '${body}'` };
+  return {
+    ...(apiDocs ? { docs: `${base}/docs` } : {}),
+    try: `curl -s ${base}/api/policy/pre-check -H 'content-type: application/json' -d '${body}'`,
+  };
 }
 
 /** The user's manifest folders (each must exist: a typo must not start a gateway without its manifests) and the pack. */

@@ -100,12 +100,18 @@ export class AuditRepository {
   }
 
   async get(organizationId: string, id: string): Promise<AuditEntry | undefined> {
-    const { rows } = await this.db.query<Row>('SELECT * FROM audit_entries WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+    const { rows } = await this.db.query<Row>('SELECT * FROM audit_entries WHERE organization_id = $1 AND id = $2', [
+      organizationId,
+      id,
+    ]);
     return rows[0] ? this.toEntry(rows[0]) : undefined;
   }
 
   async count(organizationId: string): Promise<number> {
-    const { rows } = await this.db.query<{ n: string | number }>('SELECT count(*) AS n FROM audit_entries WHERE organization_id = $1', [organizationId]);
+    const { rows } = await this.db.query<{ n: string | number }>(
+      'SELECT count(*) AS n FROM audit_entries WHERE organization_id = $1',
+      [organizationId],
+    );
     return Number(rows[0]!.n);
   }
 

@@ -20,7 +20,12 @@ export function hashApiKey(key: string): string {
 
 /** `client-{name}-{env}-{hash}` as the reference shows legacy keys; the tail is 43 random base64url chars. */
 export function mintApiKey(name: string, env: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 32) || 'app';
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 32) || 'app';
   return `client-${slug}-${env}-${randomBytes(32).toString('base64url')}`;
 }
 
@@ -54,7 +59,15 @@ export class ClientRepository {
       `INSERT INTO clients (id, organization_id, tenant_id, name, description, api_key_hash, api_key_prefix)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        RETURNING id, organization_id, tenant_id, name, description, created_at`,
-      [newId('cli'), input.organizationId, input.tenantId ?? null, input.name, input.description ?? '', hashApiKey(apiKey), apiKey.slice(0, 16)],
+      [
+        newId('cli'),
+        input.organizationId,
+        input.tenantId ?? null,
+        input.name,
+        input.description ?? '',
+        hashApiKey(apiKey),
+        apiKey.slice(0, 16),
+      ],
     );
     return { client: toRecord(rows[0]!), apiKey };
   }

@@ -131,7 +131,10 @@ export class ContextRepository {
   }
 
   async get(organizationId: string, id: string): Promise<PrecheckContext | undefined> {
-    const { rows } = await this.db.query<Row>('SELECT * FROM precheck_contexts WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+    const { rows } = await this.db.query<Row>(
+      'SELECT * FROM precheck_contexts WHERE organization_id = $1 AND id = $2',
+      [organizationId, id],
+    );
     return rows[0] ? toContext(rows[0]) : undefined;
   }
 
@@ -150,7 +153,10 @@ export class ContextRepository {
 
   /** Gives a claim back (its audit entry could not be written), so that the caller may retry. */
   async releaseLlmCallAudit(organizationId: string, id: string): Promise<void> {
-    await this.db.query('UPDATE precheck_contexts SET llm_call_recorded_at = NULL WHERE organization_id = $1 AND id = $2', [organizationId, id]);
+    await this.db.query(
+      'UPDATE precheck_contexts SET llm_call_recorded_at = NULL WHERE organization_id = $1 AND id = $2',
+      [organizationId, id],
+    );
   }
 
   /** Deletes contexts expired before `before` that no audit entry references; returns how many. */

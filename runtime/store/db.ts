@@ -8,7 +8,11 @@ export interface QueryOptions {
 
 /** What repositories need from a database: parameterised queries and transactions. */
 export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ rows: R[] }>;
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<{ rows: R[] }>;
   /** Runs a script of several statements (no parameters), e.g. a migration. */
   exec(sql: string): Promise<void>;
 }

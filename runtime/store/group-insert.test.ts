@@ -45,30 +45,67 @@ for (const backend of testBackends()) {
           await gi.insert({ id: 2, v: 'second' });
           return (await s.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).rows;
         });
-        expect(prepared.filter((r) => r.statement.includes('json_populate_recordset(NULL::gi_prepared,'))).toHaveLength(1);
+        expect(prepared.filter((r) => r.statement.includes('json_populate_recordset(NULL::gi_prepared,'))).toHaveLength(
+          1,
+        );
       });
     }
 
     it('fails only the bad row of a batch', async () => {
       const gi = new GroupInsert(db, { table: 'gi', columns: GI });
-      const results = await Promise.allSettled([gi.insert({ id: 1000, v: 'ok' }), gi.insert({ id: 1001, v: null }), gi.insert({ id: 1002, v: 'ok' })]);
+      const results = await Promise.allSettled([
+        gi.insert({ id: 1000, v: 'ok' }),
+        gi.insert({ id: 1001, v: null }),
+        gi.insert({ id: 1002, v: 'ok' }),
+      ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       const { rows } = await db.query<{ id: number }>('SELECT id FROM gi WHERE id >= 1000 ORDER BY id');
       expect(rows.map((r) => Number(r.id))).toEqual([1000, 1002]);
     });
 
     it('stores JSON values by column type: jsonb documents, timestamps from Dates, booleans, numbers, null', async () => {
-      await db.exec('CREATE TABLE gi_types (id text PRIMARY KEY, doc jsonb NOT NULL, at timestamptz NOT NULL, ok boolean, n double precision, t text)');
-      const gi = new GroupInsert(db, { table: 'gi_types', columns: { id: column.text, doc: column.json, at: column.timestamp, ok: column.boolean, n: column.numberOrNull, t: column.textOrNull } });
+      await db.exec(
+        'CREATE TABLE gi_types (id text PRIMARY KEY, doc jsonb NOT NULL, at timestamptz NOT NULL, ok boolean, n double precision, t text)',
+      );
+      const gi = new GroupInsert(db, {
+        table: 'gi_types',
+        columns: {
+          id: column.text,
+          doc: column.json,
+          at: column.timestamp,
+          ok: column.boolean,
+          n: column.numberOrNull,
+          t: column.textOrNull,
+        },
+      });
       const at = new Date('2026-11-21T07:00:00.123Z');
       await gi.insert({ id: 'a', doc: { tags: ['x', 'y'], nested: { k: 1 } }, at, ok: true, n: 1.5, t: null });
-      await gi.insert({ id: 'b', doc: ['p1', 'p2'], at, ok: false, n: -3, t: 'quote " backslash \\ newline \n tab \t' });
-      const { rows } = await db.query<{ id: string; doc: unknown; at: Date | string; ok: boolean; n: number; t: string | null }>(
-        'SELECT * FROM gi_types ORDER BY id',
-      );
+      await gi.insert({
+        id: 'b',
+        doc: ['p1', 'p2'],
+        at,
+        ok: false,
+        n: -3,
+        t: 'quote " backslash \\ newline \n tab \t',
+      });
+      const { rows } = await db.query<{
+        id: string;
+        doc: unknown;
+        at: Date | string;
+        ok: boolean;
+        n: number;
+        t: string | null;
+      }>('SELECT * FROM gi_types ORDER BY id');
       expect(rows.map((r) => ({ ...r, at: new Date(r.at).toISOString(), n: Number(r.n) }))).toEqual([
         { id: 'a', doc: { tags: ['x', 'y'], nested: { k: 1 } }, at: at.toISOString(), ok: true, n: 1.5, t: null },
-        { id: 'b', doc: ['p1', 'p2'], at: at.toISOString(), ok: false, n: -3, t: 'quote " backslash \\ newline \n tab \t' },
+        {
+          id: 'b',
+          doc: ['p1', 'p2'],
+          at: at.toISOString(),
+          ok: false,
+          n: -3,
+          t: 'quote " backslash \\ newline \n tab \t',
+        },
       ]);
     });
 

@@ -63,7 +63,8 @@ export class GroupInsert {
     private readonly options: GroupInsertOptions,
   ) {
     const names = Object.keys(options.columns);
-    if (!IDENT.test(options.table) || !names.every((c) => IDENT.test(c))) throw new Error('invalid table or column name');
+    if (!IDENT.test(options.table) || !names.every((c) => IDENT.test(c)))
+      throw new Error('invalid table or column name');
     this.maxRows = Math.max(1, options.maxRows ?? 256);
     // NB: code generated for the row's shape writes it in half the time JSON.stringify takes (docs/benchmarks.md).
     this.serialize = fastJson({ type: 'object', properties: options.columns });

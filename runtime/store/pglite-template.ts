@@ -7,7 +7,17 @@
  * The template is made at first use (or at image build, see the Dockerfile), never committed: nothing here can go
  * stale, because a new PGlite version is a new cache key. Migrations still run after the copy (store/index.ts).
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -71,7 +81,10 @@ export async function ensureTemplate(options: TemplateOptions = {}): Promise<str
       continue; // read-only or missing: try the next folder
     }
     const started = performance.now();
-    options.log?.info({ cacheDir }, 'creating the embedded database (once per PGlite version; new data folders copy it)');
+    options.log?.info(
+      { cacheDir },
+      'creating the embedded database (once per PGlite version; new data folders copy it)',
+    );
     try {
       const db = new PGlite({ dataDir: work });
       await db.waitReady;

@@ -17,7 +17,13 @@ export interface PgliteOptions {
  * session and a small working set rather than PostgreSQL's server defaults (128 MB shared buffers, 64 MB for
  * maintenance); see docs/reliability.md, "Memory".
  */
-export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers = 16MB', 'maintenance_work_mem = 16MB', 'temp_buffers = 4MB', 'wal_buffers = 1MB', 'work_mem = 2MB'];
+export const PGLITE_SETTINGS: readonly string[] = [
+  'shared_buffers = 16MB',
+  'maintenance_work_mem = 16MB',
+  'temp_buffers = 4MB',
+  'wal_buffers = 1MB',
+  'work_mem = 2MB',
+];
 
 /**
  * Embedded PostgreSQL (WebAssembly) — the same SQL as the server backend, one session per process.
@@ -25,12 +31,16 @@ export const PGLITE_SETTINGS: readonly string[] = ['shared_buffers = 16MB', 'mai
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
   // A new data folder starts as a copy of the cached template rather than a run of initdb (seconds of WebAssembly).
-  const seeding = options.dataDir ? await seedDataDir(options.dataDir, { cacheDirs: options.templates, log: options.log }) : undefined;
+  const seeding = options.dataDir
+    ? await seedDataDir(options.dataDir, { cacheDirs: options.templates, log: options.log })
+    : undefined;
   const started = performance.now();
-  if (seeding === 'initdb') options.log?.info({ dataDir: options.dataDir }, 'creating the embedded database (no template to copy)');
+  if (seeding === 'initdb')
+    options.log?.info({ dataDir: options.dataDir }, 'creating the embedded database (no template to copy)');
   const db = new PGlite({ dataDir: options.dataDir, postgresqlconf: [...PGLITE_SETTINGS] });
   await db.waitReady;
-  if (seeding === 'initdb') options.log?.info({ durationMs: Math.round(performance.now() - started) }, 'embedded database created');
+  if (seeding === 'initdb')
+    options.log?.info({ durationMs: Math.round(performance.now() - started) }, 'embedded database created');
 
   const query: Queryable['query'] = async <R>(sql: string, params?: readonly unknown[]) => {
     const res = await db.query<R>(sql, params as unknown[] | undefined);
@@ -48,7 +58,9 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
     async transaction(fn) {
       return db.transaction(async (tx) =>
         fn({
-          query: async <R>(sql: string, params?: readonly unknown[]) => ({ rows: (await tx.query<R>(sql, params as unknown[])).rows }),
+          query: async <R>(sql: string, params?: readonly unknown[]) => ({
+            rows: (await tx.query<R>(sql, params as unknown[])).rows,
+          }),
           exec: async (sql: string) => {
             await tx.exec(sql);
           },

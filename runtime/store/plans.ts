@@ -119,7 +119,15 @@ export class PlanRepository {
     const { rows } = await this.db.query(
       `UPDATE plans SET status = $2, steps = $3, result = $4, error = $5, execution_time_ms = $6, response = $7, completed_at = now()
        WHERE id = $1 AND status = 'running' RETURNING id`,
-      [id, end.status, JSON.stringify(end.steps), end.result ?? null, end.error ?? null, Math.round(end.executionTimeMs), JSON.stringify(end.response)],
+      [
+        id,
+        end.status,
+        JSON.stringify(end.steps),
+        end.result ?? null,
+        end.error ?? null,
+        Math.round(end.executionTimeMs),
+        JSON.stringify(end.response),
+      ],
     );
     return rows.length > 0;
   }

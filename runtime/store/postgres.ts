@@ -19,7 +19,11 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const statementNames = new Map<string, string>();
 
 /** pg's query config: a named (prepared) statement when asked for, else text and values. */
-function config(sql: string, params: readonly unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
+function config(
+  sql: string,
+  params: readonly unknown[] | undefined,
+  options: QueryOptions | undefined,
+): pg.QueryConfig {
   const values = params as unknown[] | undefined;
   if (options?.prepare !== true) return { text: sql, values };
   let name = statementNames.get(sql);

@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin', 'steward.mjs');
 const steward = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, ...env } });
+  spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { PATH: process.env.PATH, ...env },
+  });
 
 const BROKEN_POLICY = `apiVersion: steward.dev/v1alpha1
 kind: Policy
@@ -41,7 +46,9 @@ describe('steward validate', () => {
     expect(res.stderr).not.toMatch(/^error:/m);
     expect(res.stderr).toContain('warning: config/axonflow/agent-axonflow.yaml#0 metadata.domain:');
     // NB: the quick-start set's Namespace and Secrets are other APIs' documents: skipped and counted.
-    expect(res.stdout).toMatch(/^\d+ document\(s\) in \d+ file\(s\): 0 error\(s\), 2 warning\(s\); skipped 4 document\(s\) of other kinds \(v1 Namespace, v1 Secret ×3; --strict makes them errors\)$/m);
+    expect(res.stdout).toMatch(
+      /^\d+ document\(s\) in \d+ file\(s\): 0 error\(s\), 2 warning\(s\); skipped 4 document\(s\) of other kinds \(v1 Namespace, v1 Secret ×3; --strict makes them errors\)$/m,
+    );
     expect(res.status).toBe(0);
   });
 
@@ -57,7 +64,9 @@ describe('steward validate', () => {
         '  msg := concat("", [input.query)\n' +
         `${' '.repeat(32)}^\n`,
     );
-    expect(res.stdout).toContain('2 document(s) in 2 file(s): 1 error(s), 0 warning(s); skipped 1 document(s) of other kinds (v1 Secret;');
+    expect(res.stdout).toContain(
+      '2 document(s) in 2 file(s): 1 error(s), 0 warning(s); skipped 1 document(s) of other kinds (v1 Secret;',
+    );
   });
 
   it('skips a Secret beside the manifests, and exits 1 on it with --strict', async () => {
@@ -70,13 +79,17 @@ describe('steward validate', () => {
     expect(lenient.stdout).toContain('skipped 1 document(s) of other kinds (v1 Secret; --strict makes them errors)');
     const strict = steward(['validate', '--strict', folder]);
     expect(strict.status).toBe(1);
-    expect(strict.stderr).toContain(`error: ${join(folder, 'secret.yaml')}#0 apiVersion: v1 Secret is not a Steward document (--strict)`);
+    expect(strict.stderr).toContain(
+      `error: ${join(folder, 'secret.yaml')}#0 apiVersion: v1 Secret is not a Steward document (--strict)`,
+    );
   });
 });
 
 describe('steward license issue', () => {
   it('exits 2 with a clear message for an expiry in the past, printing no key', () => {
-    const res = steward(['license', 'issue', '--tier', 'PRO', '--expires', '2020-01-01'], { STEWARD_LICENSE_SIGNING_SECRET: 's' });
+    const res = steward(['license', 'issue', '--tier', 'PRO', '--expires', '2020-01-01'], {
+      STEWARD_LICENSE_SIGNING_SECRET: 's',
+    });
     expect(res.status).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr.trim()).toBe(
@@ -85,7 +98,9 @@ describe('steward license issue', () => {
   });
 
   it('mints a key for a future expiry', () => {
-    const res = steward(['license', 'issue', '--tier', 'ENT', '--expires', '2099-12-31'], { STEWARD_LICENSE_SIGNING_SECRET: 's' });
+    const res = steward(['license', 'issue', '--tier', 'ENT', '--expires', '2099-12-31'], {
+      STEWARD_LICENSE_SIGNING_SECRET: 's',
+    });
     expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
     expect(res.stdout.trim()).toMatch(/^[A-Z0-9]+-ENT-/);

@@ -77,7 +77,7 @@ export function findRuns(text: string): string[] {
 function nextRun(text: string, from: number): [number, number] | undefined {
   const n = text.length;
   // NB: skips ahead: a run of 12 that holds position i + 11 starts after i, or holds no character in [i, i + 11]
-  for (let i = from; i + MIN_PADDED <= n; ) {
+  for (let i = from; i + MIN_PADDED <= n;) {
     const probe = i + MIN_PADDED - 1;
     if (!inAlphabet(text.charCodeAt(probe))) {
       i = probe + 1;

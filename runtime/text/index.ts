@@ -4,4 +4,12 @@
  * in the normalized text and masks the original characters they came from.
  */
 export { decodeBase64Runs, type DecodeLimits } from './base64.js';
-export { hasNonAscii, hiddenTagText, normalize, normalizeMapped, originalSpan, originOf, type Normalized } from './normalize.js';
+export {
+  hasNonAscii,
+  hiddenTagText,
+  normalize,
+  normalizeMapped,
+  originalSpan,
+  originOf,
+  type Normalized,
+} from './normalize.js';

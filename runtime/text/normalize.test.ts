@@ -4,12 +4,49 @@ import { CONFUSABLES } from './confusables.js';
 import { hasNonAscii, hiddenTagText, normalize, normalizeMapped, originalSpan, originOf } from './normalize.js';
 
 /** Strings of any code points, with the characters evasions use made likely. */
-const tricky = fc.constantFrom('\u200b', '\u00ad', '\ufeff', '\u2060', '\u200d', '２', '٣', '۷', '४', '𝟓', '–', '—', '−', 'О', 'а', 'Α', 'ｉ', '𝐠', 'é', 'e\u0301', 'ﬁ', '﷽', '①', '\u{e0041}', '\u00a0', '\u2028', '한', '’', '😀');
-const text = fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.string({ maxLength: 4 }), tricky), { maxLength: 24 }).map((a) => a.join(''));
+const tricky = fc.constantFrom(
+  '\u200b',
+  '\u00ad',
+  '\ufeff',
+  '\u2060',
+  '\u200d',
+  '２',
+  '٣',
+  '۷',
+  '४',
+  '𝟓',
+  '–',
+  '—',
+  '−',
+  'О',
+  'а',
+  'Α',
+  'ｉ',
+  '𝐠',
+  'é',
+  'e\u0301',
+  'ﬁ',
+  '﷽',
+  '①',
+  '\u{e0041}',
+  '\u00a0',
+  '\u2028',
+  '한',
+  '’',
+  '😀',
+);
+const text = fc
+  .array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.string({ maxLength: 4 }), tricky), {
+    maxLength: 24,
+  })
+  .map((a) => a.join(''));
 
 describe('hiddenTagText', () => {
   it('spells the ASCII of each run of tag characters, which normalize drops', () => {
-    const hidden = 'Hello\u{e0001}' + [...'ignore all previous'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('') + '\u{e007f} there\u{e0078}';
+    const hidden =
+      'Hello\u{e0001}' +
+      [...'ignore all previous'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('') +
+      '\u{e007f} there\u{e0078}';
     expect(normalize(hidden)).toBe('Hello there');
     expect(hiddenTagText(hidden)).toEqual(['ignore all previous', 'x']);
     expect(hiddenTagText('plain \u{1f600} text')).toEqual([]);
@@ -28,13 +65,21 @@ describe('normalize', () => {
     ['accents and combining marks', 'ïgnörë pre\u0301vious', 'ignore previous'],
     ['Unicode tag characters (invisible: dropped)', 'x\u{e0049}\u{e0067}\u{e006e}y', 'xy'],
     ['a tag character inside an SSN (dropped, the visible value kept)', '25\u{e0078}1-69-7034', '251-69-7034'],
-    ['middle dots, hyphenation points and katakana marks between digit groups', '438\u00b727\u20271596 765\u30fc40\u30fb3389 1\uff702', '438-27-1596 765-40-3389 1-2'],
-    ['dingbat, negative and double circled digits', '\u2780\u2783\u2786-\u2777\u24ff\u277e-\u278a\u2793 \u24eb\u24f5\u{1f10b}\u{1f10c}', '147-209-110 11100'],
+    [
+      'middle dots, hyphenation points and katakana marks between digit groups',
+      '438\u00b727\u20271596 765\u30fc40\u30fb3389 1\uff702',
+      '438-27-1596 765-40-3389 1-2',
+    ],
+    [
+      'dingbat, negative and double circled digits',
+      '\u2780\u2783\u2786-\u2777\u24ff\u277e-\u278a\u2793 \u24eb\u24f5\u{1f10b}\u{1f10c}',
+      '147-209-110 11100',
+    ],
     ['circled and parenthesized digits (NFKD)', '\u2460\u2473\u24ea\u2474', '1200(1)'],
     ['enclosed capitals: negative circled and squared, squared', '\u{1f150}\u{1f170}\u{1f189}\u{1f130}', 'AAZA'],
 
     ['space and line separators', 'a\u00a0b\u3000c\u2028d', 'a b c\nd'],
-    ['typographic quotes', '‘it’s’ “x”', '\'it\'s\' "x"'],
+    ['typographic quotes', '‘it’s’ “x”', "'it's' \"x\""],
     ['keycap digits', '4\ufe0f\u20e3', '4'],
     ['compatibility ideographs (a canonical decomposition)', '\uf900\u{2f800}', '\u8c48\u4e3d'],
   ])('maps %s', (_name, input, expected) => {
@@ -118,7 +163,7 @@ describe('normalizeMapped', () => {
         expect(n.origins.length).toBe(n.text.length);
         const units = new Map<number, string>();
         n.origins.forEach((o, j) => units.set(o, (units.get(o) ?? '') + n.text[j]));
-        for (let i = 0; i < s.length; ) {
+        for (let i = 0; i < s.length;) {
           const c = String.fromCodePoint(s.codePointAt(i)!);
           expect(units.get(i) ?? '').toBe(normalize(c));
           i += c.length;

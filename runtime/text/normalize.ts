@@ -88,7 +88,7 @@ export function normalizeMapped(text: string): Normalized {
   let origins: Int32Array = new Int32Array(text.length + 16);
   let n = 0;
   let changed = false;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     const original = cp < 0x80 ? text[i]! : text.slice(i, i + width);

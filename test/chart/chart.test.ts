@@ -23,22 +23,53 @@ const CASES: Record<string, string[]> = {
   default: [],
   'watch-namespace': ['--set', 'operator.watchNamespace=team-a'],
   'orchestrator-license': [
-    '--set', 'orchestrator.create=true',
-    '--set', 'license.existingSecret=steward-license',
-    '--set', 'licenseSigningSecret.existingSecret=steward-signing',
-    '--set', 'orchestrator.database.secretRef.name=steward-db',
-    '--set', 'orchestrator.redis.secretRef.name=steward-redis',
+    '--set',
+    'orchestrator.create=true',
+    '--set',
+    'license.existingSecret=steward-license',
+    '--set',
+    'licenseSigningSecret.existingSecret=steward-signing',
+    '--set',
+    'orchestrator.database.secretRef.name=steward-db',
+    '--set',
+    'orchestrator.redis.secretRef.name=steward-redis',
   ],
-  'community-single': ['--set', 'orchestrator.create=true', '--set', 'orchestrator.communityMode=true', '--set', 'orchestrator.gateway.replicas=1', '--set', 'orchestrator.orchestrator.replicas=1', '--set', 'operator.replicas=1'],
-  'service-monitor': ['--set', 'metrics.serviceMonitor.enabled=true', '--set', 'metrics.serviceMonitor.labels.release=prometheus'],
-  'network-policy': ['--set', 'networkPolicy.enabled=true', '--set-json', 'networkPolicy.from=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]'],
+  'community-single': [
+    '--set',
+    'orchestrator.create=true',
+    '--set',
+    'orchestrator.communityMode=true',
+    '--set',
+    'orchestrator.gateway.replicas=1',
+    '--set',
+    'orchestrator.orchestrator.replicas=1',
+    '--set',
+    'operator.replicas=1',
+  ],
+  'service-monitor': [
+    '--set',
+    'metrics.serviceMonitor.enabled=true',
+    '--set',
+    'metrics.serviceMonitor.labels.release=prometheus',
+  ],
+  'network-policy': [
+    '--set',
+    'networkPolicy.enabled=true',
+    '--set-json',
+    'networkPolicy.from=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]',
+  ],
   'crd-upgrade-off': ['--set', 'crdUpgrade.enabled=false'],
 };
 
 /** Kinds the test API server does not serve; their objects are checked by snapshot only. */
 const NOT_SERVED = new Set(['ServiceMonitor', 'NetworkPolicy']);
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; [k: string]: unknown };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  [k: string]: unknown;
+};
 
 function render(name: string): Promise<string> {
   return helmOk(['template', 'steward', CHART, '-n', NS, ...CASES[name]!]);
@@ -85,7 +116,9 @@ describe('charts/steward', () => {
       // NB: not sent: the ServiceMonitor (its CRD, the Prometheus Operator's, is not installed on the test server)
       // and the NetworkPolicy (a kind the test server does not serve).
       const sendable = objects(manifest).filter((o) => !NOT_SERVED.has(o.kind));
-      const r = await kubectl.run(['apply', '--dry-run=server', '-f', '-'], { stdin: sendable.map((o) => JSON.stringify(o)).join('\n') });
+      const r = await kubectl.run(['apply', '--dry-run=server', '-f', '-'], {
+        stdin: sendable.map((o) => JSON.stringify(o)).join('\n'),
+      });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout.trim().split('\n')).toHaveLength(sendable.length);
@@ -94,12 +127,23 @@ describe('charts/steward', () => {
 
   it('makes the objects each option is about', async () => {
     const kinds = async (name: string) => objects(await render(name)).map((o) => `${o.kind}/${o.metadata.name}`);
-    expect(await kinds('default')).toEqual(expect.arrayContaining(['ClusterRole/steward-operator', 'ClusterRoleBinding/steward-operator', 'PodDisruptionBudget/steward-operator', 'Job/steward-crd-upgrade']));
+    expect(await kinds('default')).toEqual(
+      expect.arrayContaining([
+        'ClusterRole/steward-operator',
+        'ClusterRoleBinding/steward-operator',
+        'PodDisruptionBudget/steward-operator',
+        'Job/steward-crd-upgrade',
+      ]),
+    );
     const watched = objects(await render('watch-namespace'));
     expect(watched.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('ClusterRoleBinding/steward-operator');
     expect(watched.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('ClusterRole/steward-operator');
-    expect(watched.find((o) => o.kind === 'Role' && o.metadata.name === 'steward-operator')?.metadata.namespace).toBe('team-a');
-    expect(await kinds('orchestrator-license')).toEqual(expect.arrayContaining(['Orchestrator/steward', 'License/steward']));
+    expect(watched.find((o) => o.kind === 'Role' && o.metadata.name === 'steward-operator')?.metadata.namespace).toBe(
+      'team-a',
+    );
+    expect(await kinds('orchestrator-license')).toEqual(
+      expect.arrayContaining(['Orchestrator/steward', 'License/steward']),
+    );
     expect(await kinds('community-single')).not.toContain('PodDisruptionBudget/steward-operator');
     expect(await kinds('service-monitor')).toContain('ServiceMonitor/steward-operator');
     expect(await kinds('network-policy')).toContain('NetworkPolicy/steward-operator');
@@ -108,32 +152,56 @@ describe('charts/steward', () => {
 
   it('points the ServiceMonitor at the port and path the operator serves its metrics on', async () => {
     const all = objects(await render('service-monitor'));
-    const find = <T>(kind: string) => all.find((o) => o.kind === kind && o.metadata.name === 'steward-operator') as Obj & T;
+    const find = <T>(kind: string) =>
+      all.find((o) => o.kind === kind && o.metadata.name === 'steward-operator') as Obj & T;
     const [endpoint] = find<{ spec: { endpoints: { port: string; path: string }[] } }>('ServiceMonitor').spec.endpoints;
     expect(endpoint!.path).toBe(METRICS_PATH);
-    const servicePort = find<{ spec: { ports: { name: string; targetPort: string }[] } }>('Service').spec.ports.find((p) => p.name === endpoint!.port);
+    const servicePort = find<{ spec: { ports: { name: string; targetPort: string }[] } }>('Service').spec.ports.find(
+      (p) => p.name === endpoint!.port,
+    );
     type Container = { ports: { name: string; containerPort: number }[]; env: { name: string; value?: string }[] };
-    const [container] = find<{ spec: { template: { spec: { containers: Container[] } } } }>('Deployment').spec.template.spec.containers;
+    const [container] = find<{ spec: { template: { spec: { containers: Container[] } } } }>('Deployment').spec.template
+      .spec.containers;
     const containerPort = container!.ports.find((p) => p.name === servicePort?.targetPort)?.containerPort;
     expect(containerPort).toBe(8082);
     expect(container!.env.find((e) => e.name === 'STEWARD_PROBE_PORT')?.value).toBe(String(containerPort));
   });
 
   it('puts every CRD of crds/ into the upgrade hook', async () => {
-    const cm = objects(await render('default')).find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'steward-crd-upgrade') as Obj & { data: Record<string, string> };
-    expect(Object.keys(cm.data).sort()).toEqual(['agentconfigs.steward.dev.yaml', 'connectors.steward.dev.yaml', 'licenses.steward.dev.yaml', 'orchestrators.steward.dev.yaml', 'policies.steward.dev.yaml']);
-    for (const [file, text] of Object.entries(cm.data)) expect(text).toBe(readFileSync(join(CHART, 'crds', file), 'utf8'));
+    const cm = objects(await render('default')).find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name === 'steward-crd-upgrade',
+    ) as Obj & { data: Record<string, string> };
+    expect(Object.keys(cm.data).sort()).toEqual([
+      'agentconfigs.steward.dev.yaml',
+      'connectors.steward.dev.yaml',
+      'licenses.steward.dev.yaml',
+      'orchestrators.steward.dev.yaml',
+      'policies.steward.dev.yaml',
+    ]);
+    for (const [file, text] of Object.entries(cm.data))
+      expect(text).toBe(readFileSync(join(CHART, 'crds', file), 'utf8'));
   });
 
   it('gives the operator every permission it grants the runtimes (Kubernetes refuses escalation)', async () => {
     for (const name of ['default', 'watch-namespace']) {
-      const role = objects(await render(name)).find((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'steward-operator') as Obj & { rules: Rule[] };
+      const role = objects(await render(name)).find(
+        (o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'steward-operator',
+      ) as Obj & { rules: Rule[] };
       const missing: string[] = [];
       for (const rule of RUNTIME_RULES) {
         for (const group of rule.apiGroups ?? []) {
           for (const resource of rule.resources ?? []) {
             for (const verb of rule.verbs) {
-              if (!role.rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb) && !r.resourceNames)) missing.push(`${group}/${resource} ${verb}`);
+              if (
+                !role.rules.some(
+                  (r) =>
+                    r.apiGroups.includes(group) &&
+                    r.resources.includes(resource) &&
+                    r.verbs.includes(verb) &&
+                    !r.resourceNames,
+                )
+              )
+                missing.push(`${group}/${resource} ${verb}`);
             }
           }
         }
@@ -148,7 +216,10 @@ describe('charts/steward', () => {
     const need: [ResourceRef, string[]][] = [
       ...specs.flatMap((s): [ResourceRef, string[]][] => [
         [s.for, ['get', 'list', 'watch', 'update', 'patch']],
-        ...(s.owns ?? []).map((r): [ResourceRef, string[]] => [r, ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']]),
+        ...(s.owns ?? []).map((r): [ResourceRef, string[]] => [
+          r,
+          ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        ]),
         ...(s.watches ?? []).map((w): [ResourceRef, string[]] => [w.resource, ['get', 'list', 'watch']]),
         [{ ...s.for, plural: `${s.for.plural}/status` }, ['update', 'patch']],
       ]),
@@ -156,20 +227,42 @@ describe('charts/steward', () => {
     ];
     for (const name of ['default', 'watch-namespace']) {
       const all = objects(await render(name));
-      const role = all.find((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'steward-operator') as Obj & { rules: Rule[] };
-      const missing = need.flatMap(([r, verbs]) => verbs.filter((v) => !role.rules.some((x) => x.apiGroups.includes(r.group) && x.resources.includes(r.plural) && x.verbs.includes(v))).map((v) => `${r.group}/${r.plural} ${v}`));
+      const role = all.find(
+        (o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'steward-operator',
+      ) as Obj & { rules: Rule[] };
+      const missing = need.flatMap(([r, verbs]) =>
+        verbs
+          .filter(
+            (v) =>
+              !role.rules.some(
+                (x) => x.apiGroups.includes(r.group) && x.resources.includes(r.plural) && x.verbs.includes(v),
+              ),
+          )
+          .map((v) => `${r.group}/${r.plural} ${v}`),
+      );
       expect(missing, name).toEqual([]);
       // The Lease lives in the release namespace, whatever the operator watches.
-      const lease = all.find((o) => o.kind === 'Role' && o.metadata.name === 'steward-operator-leader-election') as Obj & { rules: Rule[] };
+      const lease = all.find(
+        (o) => o.kind === 'Role' && o.metadata.name === 'steward-operator-leader-election',
+      ) as Obj & { rules: Rule[] };
       expect(lease.metadata.namespace).toBe(NS);
-      expect(lease.rules).toContainEqual(expect.objectContaining({ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: expect.arrayContaining(['get', 'create', 'update']) }));
+      expect(lease.rules).toContainEqual(
+        expect.objectContaining({
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: expect.arrayContaining(['get', 'create', 'update']),
+        }),
+      );
     }
   });
 
   it.each([
     [['--set', 'operator.replica=2'], "at '/operator': additional properties 'replica' not allowed"],
     [['--set', 'image.tag=1.0 extra'], "at '/image/tag': '1.0 extra' does not match pattern"],
-    [['--set', 'operator.resources.limits.memory=lots'], "at '/operator/resources/limits/memory': 'lots' does not match pattern"],
+    [
+      ['--set', 'operator.resources.limits.memory=lots'],
+      "at '/operator/resources/limits/memory': 'lots' does not match pattern",
+    ],
     [['--set', 'operator.replicas=0'], "at '/operator/replicas': minimum: got 0, want 1"],
     [['--set', 'image.pullPolicy=Sometimes'], "at '/image/pullPolicy': value must be one of"],
     // Without leader election two operators would both reconcile.
@@ -179,14 +272,18 @@ describe('charts/steward', () => {
   ])('refuses helm install %j with the schema message', async (args, message) => {
     const r = await helm(['install', 'steward', CHART, '-n', NS, ...args], { kubeconfig: cluster.kubeconfig });
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('values don\'t meet the specifications of the schema');
+    expect(r.stderr).toContain("values don't meet the specifications of the schema");
     expect(r.stderr).toContain(message);
     expect(cluster.store.list('secrets', { namespace: NS, labelSelector: 'owner=helm' }).items).toEqual([]);
   });
 });
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; additionalProperties?: boolean | Schema };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
+};
 
 /**
  * Every key of values.yaml is a property of the schema and every property of the schema is in values.yaml,
@@ -195,7 +292,8 @@ type Schema = { type?: string | string[]; properties?: Record<string, Schema>; a
  */
 function compareKeys(value: unknown, schema: Schema, path: string, out: string[]): void {
   if (schema.additionalProperties !== false) {
-    if (schema.type === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value))) out.push(`${path || '/'}: not an object in values.yaml`);
+    if (schema.type === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+      out.push(`${path || '/'}: not an object in values.yaml`);
     return;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

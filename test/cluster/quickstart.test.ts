@@ -46,7 +46,11 @@ function writeQuickstart(): string {
   return out;
 }
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 120_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 120_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -56,7 +60,10 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined> |
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- operator log (tail) ---\n${operatorLog.slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- operator log (tail) ---\n${operatorLog.slice(-4000)}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -66,9 +73,22 @@ async function diagnose(): Promise<string> {
   const out: string[] = [];
   out.push((await kubectl.run(['get', 'pods,deployments', '-n', NS, '-o', 'wide'])).stdout);
   for (const kind of ['orchestrators', 'agentconfigs', 'policies.steward.dev', 'licenses']) {
-    out.push((await kubectl.run(['get', kind, '-n', NS, '-o', 'jsonpath={range .items[*]}{.metadata.name}{" "}{.status}{"\\n"}{end}'])).stdout);
+    out.push(
+      (
+        await kubectl.run([
+          'get',
+          kind,
+          '-n',
+          NS,
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.name}{" "}{.status}{"\\n"}{end}',
+        ])
+      ).stdout,
+    );
   }
-  const pods = JSON.parse((await kubectl.run(['get', 'pods', '-n', NS, '-o', 'json'])).stdout || '{"items":[]}') as { items: Obj[] };
+  const pods = JSON.parse((await kubectl.run(['get', 'pods', '-n', NS, '-o', 'json'])).stdout || '{"items":[]}') as {
+    items: Obj[];
+  };
   for (const p of pods.items) {
     const container = p.metadata.labels?.['app.kubernetes.io/component'] ?? '';
     const log = cluster.workloads?.kubelet.logs.read(NS, p.metadata.name, container, {}) ?? '';
@@ -79,7 +99,9 @@ async function diagnose(): Promise<string> {
 }
 
 async function waitReady(kind: string): Promise<void> {
-  const r = await kubectl.run(['wait', '--for=condition=Ready', kind, '--all', '-n', NS, '--timeout=240s'], { timeoutMs: 250_000 });
+  const r = await kubectl.run(['wait', '--for=condition=Ready', kind, '--all', '-n', NS, '--timeout=240s'], {
+    timeoutMs: 250_000,
+  });
   if (r.code !== 0) throw new Error(`kubectl wait ${kind}: ${r.stderr}\n${await diagnose()}`);
 }
 
@@ -87,24 +109,43 @@ async function getJson<T>(args: string[]): Promise<T> {
   return JSON.parse(await kubectl.ok([...args, '-o', 'json'])) as T;
 }
 
-type Obj = { metadata: { name: string; labels?: Record<string, string> }; spec?: Record<string, unknown>; status?: Record<string, unknown> & { conditions?: { type: string; status: string; reason: string; message?: string }[] } };
+type Obj = {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown> & {
+    conditions?: { type: string; status: string; reason: string; message?: string }[];
+  };
+};
 const condition = (o: Obj, type: string) => o.status?.conditions?.find((c) => c.type === type);
 
 /** A pre-check sent through the API server's service proxy to the gateway Service. */
-async function preCheck(query: string): Promise<{ status: number; body: { approved?: boolean; policies?: string[]; block_reason?: string } }> {
-  const res = await request(`${cluster.url}/api/v1/namespaces/${NS}/services/steward-gateway:8080/proxy/api/policy/pre-check`, {
-    method: 'POST',
-    dispatcher: insecure,
-    headers: { authorization: `Bearer ${TEST_TOKEN}`, 'x-license-key': licenseKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ client_id: 'quickstart', user_token: 'user-1', query }),
-  });
+async function preCheck(
+  query: string,
+): Promise<{ status: number; body: { approved?: boolean; policies?: string[]; block_reason?: string } }> {
+  const res = await request(
+    `${cluster.url}/api/v1/namespaces/${NS}/services/steward-gateway:8080/proxy/api/policy/pre-check`,
+    {
+      method: 'POST',
+      dispatcher: insecure,
+      headers: {
+        authorization: `Bearer ${TEST_TOKEN}`,
+        'x-license-key': licenseKey,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ client_id: 'quickstart', user_token: 'user-1', query }),
+    },
+  );
   const text = await res.body.text();
   return { status: res.statusCode, body: text ? (JSON.parse(text) as never) : {} };
 }
 
 beforeAll(async () => {
   db = await createTempDatabase(BASE_DB);
-  licenseKey = issueLicenseKey({ tier: 'ENT', expiresAt: new Date(Date.now() + 365 * 86_400_000), secret: SIGNING_SECRET });
+  licenseKey = issueLicenseKey({
+    tier: 'ENT',
+    expiresAt: new Date(Date.now() + 365 * 86_400_000),
+    secret: SIGNING_SECRET,
+  });
   cluster = await startTestCluster({ crds: 'crds/', tls: true, workloads: { backoffBaseMs: 1000 } });
   kubectl = new Kubectl(cluster.kubeconfig);
   await kubectl.ok(['apply', '-f', join(REPO_ROOT, 'crds')]);
@@ -144,8 +185,17 @@ describe('the quick start on the test cluster', { timeout: 300_000 }, () => {
     await waitReady('agentconfig');
 
     const pods = await getJson<{ items: (Obj & { status: { phase: string } })[] }>(['get', 'pods', '-n', NS]);
-    const components = pods.items.map((p) => `${p.metadata.labels?.['app.kubernetes.io/component']} ${p.status.phase}`).sort();
-    expect(components).toEqual(['agent Running', 'agent Running', 'agent Running', 'gateway Running', 'gateway Running', 'orchestrator Running']);
+    const components = pods.items
+      .map((p) => `${p.metadata.labels?.['app.kubernetes.io/component']} ${p.status.phase}`)
+      .sort();
+    expect(components).toEqual([
+      'agent Running',
+      'agent Running',
+      'agent Running',
+      'gateway Running',
+      'gateway Running',
+      'orchestrator Running',
+    ]);
     expect(livePids().length).toBeGreaterThanOrEqual(6);
 
     const license = await getJson<Obj>(['get', 'license', 'demo', '-n', NS]);
@@ -168,16 +218,39 @@ describe('the quick start on the test cluster', { timeout: 300_000 }, () => {
   });
 
   it('reports the pool: healthy agents equal the agent pods, through a pod deletion and a scale-up', async () => {
-    const pool = async () => (await getJson<Obj>(['get', 'orchestrator', 'steward', '-n', NS])).status?.pool as { desired: number; healthy: number } | undefined;
+    const pool = async () =>
+      (await getJson<Obj>(['get', 'orchestrator', 'steward', '-n', NS])).status?.pool as
+        { desired: number; healthy: number } | undefined;
     await eventually('pool.healthy = 3', async () => ((await pool())?.healthy === 3 ? true : undefined));
 
-    const agentPods = await getJson<{ items: Obj[] }>(['get', 'pods', '-n', NS, '-l', 'steward.dev/agent=flight-search']);
+    const agentPods = await getJson<{ items: Obj[] }>([
+      'get',
+      'pods',
+      '-n',
+      NS,
+      '-l',
+      'steward.dev/agent=flight-search',
+    ]);
     await kubectl.ok(['delete', 'pod', agentPods.items[0]!.metadata.name, '-n', NS, '--wait=false']);
     await eventually('pool.healthy to drop below 3', async () => ((await pool())?.healthy ?? 3) < 3 || undefined);
     await eventually('pool.healthy back at 3', async () => ((await pool())?.healthy === 3 ? true : undefined));
 
-    await kubectl.ok(['patch', 'agentconfig', 'trip-planner', '-n', NS, '--type', 'merge', '-p', '{"spec":{"replicas":2}}']);
-    await eventually('trip-planner readyReplicas = 2', async () => ((await getJson<Obj>(['get', 'agentconfig', 'trip-planner', '-n', NS])).status?.readyReplicas === 2 ? true : undefined));
+    await kubectl.ok([
+      'patch',
+      'agentconfig',
+      'trip-planner',
+      '-n',
+      NS,
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"replicas":2}}',
+    ]);
+    await eventually('trip-planner readyReplicas = 2', async () =>
+      (await getJson<Obj>(['get', 'agentconfig', 'trip-planner', '-n', NS])).status?.readyReplicas === 2
+        ? true
+        : undefined,
+    );
     await eventually('pool desired 4 and healthy 4', async () => {
       const p = await pool();
       return p?.desired === 4 && p.healthy === 4 ? true : undefined;
@@ -187,7 +260,10 @@ describe('the quick start on the test cluster', { timeout: 300_000 }, () => {
   });
 
   it('keeps the previous version of a Policy in force when the new one does not compile', async () => {
-    const broken = readFileSync(join(QUICKSTART, '06-policy.yaml'), 'utf8').replace('deny contains "bulk customer exports need a ticket" if {', 'deny contains "bulk" if {{');
+    const broken = readFileSync(join(QUICKSTART, '06-policy.yaml'), 'utf8').replace(
+      'deny contains "bulk customer exports need a ticket" if {',
+      'deny contains "bulk" if {{',
+    );
     writeFileSync(join(dir, 'broken.yaml'), broken);
     await kubectl.ok(['apply', '-f', join(dir, 'broken.yaml')]);
     const p = await eventually('Compiled=False', async () => {
@@ -201,8 +277,24 @@ describe('the quick start on the test cluster', { timeout: 300_000 }, () => {
   });
 
   it('turns the Orchestrator Ready=False with LicenseInvalid when the license key expires', async () => {
-    const expired = issueLicenseKey({ tier: 'ENT', expiresAt: new Date(Date.now() - 86_400_000), secret: SIGNING_SECRET });
-    await kubectl.ok(['create', 'secret', 'generic', 'steward-license', '-n', NS, `--from-literal=license-key=${expired}`, '--dry-run=client', '-o', 'yaml'])
+    const expired = issueLicenseKey({
+      tier: 'ENT',
+      expiresAt: new Date(Date.now() - 86_400_000),
+      secret: SIGNING_SECRET,
+    });
+    await kubectl
+      .ok([
+        'create',
+        'secret',
+        'generic',
+        'steward-license',
+        '-n',
+        NS,
+        `--from-literal=license-key=${expired}`,
+        '--dry-run=client',
+        '-o',
+        'yaml',
+      ])
       .then((yaml) => kubectl.ok(['apply', '-f', '-'], { stdin: yaml }));
     const o = await eventually('Ready=False LicenseInvalid', async () => {
       const orch = await getJson<Obj>(['get', 'orchestrator', 'steward', '-n', NS]);

@@ -31,7 +31,11 @@ beforeAll(async () => {
   gateway = `http://127.0.0.1:${gw}`;
   orchestrator = `http://127.0.0.1:${orch}`;
   // NB: a clean environment: only what a newcomer sets (one key), and where to listen.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STEWARD_|DATABASE_URL$|REDIS_URL$|LOG_|OPENAI_|ANTHROPIC_|OLLAMA_)/.test(k)));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(STEWARD_|DATABASE_URL$|REDIS_URL$|LOG_|OPENAI_|ANTHROPIC_|OLLAMA_)/.test(k),
+    ),
+  );
   child = spawn(process.execPath, [BIN, 'standalone'], {
     cwd: ROOT,
     env: {
@@ -76,7 +80,11 @@ interface Answer {
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Answer };
 }
 
@@ -100,26 +108,46 @@ describe('npm start with only an OpenAI key', () => {
     expect(warnings).not.toContain('flight-search');
   });
 
-  it.each(['travel', 'healthcare', 'finance', 'generic'])('runs a %s plan on the sample agents, with the fallback in its tasks', async (domain) => {
-    const { status, body } = await post(`${orchestrator}/api/v1/plan`, { query: `Help me with a ${domain} question about next week`, domain });
-    expect(status).toBe(200);
-    expect(body.success).toBe(true);
-    const tasks = body.metadata.tasks;
-    expect(tasks.length).toBeGreaterThan(0);
-    for (const t of tasks) expect(t).toMatchObject({ status: 'completed', provider: 'openai' });
-    for (const t of tasks.filter((x) => x.fallback)) expect(t.requested_provider).toMatch(/^(anthropic|ollama|aws-bedrock)$/);
-  });
+  it.each(['travel', 'healthcare', 'finance', 'generic'])(
+    'runs a %s plan on the sample agents, with the fallback in its tasks',
+    async (domain) => {
+      const { status, body } = await post(`${orchestrator}/api/v1/plan`, {
+        query: `Help me with a ${domain} question about next week`,
+        domain,
+      });
+      expect(status).toBe(200);
+      expect(body.success).toBe(true);
+      const tasks = body.metadata.tasks;
+      expect(tasks.length).toBeGreaterThan(0);
+      for (const t of tasks) expect(t).toMatchObject({ status: 'completed', provider: 'openai' });
+      for (const t of tasks.filter((x) => x.fallback))
+        expect(t.requested_provider).toMatch(/^(anthropic|ollama|aws-bedrock)$/);
+    },
+  );
 
   it('runs a plan whose agent names Anthropic through /api/request, as an SDK sends it', async () => {
-    const { status, body } = await post(`${gateway}/api/request`, { query: 'Plan a trip to Rome: find flights and a hotel', request_type: 'multi-agent-plan', user_token: 'me', client_id: 'demo' });
+    const { status, body } = await post(`${gateway}/api/request`, {
+      query: 'Plan a trip to Rome: find flights and a hotel',
+      request_type: 'multi-agent-plan',
+      user_token: 'me',
+      client_id: 'demo',
+    });
     expect(status).toBe(200);
     expect(body).toMatchObject({ success: true, blocked: false });
     const hotel = body.metadata.tasks.find((t) => t.agent === 'hotel-search');
-    expect(hotel).toMatchObject({ status: 'completed', provider: 'openai', fallback: true, requested_provider: 'anthropic' });
+    expect(hotel).toMatchObject({
+      status: 'completed',
+      provider: 'openai',
+      fallback: true,
+      requested_provider: 'anthropic',
+    });
   });
 
   it('answers parallel queries on the sample agents, each naming the provider it ran on', async () => {
-    const queries = Array.from({ length: 6 }, (_, i) => ({ query: `question ${i}`, policy: 'package q\n\nallow := true\n' }));
+    const queries = Array.from({ length: 6 }, (_, i) => ({
+      query: `question ${i}`,
+      policy: 'package q\n\nallow := true\n',
+    }));
     const { status, body } = await post(`${orchestrator}/orchestrator/parallel`, { queries });
     expect(status).toBe(200);
     const results = body.results;
@@ -132,7 +160,9 @@ describe('npm start with only an OpenAI key', () => {
 
   it("admits the OpenAI SDK's placeholder key as the community identity, and says so in a header", async () => {
     const client = new OpenAI({ baseURL: `${gateway}/v1`, apiKey: 'anything', maxRetries: 0 });
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }] })
+      .withResponse();
     expect(data.choices[0]!.message.content).toContain('Say hello');
     expect(response.headers.get('x-steward-auth')).toContain('community');
     expect(output.split('\n').filter((l) => l.includes('community mode admits bearer values'))).toHaveLength(1);
@@ -144,11 +174,15 @@ describe('npm start with only an OpenAI key', () => {
     const key = String(created.body.api_key);
     const id = String(created.body.client_id ?? created.body.id);
     const client = new OpenAI({ baseURL: `${gateway}/v1`, apiKey: key, maxRetries: 0 });
-    const ok = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'before' }] }).withResponse();
+    const ok = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'before' }] })
+      .withResponse();
     expect(ok.response.headers.get('x-steward-auth')).toBeNull();
     const revoked = await fetch(`${gateway}/api/clients/${id}`, { method: 'DELETE' });
     expect(revoked.status).toBe(200);
-    const refused = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after' }] }).catch((err: unknown) => err);
+    const refused = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'after' }] })
+      .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401);
     expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('api_key_revoked');

@@ -42,7 +42,10 @@ let orchestrator: string;
 beforeAll(async () => {
   fake = await startFakeOpenAi({
     apiKey: 'sk-upstream',
-    otherwise: (req) => (req.rawBody.includes('CARD-PLEASE') ? { kind: 'reply', chunks: CARD_PIECES } : { kind: 'reply', text: BENIGN_ANSWER }),
+    otherwise: (req) =>
+      req.rawBody.includes('CARD-PLEASE')
+        ? { kind: 'reply', chunks: CARD_PIECES }
+        : { kind: 'reply', text: BENIGN_ANSWER },
   });
   dir = await mkdtemp(join(tmpdir(), 'steward-every-surface-'));
   await cp('config/samples', join(dir, 'manifests'), { recursive: true });
@@ -86,8 +89,16 @@ interface Seen {
   blockedBy?: string;
 }
 
-const post = async (base: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = async (
+  base: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 };
 
@@ -129,7 +140,12 @@ const SURFACES: Surface[] = [
     name: 'POST /api/request (llm_chat)',
     via: 'request',
     send: async (prompt) => {
-      const r = await post(gateway, '/api/request', { query: prompt, request_type: 'llm_chat', user_token: 'u', client_id: 'app' });
+      const r = await post(gateway, '/api/request', {
+        query: prompt,
+        request_type: 'llm_chat',
+        user_token: 'u',
+        client_id: 'app',
+      });
       expect(r.status).toBe(200);
       return r.json.blocked ? { text: '', blockedBy: policyOf(r.json.block_reason) } : { text: String(r.json.result) };
     },
@@ -137,14 +153,27 @@ const SURFACES: Surface[] = [
   {
     name: 'POST /v1/chat/completions',
     via: 'chat_completions',
-    send: (prompt) => sdkCall(async () => (await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] })).choices[0]!.message.content ?? ''),
+    send: (prompt) =>
+      sdkCall(
+        async () =>
+          (
+            await openai.chat.completions.create({
+              model: 'gpt-4o-mini',
+              messages: [{ role: 'user', content: prompt }],
+            })
+          ).choices[0]!.message.content ?? '',
+      ),
   },
   {
     name: 'POST /v1/chat/completions, streamed',
     via: 'chat_completions',
     send: (prompt) =>
       sdkCall(async () => {
-        const stream = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true });
+        const stream = await openai.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: prompt }],
+          stream: true,
+        });
         let text = '';
         for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
         return text;
@@ -155,7 +184,11 @@ const SURFACES: Surface[] = [
     via: 'messages',
     send: (prompt) =>
       sdkCall(async () => {
-        const m = await anthropic.messages.create({ model: 'gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: prompt }] });
+        const m = await anthropic.messages.create({
+          model: 'gpt-4o-mini',
+          max_tokens: 200,
+          messages: [{ role: 'user', content: prompt }],
+        });
         return m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
       }),
   },
@@ -164,9 +197,14 @@ const SURFACES: Surface[] = [
     via: 'messages',
     send: (prompt) =>
       sdkCall(async () => {
-        const stream = anthropic.messages.stream({ model: 'gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: prompt }] });
+        const stream = anthropic.messages.stream({
+          model: 'gpt-4o-mini',
+          max_tokens: 200,
+          messages: [{ role: 'user', content: prompt }],
+        });
         let text = '';
-        for await (const ev of stream) if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+        for await (const ev of stream)
+          if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
         return text;
       }),
   },
@@ -189,7 +227,12 @@ const SURFACES: Surface[] = [
     via: 'plan_step',
     blockedVia: 'request_plan',
     send: async (prompt) => {
-      const r = await post(gateway, '/api/request', { query: prompt, request_type: 'multi-agent-plan', user_token: 'u', client_id: 'app' });
+      const r = await post(gateway, '/api/request', {
+        query: prompt,
+        request_type: 'multi-agent-plan',
+        user_token: 'u',
+        client_id: 'app',
+      });
       if (r.json.blocked) return { text: '', blockedBy: policyOf(r.json.block_reason) };
       expect(r.status).toBe(200);
       return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? '') };
@@ -199,9 +242,13 @@ const SURFACES: Surface[] = [
     name: 'POST /orchestrator/parallel',
     via: 'parallel',
     send: async (prompt) => {
-      const r = await post(orchestrator, '/orchestrator/parallel', { queries: [{ query: prompt, policy: 'package q\n\nallow := true\n', llm: { provider: 'openai' } }] });
+      const r = await post(orchestrator, '/orchestrator/parallel', {
+        queries: [{ query: prompt, policy: 'package q\n\nallow := true\n', llm: { provider: 'openai' } }],
+      });
       expect(r.status).toBe(200);
-      const result = (r.json.results as { status: string; result?: unknown; error?: { code: string; message: string } }[])[0]!;
+      const result = (
+        r.json.results as { status: string; result?: unknown; error?: { code: string; message: string } }[]
+      )[0]!;
       if (result.status === 'error') {
         expect(result.error?.code).toBe('POLICY_VIOLATION');
         return { text: '', blockedBy: /builtin-[a-z-]+/.exec(result.error?.message ?? '')?.[0] };
@@ -214,8 +261,13 @@ const SURFACES: Surface[] = [
     via: 'mcp',
     send: async (prompt) => {
       // NB: the connector's "upstream" is the database: the SSN goes in as a parameter, the card comes out of a row.
-      const statement = prompt === CARD_ASK ? "SELECT translate('abbb cccc cccc cccc', 'abc', '411') AS v" : 'SELECT $1::text AS v';
-      const r = await post(gateway, '/mcp/resources/query', { connector: 'pg', query: statement, ...(prompt === CARD_ASK ? {} : { params: [prompt] }) });
+      const statement =
+        prompt === CARD_ASK ? "SELECT translate('abbb cccc cccc cccc', 'abc', '411') AS v" : 'SELECT $1::text AS v';
+      const r = await post(gateway, '/mcp/resources/query', {
+        connector: 'pg',
+        query: statement,
+        ...(prompt === CARD_ASK ? {} : { params: [prompt] }),
+      });
       if (r.status === 403) return { text: '', blockedBy: /builtin-[a-z-]+/.exec(String(r.json.error))?.[0] };
       expect(r.status).toBe(200);
       return { text: JSON.stringify(r.json.data) };
@@ -228,7 +280,9 @@ const AUDIT_SHAPE = {
   governed: true,
   via: expect.any(String),
   surface: expect.any(String),
-  decision: expect.stringMatching(/^(allowed|redacted|blocked_input|blocked_output|refused|provider_error|client_closed)$/),
+  decision: expect.stringMatching(
+    /^(allowed|redacted|blocked_input|blocked_output|refused|provider_error|client_closed)$/,
+  ),
   steward_ms: expect.any(Number),
   upstream_ms: expect.any(Number),
   stored_text: 'masked',
@@ -236,7 +290,11 @@ const AUDIT_SHAPE = {
 
 /** The newest audit row of a surface written since `since`. */
 async function lastAudit(via: string, since: Date) {
-  const { rows } = await app.store.db.query<{ prompt: string | null; response: string | null; metadata: Record<string, unknown> }>(
+  const { rows } = await app.store.db.query<{
+    prompt: string | null;
+    response: string | null;
+    metadata: Record<string, unknown>;
+  }>(
     `SELECT prompt, response, metadata FROM audit_entries WHERE metadata->>'via' = $1 AND created_at >= $2 ORDER BY created_at DESC LIMIT 1`,
     [via, since],
   );
@@ -254,7 +312,11 @@ describe.each(SURFACES)('$name', (surface) => {
     expect(fake.requests.length).toBe(before);
     const via = surface.blockedVia ?? surface.via;
     const row = await lastAudit(via, since);
-    expect(row?.metadata).toMatchObject({ ...AUDIT_SHAPE, decision: 'blocked_input', policies: expect.arrayContaining(['builtin-pii']) });
+    expect(row?.metadata).toMatchObject({
+      ...AUDIT_SHAPE,
+      decision: 'blocked_input',
+      policies: expect.arrayContaining(['builtin-pii']),
+    });
     expect(JSON.stringify(row)).not.toContain('123-45-6789');
     checked.add(via);
     checked.add(surface.via);
@@ -283,7 +345,9 @@ describe.each(SURFACES)('$name', (surface) => {
 
 describe('the table', () => {
   it('covers every surface that writes governed audit rows', async () => {
-    const { rows } = await app.store.db.query<{ via: string }>(`SELECT DISTINCT metadata->>'via' AS via FROM audit_entries WHERE metadata->>'governed' = 'true'`);
+    const { rows } = await app.store.db.query<{ via: string }>(
+      `SELECT DISTINCT metadata->>'via' AS via FROM audit_entries WHERE metadata->>'governed' = 'true'`,
+    );
     const written = new Set(rows.map((r) => r.via));
     expect([...written].filter((via) => !checked.has(via))).toEqual([]);
     expect(written.size).toBeGreaterThanOrEqual(8);

@@ -8,7 +8,15 @@ import { errorOf, routeStyle, routeTable, startOrchestrator, type Style } from '
  * routes come from the apps, so a route added without an auth requirement fails here. Public routes are the
  * ones listed below, nothing else.
  */
-const PUBLIC = [/^\/health$/, /^\/healthz$/, /^\/readyz$/, /^\/orchestrator\/health$/, /^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/documentation(\/|$)/];
+const PUBLIC = [
+  /^\/health$/,
+  /^\/healthz$/,
+  /^\/readyz$/,
+  /^\/orchestrator\/health$/,
+  /^\/openapi\.json$/,
+  /^\/docs(\/|$)/,
+  /^\/documentation(\/|$)/,
+];
 const isPublic = (url: string) => PUBLIC.some((re) => re.test(url));
 /** Routes for the operator's token, not a tenant's credentials (docs/adr/0006): the Prometheus scrape. */
 const OPERATOR = [/^\/metrics\/prometheus$/];
@@ -24,7 +32,12 @@ const BODIES: Record<string, unknown> = {
   '/api/request': { query: 'hello', request_type: 'chat' },
   '/v1/chat/completions': { model: 'echo', messages: [{ role: 'user', content: 'hello' }] },
   '/v1/messages': { model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] },
-  '/api/v1/agents/validate': { apiVersion: 'steward.dev/v1alpha1', kind: 'AgentConfig', metadata: { name: 'a' }, spec: { type: 'coordinator' } },
+  '/api/v1/agents/validate': {
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'AgentConfig',
+    metadata: { name: 'a' },
+    spec: { type: 'coordinator' },
+  },
 };
 
 let gw: TestGateway;
@@ -33,9 +46,22 @@ let tenantKey: string;
 let otherOrgKey: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true', STEWARD_METRICS_TOKEN: METRICS_TOKEN }, manifests: agentConfigYaml('fuzz-agent', 2) });
+  gw = await startTestGateway({
+    env: {
+      STEWARD_RATE_LIMIT_PER_MINUTE: '1000000',
+      STEWARD_RATE_LIMIT_PER_HOUR: '1000000',
+      STEWARD_LLM_ECHO: 'true',
+      STEWARD_METRICS_TOKEN: METRICS_TOKEN,
+    },
+    manifests: agentConfigYaml('fuzz-agent', 2),
+  });
   orchestrator = await startOrchestrator(gw);
-  const tenant = await gw.app.inject({ method: 'POST', url: '/api/clients', headers: { 'x-license-key': gw.keys.acme, 'x-tenant-id': 'eu' }, payload: { name: 'eu' } });
+  const tenant = await gw.app.inject({
+    method: 'POST',
+    url: '/api/clients',
+    headers: { 'x-license-key': gw.keys.acme, 'x-tenant-id': 'eu' },
+    payload: { name: 'eu' },
+  });
   tenantKey = tenant.json().api_key;
   // An API key of an organization whose only License has expired (initech): the organization is not ours to serve.
   otherOrgKey = (await gw.store.clients.create({ organizationId: 'initech', name: 'initech-app' })).apiKey;
@@ -53,8 +79,14 @@ const DENIED: { name: string; headers: () => Record<string, string> }[] = [
   { name: 'a signed but unregistered license key', headers: () => ({ 'x-license-key': gw.keys.unregistered }) },
   { name: 'an invalid bearer key', headers: () => ({ authorization: 'Bearer client-x-prod-invalid' }) },
   { name: 'a malformed Authorization header', headers: () => ({ authorization: 'Basic %%%' }) },
-  { name: 'an API key of an organization without a valid License', headers: () => ({ authorization: `Bearer ${otherOrgKey}` }) },
-  { name: 'a tenant key asking for another tenant', headers: () => ({ authorization: `Bearer ${tenantKey}`, 'x-tenant-id': 'us' }) },
+  {
+    name: 'an API key of an organization without a valid License',
+    headers: () => ({ authorization: `Bearer ${otherOrgKey}` }),
+  },
+  {
+    name: 'a tenant key asking for another tenant',
+    headers: () => ({ authorization: `Bearer ${tenantKey}`, 'x-tenant-id': 'us' }),
+  },
 ];
 
 function surfaces(): { name: string; app: FastifyInstance; style: Style }[] {
@@ -70,46 +102,57 @@ function request(method: string, url: string, headers: Record<string, string>): 
 }
 
 describe('authorization over the whole route table (item 9c)', () => {
-  it('refuses every non-public route of both apps, for every bad credential, with a coded 401/403', { timeout: 60_000 }, async () => {
-    const problems: string[] = [];
-    let checked = 0;
-    for (const s of surfaces()) {
-      for (const route of routeTable(s.app)) {
-        if (isPublic(route.url)) continue;
-        for (const cred of DENIED) {
-          checked++;
-          const res = await s.app.inject(request(route.method, route.url, cred.headers()) as never);
-          const label = `${s.name} ${route.method} ${route.url} with ${cred.name}`;
-          if (res.statusCode !== 401 && res.statusCode !== 403) {
-            problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 160)}`);
-            continue;
+  it(
+    'refuses every non-public route of both apps, for every bad credential, with a coded 401/403',
+    { timeout: 60_000 },
+    async () => {
+      const problems: string[] = [];
+      let checked = 0;
+      for (const s of surfaces()) {
+        for (const route of routeTable(s.app)) {
+          if (isPublic(route.url)) continue;
+          for (const cred of DENIED) {
+            checked++;
+            const res = await s.app.inject(request(route.method, route.url, cred.headers()) as never);
+            const label = `${s.name} ${route.method} ${route.url} with ${cred.name}`;
+            if (res.statusCode !== 401 && res.statusCode !== 403) {
+              problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 160)}`);
+              continue;
+            }
+            // NB: HEAD answers carry no body.
+            if (route.method === 'HEAD') continue;
+            const e = errorOf(routeStyle(s.style, route.url), res);
+            if (typeof e === 'string') problems.push(`${label}: ${e}`);
           }
-          // NB: HEAD answers carry no body.
-          if (route.method === 'HEAD') continue;
-          const e = errorOf(routeStyle(s.style, route.url), res);
-          if (typeof e === 'string') problems.push(`${label}: ${e}`);
         }
       }
-    }
-    console.log(`authz: ${checked} refusals checked, ${problems.length} problems`);
-    expect(checked).toBeGreaterThan(DENIED.length * 5);
-    expect(problems).toEqual([]);
-  });
+      console.log(`authz: ${checked} refusals checked, ${problems.length} problems`);
+      expect(checked).toBeGreaterThan(DENIED.length * 5);
+      expect(problems).toEqual([]);
+    },
+  );
 
-  it('lets a valid license key (the operator token on operator routes) through every route of both apps without a 5xx (and past auth on the gateway)', { timeout: 60_000 }, async () => {
-    const problems: string[] = [];
-    for (const s of surfaces()) {
-      for (const route of routeTable(s.app)) {
-        const operator = OPERATOR.some((re) => re.test(route.url));
-        const headers: Record<string, string> = operator ? { authorization: `Bearer ${METRICS_TOKEN}` } : { 'x-license-key': gw.keys.acme, 'x-organization-id': 'acme' };
-        const res = await s.app.inject(request(route.method, route.url, headers) as never);
-        const label = `${s.name} ${route.method} ${route.url}`;
-        if (res.statusCode >= 500) problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-        else if (s.name === 'gateway' && (res.statusCode === 401 || res.statusCode === 403)) problems.push(`${label}: refused ${res.statusCode} ${res.body.slice(0, 200)}`);
+  it(
+    'lets a valid license key (the operator token on operator routes) through every route of both apps without a 5xx (and past auth on the gateway)',
+    { timeout: 60_000 },
+    async () => {
+      const problems: string[] = [];
+      for (const s of surfaces()) {
+        for (const route of routeTable(s.app)) {
+          const operator = OPERATOR.some((re) => re.test(route.url));
+          const headers: Record<string, string> = operator
+            ? { authorization: `Bearer ${METRICS_TOKEN}` }
+            : { 'x-license-key': gw.keys.acme, 'x-organization-id': 'acme' };
+          const res = await s.app.inject(request(route.method, route.url, headers) as never);
+          const label = `${s.name} ${route.method} ${route.url}`;
+          if (res.statusCode >= 500) problems.push(`${label}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+          else if (s.name === 'gateway' && (res.statusCode === 401 || res.statusCode === 403))
+            problems.push(`${label}: refused ${res.statusCode} ${res.body.slice(0, 200)}`);
+        }
       }
-    }
-    expect(problems).toEqual([]);
-  });
+      expect(problems).toEqual([]);
+    },
+  );
 
   it('keeps the declared public routes public', async () => {
     for (const s of surfaces()) {

@@ -3,7 +3,16 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigYaml, startTestGateway, type TestGateway } from '../../testing/gateway.js';
 import { bodyText, echoes, longStrings, routeSeed, sampleBodies } from './hostile-values.js';
-import { errorOf, routeStyle, routeTable, SEED, startOrchestrator, type Route, type Style, type Surface } from './support.js';
+import {
+  errorOf,
+  routeStyle,
+  routeTable,
+  SEED,
+  startOrchestrator,
+  type Route,
+  type Style,
+  type Surface,
+} from './support.js';
 
 /**
  * Issue 15, item 9a: a seeded fuzzer over every route of both surfaces. Valid-typed bodies with hostile content
@@ -20,13 +29,21 @@ let contextId: string;
 
 beforeAll(async () => {
   console.log(`reliability fuzz: seed ${SEED} (RELIABILITY_SEED to replay), ${BODIES_PER_ROUTE} bodies per route`);
-  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true' }, manifests: agentConfigYaml('fuzz-agent', 2) });
+  gw = await startTestGateway({
+    env: { STEWARD_RATE_LIMIT_PER_MINUTE: '1000000', STEWARD_RATE_LIMIT_PER_HOUR: '1000000', STEWARD_LLM_ECHO: 'true' },
+    manifests: agentConfigYaml('fuzz-agent', 2),
+  });
   orchestrator = await startOrchestrator(gw);
   surfaces = [
     { name: 'gateway', app: gw.app, style: 'agent' },
     { name: 'orchestrator', app: orchestrator, style: 'envelope' },
   ];
-  const pre = await gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers: { 'x-license-key': gw.keys.acme }, payload: { client_id: 'fuzz', user_token: 'u', query: 'hello' } });
+  const pre = await gw.app.inject({
+    method: 'POST',
+    url: '/api/policy/pre-check',
+    headers: { 'x-license-key': gw.keys.acme },
+    payload: { client_id: 'fuzz', user_token: 'u', query: 'hello' },
+  });
   contextId = pre.json().context_id;
 });
 afterAll(async () => {
@@ -48,7 +65,8 @@ function problem(style: Style, res: Answer, input: unknown): string | undefined 
   if (typeof e === 'string') return e;
   const said = res.body;
   const echoed = longStrings(input, MAX_ECHO).find((s) => echoes(said, s, MAX_ECHO) || echoes(e.message, s, MAX_ECHO));
-  if (echoed !== undefined) return `${res.statusCode} ${e.code} echoes more than ${MAX_ECHO} characters of the input (${e.message.length} characters of message)`;
+  if (echoed !== undefined)
+    return `${res.statusCode} ${e.code} echoes more than ${MAX_ECHO} characters of the input (${e.message.length} characters of message)`;
   return undefined;
 }
 
@@ -59,7 +77,11 @@ function describeInput(text: string): string {
 const credentials = (): Record<string, string> => ({ 'x-license-key': gw.keys.acme });
 
 /** Runs requests one at a time and collects the problems (every request runs: one report lists them all). */
-async function drive(surface: Surface, route: Route, requests: { label: string; input: unknown; inject: InjectOptions }[]): Promise<string[]> {
+async function drive(
+  surface: Surface,
+  route: Route,
+  requests: { label: string; input: unknown; inject: InjectOptions }[],
+): Promise<string[]> {
   const problems: string[] = [];
   for (const r of requests) {
     const res = await surface.app.inject(r.inject as never);
@@ -77,18 +99,30 @@ function bodyRequests(route: Route, seed: number): { label: string; input: unkno
     return {
       label: `body #${i} ${describeInput(text)}`,
       input: body,
-      inject: { method: route.method as 'POST', url: route.url, headers: { ...credentials(), 'content-type': 'application/json' }, payload: text },
+      inject: {
+        method: route.method as 'POST',
+        url: route.url,
+        headers: { ...credentials(), 'content-type': 'application/json' },
+        payload: text,
+      },
     };
   });
 }
 
 /** Query strings and headers with hostile content, for routes without a body. */
 function queryRequests(route: Route, seed: number): { label: string; input: unknown; inject: InjectOptions }[] {
-  return sampleBodies(routeSeed(seed, `${route.method} ${route.url}`), Math.min(BODIES_PER_ROUTE, 50)).map((body, i) => {
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(body)) params.append(k, typeof v === 'string' ? v.slice(0, 2000) : JSON.stringify(v)?.slice(0, 2000) ?? '');
-    return { label: `query #${i}`, input: body, inject: { method: route.method as 'GET', url: `${route.url}?${params}`, headers: credentials() } };
-  });
+  return sampleBodies(routeSeed(seed, `${route.method} ${route.url}`), Math.min(BODIES_PER_ROUTE, 50)).map(
+    (body, i) => {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(body))
+        params.append(k, typeof v === 'string' ? v.slice(0, 2000) : (JSON.stringify(v)?.slice(0, 2000) ?? ''));
+      return {
+        label: `query #${i}`,
+        input: body,
+        inject: { method: route.method as 'GET', url: `${route.url}?${params}`, headers: credentials() },
+      };
+    },
+  );
 }
 
 /** Fixed hostile requests every body route gets: wrong content types, broken JSON, non-object JSON. */
@@ -97,30 +131,84 @@ function fixedRequests(route: Route): { label: string; input: unknown; inject: I
   const json = { ...credentials(), 'content-type': 'application/json' };
   const huge = 'x'.repeat(5000);
   return [
-    { label: 'text/plain', input: huge, status: 415, inject: { ...base, headers: { ...credentials(), 'content-type': 'text/plain' }, payload: huge } },
-    { label: 'application/xml', input: huge, status: 415, inject: { ...base, headers: { ...credentials(), 'content-type': 'application/xml' }, payload: `<a>${huge}</a>` } },
-    { label: 'form-urlencoded', input: huge, status: 415, inject: { ...base, headers: { ...credentials(), 'content-type': 'application/x-www-form-urlencoded' }, payload: `a=${huge}` } },
-    { label: 'broken JSON echoing its input', input: huge, inject: { ...base, headers: json, payload: `{"query": "${huge}` } },
+    {
+      label: 'text/plain',
+      input: huge,
+      status: 415,
+      inject: { ...base, headers: { ...credentials(), 'content-type': 'text/plain' }, payload: huge },
+    },
+    {
+      label: 'application/xml',
+      input: huge,
+      status: 415,
+      inject: { ...base, headers: { ...credentials(), 'content-type': 'application/xml' }, payload: `<a>${huge}</a>` },
+    },
+    {
+      label: 'form-urlencoded',
+      input: huge,
+      status: 415,
+      inject: {
+        ...base,
+        headers: { ...credentials(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `a=${huge}`,
+      },
+    },
+    {
+      label: 'broken JSON echoing its input',
+      input: huge,
+      inject: { ...base, headers: json, payload: `{"query": "${huge}` },
+    },
     { label: 'JSON null', input: null, inject: { ...base, headers: json, payload: 'null' } },
     { label: 'JSON array', input: [], inject: { ...base, headers: json, payload: '[1,2,3]' } },
     { label: 'JSON string', input: huge, inject: { ...base, headers: json, payload: JSON.stringify(huge) } },
     { label: 'empty JSON body', input: '', inject: { ...base, headers: json, payload: '' } },
-    { label: '__proto__ key', input: {}, inject: { ...base, headers: json, payload: '{"__proto__": {"polluted": 1}, "query": "q", "client_id": "c", "user_token": "u"}' } },
-    { label: '10,000-level array', input: [], inject: { ...base, headers: json, payload: `{"query":"q","client_id":"c","user_token":"u","context":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}` } },
-    { label: 'body over the limit', input: huge, status: 413, inject: { ...base, headers: json, payload: JSON.stringify({ query: 'y'.repeat(1_100_000) }) } },
+    {
+      label: '__proto__ key',
+      input: {},
+      inject: {
+        ...base,
+        headers: json,
+        payload: '{"__proto__": {"polluted": 1}, "query": "q", "client_id": "c", "user_token": "u"}',
+      },
+    },
+    {
+      label: '10,000-level array',
+      input: [],
+      inject: {
+        ...base,
+        headers: json,
+        payload: `{"query":"q","client_id":"c","user_token":"u","context":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`,
+      },
+    },
+    {
+      label: 'body over the limit',
+      input: huge,
+      status: 413,
+      inject: { ...base, headers: json, payload: JSON.stringify({ query: 'y'.repeat(1_100_000) }) },
+    },
   ];
 }
 
 /** YAML documents that cost a naive parser dearly (validate endpoint). */
 function yamlBombs(): { label: string; input: unknown; inject: InjectOptions }[] {
   const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 10; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+  for (let i = 1; i < 10; i++)
+    laughs.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(',')}]`,
+    );
   // NB: the 30,000-key document is hostile-policies.test.ts's (it checks /health answers while it parses).
   const merge = ['base: &b {x: 1}', ...Array.from({ length: 99 }, (_, i) => `m${i}: {<<: *b, y: ${i}}`)].join('\n');
   const yaml = (label: string, payload: string) => ({
     label,
     input: payload,
-    inject: { method: 'POST' as const, url: '/api/v1/agents/validate', headers: { 'content-type': 'application/yaml' }, payload },
+    inject: {
+      method: 'POST' as const,
+      url: '/api/v1/agents/validate',
+      headers: { 'content-type': 'application/yaml' },
+      payload,
+    },
   });
   return [
     yaml('billion laughs', laughs.join('\n')),
@@ -140,38 +228,55 @@ describe('seeded fuzzer over every route (item 9a)', () => {
     expect(routeTable(orchestrator)).toContainEqual({ method: 'POST', url: '/api/v1/agents/validate' });
   });
 
-  it('answers hostile valid-typed bodies without a 5xx, with a coded error body that echoes at most 200 characters', { timeout: 150_000 }, async () => {
-    const problems: string[] = [];
-    let sent = 0;
-    for (const surface of surfaces) {
-      for (const route of routeTable(surface.app)) {
-        if (route.method === 'HEAD' || route.method === 'OPTIONS') continue;
-        const requests = route.method === 'GET' || route.method === 'DELETE' ? queryRequests(route, SEED) : bodyRequests(route, SEED);
-        sent += requests.length;
-        const started = performance.now();
-        const found = await drive(surface, route, requests);
-        problems.push(...found);
-        console.log(`fuzz ${surface.name} ${route.method} ${route.url}: ${requests.length} requests, ${found.length} problems, ${Math.round(performance.now() - started)} ms`);
-      }
-    }
-    console.log(`fuzz: ${sent} requests, ${problems.length} problems`);
-    expect(problems, `seed ${SEED}`).toEqual([]);
-  });
-
-  it('refuses wrong content types with 415, broken and non-object JSON with a 4xx, all with a code', { timeout: 60_000 }, async () => {
-    const problems: string[] = [];
-    for (const surface of surfaces) {
-      for (const route of routeTable(surface.app)) {
-        if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') continue;
-        for (const r of fixedRequests(route)) {
-          const res = await surface.app.inject(r.inject as never);
-          const p = problem(routeStyle(surface.style, route.url), res as unknown as Answer, r.input) ?? (r.status && res.statusCode !== r.status ? `expected ${r.status}, got ${res.statusCode}: ${res.body.slice(0, 200)}` : undefined);
-          if (p) problems.push(`${surface.name} ${route.method} ${route.url} ${r.label}: ${p}`);
+  it(
+    'answers hostile valid-typed bodies without a 5xx, with a coded error body that echoes at most 200 characters',
+    { timeout: 150_000 },
+    async () => {
+      const problems: string[] = [];
+      let sent = 0;
+      for (const surface of surfaces) {
+        for (const route of routeTable(surface.app)) {
+          if (route.method === 'HEAD' || route.method === 'OPTIONS') continue;
+          const requests =
+            route.method === 'GET' || route.method === 'DELETE'
+              ? queryRequests(route, SEED)
+              : bodyRequests(route, SEED);
+          sent += requests.length;
+          const started = performance.now();
+          const found = await drive(surface, route, requests);
+          problems.push(...found);
+          console.log(
+            `fuzz ${surface.name} ${route.method} ${route.url}: ${requests.length} requests, ${found.length} problems, ${Math.round(performance.now() - started)} ms`,
+          );
         }
       }
-    }
-    expect(problems).toEqual([]);
-  });
+      console.log(`fuzz: ${sent} requests, ${problems.length} problems`);
+      expect(problems, `seed ${SEED}`).toEqual([]);
+    },
+  );
+
+  it(
+    'refuses wrong content types with 415, broken and non-object JSON with a 4xx, all with a code',
+    { timeout: 60_000 },
+    async () => {
+      const problems: string[] = [];
+      for (const surface of surfaces) {
+        for (const route of routeTable(surface.app)) {
+          if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') continue;
+          for (const r of fixedRequests(route)) {
+            const res = await surface.app.inject(r.inject as never);
+            const p =
+              problem(routeStyle(surface.style, route.url), res as unknown as Answer, r.input) ??
+              (r.status && res.statusCode !== r.status
+                ? `expected ${r.status}, got ${res.statusCode}: ${res.body.slice(0, 200)}`
+                : undefined);
+            if (p) problems.push(`${surface.name} ${route.method} ${route.url} ${r.label}: ${p}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    },
+  );
 
   it('survives YAML bombs on the validate endpoint with a 2xx or a coded 4xx', { timeout: 60_000 }, async () => {
     const problems: string[] = [];
@@ -211,14 +316,23 @@ function parseRaw(raw: string): Answer | undefined {
     headers[h.slice(0, i).toLowerCase()] = h.slice(i + 1).trim();
   }
   let body = m[3]!;
-  if (headers['transfer-encoding'] === 'chunked') body = body.replace(/(^|\r\n)[0-9a-f]+\r\n/gi, '').replace(/\r\n$/, '');
+  if (headers['transfer-encoding'] === 'chunked')
+    body = body.replace(/(^|\r\n)[0-9a-f]+\r\n/gi, '').replace(/\r\n$/, '');
   return { statusCode: Number(m[1]), headers, body };
 }
 
 describe('HTTP parser errors on a real socket (item 9a)', () => {
   const cases = [
-    { name: 'a 64 KiB header', status: 431, bytes: `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n` },
-    { name: '8,000 small headers', status: 431, bytes: `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n${Array.from({ length: 8000 }, (_, i) => `X-H${i}: v`).join('\r\n')}\r\n\r\n` },
+    {
+      name: 'a 64 KiB header',
+      status: 431,
+      bytes: `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`,
+    },
+    {
+      name: '8,000 small headers',
+      status: 431,
+      bytes: `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n${Array.from({ length: 8000 }, (_, i) => `X-H${i}: v`).join('\r\n')}\r\n\r\n`,
+    },
     { name: 'a malformed request line', status: 400, bytes: 'GET /health HTTP/1.1 extra words\r\nHost: x\r\n\r\n' },
     { name: 'garbage instead of a request', status: 400, bytes: '\u0000\u0001\u0002 nonsense\r\n\r\n' },
     { name: 'an unknown HTTP version', status: 400, bytes: 'GET /health HTTP/9.9\r\nHost: x\r\n\r\n' },

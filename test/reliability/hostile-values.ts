@@ -7,9 +7,33 @@ import fc from 'fast-check';
 
 /** Every field name a Steward request body knows (api/http/*.ts), plus the AgentConfig manifest's. */
 export const FIELD_NAMES = [
-  'client_id', 'user_token', 'query', 'context', 'data_sources', 'context_id', 'prompt', 'response', 'response_summary',
-  'provider', 'model', 'latency_ms', 'tokens', 'token_usage', 'metadata', 'name', 'description', 'mode', 'request_type',
-  'temperature', 'max_tokens', 'apiVersion', 'kind', 'spec', 'domain', 'execution_mode', 'user',
+  'client_id',
+  'user_token',
+  'query',
+  'context',
+  'data_sources',
+  'context_id',
+  'prompt',
+  'response',
+  'response_summary',
+  'provider',
+  'model',
+  'latency_ms',
+  'tokens',
+  'token_usage',
+  'metadata',
+  'name',
+  'description',
+  'mode',
+  'request_type',
+  'temperature',
+  'max_tokens',
+  'apiVersion',
+  'kind',
+  'spec',
+  'domain',
+  'execution_mode',
+  'user',
 ] as const;
 
 /** A placeholder the body text replaces with a 10,000-level nested value. */
@@ -20,14 +44,47 @@ export const LONG_STRING_MAX = 40_000;
 const hostileString = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\ud83d', '\u202e\u200b\ufeff', 'ß\u0301🙂👩‍👩‍👧', '\\', '"', '%00', '${x}', '../../etc/passwd', "' OR 1=1 --", '<script>'),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udfffy',
+    '\ud83d',
+    '\u202e\u200b\ufeff',
+    'ß\u0301🙂👩‍👩‍👧',
+    '\\',
+    '"',
+    '%00',
+    '${x}',
+    '../../etc/passwd',
+    "' OR 1=1 --",
+    '<script>',
+  ),
   // NB: pathological repeats for the policy pack's regular expressions ("\n", "union/**/select ") are
   // hostile-policies.test.ts's; here they would only make every run as slow as the slowest regex.
-  fc.tuple(fc.constantFrom('a', '\u0000', '\ud800', 'é', '🙂', 'ab\u0000\udc00'), fc.integer({ min: 201, max: LONG_STRING_MAX })).map(([c, n]) => c.repeat(Math.ceil(n / c.length))),
+  fc
+    .tuple(
+      fc.constantFrom('a', '\u0000', '\ud800', 'é', '🙂', 'ab\u0000\udc00'),
+      fc.integer({ min: 201, max: LONG_STRING_MAX }),
+    )
+    .map(([c, n]) => c.repeat(Math.ceil(n / c.length))),
 );
 
 const hostileNumber = fc.oneof(
-  fc.constantFrom(2_147_483_648, 2 ** 53, 2 ** 53 + 2, -1, -0, 0, 1e308, -1e308, 5e-324, 0.5, 4_294_967_296, -2_147_483_649),
+  fc.constantFrom(
+    2_147_483_648,
+    2 ** 53,
+    2 ** 53 + 2,
+    -1,
+    -0,
+    0,
+    1e308,
+    -1e308,
+    5e-324,
+    0.5,
+    4_294_967_296,
+    -2_147_483_649,
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
@@ -44,18 +101,33 @@ const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     leaf,
     fc.array(tie('v'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(hostileString.filter((s) => s.length < 300), fc.constantFrom(...FIELD_NAMES, '__proto__', 'constructor')), tie('v'), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.oneof(
+        hostileString.filter((s) => s.length < 300),
+        fc.constantFrom(...FIELD_NAMES, '__proto__', 'constructor'),
+      ),
+      tie('v'),
+      { maxKeys: 4 },
+    ),
   ),
 })).v;
 
 /** A body: mostly the known field names (so validation passes often and the handler runs), some extra keys. */
-export const bodyArbitrary: fc.Arbitrary<Record<string, unknown>> = fc.record(
-  {
+export const bodyArbitrary: fc.Arbitrary<Record<string, unknown>> = fc
+  .record({
     known: fc.dictionary(fc.constantFrom(...FIELD_NAMES), value, { maxKeys: 8 }),
-    validish: fc.dictionary(fc.constantFrom('client_id', 'user_token', 'query', 'context_id', 'name', 'prompt'), hostileString, { minKeys: 1, maxKeys: 6 }),
-    extra: fc.dictionary(hostileString.filter((s) => s.length < 300), value, { maxKeys: 2 }),
-  },
-).map(({ known, validish, extra }) => ({ ...extra, ...known, ...validish }));
+    validish: fc.dictionary(
+      fc.constantFrom('client_id', 'user_token', 'query', 'context_id', 'name', 'prompt'),
+      hostileString,
+      { minKeys: 1, maxKeys: 6 },
+    ),
+    extra: fc.dictionary(
+      hostileString.filter((s) => s.length < 300),
+      value,
+      { maxKeys: 2 },
+    ),
+  })
+  .map(({ known, validish, extra }) => ({ ...extra, ...known, ...validish }));
 
 /** The text of a body, the deep placeholder expanded. */
 export function bodyText(body: unknown): string {

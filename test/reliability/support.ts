@@ -46,8 +46,15 @@ export function routeTable(app: FastifyInstance): Route[] {
     const depth = m[1]!.length / 4;
     stack.length = depth;
     stack.push(m[2]!);
-    const url = stack.join('').replace(/:[^/]+/g, 'probe').replace(/\*$/, 'probe');
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) out.push({ method, url });
+    const url = stack
+      .join('')
+      .replace(/:[^/]+/g, 'probe')
+      .replace(/\*$/, 'probe');
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      out.push({ method, url });
   }
   if (!out.length) throw new Error(`no routes parsed from printRoutes:\n${app.printRoutes({ commonPrefix: false })}`);
   return out;
@@ -60,7 +67,10 @@ export async function startOrchestrator(gw: TestGateway): Promise<FastifyInstanc
 }
 
 /** The code and message of an error answer in the surface's shape, or a description of what is wrong with it. */
-export function errorOf(style: Style, res: { statusCode: number; body: string; headers: Record<string, unknown> }): { code: string; message: string; requestId: string } | string {
+export function errorOf(
+  style: Style,
+  res: { statusCode: number; body: string; headers: Record<string, unknown> },
+): { code: string; message: string; requestId: string } | string {
   let body: unknown;
   try {
     body = JSON.parse(res.body);
@@ -70,34 +80,59 @@ export function errorOf(style: Style, res: { statusCode: number; body: string; h
   const b = body as Record<string, unknown>;
   if (style === 'openai' || style === 'anthropic') {
     const e = b.error as Record<string, unknown> | undefined;
-    const shaped = style === 'openai' ? typeof e?.type === 'string' && 'param' in e : b.type === 'error' && typeof e?.type === 'string';
+    const shaped =
+      style === 'openai'
+        ? typeof e?.type === 'string' && 'param' in e
+        : b.type === 'error' && typeof e?.type === 'string';
     if (!shaped || typeof e?.code !== 'string' || typeof e.message !== 'string' || typeof b.request_id !== 'string') {
       return `status ${res.statusCode} without the ${style} error body {error: {message, type, code}, request_id}: ${res.body.slice(0, 200)}`;
     }
     return { code: e.code, message: e.message, requestId: b.request_id };
   }
   if (style === 'agent') {
-    if (b.success !== false || typeof b.error !== 'string' || typeof b.code !== 'string' || typeof b.request_id !== 'string') {
+    if (
+      b.success !== false ||
+      typeof b.error !== 'string' ||
+      typeof b.code !== 'string' ||
+      typeof b.request_id !== 'string'
+    ) {
       return `status ${res.statusCode} without {success:false, error, code, request_id}: ${res.body.slice(0, 200)}`;
     }
     return { code: b.code, message: b.error, requestId: b.request_id };
   }
   const e = b.error as Record<string, unknown> | undefined;
-  if (b.success !== false || typeof e !== 'object' || e === null || typeof e.code !== 'string' || typeof e.message !== 'string' || typeof e.request_id !== 'string' || typeof e.timestamp !== 'string') {
+  if (
+    b.success !== false ||
+    typeof e !== 'object' ||
+    e === null ||
+    typeof e.code !== 'string' ||
+    typeof e.message !== 'string' ||
+    typeof e.request_id !== 'string' ||
+    typeof e.timestamp !== 'string'
+  ) {
     return `status ${res.statusCode} without {success:false, error:{code,message,request_id,timestamp}}: ${res.body.slice(0, 200)}`;
   }
   return { code: e.code, message: e.message, requestId: e.request_id };
 }
 
 /** Asserts an error answer has the surface's body with a code; returns the code. */
-export function expectErrorBody(style: Style, res: LightMyRequestResponse | { statusCode: number; body: string; headers: Record<string, unknown> }, label = ''): string {
+export function expectErrorBody(
+  style: Style,
+  res: LightMyRequestResponse | { statusCode: number; body: string; headers: Record<string, unknown> },
+  label = '',
+): string {
   const e = errorOf(style, res);
   if (typeof e === 'string') expect.fail(`${label}: ${e}`);
   return e.code;
 }
 
 /** Waits for `cond` with a deadline (no timing assertion: the deadline only bounds the wait). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, deadlineMs: number, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  deadlineMs: number,
+  everyMs = 100,
+): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (let i = 0; Date.now() < end && i < 10_000; i++) {
     const v = await fn();

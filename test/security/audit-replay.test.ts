@@ -8,7 +8,10 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   openai = await startFakeOpenAi({ apiKey: 'sk-test' });
-  gw = await startTestGateway({ licensed: false, env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL, STEWARD_OPENAI_MODEL: 'gpt-4o-mini' } });
+  gw = await startTestGateway({
+    licensed: false,
+    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL, STEWARD_OPENAI_MODEL: 'gpt-4o-mini' },
+  });
 });
 afterAll(async () => {
   await gw?.close();
@@ -16,11 +19,34 @@ afterAll(async () => {
 });
 
 const precheck = async () =>
-  (await gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', payload: { client_id: 'app', user_token: 'u', query: 'What is the weather?' } })).json().context_id as string;
+  (
+    await gw.app.inject({
+      method: 'POST',
+      url: '/api/policy/pre-check',
+      payload: { client_id: 'app', user_token: 'u', query: 'What is the weather?' },
+    })
+  ).json().context_id as string;
 const audit = (contextId: string, response = 'Sunny.', clientId = 'app') =>
-  gw.app.inject({ method: 'POST', url: '/api/audit/llm-call', payload: { context_id: contextId, client_id: clientId, provider: 'openai', model: 'gpt-4o', response_summary: response, latency_ms: 12 } });
+  gw.app.inject({
+    method: 'POST',
+    url: '/api/audit/llm-call',
+    payload: {
+      context_id: contextId,
+      client_id: clientId,
+      provider: 'openai',
+      model: 'gpt-4o',
+      response_summary: response,
+      latency_ms: 12,
+    },
+  });
 const entries = async (contextId: string) =>
-  Number((await gw.store.db.query<{ n: string }>('SELECT count(*) AS n FROM audit_entries WHERE context_id = $1', [contextId])).rows[0]!.n);
+  Number(
+    (
+      await gw.store.db.query<{ n: string }>('SELECT count(*) AS n FROM audit_entries WHERE context_id = $1', [
+        contextId,
+      ])
+    ).rows[0]!.n,
+  );
 
 describe('audit replay', () => {
   it('accepts the first audit of a context and refuses the same audit again with 409 AUDIT_ALREADY_RECORDED', async () => {
@@ -42,9 +68,16 @@ describe('audit replay', () => {
 
   it("refuses a client's audit for the context of a governed call, which the gateway audited itself", async () => {
     openai.enqueue({ kind: 'reply', text: 'Sunny.', usage: { promptTokens: 3, completionTokens: 2 } });
-    const res = await gw.app.inject({ method: 'POST', url: '/v1/execute', payload: { prompt: 'What is the weather?', mode: 'chat' } });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/v1/execute',
+      payload: { prompt: 'What is the weather?', mode: 'chat' },
+    });
     expect(res.statusCode).toBe(200);
-    const { rows } = await gw.store.db.query<{ context_id: string; client_id: string }>('SELECT context_id, client_id FROM audit_entries WHERE id = $1', [res.json().data.audit_id]);
+    const { rows } = await gw.store.db.query<{ context_id: string; client_id: string }>(
+      'SELECT context_id, client_id FROM audit_entries WHERE id = $1',
+      [res.json().data.audit_id],
+    );
     const forged = await audit(rows[0]!.context_id, 'Sunny.', rows[0]!.client_id);
     expect(forged.json()).toMatchObject({ code: 'AUDIT_ALREADY_RECORDED' });
     expect(await entries(rows[0]!.context_id)).toBe(1);

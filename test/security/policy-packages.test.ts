@@ -20,7 +20,12 @@ describe('dynamic policies and the packages of other policies (built-in pack loa
   beforeAll(async () => {
     gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000' } });
     orchestrator = (await startTestOrchestrator(gw)).app;
-    const minted = await gw.app.inject({ method: 'POST', url: '/api/clients', headers: { 'x-license-key': gw.keys.globex, 'x-tenant-id': 't9' }, payload: { name: 'tenant-app' } });
+    const minted = await gw.app.inject({
+      method: 'POST',
+      url: '/api/clients',
+      headers: { 'x-license-key': gw.keys.globex, 'x-tenant-id': 't9' },
+      payload: { name: 'tenant-app' },
+    });
     t9Key = minted.json().api_key;
   });
   afterAll(async () => {
@@ -28,21 +33,41 @@ describe('dynamic policies and the packages of other policies (built-in pack loa
     await gw?.close();
   });
 
-  const post = (headers: Record<string, string>, body: Record<string, unknown>) => orchestrator.inject({ method: 'POST', url: '/api/v1/policies', headers, payload: body });
+  const post = (headers: Record<string, string>, body: Record<string, unknown>) =>
+    orchestrator.inject({ method: 'POST', url: '/api/v1/policies', headers, payload: body });
   const precheck = (headers: Record<string, string>, query: string) =>
-    gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers, payload: { client_id: 'app', user_token: 'u', query } });
+    gw.app.inject({
+      method: 'POST',
+      url: '/api/policy/pre-check',
+      headers,
+      payload: { client_id: 'app', user_token: 'u', query },
+    });
 
-  it('refuses a tenant key\'s policy in package steward.builtin, and another organization\'s next policy still works', async () => {
-    const res = await post({ authorization: `Bearer ${t9Key}` }, policy('x', 'package steward.builtin\n\npii := 1\n\ndeny contains "x" if false\n'));
+  it("refuses a tenant key's policy in package steward.builtin, and another organization's next policy still works", async () => {
+    const res = await post(
+      { authorization: `Bearer ${t9Key}` },
+      policy('x', 'package steward.builtin\n\npii := 1\n\ndeny contains "x" if false\n'),
+    );
     expect(res.statusCode).toBe(409);
-    expect(res.json().error).toMatchObject({ code: 'POLICY_PACKAGE_CONFLICT', details: { package: 'steward.builtin' } });
-    const other = await post({ 'x-license-key': gw.keys.acme }, policy('no-plum', 'package custom.noplum\n\ndeny contains "no plums" if contains(input.query, "plum")\n'));
+    expect(res.json().error).toMatchObject({
+      code: 'POLICY_PACKAGE_CONFLICT',
+      details: { package: 'steward.builtin' },
+    });
+    const other = await post(
+      { 'x-license-key': gw.keys.acme },
+      policy('no-plum', 'package custom.noplum\n\ndeny contains "no plums" if contains(input.query, "plum")\n'),
+    );
     expect(other.statusCode).toBe(201);
-    expect((await precheck({ 'x-license-key': gw.keys.acme }, 'a plum tart')).json()).toMatchObject({ approved: false });
+    expect((await precheck({ 'x-license-key': gw.keys.acme }, 'a plum tart')).json()).toMatchObject({
+      approved: false,
+    });
   });
 
   it('refuses a policy that would switch a built-in helper on for its tenant; the secret stays blocked', async () => {
-    const res = await post({ authorization: `Bearer ${t9Key}` }, policy('t9-neuter', 'package steward.builtin.secrets\n\nplaceholder_token(_, _) if true\n'));
+    const res = await post(
+      { authorization: `Bearer ${t9Key}` },
+      policy('t9-neuter', 'package steward.builtin.secrets\n\nplaceholder_token(_, _) if true\n'),
+    );
     expect(res.json().error.code).toBe('POLICY_PACKAGE_CONFLICT');
     const check = await precheck({ authorization: `Bearer ${t9Key}` }, SECRET);
     expect(check.json()).toMatchObject({ approved: false, policies: expect.arrayContaining(['builtin-secrets']) });
@@ -53,8 +78,18 @@ describe('dynamic policies and the packages of other policies (built-in pack loa
     expect((await post(acme, policy('evil', 'package evil\n\nnested := 1\n'))).statusCode).toBe(201);
     const nested = await post(acme, policy('evil-nested', 'package evil.nested\n\ndeny contains "y" if false\n'));
     expect(nested.json().error.code).toBe('POLICY_PACKAGE_CONFLICT');
-    expect((await post({ 'x-license-key': gw.keys.globex }, policy('evil-nested', 'package evil.nested\n\ndeny contains "y" if false\n'))).statusCode).toBe(201);
-    expect((await post(acme, policy('after', 'package custom.after\n\ndeny contains "z" if input.query == "zz"\n'))).statusCode).toBe(201);
+    expect(
+      (
+        await post(
+          { 'x-license-key': gw.keys.globex },
+          policy('evil-nested', 'package evil.nested\n\ndeny contains "y" if false\n'),
+        )
+      ).statusCode,
+    ).toBe(201);
+    expect(
+      (await post(acme, policy('after', 'package custom.after\n\ndeny contains "z" if input.query == "zz"\n')))
+        .statusCode,
+    ).toBe(201);
   });
 });
 
@@ -89,8 +124,16 @@ spec:
 
   it('starts, drops the less trusted policy with a problem naming both, and keeps the built-in one in force', async () => {
     const problems = gw.parts.deps.policies.problems();
-    expect(problems).toContainEqual({ policy: 'org-acme.t9-neuter', message: expect.stringMatching(/overlaps package steward\.builtin\.secrets of policy builtin-secrets/) });
-    const res = await gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers: { 'x-license-key': gw.keys.acme, 'x-tenant-id': 't9' }, payload: { client_id: 'app', user_token: 'u', query: SECRET } });
+    expect(problems).toContainEqual({
+      policy: 'org-acme.t9-neuter',
+      message: expect.stringMatching(/overlaps package steward\.builtin\.secrets of policy builtin-secrets/),
+    });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/policy/pre-check',
+      headers: { 'x-license-key': gw.keys.acme, 'x-tenant-id': 't9' },
+      payload: { client_id: 'app', user_token: 'u', query: SECRET },
+    });
     expect(res.json()).toMatchObject({ approved: false });
   });
 });

@@ -39,10 +39,20 @@ interface Exit {
 /** Runs `steward standalone` with `env` on top of a clean environment; kills it if it has not exited by the deadline. */
 async function standalone(env: Record<string, string>, deadlineMs = 60_000): Promise<Exit> {
   const [gw, orch] = [await freePort(), await freePort()];
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STEWARD_|DATABASE_URL$|REDIS_URL$|LOG_)/.test(k)));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(STEWARD_|DATABASE_URL$|REDIS_URL$|LOG_)/.test(k)),
+  );
   const child = spawn(process.execPath, [BIN, 'standalone'], {
     cwd: ROOT,
-    env: { ...base, STEWARD_DATA_DIR: join(tmp, 'data'), STEWARD_GATEWAY_PORT: String(gw), STEWARD_ORCHESTRATOR_PORT: String(orch), STEWARD_WATCH_MANIFESTS: 'false', LOG_FORMAT: 'json', ...env },
+    env: {
+      ...base,
+      STEWARD_DATA_DIR: join(tmp, 'data'),
+      STEWARD_GATEWAY_PORT: String(gw),
+      STEWARD_ORCHESTRATOR_PORT: String(orch),
+      STEWARD_WATCH_MANIFESTS: 'false',
+      LOG_FORMAT: 'json',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -57,7 +67,10 @@ async function standalone(env: Record<string, string>, deadlineMs = 60_000): Pro
 
 function expectOneLineNaming(exit: Exit, setting: string, also?: RegExp) {
   const lines = exit.stderr.split('\n').filter((l) => l.trim() !== '');
-  expect({ code: exit.code, lines }).toMatchObject({ code: 2, lines: [expect.stringMatching(new RegExp(`^steward: .*\\b${setting}\\b`))] });
+  expect({ code: exit.code, lines }).toMatchObject({
+    code: 2,
+    lines: [expect.stringMatching(new RegExp(`^steward: .*\\b${setting}\\b`))],
+  });
   if (also) expect(lines[0]).toMatch(also);
   expect(exit.stderr + exit.stdout).not.toMatch(/^\s+at /m);
 }
@@ -68,7 +81,11 @@ describe('steward standalone ends with exit 2 and one line naming the setting', 
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as { port: number }).port;
-      expectOneLineNaming(await standalone({ STEWARD_HOST: '127.0.0.1', STEWARD_GATEWAY_PORT: String(port) }), 'STEWARD_GATEWAY_PORT', /already in use/);
+      expectOneLineNaming(
+        await standalone({ STEWARD_HOST: '127.0.0.1', STEWARD_GATEWAY_PORT: String(port) }),
+        'STEWARD_GATEWAY_PORT',
+        /already in use/,
+      );
     } finally {
       server.close();
     }
@@ -87,7 +104,11 @@ describe('steward standalone ends with exit 2 and one line naming the setting', 
     try {
       const dbPort = (database.address() as { port: number }).port;
       const port = (taken.address() as { port: number }).port;
-      const exit = await standalone({ STEWARD_HOST: '127.0.0.1', STEWARD_ORCHESTRATOR_PORT: String(port), DATABASE_URL: `postgresql://postgres@127.0.0.1:${dbPort}/test` });
+      const exit = await standalone({
+        STEWARD_HOST: '127.0.0.1',
+        STEWARD_ORCHESTRATOR_PORT: String(port),
+        DATABASE_URL: `postgresql://postgres@127.0.0.1:${dbPort}/test`,
+      });
       expectOneLineNaming(exit, 'STEWARD_ORCHESTRATOR_PORT', /already in use/);
       expect(connections).toBe(0);
     } finally {
@@ -97,33 +118,61 @@ describe('steward standalone ends with exit 2 and one line naming the setting', 
   });
 
   it('when the gateway and the orchestrator are given the same port', async () => {
-    expectOneLineNaming(await standalone({ STEWARD_GATEWAY_PORT: '18999', STEWARD_ORCHESTRATOR_PORT: '18999' }), 'STEWARD_ORCHESTRATOR_PORT', /STEWARD_GATEWAY_PORT/);
+    expectOneLineNaming(
+      await standalone({ STEWARD_GATEWAY_PORT: '18999', STEWARD_ORCHESTRATOR_PORT: '18999' }),
+      'STEWARD_ORCHESTRATOR_PORT',
+      /STEWARD_GATEWAY_PORT/,
+    );
   });
 
   it('when a setting has an invalid value', async () => {
-    expectOneLineNaming(await standalone({ STEWARD_BODY_LIMIT_BYTES: 'lots' }), 'STEWARD_BODY_LIMIT_BYTES', /invalid configuration/);
+    expectOneLineNaming(
+      await standalone({ STEWARD_BODY_LIMIT_BYTES: 'lots' }),
+      'STEWARD_BODY_LIMIT_BYTES',
+      /invalid configuration/,
+    );
   });
 
   it('when the database does not answer', async () => {
-    expectOneLineNaming(await standalone({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/x' }), 'DATABASE_URL', /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(connection refused\)/);
+    expectOneLineNaming(
+      await standalone({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/x' }),
+      'DATABASE_URL',
+      /cannot reach PostgreSQL at 127\.0\.0\.1:1 \(connection refused\)/,
+    );
   });
 
   it('when the database refuses the role', async ({ skip }) => {
     if (!postgresUp) skip('no PostgreSQL at 127.0.0.1:5432');
-    expectOneLineNaming(await standalone({ DATABASE_URL: `postgresql://steward_no_such_role:wrong@${PG.host}:${PG.port}/postgres` }), 'DATABASE_URL', /refused the credentials/);
+    expectOneLineNaming(
+      await standalone({ DATABASE_URL: `postgresql://steward_no_such_role:wrong@${PG.host}:${PG.port}/postgres` }),
+      'DATABASE_URL',
+      /refused the credentials/,
+    );
   });
 
   it('when the database does not exist', async ({ skip }) => {
     if (!postgresUp) skip('no PostgreSQL at 127.0.0.1:5432');
-    expectOneLineNaming(await standalone({ DATABASE_URL: `postgresql://postgres@${PG.host}:${PG.port}/steward_no_such_db` }), 'DATABASE_URL', /does not exist/);
+    expectOneLineNaming(
+      await standalone({ DATABASE_URL: `postgresql://postgres@${PG.host}:${PG.port}/steward_no_such_db` }),
+      'DATABASE_URL',
+      /does not exist/,
+    );
   });
 
   it('when Redis does not answer', async () => {
-    expectOneLineNaming(await standalone({ REDIS_URL: 'redis://127.0.0.1:1' }), 'REDIS_URL', /cannot reach Redis at 127\.0\.0\.1:1/);
+    expectOneLineNaming(
+      await standalone({ REDIS_URL: 'redis://127.0.0.1:1' }),
+      'REDIS_URL',
+      /cannot reach Redis at 127\.0\.0\.1:1/,
+    );
   });
 
   it('when a manifest folder does not exist', async () => {
-    expectOneLineNaming(await standalone({ STEWARD_MANIFESTS: '/nonexistent' }), 'STEWARD_MANIFESTS', /\/nonexistent does not exist/);
+    expectOneLineNaming(
+      await standalone({ STEWARD_MANIFESTS: '/nonexistent' }),
+      'STEWARD_MANIFESTS',
+      /\/nonexistent does not exist/,
+    );
   });
 
   it('and prints the stack as well with LOG_LEVEL=debug', async () => {

@@ -11,7 +11,8 @@ import { builtinPackDir, manifestFolders } from '../../runtime/source/index.js';
 import { startStandalone, type Standalone } from '../../runtime/standalone/main.js';
 import { repeatedKeys } from '../../testing/log-lines.js';
 
-const AGENT = 'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: mine}\nspec: {type: specialist, domain: travel, llm: {provider: openai, model: gpt-4o-mini}}\n';
+const AGENT =
+  'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: mine}\nspec: {type: specialist, domain: travel, llm: {provider: openai, model: gpt-4o-mini}}\n';
 const SSN = { client_id: 'demo', user_token: 'me', query: 'My SSN is 123-45-6789' };
 
 let tmp: string;
@@ -46,9 +47,14 @@ async function start(env: Record<string, string>, name: string): Promise<{ app: 
   return { app, lines };
 }
 
-const url = (app: Standalone, path: string) => `http://127.0.0.1:${(app.gateway.server.address() as { port: number }).port}${path}`;
+const url = (app: Standalone, path: string) =>
+  `http://127.0.0.1:${(app.gateway.server.address() as { port: number }).port}${path}`;
 const precheck = (app: Standalone) =>
-  fetch(url(app, '/api/policy/pre-check'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(SSN) });
+  fetch(url(app, '/api/policy/pre-check'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(SSN),
+  });
 
 // NB: each case starts a whole standalone (PGlite included): seconds on a busy 2-core host.
 describe('the built-in policy pack', { timeout: 90_000 }, () => {
@@ -63,7 +69,11 @@ describe('the built-in policy pack', { timeout: 90_000 }, () => {
       expect(health.status).toBe('healthy');
       // the ready line says what to try next
       const ready = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'steward standalone ready');
-      expect(ready).toMatchObject({ policyPack: 'enabled', docs: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/docs$/), try: expect.stringContaining('/api/policy/pre-check') });
+      expect(ready).toMatchObject({
+        policyPack: 'enabled',
+        docs: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/docs$/),
+        try: expect.stringContaining('/api/policy/pre-check'),
+      });
     } finally {
       await app.close();
     }
@@ -74,7 +84,9 @@ describe('the built-in policy pack', { timeout: 90_000 }, () => {
     try {
       expect(app.source.issues()).toEqual([]);
       expect(app.source.list('Policy')).toHaveLength(6);
-      expect(((await (await fetch(url(app, '/health'))).json()) as { warnings?: string[] }).warnings ?? []).not.toContainEqual(expect.stringContaining('skipped'));
+      expect(
+        ((await (await fetch(url(app, '/health'))).json()) as { warnings?: string[] }).warnings ?? [],
+      ).not.toContainEqual(expect.stringContaining('skipped'));
     } finally {
       await app.close();
     }
@@ -85,9 +97,14 @@ describe('the built-in policy pack', { timeout: 90_000 }, () => {
     try {
       const res = await fetch(url(app, '/health'));
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ status: 'degraded', warnings: expect.arrayContaining([NO_POLICY_WARNING]) });
+      expect(await res.json()).toMatchObject({
+        status: 'degraded',
+        warnings: expect.arrayContaining([NO_POLICY_WARNING]),
+      });
       expect(await (await precheck(app)).json()).toMatchObject({ approved: true });
-      expect(lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ level: 40, msg: NO_POLICY_WARNING }));
+      expect(lines.map((l) => JSON.parse(l))).toContainEqual(
+        expect.objectContaining({ level: 40, msg: NO_POLICY_WARNING }),
+      );
     } finally {
       await app.close();
     }
@@ -115,8 +132,18 @@ describe('manifest folders', () => {
     { name: "adds the pack after the user's folders", dirs: ['/srv/mine'], enabled: true, want: ['/srv/mine', pack] },
     { name: 'leaves it out when disabled', dirs: ['/srv/mine'], enabled: false, want: ['/srv/mine'] },
     { name: 'adds it once when listed', dirs: [pack, '/srv/mine'], enabled: true, want: [pack, '/srv/mine'] },
-    { name: 'adds it not at all when a listed folder holds it', dirs: [join(pack, '..')], enabled: true, want: [join(pack, '..')] },
-    { name: 'reads a folder listed twice once', dirs: ['/srv/mine', '/srv/mine/'], enabled: false, want: ['/srv/mine'] },
+    {
+      name: 'adds it not at all when a listed folder holds it',
+      dirs: [join(pack, '..')],
+      enabled: true,
+      want: [join(pack, '..')],
+    },
+    {
+      name: 'reads a folder listed twice once',
+      dirs: ['/srv/mine', '/srv/mine/'],
+      enabled: false,
+      want: ['/srv/mine'],
+    },
   ])('$name', ({ dirs, enabled, want }) => {
     expect(manifestFolders(dirs, { enabled })).toEqual(want);
   });

@@ -10,7 +10,8 @@ import { parseImageOption } from './kubelet/index.js';
 
 function port(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('a port is an integer from 0 to 65535');
   return n;
 }
 
@@ -23,23 +24,42 @@ const program = new Command()
   .option('--tls', 'serve HTTPS with a self-signed certificate', false)
   .option('--run-workloads', 'run controllers and a kubelet that runs pods as local processes', false)
   .option('--simulated', 'with --run-workloads: mark pods Running and Ready without processes', false)
-  .option('--image <NAME=COMMAND>', 'map an image (with or without tag) to a command (repeatable)', (v: string, all: Record<string, string[]>) => {
-    try {
-      const [name, argv] = parseImageOption(v);
-      return { ...all, [name]: argv };
-    } catch (err) {
-      throw new InvalidArgumentError((err as Error).message);
-    }
-  }, {})
+  .option(
+    '--image <NAME=COMMAND>',
+    'map an image (with or without tag) to a command (repeatable)',
+    (v: string, all: Record<string, string[]>) => {
+      try {
+        const [name, argv] = parseImageOption(v);
+        return { ...all, [name]: argv };
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    },
+    {},
+  )
   .parse();
 
-const opts = program.opts<{ port: number; kubeconfig: string; crds?: string; tls: boolean; runWorkloads: boolean; simulated: boolean; image: Record<string, string[]> }>();
+const opts = program.opts<{
+  port: number;
+  kubeconfig: string;
+  crds?: string;
+  tls: boolean;
+  runWorkloads: boolean;
+  simulated: boolean;
+  image: Record<string, string[]>;
+}>();
 const cluster = await startTestCluster({
   port: opts.port,
   kubeconfigPath: resolve(opts.kubeconfig),
   crds: opts.crds ? resolve(opts.crds) : undefined,
   tls: opts.tls,
-  workloads: opts.runWorkloads ? { images: opts.image, kubeletMode: opts.simulated ? 'simulated' : 'process', log: (m) => process.stderr.write(`${m}\n`) } : undefined,
+  workloads: opts.runWorkloads
+    ? {
+        images: opts.image,
+        kubeletMode: opts.simulated ? 'simulated' : 'process',
+        log: (m) => process.stderr.write(`${m}\n`),
+      }
+    : undefined,
 });
 process.stdout.write(`${cluster.kubeconfig}\n`);
 process.stderr.write(`test API server listening on ${cluster.url}\n`);

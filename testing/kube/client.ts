@@ -14,7 +14,9 @@ import { startWatch, type WatchEvent, type WatchHandle, type WatchOptions, type 
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 function namespaceOf(obj: unknown): string | undefined {
-  return isObject(obj) && isObject(obj.metadata) && typeof obj.metadata.namespace === 'string' ? obj.metadata.namespace : undefined;
+  return isObject(obj) && isObject(obj.metadata) && typeof obj.metadata.namespace === 'string'
+    ? obj.metadata.namespace
+    : undefined;
 }
 
 function nameOf(obj: unknown): string {
@@ -65,21 +67,40 @@ export class ClusterApi {
 
   /** Creates `obj` in its `metadata.namespace`. Unknown fields are rejected (fieldValidation Strict). */
   create(ref: ResourceRef, obj: JsonObject, opts: WriteOptions = {}): JsonObject {
-    return copy(this.store.create(this.type(ref), namespaceOf(obj), copy(obj), { fieldManager: 'steward-test', ...opts }).object);
+    return copy(
+      this.store.create(this.type(ref), namespaceOf(obj), copy(obj), { fieldManager: 'steward-test', ...opts }).object,
+    );
   }
 
   /** Replaces the object (optimistic concurrency on metadata.resourceVersion). */
   update(ref: ResourceRef, obj: JsonObject, opts: WriteOptions = {}): JsonObject {
-    return copy(this.store.update(this.type(ref), namespaceOf(obj), nameOf(obj), copy(obj), { fieldManager: 'steward-test', ...opts }).object);
+    return copy(
+      this.store.update(this.type(ref), namespaceOf(obj), nameOf(obj), copy(obj), {
+        fieldManager: 'steward-test',
+        ...opts,
+      }).object,
+    );
   }
 
   /** Replaces the status only (the /status subresource). */
   updateStatus(ref: ResourceRef, obj: JsonObject, opts: WriteOptions = {}): JsonObject {
-    return copy(this.store.update(this.type(ref), namespaceOf(obj), nameOf(obj), copy(obj), { fieldManager: 'steward-test', ...opts, subresource: 'status' }).object);
+    return copy(
+      this.store.update(this.type(ref), namespaceOf(obj), nameOf(obj), copy(obj), {
+        fieldManager: 'steward-test',
+        ...opts,
+        subresource: 'status',
+      }).object,
+    );
   }
 
   /** A JSON merge patch (or any patch type by content type) on the object or its status. */
-  patch(ref: ResourceRef, namespace: string | undefined, name: string, patch: unknown, opts: { patchType?: string; subresource?: 'status'; fieldManager?: string } = {}): JsonObject {
+  patch(
+    ref: ResourceRef,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    opts: { patchType?: string; subresource?: 'status'; fieldManager?: string } = {},
+  ): JsonObject {
     const t = this.type(ref);
     const current = copy(this.store.get(t, namespace, name));
     const r = applyPatch({
@@ -97,7 +118,9 @@ export class ClusterApi {
     const next = this.store.prepareUpdate(t, current, obj, opts.subresource);
     metaOf(next).managedFields = metaOf(obj).managedFields;
     for (const a of this.store.admission) a(t, 'update', next);
-    return copy(this.store.commitUpdate(t, current, next, { subresource: opts.subresource, keepManagedFields: true }).object);
+    return copy(
+      this.store.commitUpdate(t, current, next, { subresource: opts.subresource, keepManagedFields: true }).object,
+    );
   }
 
   delete(ref: ResourceRef, namespace: string | undefined, name: string, opts: DeleteOptions = {}): DeleteResult {
@@ -108,7 +131,12 @@ export class ClusterApi {
    * Watches like an HTTP watch. Events arrive in order on a microtask after the write that caused them,
    * so a handler that writes never runs inside another write's notification.
    */
-  watch(ref: ResourceRef, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onClose: () => void = () => {}): WatchHandle {
+  watch(
+    ref: ResourceRef,
+    opts: WatchOptions,
+    onEvent: (ev: WatchEvent) => void,
+    onClose: () => void = () => {},
+  ): WatchHandle {
     const queue: (WatchEvent | 'close')[] = [];
     let scheduled = false;
     const flush = (): void => {
@@ -125,7 +153,14 @@ export class ClusterApi {
         queueMicrotask(flush);
       }
     };
-    return startWatch(this.store, this.watches, this.type(ref), opts, (ev) => push(copy(ev)), () => push('close'));
+    return startWatch(
+      this.store,
+      this.watches,
+      this.type(ref),
+      opts,
+      (ev) => push(copy(ev)),
+      () => push('close'),
+    );
   }
 
   /** The latest resourceVersion handed out. */

@@ -128,17 +128,26 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const api = new ClusterApi(store, registry, watches);
 
   for (const name of [...INITIAL_NAMESPACES, ...(opts.namespaces ?? [])]) {
-    api.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { fieldManager: 'kube-apiserver' });
+    api.create(
+      'namespaces',
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+      { fieldManager: 'kube-apiserver' },
+    );
   }
   const crds = typeof opts.crds === 'string' ? await loadCrdFiles(opts.crds) : (opts.crds ?? []);
-  for (const crd of crds) api.create('customresourcedefinitions.apiextensions.k8s.io', crd, { fieldManager: 'steward-test' });
+  for (const crd of crds)
+    api.create('customresourcedefinitions.apiextensions.k8s.io', crd, { fieldManager: 'steward-test' });
   const initial: Snapshot = { state: versioned.snapshot() };
 
   const requests = new RequestLog();
   const faults = new Faults();
   const logs: ServerDeps['logs'] = {};
   const deps: ServerDeps = {
-    registry, store, watches, faults, logs,
+    registry,
+    store,
+    watches,
+    faults,
+    logs,
     defaultWatchTimeoutMs: opts.watchTimeoutMs ?? 30 * 60_000,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
   };
@@ -154,7 +163,18 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const kubeconfig = opts.kubeconfigPath ?? join(tmp!, 'kubeconfig');
   await writeKubeconfig(kubeconfig, url);
 
-  const workloads = opts.workloads ? await startWorkloads({ api, clock, deps, apiServer: { host: '127.0.0.1', port }, serviceAccount: { token: TEST_TOKEN, caCert: tls ? String(tls.cert) : undefined } }, opts.workloads === true ? {} : opts.workloads) : undefined;
+  const workloads = opts.workloads
+    ? await startWorkloads(
+        {
+          api,
+          clock,
+          deps,
+          apiServer: { host: '127.0.0.1', port },
+          serviceAccount: { token: TEST_TOKEN, caCert: tls ? String(tls.cert) : undefined },
+        },
+        opts.workloads === true ? {} : opts.workloads,
+      )
+    : undefined;
 
   const restore = (s: Snapshot): void => {
     watches.closeAll();
@@ -184,7 +204,8 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
       restore(initial);
     },
     compact: (rv) => versioned.compact(rv),
-    closeWatches: (resource) => watches.closeAll(resource === undefined ? undefined : registry.resolve(resource).storageKey),
+    closeWatches: (resource) =>
+      watches.closeAll(resource === undefined ? undefined : registry.resolve(resource).storageKey),
     openWatches: () => watches.size,
     workloads,
     idle: async () => {

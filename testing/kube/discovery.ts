@@ -25,7 +25,11 @@ export function serverVersion(): JsonObject {
 }
 
 function storageVersionHash(t: ResourceType): string {
-  return createHash('sha256').update(`${t.group}/${t.storageApiVersion}/${t.kind}`).digest().subarray(0, 8).toString('base64');
+  return createHash('sha256')
+    .update(`${t.group}/${t.storageApiVersion}/${t.kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString('base64');
 }
 
 function gv(group: string, version: string): string {
@@ -33,7 +37,11 @@ function gv(group: string, version: string): string {
 }
 
 export function apiVersions(serverAddress: string): JsonObject {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function apiGroup(g: { name: string; versions: string[]; preferred: string }): JsonObject {
@@ -45,7 +53,14 @@ function apiGroup(g: { name: string; versions: string[]; preferred: string }): J
 }
 
 export function apiGroupList(reg: Registry): JsonObject {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: reg.groups().filter((g) => g.name !== '').map(apiGroup) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: reg
+      .groups()
+      .filter((g) => g.name !== '')
+      .map(apiGroup),
+  };
 }
 
 export function apiGroupDoc(reg: Registry, group: string): JsonObject | undefined {
@@ -62,16 +77,44 @@ export function apiResourceList(reg: Registry, group: string, version: string): 
   if (types.length === 0) return undefined;
   const resources: JsonObject[] = [];
   for (const t of types) {
-    const r: JsonObject = { name: t.resource, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.verbs };
+    const r: JsonObject = {
+      name: t.resource,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: t.verbs,
+    };
     if (t.shortNames.length) r.shortNames = t.shortNames;
     if (t.categories.length) r.categories = t.categories;
     r.storageVersionHash = storageVersionHash(t);
     resources.push(r);
-    if (t.subresources.log) resources.push({ name: `${t.resource}/log`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get'] });
+    if (t.subresources.log)
+      resources.push({
+        name: `${t.resource}/log`,
+        singularName: '',
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: ['get'],
+      });
     if (t.subresources.scale) {
-      resources.push({ name: `${t.resource}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: SUB_VERBS });
+      resources.push({
+        name: `${t.resource}/scale`,
+        singularName: '',
+        namespaced: t.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: SUB_VERBS,
+      });
     }
-    if (t.subresources.status) resources.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: SUB_VERBS });
+    if (t.subresources.status)
+      resources.push({
+        name: `${t.resource}/status`,
+        singularName: '',
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: SUB_VERBS,
+      });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv(group, version), resources };
 }
@@ -87,9 +130,24 @@ function discoveryResource(t: ResourceType): JsonObject {
   if (t.shortNames.length) r.shortNames = t.shortNames;
   if (t.categories.length) r.categories = t.categories;
   const subs: JsonObject[] = [];
-  if (t.subresources.log) subs.push({ subresource: 'log', responseKind: { group: t.group, version: t.version, kind: t.kind }, verbs: ['get'] });
-  if (t.subresources.scale) subs.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: SUB_VERBS });
-  if (t.subresources.status) subs.push({ subresource: 'status', responseKind: { group: t.group, version: t.version, kind: t.kind }, verbs: SUB_VERBS });
+  if (t.subresources.log)
+    subs.push({
+      subresource: 'log',
+      responseKind: { group: t.group, version: t.version, kind: t.kind },
+      verbs: ['get'],
+    });
+  if (t.subresources.scale)
+    subs.push({
+      subresource: 'scale',
+      responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      verbs: SUB_VERBS,
+    });
+  if (t.subresources.status)
+    subs.push({
+      subresource: 'status',
+      responseKind: { group: t.group, version: t.version, kind: t.kind },
+      verbs: SUB_VERBS,
+    });
   if (subs.length) r.subresources = subs;
   return r;
 }
@@ -106,7 +164,11 @@ export function aggregatedDiscovery(reg: Registry, core: boolean, apiVersion: st
       if (g.name) metadata.name = g.name;
       return {
         metadata,
-        versions: versions.map((v) => ({ version: v, resources: typesIn(reg, g.name, v).map(discoveryResource), freshness: 'Current' })),
+        versions: versions.map((v) => ({
+          version: v,
+          resources: typesIn(reg, g.name, v).map(discoveryResource),
+          freshness: 'Current',
+        })),
       };
     });
   return { kind: 'APIGroupDiscoveryList', apiVersion, metadata: {}, items };
@@ -116,7 +178,12 @@ export function aggregatedDiscovery(reg: Registry, core: boolean, apiVersion: st
 export function wantsAggregated(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
   if (!accept) return undefined;
   for (const part of accept.split(',')) {
-    const params = new Map(part.split(';').slice(1).map((p) => p.trim().split('=') as [string, string]));
+    const params = new Map(
+      part
+        .split(';')
+        .slice(1)
+        .map((p) => p.trim().split('=') as [string, string]),
+    );
     if (params.get('as') === 'APIGroupDiscoveryList' && params.get('g') === 'apidiscovery.k8s.io') {
       const v = params.get('v');
       if (v === 'v2' || v === 'v2beta1') return v;

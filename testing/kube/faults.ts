@@ -2,7 +2,15 @@
  * Harness controls for reliability tests: errors injected into the next N matching requests (409, 500,
  * 429 with Retry-After, any Status), dropped watch streams, added latency, and a bounded request log.
  */
-import { ApiError, conflict, internalError, OPTIMISTIC_LOCK_MESSAGE, serviceUnavailable, tooManyRequests, type Status } from './status-errors.js';
+import {
+  ApiError,
+  conflict,
+  internalError,
+  OPTIMISTIC_LOCK_MESSAGE,
+  serviceUnavailable,
+  tooManyRequests,
+  type Status,
+} from './status-errors.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -33,10 +41,11 @@ export type FaultKind =
   /** Watch only: the stream opens, sends `afterEvents` events (default 0), then the connection is cut. */
   | { dropWatch: true; afterEvents?: number };
 
-export type FaultSpec = RequestMatch & FaultKind & {
-  /** How many matching requests fail. @default 1 */
-  times?: number;
-};
+export type FaultSpec = RequestMatch &
+  FaultKind & {
+    /** How many matching requests fail. @default 1 */
+    times?: number;
+  };
 
 interface ActiveFault {
   spec: FaultSpec;
@@ -74,7 +83,8 @@ export function matches(m: RequestMatch, r: RequestFacts): boolean {
   return true;
 }
 
-export type FaultOutcome = { kind: 'error'; error: ApiError; label: string } | { kind: 'dropWatch'; afterEvents: number; label: string };
+export type FaultOutcome =
+  { kind: 'error'; error: ApiError; label: string } | { kind: 'dropWatch'; afterEvents: number; label: string };
 
 export class Faults {
   private active: ActiveFault[] = [];
@@ -122,12 +132,15 @@ export class Faults {
     if (f.left <= 0) this.active = this.active.filter((x) => x !== f);
     const s = f.spec;
     if ('dropWatch' in s) return { kind: 'dropWatch', afterEvents: s.afterEvents ?? 0, label: 'dropWatch' };
-    if ('body' in s) return { kind: 'error', error: new ApiError({ ...s.body, code: s.status }), label: String(s.status) };
+    if ('body' in s)
+      return { kind: 'error', error: new ApiError({ ...s.body, code: s.status }), label: String(s.status) };
     const gr = { group: r.group, resource: r.resource };
     let error: ApiError;
     if (s.status === 409) error = conflict(gr, r.name, s.message ?? OPTIMISTIC_LOCK_MESSAGE);
-    else if (s.status === 429) error = tooManyRequests(s.message ?? 'Too many requests, please try again later.', s.retryAfterSeconds ?? 1);
-    else if (s.status === 503) error = serviceUnavailable(s.message ?? 'the server is currently unable to handle the request');
+    else if (s.status === 429)
+      error = tooManyRequests(s.message ?? 'Too many requests, please try again later.', s.retryAfterSeconds ?? 1);
+    else if (s.status === 503)
+      error = serviceUnavailable(s.message ?? 'the server is currently unable to handle the request');
     else error = internalError(s.message ?? 'injected fault');
     return { kind: 'error', error, label: String(s.status) };
   }
@@ -152,7 +165,14 @@ export class RequestLog {
     return this.items.filter((r) => {
       if (m.method && r.method !== m.method) return false;
       if (!r.verb) return m.verb === undefined && m.resource === undefined;
-      return matches(m, { verb: r.verb, group: r.group ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', namespace: r.namespace ?? '', name: r.name ?? '' });
+      return matches(m, {
+        verb: r.verb,
+        group: r.group ?? '',
+        resource: r.resource ?? '',
+        subresource: r.subresource ?? '',
+        namespace: r.namespace ?? '',
+        name: r.name ?? '',
+      });
     });
   }
 

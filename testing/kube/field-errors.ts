@@ -65,8 +65,12 @@ function renderValue(v: unknown): string {
 
 export function fieldErrorBody(e: FieldError): string {
   let s = TYPE_TEXT[e.type];
-  const omit = e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden' || e.type === 'FieldValueTooLong'
-    || e.type === 'InternalError' || e.value === OMIT;
+  const omit =
+    e.type === 'FieldValueRequired' ||
+    e.type === 'FieldValueForbidden' ||
+    e.type === 'FieldValueTooLong' ||
+    e.type === 'InternalError' ||
+    e.value === OMIT;
   if (!omit) s += `: ${renderValue(e.value)}`;
   if (e.detail) s += `: ${e.detail}`;
   return s;
@@ -78,8 +82,18 @@ export function fieldErrorString(e: FieldError): string {
 
 export const fieldErrors = {
   required: (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, value: '', detail }),
-  invalid: (field: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, value, detail }),
-  typeInvalid: (field: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field, value, detail }),
+  invalid: (field: string, value: unknown, detail: string): FieldError => ({
+    type: 'FieldValueInvalid',
+    field,
+    value,
+    detail,
+  }),
+  typeInvalid: (field: string, value: unknown, detail: string): FieldError => ({
+    type: 'FieldValueTypeInvalid',
+    field,
+    value,
+    detail,
+  }),
   forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, value: '', detail }),
   duplicate: (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, value }),
   notSupported: (field: string, value: unknown, valid: string[]): FieldError => ({
@@ -100,5 +114,10 @@ export const fieldErrors = {
     value: actual >= 0 ? actual : OMIT,
     detail: max >= 0 ? `must have at most ${max} items` : 'has too many items',
   }),
-  immutable: (field: string, value: unknown): FieldError => ({ type: 'FieldValueInvalid', field, value, detail: 'field is immutable' }),
+  immutable: (field: string, value: unknown): FieldError => ({
+    type: 'FieldValueInvalid',
+    field,
+    value,
+    detail: 'field is immutable',
+  }),
 };

@@ -82,7 +82,8 @@ export function evalJsonPath(root: unknown, src: string): unknown[] {
     const next: unknown[] = [];
     for (const v of cur) {
       if (step.kind === 'field') {
-        if (v && typeof v === 'object' && !Array.isArray(v) && step.name in v) next.push((v as Record<string, unknown>)[step.name]);
+        if (v && typeof v === 'object' && !Array.isArray(v) && step.name in v)
+          next.push((v as Record<string, unknown>)[step.name]);
       } else if (step.kind === 'index') {
         if (Array.isArray(v)) {
           const idx = step.index < 0 ? v.length + step.index : step.index;

@@ -35,11 +35,29 @@ export async function selfSignedCertificate(): Promise<{ key: string; cert: stri
   try {
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', '/CN=steward-test-apiserver', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout', key, '-out', cert,
-    ], { timeout: 10_000 });
+    await run(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=steward-test-apiserver',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { timeout: 10_000 },
+    );
     return { key: await readFile(key, 'utf8'), cert: await readFile(cert, 'utf8') };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -24,7 +24,8 @@ const GROUP_PACKAGE: Record<string, string> = {
 
 /** Component name of a resource's schema (`io.k8s.api.apps.v1.Deployment`, `dev.steward.v1alpha1.Policy`). */
 export function definitionName(t: ResourceType): string {
-  if (t.group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${t.version}.${t.kind}`;
+  if (t.group === 'apiextensions.k8s.io')
+    return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${t.version}.${t.kind}`;
   if (t.builtin) return `io.k8s.api.${GROUP_PACKAGE[t.group] ?? t.group}.${t.version}.${t.kind}`;
   return `${t.group.split('.').reverse().join('.')}.${t.version}.${t.kind}`;
 }
@@ -68,16 +69,33 @@ function gvk(t: ResourceType): JsonObject {
 }
 
 function resourceSchema(t: ResourceType, components: JsonObject): JsonObject {
-  const base: JsonObject = t.schema ? toOpenApi(t.schema, components, true) : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const base: JsonObject = t.schema
+    ? toOpenApi(t.schema, components, true)
+    : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const props = isObject(base.properties) ? { ...base.properties } : {};
   toOpenApi({ ...objectMetaSchema() }, components); // registers ObjectMeta
-  props.metadata = { allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }], description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata" };
-  props.apiVersion = { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' };
-  props.kind = { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' };
+  props.metadata = {
+    allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }],
+    description:
+      "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+  };
+  props.apiVersion = {
+    type: 'string',
+    description: 'APIVersion defines the versioned schema of this representation of an object.',
+  };
+  props.kind = {
+    type: 'string',
+    description: 'Kind is a string value representing the REST resource this object represents.',
+  };
   return { ...base, type: 'object', properties: props, 'x-kubernetes-group-version-kind': [gvk(t)] };
 }
 
-const q = (name: string, description: string, type = 'string'): JsonObject => ({ name, in: 'query', description, schema: { type, uniqueItems: true } });
+const q = (name: string, description: string, type = 'string'): JsonObject => ({
+  name,
+  in: 'query',
+  description,
+  schema: { type, uniqueItems: true },
+});
 
 function patchOperation(t: ResourceType, ref: string, sub: string): JsonObject {
   const content: JsonObject = {
@@ -93,7 +111,10 @@ function patchOperation(t: ResourceType, ref: string, sub: string): JsonObject {
     parameters: [
       q('dryRun', 'When present, indicates that modifications should not be persisted.'),
       q('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-      q('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn - Strict'),
+      q(
+        'fieldValidation',
+        'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn - Strict',
+      ),
       q('force', 'Force is going to "force" Apply requests.', 'boolean'),
     ],
     requestBody: { content, required: true },
@@ -118,12 +139,23 @@ function paths(t: ResourceType, def: string): JsonObject {
   const prefix = t.group ? `/apis/${t.group}/${t.version}` : `/api/${t.version}`;
   const ns = t.namespaced ? '/namespaces/{namespace}' : '';
   const ref = `#/components/schemas/${def}`;
-  const writeParams = [q('dryRun', 'When present, indicates that modifications should not be persisted.'), q('fieldManager', 'fieldManager is a name associated with the actor.'), q('fieldValidation', 'fieldValidation instructs the server on how to handle unknown or duplicate fields.')];
+  const writeParams = [
+    q('dryRun', 'When present, indicates that modifications should not be persisted.'),
+    q('fieldManager', 'fieldManager is a name associated with the actor.'),
+    q('fieldValidation', 'fieldValidation instructs the server on how to handle unknown or duplicate fields.'),
+  ];
   const out: JsonObject = {};
   const pathParams = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
-  if (t.namespaced) pathParams.push({ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } });
+  if (t.namespaced)
+    pathParams.push({ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } });
   out[`${prefix}${ns}/${t.resource}`] = {
-    get: simpleOperation(t, 'list', `#/components/schemas/${def}List`, [q('labelSelector', 'A selector to restrict the list of returned objects by their labels.'), q('fieldSelector', 'A selector to restrict the list of returned objects by their fields.'), q('limit', 'limit', 'integer'), q('continue', 'continue'), q('watch', 'watch', 'boolean')]),
+    get: simpleOperation(t, 'list', `#/components/schemas/${def}List`, [
+      q('labelSelector', 'A selector to restrict the list of returned objects by their labels.'),
+      q('fieldSelector', 'A selector to restrict the list of returned objects by their fields.'),
+      q('limit', 'limit', 'integer'),
+      q('continue', 'continue'),
+      q('watch', 'watch', 'boolean'),
+    ]),
     post: simpleOperation(t, 'post', ref, writeParams),
   };
   out[`${prefix}${ns}/${t.resource}/{name}`] = {
@@ -149,9 +181,23 @@ export function groupVersionDocument(reg: Registry, group: string, version: stri
   const types = reg.all().filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   const components: JsonObject = {
-    [`${META}.Patch`]: { type: 'object', description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.' },
-    [`${META}.Status`]: { type: 'object', description: 'Status is a return value for calls that do not return other objects.', 'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Status' }] },
-    [`${META}.ListMeta`]: { type: 'object', properties: { continue: { type: 'string' }, remainingItemCount: { type: 'integer', format: 'int64' }, resourceVersion: { type: 'string' } } },
+    [`${META}.Patch`]: {
+      type: 'object',
+      description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.',
+    },
+    [`${META}.Status`]: {
+      type: 'object',
+      description: 'Status is a return value for calls that do not return other objects.',
+      'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Status' }],
+    },
+    [`${META}.ListMeta`]: {
+      type: 'object',
+      properties: {
+        continue: { type: 'string' },
+        remainingItemCount: { type: 'integer', format: 'int64' },
+        resourceVersion: { type: 'string' },
+      },
+    },
   };
   let allPaths: JsonObject = {};
   for (const t of types) {
@@ -170,7 +216,12 @@ export function groupVersionDocument(reg: Registry, group: string, version: stri
     };
     allPaths = { ...allPaths, ...paths(t, def) };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths: allPaths, components: { schemas: components } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.32.0' },
+    paths: allPaths,
+    components: { schemas: components },
+  };
 }
 
 /**
@@ -185,7 +236,8 @@ export class OpenApiCache {
 
   private keys(): string[] {
     const out: string[] = [];
-    for (const g of this.reg.groups()) for (const v of g.versions) out.push(g.name ? `apis/${g.name}/${v}` : `api/${v}`);
+    for (const g of this.reg.groups())
+      for (const v of g.versions) out.push(g.name ? `apis/${g.name}/${v}` : `api/${v}`);
     return out;
   }
 

@@ -162,7 +162,11 @@ export class Registry {
       versions.get(t.group)!.add(t.version);
       preferred.set(t.group, t.preferredVersion);
     }
-    return order.map((name) => ({ name, versions: sortVersions([...versions.get(name)!]), preferred: preferred.get(name)! }));
+    return order.map((name) => ({
+      name,
+      versions: sortVersions([...versions.get(name)!]),
+      preferred: preferred.get(name)!,
+    }));
   }
 
   onChange(fn: Listener): () => void {
@@ -182,9 +186,12 @@ export class Registry {
   resolve(ref: ResourceRef): ResourceType {
     const { group, resource, version } = typeof ref === 'string' ? parseRef(ref, this) : ref;
     const candidates = [...this.types.values()].filter(
-      (t) => (group === undefined || t.group === group) && (t.resource === resource || t.shortNames.includes(resource) || t.kind === resource),
+      (t) =>
+        (group === undefined || t.group === group) &&
+        (t.resource === resource || t.shortNames.includes(resource) || t.kind === resource),
     );
-    const pick = candidates.find((t) => (version ? t.version === version : t.version === t.preferredVersion)) ?? candidates[0];
+    const pick =
+      candidates.find((t) => (version ? t.version === version : t.version === t.preferredVersion)) ?? candidates[0];
     if (!pick) throw new Error(`unknown resource ${typeof ref === 'string' ? ref : JSON.stringify(ref)}`);
     return pick;
   }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isApiError } from './status-errors.js';
-import { fromLabelSelectorObject, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import {
+  fromLabelSelectorObject,
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+} from './selectors.js';
 
 const labels = { app: 'web', tier: 'front', version: '3', 'example.com/team': 'a' };
 
@@ -42,7 +48,13 @@ describe('label selectors', () => {
   });
 
   it('builds the structured selector form (matchLabels and matchExpressions)', () => {
-    const sel = fromLabelSelectorObject({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }, { key: 'gone', operator: 'DoesNotExist' }] });
+    const sel = fromLabelSelectorObject({
+      matchLabels: { app: 'web' },
+      matchExpressions: [
+        { key: 'tier', operator: 'NotIn', values: ['db'] },
+        { key: 'gone', operator: 'DoesNotExist' },
+      ],
+    });
     expect(matchesLabels(sel, labels)).toBe(true);
     expect(matchesLabels(sel, { app: 'web', tier: 'db' })).toBe(false);
   });
@@ -58,6 +70,8 @@ describe('field selectors', () => {
   });
 
   it('rejects a term without an operator', () => {
-    expect(() => parseFieldSelector('metadata.name')).toThrow(/invalid selector: 'metadata.name'; can't understand 'metadata.name'/);
+    expect(() => parseFieldSelector('metadata.name')).toThrow(
+      /invalid selector: 'metadata.name'; can't understand 'metadata.name'/,
+    );
   });
 });

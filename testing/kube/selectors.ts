@@ -166,7 +166,8 @@ export function fromLabelSelectorObject(sel: {
   const reqs: Requirement[] = [];
   for (const [key, v] of Object.entries(sel.matchLabels ?? {})) reqs.push({ key, op: '=', values: [v] });
   for (const e of sel.matchExpressions ?? []) {
-    const op: Op = e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notin' : e.operator === 'Exists' ? 'exists' : '!';
+    const op: Op =
+      e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notin' : e.operator === 'Exists' ? 'exists' : '!';
     reqs.push({ key: e.key, op, values: e.values ?? [] });
   }
   return reqs;
@@ -237,7 +238,10 @@ function unescapeOps(s: string): string {
 }
 
 function unescapeValue(s: string): string {
-  return s.replace(/\u0000/g, '=').replace(/\u0001/g, '!').replace(/\\(.)/g, '$1');
+  return s
+    .replace(/\u0000/g, '=')
+    .replace(/\u0001/g, '!')
+    .replace(/\\(.)/g, '$1');
 }
 
 export function matchesFields(reqs: FieldRequirement[], get: (field: string) => string | undefined): boolean {

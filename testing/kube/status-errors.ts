@@ -117,13 +117,21 @@ export function alreadyExists(gr: GroupResource, name: string): ApiError {
 }
 
 export function conflict(gr: GroupResource, name: string, why: string): ApiError {
-  return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`, grDetails(gr, name));
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`,
+    grDetails(gr, name),
+  );
 }
 
-export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
+export const OPTIMISTIC_LOCK_MESSAGE =
+  'the object has been modified; please apply your changes to the latest version and try again';
 
 export function forbidden(gr: GroupResource, name: string, why: string, causes?: StatusCause[]): ApiError {
-  const message = name ? `${qualifiedResource(gr)} "${name}" is forbidden: ${why}` : `${qualifiedResource(gr)} is forbidden: ${why}`;
+  const message = name
+    ? `${qualifiedResource(gr)} "${name}" is forbidden: ${why}`
+    : `${qualifiedResource(gr)} is forbidden: ${why}`;
   const details = grDetails(gr, name);
   if (causes) details.causes = causes;
   return failure(403, 'Forbidden', message, details);
@@ -137,7 +145,12 @@ export function methodNotSupported(gr: GroupResource, action: string): ApiError 
   const details: StatusDetails = {};
   if (gr.group) details.group = gr.group;
   details.kind = gr.resource;
-  return failure(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`, details);
+  return failure(
+    405,
+    'MethodNotAllowed',
+    `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`,
+    details,
+  );
 }
 
 export function methodNotAllowed(): ApiError {
@@ -145,7 +158,11 @@ export function methodNotAllowed(): ApiError {
 }
 
 export function unsupportedMediaType(accepted: string[]): ApiError {
-  return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  return failure(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
 }
 
 export function notAcceptable(accepted: string[]): ApiError {
@@ -204,4 +221,3 @@ export function invalid(group: string, kind: string, name: string, errs: FieldEr
   details.causes = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
   return failure(422, 'Invalid', message, details);
 }
-

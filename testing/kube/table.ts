@@ -98,7 +98,12 @@ function rowObject(obj: JsonObject, include: IncludeObject): JsonObject | undefi
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-export function toTable(type: ResourceType, objects: JsonObject[], listMeta: JsonObject, opts: TableOptions): JsonObject {
+export function toTable(
+  type: ResourceType,
+  objects: JsonObject[],
+  listMeta: JsonObject,
+  opts: TableOptions,
+): JsonObject {
   const cols = columnsFor(type);
   const rows = objects.map((obj) => {
     const meta = isObject(obj.metadata) ? obj.metadata : {};
@@ -115,7 +120,13 @@ export function toTable(type: ResourceType, objects: JsonObject[], listMeta: Jso
   const table: JsonObject = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: listMeta };
   table.columnDefinitions = opts.noHeaders
     ? null
-    : cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 }));
+    : cols.map((c) => ({
+        name: c.name,
+        type: c.type,
+        format: c.format ?? '',
+        description: c.description ?? '',
+        priority: c.priority ?? 0,
+      }));
   table.rows = rows;
   return table;
 }

@@ -28,12 +28,25 @@ export interface Workloads {
 }
 
 export async function startWorkloads(
-  c: { api: ClusterApi; clock: TestClock; deps: ServerDeps; apiServer: { host: string; port: number }; serviceAccount?: { token: string; caCert?: string } },
+  c: {
+    api: ClusterApi;
+    clock: TestClock;
+    deps: ServerDeps;
+    apiServer: { host: string; port: number };
+    serviceAccount?: { token: string; caCert?: string };
+  },
   opts: WorkloadOptions,
 ): Promise<Workloads> {
   const log = opts.log ?? (() => {});
   const kubelet = await startKubelet({
-    api: c.api, clock: c.clock, apiServer: c.apiServer, serviceAccount: c.serviceAccount, mode: opts.kubeletMode, images: opts.images, backoffBaseMs: opts.backoffBaseMs, log,
+    api: c.api,
+    clock: c.clock,
+    apiServer: c.apiServer,
+    serviceAccount: c.serviceAccount,
+    mode: opts.kubeletMode,
+    images: opts.images,
+    backoffBaseMs: opts.backoffBaseMs,
+    log,
   });
   const controllers = await startControllers({ api: c.api, clock: c.clock, log });
   c.deps.logs.provider = (ns, pod, container, o) => kubelet.logs.read(ns, pod, container, o);

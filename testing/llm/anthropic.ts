@@ -71,7 +71,8 @@ function toolProblem(body: Record<string, unknown>): Answer | undefined {
     if (!Array.isArray(body.tools)) return error(400, 'tools: Input should be a valid list');
     for (const [i, t] of (body.tools as { name?: unknown; input_schema?: { type?: unknown } }[]).entries()) {
       if (typeof t?.name !== 'string') return error(400, `tools.${i}.name: Field required`);
-      if (t.input_schema?.type !== 'object') return error(400, `tools.${i}.input_schema.type: Input should be 'object'`);
+      if (t.input_schema?.type !== 'object')
+        return error(400, `tools.${i}.input_schema.type: Input should be 'object'`);
     }
   }
   const messages = body.messages as { role: string; content: unknown }[];
@@ -85,16 +86,27 @@ function toolProblem(body: Record<string, unknown>): Answer | undefined {
       return error(400, `messages.${i}: tool_result blocks must come first in the user message`);
     }
     const previous = messages[i - 1];
-    const uses = new Set(Array.isArray(previous?.content) ? (previous.content as Block[]).filter((b) => b?.type === 'tool_use').map((b) => b.id) : []);
+    const uses = new Set(
+      Array.isArray(previous?.content)
+        ? (previous.content as Block[]).filter((b) => b?.type === 'tool_use').map((b) => b.id)
+        : [],
+    );
     const orphan = results.find((r) => !uses.has(r.tool_use_id));
     if (orphan) {
-      return error(400, `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(orphan.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`);
+      return error(
+        400,
+        `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(orphan.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+      );
     }
   }
   return undefined;
 }
 
-function respond(req: RecordedRequest, scenario: Scenario | undefined, options: FakeAnthropicOptions): Answer | StreamedAnswer | 'hang' {
+function respond(
+  req: RecordedRequest,
+  scenario: Scenario | undefined,
+  options: FakeAnthropicOptions,
+): Answer | StreamedAnswer | 'hang' {
   if (req.method !== 'POST' || req.path !== '/v1/messages') return error(404, `Not found: ${req.method} ${req.path}`);
   if (options.apiKey !== undefined && presentedKey(req) !== options.apiKey) return error(401, 'invalid x-api-key');
   const version = req.headers['anthropic-version'];
@@ -103,12 +115,14 @@ function respond(req: RecordedRequest, scenario: Scenario | undefined, options: 
   const body = req.body as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object') return error(400, 'Request body is not valid JSON');
   if (typeof body.model !== 'string') return error(400, 'model: Field required');
-  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) return error(400, 'max_tokens: Field required');
+  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1)
+    return error(400, 'max_tokens: Field required');
   if (version === '2026-10-21') {
     const sampling = SAMPLING_PARAMS.find((p) => p in body);
     if (sampling) return error(400, `${sampling}: Extra inputs are not permitted`);
   }
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return error(400, 'messages: at least one message is required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return error(400, 'messages: at least one message is required');
   for (const [i, m] of (body.messages as { role?: unknown }[]).entries()) {
     if (m?.role !== 'user' && m?.role !== 'assistant') {
       return error(400, `messages.${i}.role: Input should be 'user' or 'assistant'`);
@@ -117,16 +131,26 @@ function respond(req: RecordedRequest, scenario: Scenario | undefined, options: 
   const toolError = toolProblem(body);
   if (toolError) return toolError;
   if (scenario?.kind === 'hang') return 'hang';
-  if (scenario?.kind === 'error') return error(scenario.status, scenario.message ?? `fake error ${scenario.status}`, scenario.retryAfterSec);
+  if (scenario?.kind === 'error')
+    return error(scenario.status, scenario.message ?? `fake error ${scenario.status}`, scenario.retryAfterSec);
   if (scenario?.kind === 'malformed') return { status: 200, body: '<html>gateway</html>' };
   const reply = scenario?.kind === 'reply' ? scenario : undefined;
   const fallback = `Fake Anthropic reply to: ${lastUserText(body.messages)}`;
   const inputTokens =
     reply?.usage?.promptTokens ??
-    (body.messages as { content?: unknown }[]).reduce((n, m) => n + words(typeof m.content === 'string' ? m.content : lastUserText([{ role: 'user', content: m.content }])), 0);
+    (body.messages as { content?: unknown }[]).reduce(
+      (n, m) =>
+        n + words(typeof m.content === 'string' ? m.content : lastUserText([{ role: 'user', content: m.content }])),
+      0,
+    );
   if (body.stream === true) return streamed(body, reply, fallback, inputTokens);
   const text = replyText(reply, fallback);
-  const toolUses = (reply?.toolCalls ?? []).map((c) => ({ type: 'tool_use', id: c.id ?? `toolu_fake${nextId++}`, name: c.name, input: JSON.parse(argumentPieces(c).whole || '{}') as unknown }));
+  const toolUses = (reply?.toolCalls ?? []).map((c) => ({
+    type: 'tool_use',
+    id: c.id ?? `toolu_fake${nextId++}`,
+    name: c.name,
+    input: JSON.parse(argumentPieces(c).whole || '{}') as unknown,
+  }));
   return {
     status: 200,
     headers: { 'request-id': `req_fake${nextId}` },
@@ -152,9 +176,15 @@ function respond(req: RecordedRequest, scenario: Scenario | undefined, options: 
  * A `stream: true` answer: `message_start` (input counts), a `ping`, a text block of `text_delta`s, per tool call a
  * `tool_use` block of `input_json_delta`s, `message_delta` (stop reason, output count) and `message_stop`.
  */
-function streamed(body: Record<string, unknown>, reply: Extract<Scenario, { kind: 'reply' }> | undefined, fallback: string, inputTokens: number): StreamedAnswer {
+function streamed(
+  body: Record<string, unknown>,
+  reply: Extract<Scenario, { kind: 'reply' }> | undefined,
+  fallback: string,
+  inputTokens: number,
+): StreamedAnswer {
   const out = new FrameList(reply?.stallAfter);
-  const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   const withUsage = (usage: Record<string, unknown>) => (reply?.omitUsage ? {} : { usage });
   out.add(
     event('message_start', {
@@ -166,7 +196,12 @@ function streamed(body: Record<string, unknown>, reply: Extract<Scenario, { kind
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        ...withUsage({ input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: reply?.usage?.cachedPromptTokens ?? 0, output_tokens: 1 }),
+        ...withUsage({
+          input_tokens: inputTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: reply?.usage?.cachedPromptTokens ?? 0,
+          output_tokens: 1,
+        }),
       },
     }),
   );
@@ -180,12 +215,29 @@ function streamed(body: Record<string, unknown>, reply: Extract<Scenario, { kind
   }
   const calls = reply?.toolCalls ?? [];
   for (const c of calls) {
-    out.add(event('content_block_start', { index, content_block: { type: 'tool_use', id: c.id ?? `toolu_fake${nextId++}`, name: c.name, input: {} } }));
-    for (const partial_json of argumentPieces(c).pieces) out.piece(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }));
+    out.add(
+      event('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: c.id ?? `toolu_fake${nextId++}`, name: c.name, input: {} },
+      }),
+    );
+    for (const partial_json of argumentPieces(c).pieces)
+      out.piece(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }));
     out.add(event('content_block_stop', { index: index++ }));
   }
   const outputTokens = reply?.usage?.completionTokens ?? words(pieces.join('')) + calls.length;
-  out.add(event('message_delta', { delta: { stop_reason: reply?.finish ?? (calls.length ? 'tool_use' : 'end_turn'), stop_sequence: null }, ...withUsage({ output_tokens: outputTokens }) }));
+  out.add(
+    event('message_delta', {
+      delta: { stop_reason: reply?.finish ?? (calls.length ? 'tool_use' : 'end_turn'), stop_sequence: null },
+      ...withUsage({ output_tokens: outputTokens }),
+    }),
+  );
   out.add(event('message_stop', {}));
-  return { status: 200, headers: { 'request-id': `req_fake${nextId}` }, contentType: 'text/event-stream; charset=utf-8', frames: out.frames, stallAfterFrames: out.stallAfterFrames };
+  return {
+    status: 200,
+    headers: { 'request-id': `req_fake${nextId}` },
+    contentType: 'text/event-stream; charset=utf-8',
+    frames: out.frames,
+    stallAfterFrames: out.stallAfterFrames,
+  };
 }

@@ -9,5 +9,11 @@
 export type { FakeServerHandle, Pacing, RecordedRequest, Scenario, ScriptedToolCall } from './server.js';
 export { startFakeOpenAi, type FakeOpenAiOptions, type FakeOpenAiServer } from './openai.js';
 export { startFakeAnthropic, type FakeAnthropicOptions, type FakeAnthropicServer } from './anthropic.js';
-export { parseSigV4, startFakeBedrock, type FakeBedrockOptions, type FakeBedrockServer, type SigV4Authorization } from './bedrock.js';
+export {
+  parseSigV4,
+  startFakeBedrock,
+  type FakeBedrockOptions,
+  type FakeBedrockServer,
+  type SigV4Authorization,
+} from './bedrock.js';
 export { startFakeOllama, type FakeOllamaOptions, type FakeOllamaServer } from './ollama.js';

@@ -54,47 +54,73 @@ function error(status: number, message: string, extra: { param?: string; retryAf
 /** What api.openai.com checks of tools: function tools with names, and every tool message answering an earlier call. */
 function toolProblem(body: Record<string, unknown>): Answer | undefined {
   if (body.tools !== undefined) {
-    if (!Array.isArray(body.tools)) return error(400, "Invalid type for 'tools': expected an array.", { param: 'tools' });
+    if (!Array.isArray(body.tools))
+      return error(400, "Invalid type for 'tools': expected an array.", { param: 'tools' });
     for (const [i, t] of (body.tools as { type?: unknown; function?: { name?: unknown } }[]).entries()) {
-      if (t?.type !== 'function' || typeof t.function?.name !== 'string') return error(400, `Missing required parameter: 'tools[${i}].function.name'.`, { param: `tools[${i}]` });
+      if (t?.type !== 'function' || typeof t.function?.name !== 'string')
+        return error(400, `Missing required parameter: 'tools[${i}].function.name'.`, { param: `tools[${i}]` });
     }
   }
   const callIds = new Set<string>();
-  for (const [i, m] of (body.messages as { role?: unknown; tool_calls?: { id?: unknown }[]; tool_call_id?: unknown }[]).entries()) {
+  for (const [i, m] of (
+    body.messages as { role?: unknown; tool_calls?: { id?: unknown }[]; tool_call_id?: unknown }[]
+  ).entries()) {
     for (const c of m?.tool_calls ?? []) if (typeof c?.id === 'string') callIds.add(c.id);
     if (m?.role === 'tool' && (typeof m.tool_call_id !== 'string' || !callIds.has(m.tool_call_id))) {
-      return error(400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", { param: `messages.[${i}].role` });
+      return error(
+        400,
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        { param: `messages.[${i}].role` },
+      );
     }
   }
   return undefined;
 }
 
-function respond(req: RecordedRequest, scenario: Scenario | undefined, options: FakeOpenAiOptions): Answer | StreamedAnswer | 'hang' {
-  if (req.method !== 'POST' || req.path !== '/v1/chat/completions') return error(404, `Invalid URL (${req.method} ${req.path})`);
+function respond(
+  req: RecordedRequest,
+  scenario: Scenario | undefined,
+  options: FakeOpenAiOptions,
+): Answer | StreamedAnswer | 'hang' {
+  if (req.method !== 'POST' || req.path !== '/v1/chat/completions')
+    return error(404, `Invalid URL (${req.method} ${req.path})`);
   const auth = req.headers.authorization;
   if (options.apiKey !== undefined && auth !== `Bearer ${options.apiKey}`) {
-    return error(401, 'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.');
+    return error(
+      401,
+      'Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.',
+    );
   }
   const body = req.body as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object') return error(400, 'We could not parse the JSON body of your request.');
-  if (typeof body.model !== 'string') return error(400, "you must provide a model parameter", { param: 'model' });
+  if (typeof body.model !== 'string') return error(400, 'you must provide a model parameter', { param: 'model' });
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    return error(400, "Invalid 'messages': empty array. Expected an array with minimum length 1.", { param: 'messages' });
+    return error(400, "Invalid 'messages': empty array. Expected an array with minimum length 1.", {
+      param: 'messages',
+    });
   }
   if (body.max_tokens !== undefined && body.max_completion_tokens !== undefined) {
-    return error(400, "max_tokens and max_completion_tokens cannot both be set", { param: 'max_tokens' });
+    return error(400, 'max_tokens and max_completion_tokens cannot both be set', { param: 'max_tokens' });
   }
   const toolError = toolProblem(body);
   if (toolError) return toolError;
   if (scenario?.kind === 'hang') return 'hang';
-  if (scenario?.kind === 'error') return error(scenario.status, scenario.message ?? `fake error ${scenario.status}`, scenario);
-  if (scenario?.kind === 'malformed') return { status: 200, body: { id: 'chatcmpl-fake', object: 'chat.completion', choices: [] } };
+  if (scenario?.kind === 'error')
+    return error(scenario.status, scenario.message ?? `fake error ${scenario.status}`, scenario);
+  if (scenario?.kind === 'malformed')
+    return { status: 200, body: { id: 'chatcmpl-fake', object: 'chat.completion', choices: [] } };
   const reply = scenario?.kind === 'reply' ? scenario : undefined;
   const fallback = `Fake OpenAI reply to: ${lastUserText(body.messages)}`;
   if (body.stream === true) return streamed(body, reply, fallback);
   const text = replyText(reply, fallback);
-  const toolCalls = (reply?.toolCalls ?? []).map((c) => ({ id: c.id ?? `call_fake${nextId++}`, type: 'function', function: { name: c.name, arguments: argumentPieces(c).whole } }));
-  const promptTokens = scenario?.usage?.promptTokens ?? body.messages.reduce((n: number, m: { content?: unknown }) => n + words(String(m?.content ?? '')), 0);
+  const toolCalls = (reply?.toolCalls ?? []).map((c) => ({
+    id: c.id ?? `call_fake${nextId++}`,
+    type: 'function',
+    function: { name: c.name, arguments: argumentPieces(c).whole },
+  }));
+  const promptTokens =
+    scenario?.usage?.promptTokens ??
+    body.messages.reduce((n: number, m: { content?: unknown }) => n + words(String(m?.content ?? '')), 0);
   const completionTokens = scenario?.usage?.completionTokens ?? words(text);
   const cached = scenario?.usage?.cachedPromptTokens ?? 0;
   return {
@@ -107,7 +133,12 @@ function respond(req: RecordedRequest, scenario: Scenario | undefined, options: 
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: toolCalls.length && !text ? null : text, refusal: null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+          message: {
+            role: 'assistant',
+            content: toolCalls.length && !text ? null : text,
+            refusal: null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
           logprobs: null,
           finish_reason: reply?.finish ?? (toolCalls.length ? 'tool_calls' : 'stop'),
         },
@@ -132,29 +163,48 @@ function usage(promptTokens: number, cached: number, completionTokens: number) {
  * one per argument piece, a finish chunk, with `stream_options.include_usage` a usage chunk without choices,
  * and `[DONE]`.
  */
-function streamed(body: Record<string, unknown>, reply: Extract<Scenario, { kind: 'reply' }> | undefined, fallback: string): StreamedAnswer {
+function streamed(
+  body: Record<string, unknown>,
+  reply: Extract<Scenario, { kind: 'reply' }> | undefined,
+  fallback: string,
+): StreamedAnswer {
   const id = `chatcmpl-fake${nextId++}`;
   const created = Math.floor(Date.now() / 1000);
   const model = reply?.model ?? `${body.model as string}-2024-08-06`;
   const out = new FrameList(reply?.stallAfter);
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices, ...extra })}\n\n`;
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+    chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
   out.add(delta({ role: 'assistant', content: '', refusal: null }));
   const pieces = textPieces(reply, fallback);
   for (const text of pieces) out.piece(delta({ content: text }));
   const calls = reply?.toolCalls ?? [];
   calls.forEach((c, index) => {
-    out.add(delta({ tool_calls: [{ index, id: c.id ?? `call_fake${nextId++}`, type: 'function', function: { name: c.name, arguments: '' } }] }));
-    for (const args of argumentPieces(c).pieces) out.piece(delta({ tool_calls: [{ index, function: { arguments: args } }] }));
+    out.add(
+      delta({
+        tool_calls: [
+          { index, id: c.id ?? `call_fake${nextId++}`, type: 'function', function: { name: c.name, arguments: '' } },
+        ],
+      }),
+    );
+    for (const args of argumentPieces(c).pieces)
+      out.piece(delta({ tool_calls: [{ index, function: { arguments: args } }] }));
   });
   out.add(delta({}, reply?.finish ?? (calls.length ? 'tool_calls' : 'stop')));
   const options = body.stream_options as { include_usage?: unknown } | undefined;
   if (options?.include_usage === true && !reply?.omitUsage) {
-    const prompt = reply?.usage?.promptTokens ?? (body.messages as { content?: unknown }[]).reduce((n, m) => n + words(String(m?.content ?? '')), 0);
+    const prompt =
+      reply?.usage?.promptTokens ??
+      (body.messages as { content?: unknown }[]).reduce((n, m) => n + words(String(m?.content ?? '')), 0);
     const completion = reply?.usage?.completionTokens ?? words(pieces.join('')) + calls.length;
     out.add(chunk([], { usage: usage(prompt, reply?.usage?.cachedPromptTokens ?? 0, completion) }));
   }
   out.add('data: [DONE]\n\n');
-  return { status: 200, contentType: 'text/event-stream; charset=utf-8', frames: out.frames, stallAfterFrames: out.stallAfterFrames };
+  return {
+    status: 200,
+    contentType: 'text/event-stream; charset=utf-8',
+    frames: out.frames,
+    stallAfterFrames: out.stallAfterFrames,
+  };
 }

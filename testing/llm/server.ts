@@ -137,7 +137,11 @@ export interface Pacing {
   otherwise?: (req: RecordedRequest) => Scenario | undefined;
 }
 
-export async function startFakeServer(transport: 'http1' | 'h2c', respond: Responder, pacing: Pacing = {}): Promise<FakeServerHandle> {
+export async function startFakeServer(
+  transport: 'http1' | 'h2c',
+  respond: Responder,
+  pacing: Pacing = {},
+): Promise<FakeServerHandle> {
   const requests: RecordedRequest[] = [];
   const queue: Scenario[] = [];
   const hanging = new Set<{ destroy(): void }>();
@@ -154,7 +158,10 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
     }
   };
 
-  const onRequest = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
+  const onRequest = (
+    req: http.IncomingMessage | http2.Http2ServerRequest,
+    res: http.ServerResponse | http2.Http2ServerResponse,
+  ) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -165,14 +172,23 @@ export async function startFakeServer(transport: 'http1' | 'h2c', respond: Respo
       const rawBody = Buffer.concat(chunks).toString('utf8');
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) {
-        if (!k.startsWith(':') && v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+        if (!k.startsWith(':') && v !== undefined)
+          headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
       }
-      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers, rawBody, body: parseJson(rawBody) };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers,
+        rawBody,
+        body: parseJson(rawBody),
+      };
       requests.push(recorded);
       res.on('close', () => {
         if (!res.writableEnded && !closing) onClientAbort();
       });
-      const answer = pacing.hangWhen?.(recorded) ? 'hang' : respond(recorded, queue.shift() ?? pacing.otherwise?.(recorded));
+      const answer = pacing.hangWhen?.(recorded)
+        ? 'hang'
+        : respond(recorded, queue.shift() ?? pacing.otherwise?.(recorded));
       const hold = () => hanging.add('stream' in req ? req.stream : req.socket);
       if (answer === 'hang') return void hold();
       if ('frames' in answer) {
@@ -271,7 +287,8 @@ export function lastUserText(messages: unknown): string {
     const m = messages[i] as { role?: unknown; content?: unknown };
     if (m?.role !== 'user') continue;
     if (typeof m.content === 'string') return m.content;
-    if (Array.isArray(m.content)) return m.content.map((b: { text?: unknown }) => (typeof b?.text === 'string' ? b.text : '')).join('');
+    if (Array.isArray(m.content))
+      return m.content.map((b: { text?: unknown }) => (typeof b?.text === 'string' ? b.text : '')).join('');
   }
   return '';
 }

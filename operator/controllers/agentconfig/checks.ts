@@ -16,21 +16,39 @@ export interface AgentFacts {
 }
 
 export const hasOrchestrator: Check<AgentFacts> = (f) =>
-  f.orchestrator === undefined ? { reason: Reason.NoOrchestrator, message: "no Orchestrator's spec.agentPool.selector selects this AgentConfig" } : undefined;
+  f.orchestrator === undefined
+    ? { reason: Reason.NoOrchestrator, message: "no Orchestrator's spec.agentPool.selector selects this AgentConfig" }
+    : undefined;
 
 export const orchestratorSetUp: Check<AgentFacts> = (f) =>
-  f.missingSecret ? { reason: Reason.OrchestratorPending, message: `waiting for Orchestrator ${f.orchestrator} to create Secret ${f.missingSecret}` } : undefined;
+  f.missingSecret
+    ? {
+        reason: Reason.OrchestratorPending,
+        message: `waiting for Orchestrator ${f.orchestrator} to create Secret ${f.missingSecret}`,
+      }
+    : undefined;
 
 export const replicasReady: Check<AgentFacts> = (f) =>
-  f.ready < f.wanted ? { reason: Reason.ReplicasUnavailable, message: `${f.ready}/${f.wanted} agent pods ready` } : undefined;
+  f.ready < f.wanted
+    ? { reason: Reason.ReplicasUnavailable, message: `${f.ready}/${f.wanted} agent pods ready` }
+    : undefined;
 
 export const withinNodeLimit: Check<AgentFacts> = (f) =>
   f.limitedBy && f.wanted < f.requested
-    ? { reason: Reason.NodeLimitExceeded, message: `License ${f.limitedBy.license} allows ${f.limitedBy.maxNodes} Steward pods in the namespace: ${f.wanted} of ${f.requested} agent replicas created` }
+    ? {
+        reason: Reason.NodeLimitExceeded,
+        message: `License ${f.limitedBy.license} allows ${f.limitedBy.maxNodes} Steward pods in the namespace: ${f.wanted} of ${f.requested} agent replicas created`,
+      }
     : undefined;
 
 export function agentConditions(f: AgentFacts): ConditionInput[] {
-  const ready = judge(ConditionType.Ready, f, [hasOrchestrator, orchestratorSetUp, replicasReady], { reason: Reason.Reconciled, message: `${f.ready}/${f.wanted} agent pods ready` });
+  const ready = judge(ConditionType.Ready, f, [hasOrchestrator, orchestratorSetUp, replicasReady], {
+    reason: Reason.Reconciled,
+    message: `${f.ready}/${f.wanted} agent pods ready`,
+  });
   if (f.orchestrator === undefined) return [ready];
-  return [ready, judge(ConditionType.Degraded, f, [withinNodeLimit], { reason: Reason.Reconciled, message: '' }, 'True')];
+  return [
+    ready,
+    judge(ConditionType.Degraded, f, [withinNodeLimit], { reason: Reason.Reconciled, message: '' }, 'True'),
+  ];
 }

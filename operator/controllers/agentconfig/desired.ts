@@ -26,7 +26,11 @@ export function agentSelector(a: AgentConfigResource): Record<string, string> {
   return { [LABELS.name]: 'steward', [LABELS.component]: 'agent', [AGENT_LABEL]: a.metadata.name };
 }
 
-export function desiredAgent(a: AgentConfigResource, o: OrchestratorResource, inputs: AgentInputs): { deployment: DesiredDeployment; service: DesiredService } {
+export function desiredAgent(
+  a: AgentConfigResource,
+  o: OrchestratorResource,
+  inputs: AgentInputs,
+): { deployment: DesiredDeployment; service: DesiredService } {
   const common = {
     name: names.agent(a.metadata.name),
     namespace: a.metadata.namespace!,

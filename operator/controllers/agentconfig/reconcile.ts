@@ -32,7 +32,11 @@ export class AgentConfigReconciler implements Reconciler {
 
   async reconcile(req: ReconcileRequest): Promise<void> {
     const { cache, client } = this.ctx;
-    const raw = cache.get<KubeObject & { status?: Record<string, unknown> }>(Resources.AgentConfig, req.namespace, req.name);
+    const raw = cache.get<KubeObject & { status?: Record<string, unknown> }>(
+      Resources.AgentConfig,
+      req.namespace,
+      req.name,
+    );
     if (!raw || raw.metadata.deletionTimestamp) return;
     const a = agentConfigs.parse(raw);
     const ns = req.namespace;
@@ -44,7 +48,12 @@ export class AgentConfigReconciler implements Reconciler {
     const owner = poolOwner(a, allOrchestrators);
     const deploymentName = names.agent(a.metadata.name);
     const ready = readyReplicas(cache.get(Resources.Deployment, ns, deploymentName));
-    const facts: AgentFacts = { orchestrator: owner?.metadata.name, requested: a.spec.replicas, wanted: a.spec.replicas, ready };
+    const facts: AgentFacts = {
+      orchestrator: owner?.metadata.name,
+      requested: a.spec.replicas,
+      wanted: a.spec.replicas,
+      ready,
+    };
 
     // NB: the pods read the agent token from O-internal; a Deployment made before the Orchestrator made that Secret
     // would wait in CreateContainerConfigError, then roll once more when the Secret's hash joins the template. The
@@ -53,20 +62,37 @@ export class AgentConfigReconciler implements Reconciler {
     if (owner && !cache.get(Resources.Secret, ns, internalSecret!)) facts.missingSecret = internalSecret;
 
     if (owner && !facts.missingSecret) {
-      const cap = nodeCap(owner, allOrchestrators, agentConfigs.parseAll(cache.list(Resources.AgentConfig, ns)), licenses.parseAll(cache.list(Resources.License, ns)));
+      const cap = nodeCap(
+        owner,
+        allOrchestrators,
+        agentConfigs.parseAll(cache.list(Resources.AgentConfig, ns)),
+        licenses.parseAll(cache.list(Resources.License, ns)),
+      );
       facts.wanted = cap?.allocation.agents[a.metadata.name] ?? a.spec.replicas;
       if (cap) facts.limitedBy = { license: cap.license, maxNodes: cap.maxNodes };
       const secret = (name: string) => cache.get<SecretObject>(Resources.Secret, ns, name)?.data ?? null;
       // NB: the agent reads O-internal and the LLM keys, not the database or TLS Secrets, but hashing all the
       // Orchestrator's Secrets is simpler and costs only a rare extra rollout.
-      const configHash = hashOf(sharedSettings(owner), secret(names.internal(owner.metadata.name)), referencedSecrets(owner).map((n) => [n, secret(n)]));
-      const desired = desiredAgent(a, owner, { image: imageOf(owner, this.settings.defaultImage), replicas: facts.wanted, configHash });
+      const configHash = hashOf(
+        sharedSettings(owner),
+        secret(names.internal(owner.metadata.name)),
+        referencedSecrets(owner).map((n) => [n, secret(n)]),
+      );
+      const desired = desiredAgent(a, owner, {
+        image: imageOf(owner, this.settings.defaultImage),
+        replicas: facts.wanted,
+        configHash,
+      });
       // NB: one Event for what a pass created, not one per object: each Event is an API write.
       const created: string[] = [];
       try {
-        for (const [ref, obj] of [[Resources.Deployment, desired.deployment], [Resources.Service, desired.service]] as const) {
+        for (const [ref, obj] of [
+          [Resources.Deployment, desired.deployment],
+          [Resources.Service, desired.service],
+        ] as const) {
           const result = await createOrUpdate(client, ref, obj, cache.get(ref, ns, obj.metadata.name));
-          if (result !== 'unchanged') req.log.info({ op: result, kind: ref.kind, object: obj.metadata.name }, 'object applied');
+          if (result !== 'unchanged')
+            req.log.info({ op: result, kind: ref.kind, object: obj.metadata.name }, 'object applied');
           if (result === 'created') created.push(`${ref.kind} ${obj.metadata.name}`);
         }
       } catch (err) {
@@ -80,7 +106,11 @@ export class AgentConfigReconciler implements Reconciler {
     // NB: without an Orchestrator the agent waits; a Degraded condition from an earlier pool is dropped.
     const kept = owner ? before : before?.filter((c) => c.type !== ConditionType.Degraded);
     const conditions = nextConditions(kept, agentConditions(facts), generation, this.ctx.now());
-    const written = await patchStatus(client, Resources.AgentConfig, raw, { conditions, observedGeneration: generation, readyReplicas: ready });
+    const written = await patchStatus(client, Resources.AgentConfig, raw, {
+      conditions,
+      observedGeneration: generation,
+      readyReplicas: ready,
+    });
     if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
   }
 }

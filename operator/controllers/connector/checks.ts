@@ -13,12 +13,18 @@ export interface ConnectorFacts {
 }
 
 export const referencesResolve: Check<ConnectorFacts> = (f) =>
-  f.secretProblem ? { reason: Reason.SecretMissing, message: `spec.connection.secretRef: ${f.secretProblem}` } : undefined;
+  f.secretProblem
+    ? { reason: Reason.SecretMissing, message: `spec.connection.secretRef: ${f.secretProblem}` }
+    : undefined;
 
 export const healthy: Check<ConnectorFacts> = (f) =>
-  f.health === 'unhealthy' ? { reason: Reason.HealthCheckFailed, message: f.healthMessage || 'the last health check failed' } : undefined;
+  f.health === 'unhealthy'
+    ? { reason: Reason.HealthCheckFailed, message: f.healthMessage || 'the last health check failed' }
+    : undefined;
 
 export function connectorConditions(f: ConnectorFacts): ConditionInput[] {
   const ok = f.secretRef ? `Secret ${f.secretRef.name} has key ${f.secretRef.key}` : 'no Secret referenced';
-  return [judge(ConditionType.Ready, f, [referencesResolve, healthy], { reason: Reason.ReferencesResolved, message: ok })];
+  return [
+    judge(ConditionType.Ready, f, [referencesResolve, healthy], { reason: Reason.ReferencesResolved, message: ok }),
+  ];
 }

@@ -17,15 +17,29 @@ export class ConnectorReconciler implements Reconciler {
   constructor(private readonly ctx: ControllerContext) {}
 
   async reconcile(req: ReconcileRequest): Promise<void> {
-    const raw = this.ctx.cache.get<KubeObject & { status?: Record<string, unknown> }>(Resources.Connector, req.namespace, req.name);
+    const raw = this.ctx.cache.get<KubeObject & { status?: Record<string, unknown> }>(
+      Resources.Connector,
+      req.namespace,
+      req.name,
+    );
     if (!raw || raw.metadata.deletionTimestamp) return;
     const c = connectors.parse(raw);
     const ref = c.spec.connection.secretRef;
-    const secret = ref ? this.ctx.cache.get<KubeObject & { data?: Record<string, string> }>(Resources.Secret, req.namespace, ref.name) : undefined;
-    const facts = { secretRef: ref, secretProblem: ref ? secretProblem(ref, secret) : undefined, health: c.status?.status, healthMessage: c.status?.message };
+    const secret = ref
+      ? this.ctx.cache.get<KubeObject & { data?: Record<string, string> }>(Resources.Secret, req.namespace, ref.name)
+      : undefined;
+    const facts = {
+      secretRef: ref,
+      secretProblem: ref ? secretProblem(ref, secret) : undefined,
+      health: c.status?.status,
+      healthMessage: c.status?.message,
+    };
     const before = c.status?.conditions as Condition[] | undefined;
     const conditions = nextConditions(before, connectorConditions(facts), c.metadata.generation, this.ctx.now());
-    const written = await patchStatus(this.ctx.client, Resources.Connector, raw, { conditions, observedGeneration: c.metadata.generation });
+    const written = await patchStatus(this.ctx.client, Resources.Connector, raw, {
+      conditions,
+      observedGeneration: c.metadata.generation,
+    });
     if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
   }
 }

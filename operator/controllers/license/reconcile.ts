@@ -20,14 +20,22 @@ export class LicenseReconciler implements Reconciler {
   ) {}
 
   async reconcile(req: ReconcileRequest): Promise<ReconcileResult | void> {
-    const raw = this.ctx.cache.get<KubeObject & { status?: Record<string, unknown> }>(Resources.License, req.namespace, req.name);
+    const raw = this.ctx.cache.get<KubeObject & { status?: Record<string, unknown> }>(
+      Resources.License,
+      req.namespace,
+      req.name,
+    );
     if (!raw || raw.metadata.deletionTimestamp) return;
     const l = licenses.parse(raw);
     const now = this.ctx.now();
     const v = verdict(this.lookup(req.namespace, l.spec.keySecretRef), this.settings.licenseSigningSecret, now);
     const before = l.status?.conditions as Condition[] | undefined;
     const conditions = nextConditions(before, [readyCondition(v)], l.metadata.generation, now);
-    const written = await patchStatus(this.ctx.client, Resources.License, raw, { ...v, conditions, observedGeneration: l.metadata.generation });
+    const written = await patchStatus(this.ctx.client, Resources.License, raw, {
+      ...v,
+      conditions,
+      observedGeneration: l.metadata.generation,
+    });
     if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
     const after = requeueAfterMs(v, now);
     return after === undefined ? undefined : { requeueAfterMs: after };
@@ -35,7 +43,11 @@ export class LicenseReconciler implements Reconciler {
 
   private lookup(namespace: string, ref: { name: string; key: string } | undefined): KeyLookup {
     if (!ref) return { problem: 'spec.keySecretRef is required in a cluster (keyFromEnv is for standalone)' };
-    const secret = this.ctx.cache.get<KubeObject & { data?: Record<string, string> }>(Resources.Secret, namespace, ref.name);
+    const secret = this.ctx.cache.get<KubeObject & { data?: Record<string, string> }>(
+      Resources.Secret,
+      namespace,
+      ref.name,
+    );
     const problem = secretProblem(ref, secret);
     if (problem) return { problem };
     return { key: Buffer.from(secret!.data![ref.key]!, 'base64').toString('utf8') };

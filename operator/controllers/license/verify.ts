@@ -34,12 +34,29 @@ export function verdict(lookup: KeyLookup, signingSecret: string | undefined, no
   if (!signingSecret) return invalid('no signing secret configured', decodeLicenseKey(lookup.key));
   const check = verifyLicenseKey(lookup.key, signingSecret, now);
   if (!check.ok) return invalid(check.reason, check.info);
-  return { valid: true, tier: check.tier, maxNodes: check.maxNodes, expiresAt: check.expiresAt.toISOString(), reason: null };
+  return {
+    valid: true,
+    tier: check.tier,
+    maxNodes: check.maxNodes,
+    expiresAt: check.expiresAt.toISOString(),
+    reason: null,
+  };
 }
 
 export function readyCondition(v: LicenseVerdict): ConditionInput {
-  if (!v.valid) return { type: ConditionType.Ready, status: 'False', reason: Reason.LicenseInvalid, message: v.reason ?? 'invalid' };
-  return { type: ConditionType.Ready, status: 'True', reason: Reason.LicenseValid, message: `${v.tier} license for ${v.maxNodes} nodes, expires ${v.expiresAt}` };
+  if (!v.valid)
+    return {
+      type: ConditionType.Ready,
+      status: 'False',
+      reason: Reason.LicenseInvalid,
+      message: v.reason ?? 'invalid',
+    };
+  return {
+    type: ConditionType.Ready,
+    status: 'True',
+    reason: Reason.LicenseValid,
+    message: `${v.tier} license for ${v.maxNodes} nodes, expires ${v.expiresAt}`,
+  };
 }
 
 /** When to look again: just after a valid key expires (at most a day ahead); never for an invalid one. */

@@ -5,11 +5,25 @@
  * reconciler passes what needs I/O or randomness (replicas after the node cap, the config hash, the Secret's
  * generated values).
  */
-import type { V1IngressSpec, V1PodDisruptionBudgetSpec, V1PolicyRule, V1RoleRef, RbacV1Subject } from '@kubernetes/client-node';
+import type {
+  V1IngressSpec,
+  V1PodDisruptionBudgetSpec,
+  V1PolicyRule,
+  V1RoleRef,
+  RbacV1Subject,
+} from '@kubernetes/client-node';
 import { GROUP } from '../../../api/constants.js';
 import type { OrchestratorResource } from '../../../api/resources.js';
 import { TLS_MOUNT_PATH, gatewayEnv, orchestratorEnv, sharedSettings } from '../env.js';
-import { INTERNAL_KEYS, b64, controllerRef, names, selectorLabels, stewardLabels, type DesiredObject } from '../meta.js';
+import {
+  INTERNAL_KEYS,
+  b64,
+  controllerRef,
+  names,
+  selectorLabels,
+  stewardLabels,
+  type DesiredObject,
+} from '../meta.js';
 import { desiredDeployment, desiredService, type DesiredDeployment, type DesiredService } from '../workload.js';
 
 export interface OrchestratorInputs {
@@ -40,17 +54,37 @@ const meta = (o: OrchestratorResource, name: string, component: ServerComponent)
 
 /** `O-config`: the non-secret settings the components share. */
 export function desiredConfigMap(o: OrchestratorResource): DesiredObject & { data: Record<string, string> } {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(o, names.config(o.metadata.name), 'orchestrator'), data: sharedSettings(o) };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: meta(o, names.config(o.metadata.name), 'orchestrator'),
+    data: sharedSettings(o),
+  };
 }
 
 /** `O-internal`: the gateway → orchestrator identity secret, the agents' token and the license signing secret. */
-export function desiredInternalSecret(o: OrchestratorResource, v: InternalValues): DesiredObject & { type: string; data: Record<string, string> } {
-  const data: Record<string, string> = { [INTERNAL_KEYS.internalSecret]: b64(v.internalSecret), [INTERNAL_KEYS.agentToken]: b64(v.agentToken) };
+export function desiredInternalSecret(
+  o: OrchestratorResource,
+  v: InternalValues,
+): DesiredObject & { type: string; data: Record<string, string> } {
+  const data: Record<string, string> = {
+    [INTERNAL_KEYS.internalSecret]: b64(v.internalSecret),
+    [INTERNAL_KEYS.agentToken]: b64(v.agentToken),
+  };
   if (v.licenseSigningSecret) data[INTERNAL_KEYS.licenseSigningSecret] = b64(v.licenseSigningSecret);
-  return { apiVersion: 'v1', kind: 'Secret', metadata: meta(o, names.internal(o.metadata.name), 'orchestrator'), type: 'Opaque', data };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: meta(o, names.internal(o.metadata.name), 'orchestrator'),
+    type: 'Opaque',
+    data,
+  };
 }
 
-export function desiredDeployments(o: OrchestratorResource, inputs: OrchestratorInputs): Record<ServerComponent, DesiredDeployment> {
+export function desiredDeployments(
+  o: OrchestratorResource,
+  inputs: OrchestratorInputs,
+): Record<ServerComponent, DesiredDeployment> {
   const common = (component: ServerComponent, name: string) => ({
     name,
     namespace: o.metadata.namespace!,
@@ -84,12 +118,26 @@ export function desiredDeployments(o: OrchestratorResource, inputs: Orchestrator
 
 export function desiredServices(o: OrchestratorResource): Record<ServerComponent, DesiredService> {
   const svc = (component: ServerComponent, name: string) =>
-    desiredService({ name, namespace: o.metadata.namespace!, component, labels: stewardLabels(o.metadata.name, component), selector: selectorLabels(o.metadata.name, component), owner: controllerRef(o) });
-  return { gateway: svc('gateway', names.gateway(o.metadata.name)), orchestrator: svc('orchestrator', names.orchestrator(o.metadata.name)) };
+    desiredService({
+      name,
+      namespace: o.metadata.namespace!,
+      component,
+      labels: stewardLabels(o.metadata.name, component),
+      selector: selectorLabels(o.metadata.name, component),
+      owner: controllerRef(o),
+    });
+  return {
+    gateway: svc('gateway', names.gateway(o.metadata.name)),
+    orchestrator: svc('orchestrator', names.orchestrator(o.metadata.name)),
+  };
 }
 
 /** `maxUnavailable: 1` when the component has more than one replica; undefined (none, or delete it) otherwise. */
-export function desiredPdb(o: OrchestratorResource, component: ServerComponent, replicas: number): (DesiredObject & { spec: V1PodDisruptionBudgetSpec }) | undefined {
+export function desiredPdb(
+  o: OrchestratorResource,
+  component: ServerComponent,
+  replicas: number,
+): (DesiredObject & { spec: V1PodDisruptionBudgetSpec }) | undefined {
   if (replicas <= 1) return undefined;
   const name = component === 'gateway' ? names.gateway(o.metadata.name) : names.orchestrator(o.metadata.name);
   return {
@@ -102,11 +150,19 @@ export function desiredPdb(o: OrchestratorResource, component: ServerComponent, 
 
 /** Least privilege for the runtimes (docs/cluster-mode.md, RBAC of the runtimes). */
 export const RUNTIME_RULES: V1PolicyRule[] = [
-  { apiGroups: [GROUP], resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses'], verbs: ['get', 'list', 'watch'] },
+  {
+    apiGroups: [GROUP],
+    resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses'],
+    verbs: ['get', 'list', 'watch'],
+  },
   { apiGroups: [''], resources: ['secrets', 'configmaps', 'services', 'pods'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: [GROUP], resources: ['policies'], verbs: ['create', 'update', 'patch', 'delete'] },
-  { apiGroups: [GROUP], resources: ['policies/status', 'connectors/status', 'agentconfigs/status', 'orchestrators/status'], verbs: ['update', 'patch'] },
+  {
+    apiGroups: [GROUP],
+    resources: ['policies/status', 'connectors/status', 'agentconfigs/status', 'orchestrators/status'],
+    verbs: ['update', 'patch'],
+  },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
 ];
 
@@ -147,13 +203,19 @@ export function desiredIngress(o: OrchestratorResource): (DesiredObject & { spec
           http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'http' } } } }] },
         },
       ],
-      ...(ing.tlsSecretName ? { tls: [{ ...(ing.host ? { hosts: [ing.host] } : {}), secretName: ing.tlsSecretName }] } : {}),
+      ...(ing.tlsSecretName
+        ? { tls: [{ ...(ing.host ? { hosts: [ing.host] } : {}), secretName: ing.tlsSecretName }] }
+        : {}),
     },
   };
 }
 
 /** Everything to apply, in order (RBAC and configuration before the workloads), and what to remove if present. */
-export function desiredObjects(o: OrchestratorResource, inputs: OrchestratorInputs, internal: InternalValues): { apply: DesiredObject[]; remove: { kind: string; name: string }[] } {
+export function desiredObjects(
+  o: OrchestratorResource,
+  inputs: OrchestratorInputs,
+  internal: InternalValues,
+): { apply: DesiredObject[]; remove: { kind: string; name: string }[] } {
   const deployments = desiredDeployments(o, inputs);
   const services = desiredServices(o);
   const rbac = desiredRbac(o);

@@ -34,7 +34,11 @@ export class OrchestratorReconciler implements Reconciler {
 
   async reconcile(req: ReconcileRequest): Promise<void> {
     const { cache, client } = this.ctx;
-    const raw = cache.get<KubeObject & { status?: Record<string, unknown> }>(Resources.Orchestrator, req.namespace, req.name);
+    const raw = cache.get<KubeObject & { status?: Record<string, unknown> }>(
+      Resources.Orchestrator,
+      req.namespace,
+      req.name,
+    );
     if (!raw || raw.metadata.deletionTimestamp) return;
     const o = orchestrators.parse(raw);
     const ns = req.namespace;
@@ -47,13 +51,27 @@ export class OrchestratorReconciler implements Reconciler {
       agentConfigs.parseAll(cache.list(Resources.AgentConfig, ns)),
       licenses.parseAll(cache.list(Resources.License, ns)),
     );
-    const replicas = cap?.allocation.orchestrators[o.metadata.name] ?? { gateway: o.spec.gateway.replicas, orchestrator: o.spec.orchestrator.replicas };
+    const replicas = cap?.allocation.orchestrators[o.metadata.name] ?? {
+      gateway: o.spec.gateway.replicas,
+      orchestrator: o.spec.orchestrator.replicas,
+    };
     // NB: a Secret the cache has not seen yet may exist (just created by the previous pass): read it before
     // generating values, or a lagging cache would rotate the installation's shared secrets.
     const internalName = names.internal(o.metadata.name);
-    const internal = internalValues(secret(internalName) ?? (await client.tryGet<SecretObject>(Resources.Secret, ns, internalName)), this.settings.licenseSigningSecret);
-    const configHash = hashOf(desiredConfigMap(o).data, desiredInternalSecret(o, internal).data, referencedSecrets(o).map((n) => [n, secret(n)?.data ?? null]));
-    const desired = desiredObjects(o, { image: imageOf(o, this.settings.defaultImage), replicas, configHash }, internal);
+    const internal = internalValues(
+      secret(internalName) ?? (await client.tryGet<SecretObject>(Resources.Secret, ns, internalName)),
+      this.settings.licenseSigningSecret,
+    );
+    const configHash = hashOf(
+      desiredConfigMap(o).data,
+      desiredInternalSecret(o, internal).data,
+      referencedSecrets(o).map((n) => [n, secret(n)?.data ?? null]),
+    );
+    const desired = desiredObjects(
+      o,
+      { image: imageOf(o, this.settings.defaultImage), replicas, configHash },
+      internal,
+    );
 
     // Apply.
     try {
@@ -62,12 +80,15 @@ export class OrchestratorReconciler implements Reconciler {
         const result = await createOrUpdate(client, ref, obj, cache.get(ref, ns, obj.metadata.name));
         if (result === 'unchanged') continue;
         req.log.info({ op: result, kind: obj.kind, object: obj.metadata.name }, 'object applied');
-        if (result === 'created') this.ctx.events.event(raw, 'Normal', Reason.Created, `created ${obj.kind} ${obj.metadata.name}`);
-        else if (obj.kind === 'Deployment') this.ctx.events.event(raw, 'Normal', Reason.Updated, `updated Deployment ${obj.metadata.name}`);
+        if (result === 'created')
+          this.ctx.events.event(raw, 'Normal', Reason.Created, `created ${obj.kind} ${obj.metadata.name}`);
+        else if (obj.kind === 'Deployment')
+          this.ctx.events.event(raw, 'Normal', Reason.Updated, `updated Deployment ${obj.metadata.name}`);
       }
       for (const { kind, name } of desired.remove) {
         const ref = Resources[kind as ResourceName];
-        if (await deleteOwned(client, ref, cache.get(ref, ns, name), o.metadata.uid)) req.log.info({ op: 'deleted', kind, object: name }, 'object deleted');
+        if (await deleteOwned(client, ref, cache.get(ref, ns, name), o.metadata.uid))
+          req.log.info({ op: 'deleted', kind, object: name }, 'object deleted');
       }
     } catch (err) {
       await reportApplyFailure(this.ctx, Resources.Orchestrator, raw, err);
@@ -76,19 +97,39 @@ export class OrchestratorReconciler implements Reconciler {
 
     // Judge and write status.
     const before = raw.status?.conditions as Condition[] | undefined;
-    const conditions = nextConditions(before, orchestratorConditions(this.facts(o, raw, replicas, cap)), o.metadata.generation, this.ctx.now());
-    const written = await patchStatus(client, Resources.Orchestrator, raw, { conditions, observedGeneration: o.metadata.generation, endpoints: endpoints(o) });
+    const conditions = nextConditions(
+      before,
+      orchestratorConditions(this.facts(o, raw, replicas, cap)),
+      o.metadata.generation,
+      this.ctx.now(),
+    );
+    const written = await patchStatus(client, Resources.Orchestrator, raw, {
+      conditions,
+      observedGeneration: o.metadata.generation,
+      endpoints: endpoints(o),
+    });
     if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
   }
 
   /** What the checks judge, read from the cache. */
-  private facts(o: OrchestratorResource, raw: KubeObject & { status?: Record<string, unknown> }, replicas: Replicas, cap: NodeCap | undefined): OrchestratorFacts {
+  private facts(
+    o: OrchestratorResource,
+    raw: KubeObject & { status?: Record<string, unknown> },
+    replicas: Replicas,
+    cap: NodeCap | undefined,
+  ): OrchestratorFacts {
     const { cache } = this.ctx;
     const ns = o.metadata.namespace!;
     const secret = (name: string) => cache.get<SecretObject>(Resources.Secret, ns, name);
     const database = o.spec.database?.secretRef;
-    const others = [o.spec.redis?.secretRef, ...(o.spec.llm?.providers ?? []).map((p) => p.secretRef), o.spec.tls ? { name: o.spec.tls.secretName } : undefined];
-    const license = o.spec.licenseRef ? licenses.parseAll(cache.list(Resources.License, ns)).find((l) => l.metadata.name === o.spec.licenseRef!.name) : undefined;
+    const others = [
+      o.spec.redis?.secretRef,
+      ...(o.spec.llm?.providers ?? []).map((p) => p.secretRef),
+      o.spec.tls ? { name: o.spec.tls.secretName } : undefined,
+    ];
+    const license = o.spec.licenseRef
+      ? licenses.parseAll(cache.list(Resources.License, ns)).find((l) => l.metadata.name === o.spec.licenseRef!.name)
+      : undefined;
     const ready = (name: string) => readyReplicas(cache.get(Resources.Deployment, ns, name));
     return {
       communityMode: o.spec.communityMode,
@@ -96,7 +137,9 @@ export class OrchestratorReconciler implements Reconciler {
       license: license ? { valid: license.status?.valid, reason: license.status?.reason } : undefined,
       hasDatabase: database !== undefined,
       databaseProblem: database ? secretProblem(database, secret(database.name)) : undefined,
-      secretProblems: others.flatMap((ref) => (ref ? [secretProblem(ref, secret(ref.name))] : [])).filter((p): p is string => p !== undefined),
+      secretProblems: others
+        .flatMap((ref) => (ref ? [secretProblem(ref, secret(ref.name))] : []))
+        .filter((p): p is string => p !== undefined),
       gateway: { wanted: replicas.gateway, ready: ready(names.gateway(o.metadata.name)) },
       orchestrator: { wanted: replicas.orchestrator, ready: ready(names.orchestrator(o.metadata.name)) },
       cap,
@@ -106,7 +149,10 @@ export class OrchestratorReconciler implements Reconciler {
 }
 
 /** The values of `O-internal`: kept when present, generated (32 random bytes, hex) when missing. */
-export function internalValues(existing: { data?: Record<string, string> } | undefined, licenseSigningSecret: string | undefined): InternalValues {
+export function internalValues(
+  existing: { data?: Record<string, string> } | undefined,
+  licenseSigningSecret: string | undefined,
+): InternalValues {
   const read = (key: string) => {
     const v = existing?.data?.[key];
     return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');

@@ -7,14 +7,49 @@ const bad = 'package steward.custom\n\ndeny contains msg if {\n  input.query ==\
 
 describe('compiledCondition', () => {
   it.each([
-    { name: 'sets Compiled=True when the Rego compiles', spec: { rego: good }, status: 'True', reason: 'CompileSucceeded' },
-    { name: 'sets Compiled=False when the Rego does not parse', spec: { rego: bad }, status: 'False', reason: 'CompileFailed' },
-    { name: 'accepts a wasm bundle in base64 without compiling it', spec: { wasm: { bundleBase64: 'AGFzbQ==', entrypoint: 'x/deny' } }, status: 'True', reason: 'CompileSucceeded' },
-    { name: 'accepts a wasm bundle in a ConfigMap', spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } }, status: 'True', reason: 'CompileSucceeded' },
-    { name: 'refuses a wasm bundle that is not base64', spec: { wasm: { bundleBase64: 'not base64!', entrypoint: 'x/deny' } }, status: 'False', reason: 'CompileFailed' },
-    { name: 'refuses a wasm section without a bundle', spec: { wasm: { entrypoint: 'x/deny' } }, status: 'False', reason: 'CompileFailed' },
+    {
+      name: 'sets Compiled=True when the Rego compiles',
+      spec: { rego: good },
+      status: 'True',
+      reason: 'CompileSucceeded',
+    },
+    {
+      name: 'sets Compiled=False when the Rego does not parse',
+      spec: { rego: bad },
+      status: 'False',
+      reason: 'CompileFailed',
+    },
+    {
+      name: 'accepts a wasm bundle in base64 without compiling it',
+      spec: { wasm: { bundleBase64: 'AGFzbQ==', entrypoint: 'x/deny' } },
+      status: 'True',
+      reason: 'CompileSucceeded',
+    },
+    {
+      name: 'accepts a wasm bundle in a ConfigMap',
+      spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } },
+      status: 'True',
+      reason: 'CompileSucceeded',
+    },
+    {
+      name: 'refuses a wasm bundle that is not base64',
+      spec: { wasm: { bundleBase64: 'not base64!', entrypoint: 'x/deny' } },
+      status: 'False',
+      reason: 'CompileFailed',
+    },
+    {
+      name: 'refuses a wasm section without a bundle',
+      spec: { wasm: { entrypoint: 'x/deny' } },
+      status: 'False',
+      reason: 'CompileFailed',
+    },
     { name: 'refuses a Policy with neither rego nor wasm', spec: {}, status: 'False', reason: 'CompileFailed' },
-    { name: 'accepts a redact policy, whose rule is its detectors', spec: { action: 'redact' as const, redact: { kinds: ['payment_card' as const] } }, status: 'True', reason: 'CompileSucceeded' },
+    {
+      name: 'accepts a redact policy, whose rule is its detectors',
+      spec: { action: 'redact' as const, redact: { kinds: ['payment_card' as const] } },
+      status: 'True',
+      reason: 'CompileSucceeded',
+    },
   ])('$name', ({ spec, status, reason }) => {
     const error = spec.rego === undefined ? undefined : compileError('p', spec.rego, 'v1');
     expect(compiledCondition(spec, 'p.rego', error)).toMatchObject({ type: 'Compiled', status, reason });
@@ -35,10 +70,37 @@ describe('readyCondition', () => {
   const entry = (pod: string, observedGeneration: number, loaded = true) => ({ pod, observedGeneration, loaded });
 
   it.each([
-    { name: 'is Loaded when every running gateway pod has the current generation', pods: ['gw-a', 'gw-b'], byPod: [entry('gw-a', 2), entry('gw-b', 2)], status: 'True', reason: 'Loaded' },
-    { name: 'is pending while a pod has an older generation', pods: ['gw-a', 'gw-b'], byPod: [entry('gw-a', 2), entry('gw-b', 1)], status: 'False', reason: 'RolloutPending', message: /gw-b/ },
-    { name: 'is pending while a pod has not reported', pods: ['gw-a'], byPod: undefined, status: 'False', reason: 'RolloutPending', message: /1\/1 gateway pods/ },
-    { name: 'is pending while a pod failed to load it', pods: ['gw-a'], byPod: [{ ...entry('gw-a', 2, false), error: 'p.rego:1:1: boom' }], status: 'False', reason: 'RolloutPending', message: /gw-a \(p\.rego:1:1: boom\)/ },
+    {
+      name: 'is Loaded when every running gateway pod has the current generation',
+      pods: ['gw-a', 'gw-b'],
+      byPod: [entry('gw-a', 2), entry('gw-b', 2)],
+      status: 'True',
+      reason: 'Loaded',
+    },
+    {
+      name: 'is pending while a pod has an older generation',
+      pods: ['gw-a', 'gw-b'],
+      byPod: [entry('gw-a', 2), entry('gw-b', 1)],
+      status: 'False',
+      reason: 'RolloutPending',
+      message: /gw-b/,
+    },
+    {
+      name: 'is pending while a pod has not reported',
+      pods: ['gw-a'],
+      byPod: undefined,
+      status: 'False',
+      reason: 'RolloutPending',
+      message: /1\/1 gateway pods/,
+    },
+    {
+      name: 'is pending while a pod failed to load it',
+      pods: ['gw-a'],
+      byPod: [{ ...entry('gw-a', 2, false), error: 'p.rego:1:1: boom' }],
+      status: 'False',
+      reason: 'RolloutPending',
+      message: /gw-a \(p\.rego:1:1: boom\)/,
+    },
     { name: 'is Loaded with no gateway pod running', pods: [], byPod: undefined, status: 'True', reason: 'Loaded' },
   ])('$name', ({ pods, byPod, status, reason, message }) => {
     const c = readyCondition(compiled, 2, pods, byPod);
@@ -47,7 +109,9 @@ describe('readyCondition', () => {
   });
 
   it('is not Ready when the source does not compile', () => {
-    expect(readyCondition({ type: 'Compiled', status: 'False', reason: 'CompileFailed', message: 'x' }, 1, [], undefined)).toMatchObject({ status: 'False', reason: 'CompileFailed' });
+    expect(
+      readyCondition({ type: 'Compiled', status: 'False', reason: 'CompileFailed', message: 'x' }, 1, [], undefined),
+    ).toMatchObject({ status: 'False', reason: 'CompileFailed' });
   });
 
   it('drops the entries of pods that are gone and keeps the others', () => {

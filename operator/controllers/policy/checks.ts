@@ -13,27 +13,55 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * `Compiled` from the spec and the compile error (undefined: compiled). A wasm bundle is not compiled by the
  * operator: it only has to be there.
  */
-export function compiledCondition(spec: Pick<PolicySpec, 'rego' | 'wasm'> & Partial<Pick<PolicySpec, 'action' | 'redact'>>, module: string, error: string | undefined): ConditionInput {
-  const failed = (message: string): ConditionInput => ({ type: ConditionType.Compiled, status: 'False', reason: Reason.CompileFailed, message });
+export function compiledCondition(
+  spec: Pick<PolicySpec, 'rego' | 'wasm'> & Partial<Pick<PolicySpec, 'action' | 'redact'>>,
+  module: string,
+  error: string | undefined,
+): ConditionInput {
+  const failed = (message: string): ConditionInput => ({
+    type: ConditionType.Compiled,
+    status: 'False',
+    reason: Reason.CompileFailed,
+    message,
+  });
   // A redact policy has no code: its rule is the detectors it names (validated with the spec).
   if (spec.action === 'redact') {
-    return { type: ConditionType.Compiled, status: 'True', reason: Reason.CompileSucceeded, message: `redacts ${spec.redact?.kinds.join(', ') ?? 'nothing'} (detectors, nothing to compile)` };
+    return {
+      type: ConditionType.Compiled,
+      status: 'True',
+      reason: Reason.CompileSucceeded,
+      message: `redacts ${spec.redact?.kinds.join(', ') ?? 'nothing'} (detectors, nothing to compile)`,
+    };
   }
   if (spec.rego !== undefined) {
     if (error !== undefined) return failed(error);
-    return { type: ConditionType.Compiled, status: 'True', reason: Reason.CompileSucceeded, message: `${module} compiled` };
+    return {
+      type: ConditionType.Compiled,
+      status: 'True',
+      reason: Reason.CompileSucceeded,
+      message: `${module} compiled`,
+    };
   }
   if (spec.wasm) {
     const b64 = spec.wasm.bundleBase64?.replace(/\s+/g, '');
-    if (b64 !== undefined && (b64 === '' || b64.length % 4 !== 0 || !BASE64.test(b64))) return failed('spec.wasm.bundleBase64 is not base64');
+    if (b64 !== undefined && (b64 === '' || b64.length % 4 !== 0 || !BASE64.test(b64)))
+      return failed('spec.wasm.bundleBase64 is not base64');
     if (b64 === undefined && !spec.wasm.configMapRef) return failed('spec.wasm needs bundleBase64 or configMapRef');
-    return { type: ConditionType.Compiled, status: 'True', reason: Reason.CompileSucceeded, message: 'wasm bundle present (not compiled by the operator)' };
+    return {
+      type: ConditionType.Compiled,
+      status: 'True',
+      reason: Reason.CompileSucceeded,
+      message: 'wasm bundle present (not compiled by the operator)',
+    };
   }
   return failed('spec.rego or spec.wasm is required');
 }
 
 /** Entries of pods that still exist; undefined stays undefined (no list is added). */
-export function prunedByPod(byPod: readonly PolicyPodStatus[] | undefined, existingPods: ReadonlySet<string>): PolicyPodStatus[] | undefined {
+export function prunedByPod(
+  byPod: readonly PolicyPodStatus[] | undefined,
+  existingPods: ReadonlySet<string>,
+): PolicyPodStatus[] | undefined {
   return byPod?.filter((e) => existingPods.has(e.pod));
 }
 
@@ -41,15 +69,28 @@ export function prunedByPod(byPod: readonly PolicyPodStatus[] | undefined, exist
  * `Ready`: False with CompileFailed when the source does not compile; True (Loaded) when every running gateway
  * pod reports the current generation loaded; RolloutPending, naming the pods still behind, otherwise.
  */
-export function readyCondition(compiled: ConditionInput, generation: number, gatewayPods: readonly string[], byPod: readonly PolicyPodStatus[] | undefined): ConditionInput {
-  if (compiled.status !== 'True') return { type: ConditionType.Ready, status: 'False', reason: Reason.CompileFailed, message: compiled.message ?? '' };
+export function readyCondition(
+  compiled: ConditionInput,
+  generation: number,
+  gatewayPods: readonly string[],
+  byPod: readonly PolicyPodStatus[] | undefined,
+): ConditionInput {
+  if (compiled.status !== 'True')
+    return {
+      type: ConditionType.Ready,
+      status: 'False',
+      reason: Reason.CompileFailed,
+      message: compiled.message ?? '',
+    };
   const entries = new Map((byPod ?? []).map((e) => [e.pod, e]));
   const pending = [...gatewayPods].sort().filter((p) => {
     const e = entries.get(p);
     return !(e && e.loaded && e.observedGeneration === generation);
   });
   if (!pending.length) {
-    const message = gatewayPods.length ? `${gatewayPods.length} gateway pods evaluate generation ${generation}` : 'no gateway pods are running';
+    const message = gatewayPods.length
+      ? `${gatewayPods.length} gateway pods evaluate generation ${generation}`
+      : 'no gateway pods are running';
     return { type: ConditionType.Ready, status: 'True', reason: Reason.Loaded, message };
   }
   const listed = pending.slice(0, MAX_LISTED).map((p) => {
@@ -57,5 +98,10 @@ export function readyCondition(compiled: ConditionInput, generation: number, gat
     return error ? `${p} (${error.split('\n')[0]})` : p;
   });
   const more = pending.length > MAX_LISTED ? ` and ${pending.length - MAX_LISTED} more` : '';
-  return { type: ConditionType.Ready, status: 'False', reason: Reason.RolloutPending, message: `${pending.length}/${gatewayPods.length} gateway pods have not loaded generation ${generation}: ${listed.join(', ')}${more}` };
+  return {
+    type: ConditionType.Ready,
+    status: 'False',
+    reason: Reason.RolloutPending,
+    message: `${pending.length}/${gatewayPods.length} gateway pods have not loaded generation ${generation}: ${listed.join(', ')}${more}`,
+  };
 }

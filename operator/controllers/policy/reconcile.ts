@@ -21,7 +21,12 @@ type PodObject = KubeObject & { status?: { phase?: string } };
 /** Pods that load Policies: the Steward gateways. */
 export function isRunningGateway(pod: PodObject): boolean {
   const l = pod.metadata.labels ?? {};
-  return l[LABELS.name] === 'steward' && l[LABELS.component] === 'gateway' && pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp;
+  return (
+    l[LABELS.name] === 'steward' &&
+    l[LABELS.component] === 'gateway' &&
+    pod.status?.phase === 'Running' &&
+    !pod.metadata.deletionTimestamp
+  );
 }
 
 export class PolicyReconciler implements Reconciler {
@@ -45,15 +50,25 @@ export class PolicyReconciler implements Reconciler {
       const status = p.status ?? {};
       const generation = p.metadata.generation ?? 0;
       const module = moduleName(p.metadata.name);
-      const error = p.spec.rego === undefined ? undefined : this.compiled.compileError(p.metadata.name, p.spec.rego, p.spec.regoVersion);
+      const error =
+        p.spec.rego === undefined
+          ? undefined
+          : this.compiled.compileError(p.metadata.name, p.spec.rego, p.spec.regoVersion);
       const compiled = compiledCondition(p.spec, module, error);
       const byPod = prunedByPod(status.byPod, existing);
       before = status.conditions;
-      after = nextConditions(status.conditions, [compiled, readyCondition(compiled, generation, gateways, byPod)], p.metadata.generation, now);
+      after = nextConditions(
+        status.conditions,
+        [compiled, readyCondition(compiled, generation, gateways, byPod)],
+        p.metadata.generation,
+        now,
+      );
       subject = fresh;
       return { ...status, conditions: after, observedGeneration: p.metadata.generation, ...(byPod ? { byPod } : {}) };
     };
-    const written = await updateStatus(this.ctx.client, Resources.Policy, req.namespace, req.name, compute, { current: raw as KubeObject & { status?: unknown } });
+    const written = await updateStatus(this.ctx.client, Resources.Policy, req.namespace, req.name, compute, {
+      current: raw as KubeObject & { status?: unknown },
+    });
     if (written === 'updated') announce(this.ctx.events, subject, before, after);
   }
 }

@@ -22,8 +22,18 @@ afterAll(async () => {
 });
 beforeEach(() => cluster.reset());
 
-const owner = { apiVersion: 'steward.dev/v1alpha1', kind: 'Orchestrator', name: 'prod', uid: 'uid-prod', controller: true, blockOwnerDeletion: true };
-const configMap = (data: Record<string, string>, labels: Record<string, string> = { app: 'steward' }): DesiredObject => ({
+const owner = {
+  apiVersion: 'steward.dev/v1alpha1',
+  kind: 'Orchestrator',
+  name: 'prod',
+  uid: 'uid-prod',
+  controller: true,
+  blockOwnerDeletion: true,
+};
+const configMap = (
+  data: Record<string, string>,
+  labels: Record<string, string> = { app: 'steward' },
+): DesiredObject => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name: 'prod-config', namespace: NS, labels, ownerReferences: [owner] },
@@ -34,7 +44,9 @@ const read = () => client.get<KubeObject & { data?: Record<string, string> }>(Re
 describe('createOrUpdate', () => {
   it('creates, leaves an equal object alone, updates a changed one and removes a key we stopped setting', async () => {
     expect(await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1', b: '2' }), undefined)).toBe('created');
-    expect(await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1', b: '2' }), await read())).toBe('unchanged');
+    expect(await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1', b: '2' }), await read())).toBe(
+      'unchanged',
+    );
     expect(await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1' }), await read())).toBe('updated');
     expect((await read()).data).toEqual({ a: '1' });
     expect((await read()).metadata.annotations?.[APPLIED_HASH_ANNOTATION]).toBeTruthy();
@@ -42,10 +54,15 @@ describe('createOrUpdate', () => {
 
   it('keeps the labels and annotations others set', async () => {
     await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1' }), undefined);
-    await client.patch(Resources.ConfigMap, NS, 'prod-config', { metadata: { labels: { theirs: 'x' }, annotations: { note: 'y' } } });
+    await client.patch(Resources.ConfigMap, NS, 'prod-config', {
+      metadata: { labels: { theirs: 'x' }, annotations: { note: 'y' } },
+    });
     expect(await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1' }), await read())).toBe('unchanged');
     expect(await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '2' }), await read())).toBe('updated');
-    expect((await read()).metadata).toMatchObject({ labels: { theirs: 'x', app: 'steward' }, annotations: { note: 'y' } });
+    expect((await read()).metadata).toMatchObject({
+      labels: { theirs: 'x', app: 'steward' },
+      annotations: { note: 'y' },
+    });
   });
 
   it('puts back a field someone else changed', async () => {
@@ -65,12 +82,19 @@ describe('createOrUpdate', () => {
     await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1' }), undefined);
     const stale = await read();
     await client.patch(Resources.ConfigMap, NS, 'prod-config', { metadata: { labels: { bump: '1' } } });
-    const err = await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '2' }), stale).catch((e: unknown) => e);
+    const err = await createOrUpdate(client, Resources.ConfigMap, configMap({ a: '2' }), stale).catch(
+      (e: unknown) => e,
+    );
     expect(isConflict(err)).toBe(true);
   });
 
   it('refuses an object of the same name controlled by something else', async () => {
-    await client.create(Resources.ConfigMap, { ...configMap({ a: '1' }), metadata: { ...configMap({}).metadata, ownerReferences: [{ ...owner, name: 'other', uid: 'uid-other' }] } });
-    await expect(createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1' }), await read())).rejects.toBeInstanceOf(TerminalError);
+    await client.create(Resources.ConfigMap, {
+      ...configMap({ a: '1' }),
+      metadata: { ...configMap({}).metadata, ownerReferences: [{ ...owner, name: 'other', uid: 'uid-other' }] },
+    });
+    await expect(
+      createOrUpdate(client, Resources.ConfigMap, configMap({ a: '1' }), await read()),
+    ).rejects.toBeInstanceOf(TerminalError);
   });
 });

@@ -49,8 +49,14 @@ export class InformerCache implements Cache {
       await informer.synced();
       for (;;) {
         const server = await this.client.list(informer.resource);
-        const cached = new Map(informer.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
-        const same = server.items.length === cached.size && server.items.every((o) => cached.get(`${o.metadata.namespace}/${o.metadata.name}`) === o.metadata.resourceVersion);
+        const cached = new Map(
+          informer.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+        );
+        const same =
+          server.items.length === cached.size &&
+          server.items.every(
+            (o) => cached.get(`${o.metadata.namespace}/${o.metadata.name}`) === o.metadata.resourceVersion,
+          );
         if (same) break;
         if (Date.now() > deadline) throw new Error(`informer of ${informer.resource.plural} did not catch up`);
         await new Promise((r) => setTimeout(r, 10));
@@ -90,14 +96,16 @@ export async function startHarness(cluster: TestCluster, settings: ControllerSet
   const cache = new InformerCache(client);
   const events: RecordedEvent[] = [];
   const recorder: EventRecorder = {
-    event: (object, type, reason, message) => events.push({ kind: String(object.kind), name: String(object.metadata.name), type, reason, message }),
+    event: (object, type, reason, message) =>
+      events.push({ kind: String(object.kind), name: String(object.metadata.name), type, reason, message }),
   };
   let now = new Date();
   const log = pino({ level: 'silent' });
   const ctx: ControllerContext = { client, cache, events: recorder, now: () => now, log };
   const specs = allControllers(ctx, settings);
   // Every informer a controller reads, started before the first reconcile (as the Manager does).
-  for (const s of specs) for (const ref of [s.for, ...(s.owns ?? []), ...(s.watches ?? []).map((w) => w.resource)]) cache.informer(ref);
+  for (const s of specs)
+    for (const ref of [s.for, ...(s.owns ?? []), ...(s.watches ?? []).map((w) => w.resource)]) cache.informer(ref);
   const abort = new AbortController();
   return {
     cluster,

@@ -2,7 +2,19 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { KubeObject } from '../../../platform/kube/client.js';
 import { Resources } from '../../../platform/kube/resources.js';
 import type { TestCluster } from '../../../testing/kube/index.js';
-import { NS, agentConfig, connector, manifest, orchestrator, policy, secret, withCommunityMode, withConnectionSecret, withPoolSelector, withReplicas } from './builders.js';
+import {
+  NS,
+  agentConfig,
+  connector,
+  manifest,
+  orchestrator,
+  policy,
+  secret,
+  withCommunityMode,
+  withConnectionSecret,
+  withPoolSelector,
+  withReplicas,
+} from './builders.js';
 import { startCluster, startHarness, type Harness } from './harness.js';
 
 let cluster: TestCluster;
@@ -22,16 +34,27 @@ afterEach(async () => {
   await h.stop();
 });
 
-type Conditioned = KubeObject & { status?: Record<string, unknown> & { conditions?: { type: string; status: string; reason: string; message: string }[] } };
-const get = (ref: typeof Resources[keyof typeof Resources], name: string) => h.client.tryGet<Conditioned>(ref, NS, name);
+type Conditioned = KubeObject & {
+  status?: Record<string, unknown> & {
+    conditions?: { type: string; status: string; reason: string; message: string }[];
+  };
+};
+const get = (ref: (typeof Resources)[keyof typeof Resources], name: string) =>
+  h.client.tryGet<Conditioned>(ref, NS, name);
 const condition = (o: Conditioned | undefined, type: string) => o?.status?.conditions?.find((c) => c.type === type);
 
 describe('AgentConfig reconciler', () => {
   it('waits with Ready=False NoOrchestrator when no pool selects the agent', async () => {
-    await h.client.create(Resources.Orchestrator, manifest(orchestrator('prod', withCommunityMode(), withPoolSelector({ team: 'other' }))));
+    await h.client.create(
+      Resources.Orchestrator,
+      manifest(orchestrator('prod', withCommunityMode(), withPoolSelector({ team: 'other' }))),
+    );
     await h.client.create(Resources.AgentConfig, manifest(agentConfig('travel')));
     await h.reconcile('agentconfig', `${NS}/travel`);
-    expect(condition(await get(Resources.AgentConfig, 'travel'), 'Ready')).toMatchObject({ status: 'False', reason: 'NoOrchestrator' });
+    expect(condition(await get(Resources.AgentConfig, 'travel'), 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'NoOrchestrator',
+    });
     expect(await get(Resources.Deployment, 'travel-agent')).toBeUndefined();
     expect(h.events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'NoOrchestrator' }));
   });
@@ -41,17 +64,34 @@ describe('AgentConfig reconciler', () => {
     await h.client.create(Resources.AgentConfig, manifest(agentConfig('travel', withReplicas(2))));
     // Before the Orchestrator made O-internal (the agent token), the agent waits instead of deploying pods that cannot start.
     await h.reconcile('agentconfig', `${NS}/travel`);
-    expect(condition(await get(Resources.AgentConfig, 'travel'), 'Ready')).toMatchObject({ status: 'False', reason: 'OrchestratorPending' });
+    expect(condition(await get(Resources.AgentConfig, 'travel'), 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'OrchestratorPending',
+    });
     expect(await get(Resources.Deployment, 'travel-agent')).toBeUndefined();
     await h.reconcile('orchestrator', `${NS}/prod`);
     await h.reconcile('agentconfig', `${NS}/travel`);
-    const d = (await get(Resources.Deployment, 'travel-agent')) as KubeObject & { spec: { replicas: number; template: { spec: { serviceAccountName: string } } } };
+    const d = (await get(Resources.Deployment, 'travel-agent')) as KubeObject & {
+      spec: { replicas: number; template: { spec: { serviceAccountName: string } } };
+    };
     expect([d.spec.replicas, d.spec.template.spec.serviceAccountName]).toEqual([2, 'prod-runtime']);
     expect(await get(Resources.Service, 'travel-agent')).toBeDefined();
 
     // The orchestrator runtime's field, and the Deployment's ready pods.
-    cluster.store.patch('agentconfigs.steward.dev', NS, 'travel', { status: { healthyAgents: 2 } }, { subresource: 'status' });
-    cluster.store.patch('deployments.apps', NS, 'travel-agent', { status: { replicas: 2, readyReplicas: 2 } }, { subresource: 'status' });
+    cluster.store.patch(
+      'agentconfigs.steward.dev',
+      NS,
+      'travel',
+      { status: { healthyAgents: 2 } },
+      { subresource: 'status' },
+    );
+    cluster.store.patch(
+      'deployments.apps',
+      NS,
+      'travel-agent',
+      { status: { replicas: 2, readyReplicas: 2 } },
+      { subresource: 'status' },
+    );
     await h.reconcile('agentconfig', `${NS}/travel`);
     const a = await get(Resources.AgentConfig, 'travel');
     expect(a!.status).toMatchObject({ healthyAgents: 2, readyReplicas: 2 });
@@ -67,12 +107,21 @@ describe('Policy reconciler', () => {
   const good = 'package steward.custom\n\ndeny contains msg if {\n  input.query == "drop"\n  msg := "no"\n}\n';
 
   it('sets Compiled=False with file:line:column when the Rego does not parse', async () => {
-    await h.client.create(Resources.Policy, manifest(policy('bad', 'package steward.custom\n\ndeny contains msg if {\n  input.query ==\n}\n')));
+    await h.client.create(
+      Resources.Policy,
+      manifest(policy('bad', 'package steward.custom\n\ndeny contains msg if {\n  input.query ==\n}\n')),
+    );
     await h.reconcile('policy', `${NS}/bad`);
     const p = await get(Resources.Policy, 'bad');
-    expect(condition(p, 'Compiled')).toMatchObject({ status: 'False', reason: 'CompileFailed', message: expect.stringMatching(/^bad\.rego:5:1: /) });
+    expect(condition(p, 'Compiled')).toMatchObject({
+      status: 'False',
+      reason: 'CompileFailed',
+      message: expect.stringMatching(/^bad\.rego:5:1: /),
+    });
     expect(condition(p, 'Ready')).toMatchObject({ status: 'False', reason: 'CompileFailed' });
-    expect(h.events).toContainEqual(expect.objectContaining({ kind: 'Policy', type: 'Warning', reason: 'CompileFailed' }));
+    expect(h.events).toContainEqual(
+      expect.objectContaining({ kind: 'Policy', type: 'Warning', reason: 'CompileFailed' }),
+    );
   });
 
   it('prunes the entries of gone pods and is Ready once every running gateway pod loaded the generation', async () => {
@@ -80,21 +129,41 @@ describe('Policy reconciler', () => {
       cluster.store.create('pods', {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name, namespace: NS, labels: { 'app.kubernetes.io/name': 'steward', 'app.kubernetes.io/component': 'gateway' } },
+        metadata: {
+          name,
+          namespace: NS,
+          labels: { 'app.kubernetes.io/name': 'steward', 'app.kubernetes.io/component': 'gateway' },
+        },
         spec: { containers: [{ name: 'gateway', image: 'ghcr.io/steward-dev/steward:latest' }] },
       });
       cluster.store.patch('pods', NS, name, { status: { phase: 'Running' } }, { subresource: 'status' });
     }
     await h.client.create(Resources.Policy, manifest(policy('pii', good)));
     const entry = (pod: string) => ({ pod, observedGeneration: 1, loaded: true });
-    cluster.store.patch('policies.steward.dev', NS, 'pii', { status: { byPod: [entry('gw-old'), entry('gw-a')] } }, { subresource: 'status' });
+    cluster.store.patch(
+      'policies.steward.dev',
+      NS,
+      'pii',
+      { status: { byPod: [entry('gw-old'), entry('gw-a')] } },
+      { subresource: 'status' },
+    );
     await h.reconcile('policy', `${NS}/pii`);
     let p = await get(Resources.Policy, 'pii');
     expect(p!.status!.byPod).toEqual([entry('gw-a')]);
     expect(condition(p, 'Compiled')).toMatchObject({ status: 'True', reason: 'CompileSucceeded' });
-    expect(condition(p, 'Ready')).toMatchObject({ status: 'False', reason: 'RolloutPending', message: expect.stringMatching(/gw-b/) });
+    expect(condition(p, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'RolloutPending',
+      message: expect.stringMatching(/gw-b/),
+    });
 
-    cluster.store.patch('policies.steward.dev', NS, 'pii', { status: { byPod: [entry('gw-a'), entry('gw-b')] } }, { subresource: 'status' });
+    cluster.store.patch(
+      'policies.steward.dev',
+      NS,
+      'pii',
+      { status: { byPod: [entry('gw-a'), entry('gw-b')] } },
+      { subresource: 'status' },
+    );
     await h.reconcile('policy', `${NS}/pii`);
     p = await get(Resources.Policy, 'pii');
     expect(condition(p, 'Ready')).toMatchObject({ status: 'True', reason: 'Loaded' });
@@ -117,28 +186,49 @@ describe('Connector reconciler', () => {
   it('sets Ready=False SecretMissing, then ReferencesResolved once the Secret exists', async () => {
     await h.client.create(Resources.Connector, manifest(connector('orders', withConnectionSecret('pg', 'url'))));
     await h.reconcile('connector', `${NS}/orders`);
-    expect(condition(await get(Resources.Connector, 'orders'), 'Ready')).toMatchObject({ status: 'False', reason: 'SecretMissing', message: 'spec.connection.secretRef: Secret pg not found' });
+    expect(condition(await get(Resources.Connector, 'orders'), 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'SecretMissing',
+      message: 'spec.connection.secretRef: Secret pg not found',
+    });
 
     await h.client.create(Resources.Secret, secret('pg', { url: 'postgres://pg/orders' }));
     await h.reconcile('connector', `${NS}/orders`);
-    expect(condition(await get(Resources.Connector, 'orders'), 'Ready')).toMatchObject({ status: 'True', reason: 'ReferencesResolved' });
+    expect(condition(await get(Resources.Connector, 'orders'), 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'ReferencesResolved',
+    });
   });
 
   it("reports the gateway's failed health check and never touches the gateway's fields", async () => {
     await h.client.create(Resources.Connector, manifest(connector('orders')));
-    const health = { status: 'unhealthy', message: 'connection refused', latencyMs: 12, lastHealthCheck: '2026-01-01T00:00:00Z' };
+    const health = {
+      status: 'unhealthy',
+      message: 'connection refused',
+      latencyMs: 12,
+      lastHealthCheck: '2026-01-01T00:00:00Z',
+    };
     cluster.store.patch('connectors.steward.dev', NS, 'orders', { status: health }, { subresource: 'status' });
     await h.reconcile('connector', `${NS}/orders`);
     const c = await get(Resources.Connector, 'orders');
     expect(c!.status).toMatchObject(health);
-    expect(condition(c, 'Ready')).toMatchObject({ status: 'False', reason: 'HealthCheckFailed', message: 'connection refused' });
+    expect(condition(c, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'HealthCheckFailed',
+      message: 'connection refused',
+    });
   });
 });
 
 describe('License reconciler', () => {
   it('sets valid=false with "no signing secret configured" when the operator has none', async () => {
     await h.client.create(Resources.Secret, secret('k', { key: 'STW-PRO-12345-abc-ABCDE' }));
-    await h.client.create(Resources.License, { apiVersion: 'steward.dev/v1alpha1', kind: 'License', metadata: { name: 'acme', namespace: NS }, spec: { organizationId: 'acme', keySecretRef: { name: 'k', key: 'key' } } });
+    await h.client.create(Resources.License, {
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'License',
+      metadata: { name: 'acme', namespace: NS },
+      spec: { organizationId: 'acme', keySecretRef: { name: 'k', key: 'key' } },
+    });
     expect(await h.reconcile('license', `${NS}/acme`)).toBeUndefined();
     const l = await get(Resources.License, 'acme');
     expect(l!.status).toMatchObject({ valid: false, reason: 'no signing secret configured' });

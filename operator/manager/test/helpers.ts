@@ -41,7 +41,9 @@ export function copyController(
           metadata: {
             name: `${req.name}-copy`,
             namespace: req.namespace,
-            ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: req.name, uid: cm.metadata.uid!, controller: true }],
+            ownerReferences: [
+              { apiVersion: 'v1', kind: 'ConfigMap', name: req.name, uid: cm.metadata.uid!, controller: true },
+            ],
           },
           stringData: cm.data ?? {},
         };
@@ -50,11 +52,18 @@ export function copyController(
           await deps.client.create(Resources.Secret, desired);
           return;
         }
-        const data = Object.fromEntries(Object.entries((current.data as Record<string, string>) ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+        const data = Object.fromEntries(
+          Object.entries((current.data as Record<string, string>) ?? {}).map(([k, v]) => [
+            k,
+            Buffer.from(v, 'base64').toString(),
+          ]),
+        );
         if (JSON.stringify(data) === JSON.stringify(cm.data ?? {})) return;
-        await deps.client.replace(Resources.Secret, { ...current, data: undefined, stringData: cm.data ?? {} }).catch((err: unknown) => {
-          if (!isNotFound(err)) throw err;
-        });
+        await deps.client
+          .replace(Resources.Secret, { ...current, data: undefined, stringData: cm.data ?? {} })
+          .catch((err: unknown) => {
+            if (!isNotFound(err)) throw err;
+          });
       },
     },
   };
@@ -64,5 +73,7 @@ export function copyController(
 export async function secretData(client: KubeClient, name: string): Promise<Record<string, string> | undefined> {
   const s = await client.tryGet(Resources.Secret, 'default', name);
   if (!s) return undefined;
-  return Object.fromEntries(Object.entries((s.data as Record<string, string>) ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+  return Object.fromEntries(
+    Object.entries((s.data as Record<string, string>) ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+  );
 }

@@ -36,7 +36,11 @@ interface Reconcile {
  * A replica: its own client and manager, with a controller that reconciles every ConfigMap again every 10 ms
  * (so whoever leads is always busy) and records when each reconcile ran.
  */
-async function replica(identity: string, log: Reconcile[], extra: { onLostLeadership?: () => void; leaseDurationMs?: number; renewDeadlineMs?: number } = {}): Promise<Manager> {
+async function replica(
+  identity: string,
+  log: Reconcile[],
+  extra: { onLostLeadership?: () => void; leaseDurationMs?: number; renewDeadlineMs?: number } = {},
+): Promise<Manager> {
   const { leaseDurationMs = 2000, renewDeadlineMs = 1500, onLostLeadership } = extra;
   const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: identity });
   const manager = new Manager({
@@ -44,7 +48,14 @@ async function replica(identity: string, log: Reconcile[], extra: { onLostLeader
     log: silent,
     namespace: 'default',
     informerBackoffMs: 20,
-    leaderElection: { namespace: 'default', name: 'operator-lease', identity, leaseDurationMs, renewDeadlineMs, retryPeriodMs: 100 },
+    leaderElection: {
+      namespace: 'default',
+      name: 'operator-lease',
+      identity,
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs: 100,
+    },
     onLostLeadership,
   });
   manager.add({
@@ -70,7 +81,10 @@ function expectNoOverlap(log: Reconcile[]): void {
   for (let i = 1; i < sorted.length; i++) {
     const prev = sorted.slice(0, i).filter((r) => r.holder !== sorted[i]!.holder);
     const lastOther = Math.max(...prev.map((r) => r.endedAt), -Infinity);
-    expect(sorted[i]!.startedAt, `${sorted[i]!.holder} started while another replica was reconciling`).toBeGreaterThanOrEqual(lastOther);
+    expect(
+      sorted[i]!.startedAt,
+      `${sorted[i]!.holder} started while another replica was reconciling`,
+    ).toBeGreaterThanOrEqual(lastOther);
   }
 }
 

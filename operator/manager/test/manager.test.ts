@@ -68,7 +68,9 @@ describe('Manager', () => {
     const seen: string[] = [];
     m.add({
       ...copyController(m.context(), { seen }),
-      watches: [{ resource: Resources.Service, map: (svc) => [`default/${svc.metadata.annotations?.['test/for'] ?? ''}`] }],
+      watches: [
+        { resource: Resources.Service, map: (svc) => [`default/${svc.metadata.annotations?.['test/for'] ?? ''}`] },
+      ],
     });
     await m.start();
     await client.create(Resources.ConfigMap, configMap('c'));
@@ -127,7 +129,10 @@ describe('Manager', () => {
     await client.create(Resources.ConfigMap, configMap('other'));
     await eventually(async () => expect(await secretData(client, 'other-copy')).toEqual({}));
     expect(m.stats().copy!.terminalErrors).toBe(1);
-    await client.replace(Resources.ConfigMap, { ...(await client.get(Resources.ConfigMap, 'default', 't')), data: { fixed: 'yes' } });
+    await client.replace(Resources.ConfigMap, {
+      ...(await client.get(Resources.ConfigMap, 'default', 't')),
+      data: { fixed: 'yes' },
+    });
     await eventually(async () => expect(await secretData(client, 't-copy')).toEqual({ fixed: 'yes' }));
   });
 

@@ -20,7 +20,12 @@ afterAll(async () => {
 beforeEach(() => {
   cluster.reset();
   cluster.faults.clear();
-  recorder = new KubeEventRecorder({ client, component: 'steward-test', host: 'pod-1', log: pino({ level: 'silent' }) });
+  recorder = new KubeEventRecorder({
+    client,
+    component: 'steward-test',
+    host: 'pod-1',
+    log: pino({ level: 'silent' }),
+  });
 });
 
 interface CoreEvent {
@@ -32,8 +37,14 @@ interface CoreEvent {
   involvedObject: { kind: string; name: string; uid: string };
 }
 
-const configMap = async (name: string): Promise<KubeObject> => client.create<KubeObject>(Resources.ConfigMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
-const events = async () => (await client.list(Resources.Event, { namespace: 'default' })).items as unknown as CoreEvent[];
+const configMap = async (name: string): Promise<KubeObject> =>
+  client.create<KubeObject>(Resources.ConfigMap, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+  });
+const events = async () =>
+  (await client.list(Resources.Event, { namespace: 'default' })).items as unknown as CoreEvent[];
 
 describe('KubeEventRecorder', () => {
   it('writes a core/v1 Event about the object, with the source component', async () => {
@@ -41,7 +52,13 @@ describe('KubeEventRecorder', () => {
     recorder.event(cm, 'Normal', 'Created', 'made it');
     await recorder.flush();
     expect(await events()).toMatchObject([
-      { type: 'Normal', reason: 'Created', count: 1, source: { component: 'steward-test' }, involvedObject: { kind: 'ConfigMap', name: 'a', uid: cm.metadata.uid } },
+      {
+        type: 'Normal',
+        reason: 'Created',
+        count: 1,
+        source: { component: 'steward-test' },
+        involvedObject: { kind: 'ConfigMap', name: 'a', uid: cm.metadata.uid },
+      },
     ]);
   });
 

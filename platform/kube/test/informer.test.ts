@@ -19,7 +19,12 @@ afterAll(async () => {
 });
 beforeEach(() => cluster.reset());
 
-const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
+const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data,
+});
 
 describe('KubeClient', () => {
   it('creates, reads, replaces, patches and deletes', async () => {
@@ -62,12 +67,24 @@ describe('Informer', () => {
     await client.patch(Resources.ConfigMap, 'default', 'one', { data: { a: 'b' } });
     await client.delete(Resources.ConfigMap, 'default', 'two');
     // NB: a listener registered before the first list also hears the listed objects as additions.
-    await eventually(() => expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['added one', 'added two', 'modified one', 'deleted two']));
+    await eventually(() =>
+      expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
+        'added one',
+        'added two',
+        'modified one',
+        'deleted two',
+      ]),
+    );
     await inf.stop();
   });
 
   it('re-opens a dropped watch without a new list, and re-lists after a compacted history', async () => {
-    const inf = new Informer(client, Resources.ConfigMap, { namespace: 'default', backoffMs: 20, maxBackoffMs: 100, watchTimeoutSeconds: 1 }).start();
+    const inf = new Informer(client, Resources.ConfigMap, {
+      namespace: 'default',
+      backoffMs: 20,
+      maxBackoffMs: 100,
+      watchTimeoutSeconds: 1,
+    }).start();
     await inf.synced();
     cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, times: 1 });
     await client.create(Resources.ConfigMap, cm('during-drop'));
@@ -83,7 +100,11 @@ describe('Informer', () => {
     await eventually(() => expect(cluster.requests.count({ verb: 'watch' })).toBeGreaterThan(failedBefore + 1));
     await client.delete(Resources.ConfigMap, 'default', 'removed-in-gap');
     await client.create(Resources.ConfigMap, cm('created-in-gap'));
-    await client.create(Resources.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' } });
+    await client.create(Resources.Secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'default' },
+    });
     cluster.compact();
     const deleted: string[] = [];
     inf.on((e) => e.type === 'deleted' && deleted.push(String(e.object.metadata.name)));

@@ -55,13 +55,22 @@ function candidate(identity: string, opts: Partial<LeaderElectorOptions> = {}): 
   return c;
 }
 
-const lease = async () => (await client.tryGet<KubeObject & { spec: LeaseSpec }>(Resources.Lease, 'default', 'test-lease'))?.spec;
+const lease = async () =>
+  (await client.tryGet<KubeObject & { spec: LeaseSpec }>(Resources.Lease, 'default', 'test-lease'))?.spec;
 
 describe('lease judgements', () => {
   it.each([
     { name: 'a Lease nobody holds is free', spec: { holderIdentity: '' }, expired: true },
-    { name: 'a Lease renewed within its duration is held', spec: leaseSpec('a', 15_000, new Date('2026-01-01T00:00:00Z')), expired: false },
-    { name: 'a Lease not renewed for longer than its duration is expired', spec: leaseSpec('a', 5_000, new Date('2025-12-31T23:59:50Z')), expired: true },
+    {
+      name: 'a Lease renewed within its duration is held',
+      spec: leaseSpec('a', 15_000, new Date('2026-01-01T00:00:00Z')),
+      expired: false,
+    },
+    {
+      name: 'a Lease not renewed for longer than its duration is expired',
+      spec: leaseSpec('a', 5_000, new Date('2025-12-31T23:59:50Z')),
+      expired: true,
+    },
   ])('$name', ({ spec, expired }) => {
     expect(leaseExpired(spec, new Date('2026-01-01T00:00:01Z'))).toBe(expired);
   });

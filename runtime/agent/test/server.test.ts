@@ -47,11 +47,22 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 function item(overrides: Partial<WorkItem> = {}): WorkItem {
-  return { requestId: 'req-7', queryIndex: 3, query: 'flights to Oslo', policy: ALLOW, timeoutMs: 10_000, ...overrides };
+  return {
+    requestId: 'req-7',
+    queryIndex: 3,
+    query: 'flights to Oslo',
+    policy: ALLOW,
+    timeoutMs: 10_000,
+    ...overrides,
+  };
 }
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${url}/v1/work`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/work`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -106,7 +117,10 @@ describe('steward agent over plain HTTP/1.1', () => {
     }
     const busy = await post(running.url, item({ queryIndex: 4 }));
     expect(busy.status).toBe(429);
-    expect(busy.body).toMatchObject({ success: false, error: { code: 'AGENT_BUSY', details: { agent_id: 'flight-search-0', max_in_flight: 1 } } });
+    expect(busy.body).toMatchObject({
+      success: false,
+      error: { code: 'AGENT_BUSY', details: { agent_id: 'flight-search-0', max_in_flight: 1 } },
+    });
     const timedOut = await first;
     expect(timedOut.body).toMatchObject({ status: 'error', error: { code: 'QUERY_TIMEOUT' } });
     expect((await post(running.url, item({ queryIndex: 5 }))).status).toBe(200);
@@ -116,7 +130,12 @@ describe('steward agent over plain HTTP/1.1', () => {
     openai.enqueue({ kind: 'hang' });
     const controller = new AbortController();
     // A minute of budget: only the caller's close can end this item within the test's deadline.
-    const sent = fetch(`${running.url}/v1/work`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(item({ timeoutMs: 60_000 })), signal: controller.signal });
+    const sent = fetch(`${running.url}/v1/work`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(item({ timeoutMs: 60_000 })),
+      signal: controller.signal,
+    });
     while (running.agent.stats().inFlight === 0) await new Promise((r) => setImmediate(r));
     controller.abort();
     await expect(sent).rejects.toThrow();
@@ -165,7 +184,9 @@ describe('steward agent shutting down', () => {
 
 describe('steward agent start-up', () => {
   it('fails with a StartupError naming STEWARD_AGENT_NAME when the AgentConfig is missing', async () => {
-    const err = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_AGENT_NAME: 'nope' }))).catch((e: unknown) => e);
+    const err = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_AGENT_NAME: 'nope' }))).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(StartupError);
     expect((err as StartupError).setting).toBe('STEWARD_AGENT_NAME');
     expect((err as Error).message).toContain('found: default/flight-search');
@@ -176,8 +197,13 @@ describe('steward agent start-up', () => {
   });
 
   it('refuses to listen beyond loopback without STEWARD_AGENT_TOKEN', () => {
-    expect(() => parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0' }))).toThrow(/STEWARD_AGENT_TOKEN: required when STEWARD_HOST/);
-    expect(parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0', STEWARD_AGENT_TOKEN: 'agent-token-0123456789' })).STEWARD_AGENT_TOKEN).toBe('agent-token-0123456789');
+    expect(() => parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0' }))).toThrow(
+      /STEWARD_AGENT_TOKEN: required when STEWARD_HOST/,
+    );
+    expect(
+      parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0', STEWARD_AGENT_TOKEN: 'agent-token-0123456789' }))
+        .STEWARD_AGENT_TOKEN,
+    ).toBe('agent-token-0123456789');
   });
 
   it('requires STEWARD_AGENT_NAME', () => {
@@ -197,7 +223,11 @@ describe('steward agent with a token', () => {
   });
 
   const work = (headers: Record<string, string>) =>
-    fetch(`${running.url}/v1/work`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(item()) });
+    fetch(`${running.url}/v1/work`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(item()),
+    });
 
   it.each<{ name: string; headers: Record<string, string> }>([
     { name: 'no Authorization', headers: {} },
@@ -214,7 +244,9 @@ describe('steward agent with a token', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'success', policyDecision: 'allow' });
     expect((await fetch(`${running.url}/v1/stats`)).status).toBe(401);
-    expect((await fetch(`${running.url}/v1/stats`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await fetch(`${running.url}/v1/stats`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      200,
+    );
     expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
   });
 
@@ -237,7 +269,9 @@ describe('steward agent over TLS (a throwaway certificate from openssl)', () => 
   beforeAll(async () => {
     const made = throwawayCertificate(dir);
     cert = made.cert;
-    running = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: made.certFile, STEWARD_TLS_KEY_FILE: made.keyFile })));
+    running = await startAgent(
+      parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: made.certFile, STEWARD_TLS_KEY_FILE: made.keyFile })),
+    );
   });
   afterAll(async () => {
     await running?.close();
@@ -247,7 +281,12 @@ describe('steward agent over TLS (a throwaway certificate from openssl)', () => 
     expect(running.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const client = new Client(running.url, { allowH2: true, connect: { ca: cert } });
     try {
-      const res = await client.request({ path: '/v1/work', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(item()) });
+      const res = await client.request({
+        path: '/v1/work',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(item()),
+      });
       const body = (await res.body.json()) as WorkResult;
       expect(res.statusCode).toBe(200);
       expect(body).toMatchObject({ status: 'success', policyDecision: 'allow' });
@@ -256,10 +295,19 @@ describe('steward agent over TLS (a throwaway certificate from openssl)', () => 
       await ready.body.dump();
       // What ALPN picks for a client offering both: h2.
       const socketInfo = await new Promise<string | false | null>((resolve, reject) => {
-        const tls = tlsConnect({ host: '127.0.0.1', port: Number(new URL(running.url).port), ca: cert, ALPNProtocols: ['h2', 'http/1.1'], servername: 'localhost' }, () => {
-          resolve(tls.alpnProtocol);
-          tls.end();
-        });
+        const tls = tlsConnect(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(running.url).port),
+            ca: cert,
+            ALPNProtocols: ['h2', 'http/1.1'],
+            servername: 'localhost',
+          },
+          () => {
+            resolve(tls.alpnProtocol);
+            tls.end();
+          },
+        );
         tls.on('error', reject);
       });
       expect(socketInfo).toBe('h2');
@@ -290,7 +338,13 @@ describe('steward agent over TLS (a throwaway certificate from openssl)', () => 
     // more than one stream); otherwise it waits for the item in flight.
     const client = new Client(running.url, { allowH2: true, pipelining: 10, connect: { ca: cert } });
     const send = async (body: unknown) => {
-      const res = await client.request({ path: '/v1/work', method: 'POST', idempotent: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await client.request({
+        path: '/v1/work',
+        method: 'POST',
+        idempotent: true,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
     };
     try {
@@ -307,5 +361,4 @@ describe('steward agent over TLS (a throwaway certificate from openssl)', () => 
       await client.close();
     }
   });
-
 });

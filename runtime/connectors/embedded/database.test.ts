@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../testing/eventually.js';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from './database.js';
 
-const SEED = "CREATE TABLE t (x int); INSERT INTO t VALUES (1), (2);";
+const SEED = 'CREATE TABLE t (x int); INSERT INTO t VALUES (1), (2);';
 const open: EmbeddedDatabase[] = [];
 const database = (opts: Partial<EmbeddedDatabaseOptions> = {}) => {
   const db = new EmbeddedDatabase({ name: 'demo', seed: SEED, ...opts });
@@ -18,7 +18,10 @@ describe('EmbeddedDatabase', () => {
     const db = database({ idleStopMs: 300 });
     await db.ping();
     expect(db.started).toBe(false);
-    expect(await db.run('SELECT x FROM t ORDER BY x', []).result).toEqual({ rows: [{ x: 1 }, { x: 2 }], columns: ['x'] });
+    expect(await db.run('SELECT x FROM t ORDER BY x', []).result).toEqual({
+      rows: [{ x: 1 }, { x: 2 }],
+      columns: ['x'],
+    });
     expect(db.started).toBe(true);
     await eventually(() => expect(db.started).toBe(false), 5000);
     expect((await db.run('SELECT count(*) AS n FROM t', []).result).rows).toEqual([{ n: '2' }]);
@@ -36,14 +39,23 @@ describe('EmbeddedDatabase', () => {
 
   it('answers PostgreSQL errors with their SQLSTATE', async () => {
     const db = database();
-    await expect(db.run('SELECT * FROM nowhere', []).result).rejects.toMatchObject({ code: '42P01', message: 'relation "nowhere" does not exist' });
+    await expect(db.run('SELECT * FROM nowhere', []).result).rejects.toMatchObject({
+      code: '42P01',
+      message: 'relation "nowhere" does not exist',
+    });
   }, 60_000);
 
   it('does not run a failing seed again on every query', async () => {
     const db = database({ seed: 'CREATE TABLE t (' });
-    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE', message: expect.stringContaining('spec.seed failed') });
+    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({
+      code: 'CONNECTOR_UNAVAILABLE',
+      message: expect.stringContaining('spec.seed failed'),
+    });
     const started = performance.now();
-    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE', message: expect.stringContaining('spec.seed failed') });
+    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({
+      code: 'CONNECTOR_UNAVAILABLE',
+      message: expect.stringContaining('spec.seed failed'),
+    });
     expect(performance.now() - started).toBeLessThan(200);
     expect(db.started).toBe(false);
     await expect(db.ping()).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE' });
@@ -51,13 +63,19 @@ describe('EmbeddedDatabase', () => {
 
   it('fails a start that takes longer than startTimeoutMs', async () => {
     const db = database({ startTimeoutMs: 50 });
-    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE', message: expect.stringContaining('no answer within 50 ms') });
+    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({
+      code: 'CONNECTOR_UNAVAILABLE',
+      message: expect.stringContaining('no answer within 50 ms'),
+    });
     expect(db.started).toBe(false);
   });
 
   it('rejects queued queries when closed', async () => {
     const db = database();
-    const queued = expect(db.run('SELECT 1', []).result).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE', message: 'the connector is closed' });
+    const queued = expect(db.run('SELECT 1', []).result).rejects.toMatchObject({
+      code: 'CONNECTOR_UNAVAILABLE',
+      message: 'the connector is closed',
+    });
     await db.close();
     await queued;
     await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE' });

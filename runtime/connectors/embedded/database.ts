@@ -164,7 +164,10 @@ export class EmbeddedDatabase {
     const s: Session = {
       worker,
       state: 'starting',
-      startTimer: setTimeout(() => this.startFailed(s, `no answer within ${startTimeoutMs} ms`), startTimeoutMs).unref(),
+      startTimer: setTimeout(
+        () => this.startFailed(s, `no answer within ${startTimeoutMs} ms`),
+        startTimeoutMs,
+      ).unref(),
     };
     worker.on('message', (m: FromWorker) => this.onMessage(s, m));
     worker.on('error', (err) => this.ended(s, `the embedded database failed: ${err.message}`));

@@ -73,7 +73,10 @@ Object.defineProperty(wasm, 'Memory', { value: BoundedMemory });
 const asText = (value: string) => value;
 
 async function start(): Promise<PGlite> {
-  const db = new PGlite({ postgresqlconf: [...setup.settings], parsers: { [types.INT8]: asText, [types.DATE]: asText } });
+  const db = new PGlite({
+    postgresqlconf: [...setup.settings],
+    parsers: { [types.INT8]: asText, [types.DATE]: asText },
+  });
   await db.waitReady;
   if (boundedMemories === 0) throw new Error('its memory could not be bounded');
   try {
@@ -86,7 +89,8 @@ async function start(): Promise<PGlite> {
   const { rows } = await db.query<{ role: string; ro: string; scs: string }>(
     "SELECT current_user AS role, current_setting('transaction_read_only') AS ro, current_setting('standard_conforming_strings') AS scs",
   );
-  if (rows[0]?.role !== READER_ROLE || rows[0]?.ro !== 'on' || rows[0]?.scs !== 'on') throw new Error('the read-only session could not be set up');
+  if (rows[0]?.role !== READER_ROLE || rows[0]?.ro !== 'on' || rows[0]?.scs !== 'on')
+    throw new Error('the read-only session could not be set up');
   return db;
 }
 

@@ -4,11 +4,26 @@ import type { ConnectorOptions } from '../options.js';
 import { errorText, secretsOfUrl } from '../sanitize.js';
 
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
-  'PROTOCOL_CONNECTION_LOST', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', '57P01', '57P03', '08006', '08001', '08004',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  '57P01',
+  '57P03',
+  '08006',
+  '08001',
+  '08004',
 ]);
 
-const UNAVAILABLE_TEXT = /connection (terminated|refused|is closed|closed)|connect ECONNREFUSED|Connection is closed|timeout exceeded when trying to connect|not connected|Stream isn't writeable|enableOfflineQueue/i;
+const UNAVAILABLE_TEXT =
+  /connection (terminated|refused|is closed|closed)|connect ECONNREFUSED|Connection is closed|timeout exceeded when trying to connect|not connected|Stream isn't writeable|enableOfflineQueue/i;
 
 /** What every kind shares: its identity, parsed options, and the secrets its errors must not show. */
 export abstract class ConnectorBase {
@@ -28,14 +43,24 @@ export abstract class ConnectorBase {
     if (isConnectorError(e)) return e;
     const code = (e as { code?: unknown })?.code;
     const text = errorText(e, this.secrets);
-    const unavailable = (typeof code === 'string' && NETWORK_CODES.has(code)) || UNAVAILABLE_TEXT.test(text) || e instanceof AggregateError;
-    return new ConnectorError(unavailable ? 'CONNECTOR_UNAVAILABLE' : 'CONNECTOR_QUERY_FAILED', `${this.type} ${what} failed: ${text || 'unknown error'}`, {
-      connector: this.name,
-    });
+    const unavailable =
+      (typeof code === 'string' && NETWORK_CODES.has(code)) ||
+      UNAVAILABLE_TEXT.test(text) ||
+      e instanceof AggregateError;
+    return new ConnectorError(
+      unavailable ? 'CONNECTOR_UNAVAILABLE' : 'CONNECTOR_QUERY_FAILED',
+      `${this.type} ${what} failed: ${text || 'unknown error'}`,
+      {
+        connector: this.name,
+      },
+    );
   }
 
   protected refuseWrite(what: string): never {
-    throw new ConnectorError('OPERATION_NOT_ALLOWED', `${what} changes data and the connector is read-only`, { connector: this.name, reason: 'READ_ONLY' });
+    throw new ConnectorError('OPERATION_NOT_ALLOWED', `${what} changes data and the connector is read-only`, {
+      connector: this.name,
+      reason: 'READ_ONLY',
+    });
   }
 }
 

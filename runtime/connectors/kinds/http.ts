@@ -5,7 +5,15 @@ import { splitCredentials } from '../net/auth.js';
 import { GuardedHttp } from '../net/client.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import { redactValue, type RedactionCounts } from '../../redact/index.js';
-import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
+import type {
+  Connector,
+  HealthResult,
+  PreparedStatement,
+  QueryResult,
+  Row,
+  ToolDescription,
+  ToolResult,
+} from '../types.js';
 import { ConnectorBase } from './base.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -26,7 +34,13 @@ export class HttpConnector extends ConnectorBase implements Connector {
     super(name, 'http', url, options);
     const split = splitCredentials(url);
     this.auth = split.headers;
-    this.http = new GuardedHttp({ baseUrl: split.url, allowedCidrs: options.allowedCidrs, maxRedirects: options.maxRedirects, connectTimeoutMs: options.connectTimeoutMs, poolMax: options.poolMax });
+    this.http = new GuardedHttp({
+      baseUrl: split.url,
+      allowedCidrs: options.allowedCidrs,
+      maxRedirects: options.maxRedirects,
+      connectTimeoutMs: options.connectTimeoutMs,
+      poolMax: options.poolMax,
+    });
     this.basePath = this.http.basePath;
   }
 
@@ -47,12 +61,16 @@ export class HttpConnector extends ConnectorBase implements Connector {
 
   prepare(statement: string, params: unknown): PreparedStatement {
     const path = String(statement ?? '');
-    if (!path.startsWith('/')) throw new ConnectorError('INVALID_PARAMS', 'an http statement is a path starting with /');
-    const filled = Array.isArray(params) ? path.replace(/\$(\d+)/g, (_m, n: string) => pathParam(params[Number(n) - 1])) : path;
+    if (!path.startsWith('/'))
+      throw new ConnectorError('INVALID_PARAMS', 'an http statement is a path starting with /');
+    const filled = Array.isArray(params)
+      ? path.replace(/\$(\d+)/g, (_m, n: string) => pathParam(params[Number(n) - 1]))
+      : path;
     // NB: "/v1" + "/../admin" normalises to "/admin", which resolve() refuses: a statement stays below the base path.
     const url = this.http.resolve(this.basePath + filled);
     if (params && typeof params === 'object' && !Array.isArray(params)) {
-      for (const [k, v] of Object.entries(params)) url.searchParams.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+      for (const [k, v] of Object.entries(params))
+        url.searchParams.append(k, typeof v === 'string' ? v : JSON.stringify(v));
     }
     return { text: url.pathname + url.search, params: [] };
   }
@@ -60,33 +78,68 @@ export class HttpConnector extends ConnectorBase implements Connector {
   async query(prepared: PreparedStatement, limits: EffectiveLimits): Promise<QueryResult> {
     const started = performance.now();
     const res = await this.send('GET', prepared.text, undefined, limits.timeoutMs, limits.maxResultBytes);
-    if (res.status >= 400) throw new ConnectorError('CONNECTOR_QUERY_FAILED', `http GET answered ${res.status}`, { connector: this.name, reason: `HTTP_${res.status}` });
+    if (res.status >= 400)
+      throw new ConnectorError('CONNECTOR_QUERY_FAILED', `http GET answered ${res.status}`, {
+        connector: this.name,
+        reason: `HTTP_${res.status}`,
+      });
     const capped = capRows(bodyRows(res.body, res.headers['content-type']), limits);
     const redacted = redactRows(capped.rows, limits.redact);
-    return { rows: redacted.rows, row_count: redacted.rows.length, execution_time_ms: performance.now() - started, truncated: capped.truncated, redactions: redacted.redactions };
+    return {
+      rows: redacted.rows,
+      row_count: redacted.rows.length,
+      execution_time_ms: performance.now() - started,
+      truncated: capped.truncated,
+      redactions: redacted.redactions,
+    };
   }
 
   async execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
-    if (tool !== 'request') throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on http connector ${this.name}`, { connector: this.name, reason: 'UNKNOWN_TOOL' });
+    if (tool !== 'request')
+      throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on http connector ${this.name}`, {
+        connector: this.name,
+        reason: 'UNKNOWN_TOOL',
+      });
     const method = String(params.method ?? 'GET').toUpperCase();
     if (!METHODS.has(method)) throw new ConnectorError('INVALID_PARAMS', `method ${method} is not supported`);
     if (this.options.readOnly && !READ_METHODS.has(method)) this.refuseWrite(method);
     const started = performance.now();
     const prepared = this.prepare(String(params.path ?? '/'), params.query ?? undefined);
     const body = params.body === undefined ? undefined : JSON.stringify(params.body);
-    const res = await this.send(method as Dispatcher.HttpMethod, prepared.text, body, limits.timeoutMs, limits.maxResultBytes);
+    const res = await this.send(
+      method as Dispatcher.HttpMethod,
+      prepared.text,
+      body,
+      limits.timeoutMs,
+      limits.maxResultBytes,
+    );
     const counts: RedactionCounts = {};
     const parsed = parseBody(res.body, res.headers['content-type']);
     const result = { status: res.status, body: limits.redact ? redactValue(parsed, counts) : parsed };
-    return { result, execution_time_ms: performance.now() - started, truncated: false, redactions: limits.redact ? counts : undefined };
+    return {
+      result,
+      execution_time_ms: performance.now() - started,
+      truncated: false,
+      redactions: limits.redact ? counts : undefined,
+    };
   }
 
-  private async send(method: Dispatcher.HttpMethod, path: string, body: string | undefined, timeoutMs: number, maxBytes: number) {
+  private async send(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body: string | undefined,
+    timeoutMs: number,
+    maxBytes: number,
+  ) {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...this.auth };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const controller = new AbortController();
     try {
-      return await withTimeout(this.http.request(this.http.resolve(path), { method, headers, body, signal: controller.signal, maxBytes }), timeoutMs, () => controller.abort());
+      return await withTimeout(
+        this.http.request(this.http.resolve(path), { method, headers, body, signal: controller.signal, maxBytes }),
+        timeoutMs,
+        () => controller.abort(),
+      );
     } catch (e) {
       throw this.fail(e, 'request');
     }
@@ -97,7 +150,11 @@ export class HttpConnector extends ConnectorBase implements Connector {
       {
         name: 'request',
         description: `Send an HTTP request to connector ${this.name} (${this.options.readOnly ? 'GET and HEAD only' : 'any method'})`,
-        inputSchema: { type: 'object', properties: { method: { type: 'string' }, path: { type: 'string' }, query: { type: 'object' }, body: {} }, required: ['path'] },
+        inputSchema: {
+          type: 'object',
+          properties: { method: { type: 'string' }, path: { type: 'string' }, query: { type: 'object' }, body: {} },
+          required: ['path'],
+        },
         writes: !this.options.readOnly,
       },
     ];

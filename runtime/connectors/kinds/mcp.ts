@@ -8,7 +8,15 @@ import { splitCredentials } from '../net/auth.js';
 import { GuardedHttp } from '../net/client.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import { redactValue, type RedactionCounts } from '../../redact/index.js';
-import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
+import type {
+  Connector,
+  HealthResult,
+  PreparedStatement,
+  QueryResult,
+  Row,
+  ToolDescription,
+  ToolResult,
+} from '../types.js';
 import { ConnectorBase } from './base.js';
 import { VERSION } from '../../../platform/version.js';
 
@@ -39,7 +47,13 @@ export class McpConnector extends ConnectorBase implements Connector {
     const split = splitCredentials(url);
     this.endpoint = split.url;
     this.auth = split.headers;
-    this.http = new GuardedHttp({ baseUrl: split.url, allowedCidrs: options.allowedCidrs, maxRedirects: options.maxRedirects, connectTimeoutMs: options.connectTimeoutMs, poolMax: options.poolMax });
+    this.http = new GuardedHttp({
+      baseUrl: split.url,
+      allowedCidrs: options.allowedCidrs,
+      maxRedirects: options.maxRedirects,
+      connectTimeoutMs: options.connectTimeoutMs,
+      poolMax: options.poolMax,
+    });
   }
 
   async connect(): Promise<void> {
@@ -49,7 +63,10 @@ export class McpConnector extends ConnectorBase implements Connector {
   private session(force = false): Promise<Client> {
     if (this.client) return Promise.resolve(this.client);
     if (!this.connecting) {
-      if (!force && !this.backoff.ready()) return Promise.reject(new ConnectorError('CONNECTOR_UNAVAILABLE', 'MCP server unreachable; reconnecting', { connector: this.name }));
+      if (!force && !this.backoff.ready())
+        return Promise.reject(
+          new ConnectorError('CONNECTOR_UNAVAILABLE', 'MCP server unreachable; reconnecting', { connector: this.name }),
+        );
       this.connecting = this.open().finally(() => (this.connecting = undefined));
     }
     return this.connecting;
@@ -63,7 +80,10 @@ export class McpConnector extends ConnectorBase implements Connector {
     let last: unknown;
     for (const kind of kinds) {
       const client = new Client({ name: 'steward-gateway', version: VERSION });
-      const transport = kind === 'sse' ? new SSEClientTransport(url, { fetch, requestInit }) : new StreamableHTTPClientTransport(url, { fetch, requestInit });
+      const transport =
+        kind === 'sse'
+          ? new SSEClientTransport(url, { fetch, requestInit })
+          : new StreamableHTTPClientTransport(url, { fetch, requestInit });
       try {
         await withTimeout(client.connect(transport), this.options.connectTimeoutMs);
         const listed = await withTimeout(client.listTools(), this.options.timeoutMs);
@@ -103,7 +123,8 @@ export class McpConnector extends ConnectorBase implements Connector {
   }
 
   prepare(statement: string): PreparedStatement {
-    if (typeof statement !== 'string' || statement.length === 0) throw new ConnectorError('INVALID_PARAMS', 'an mcp query names a resource URI');
+    if (typeof statement !== 'string' || statement.length === 0)
+      throw new ConnectorError('INVALID_PARAMS', 'an mcp query names a resource URI');
     return { text: statement, params: [] };
   }
 
@@ -114,7 +135,13 @@ export class McpConnector extends ConnectorBase implements Connector {
       const res = await c.readResource({ uri: prepared.text }, { timeout: limits.timeoutMs });
       const capped = capRows(res.contents as Row[], limits);
       const redacted = redactRows(capped.rows, limits.redact);
-      return { rows: redacted.rows, row_count: redacted.rows.length, execution_time_ms: performance.now() - started, truncated: capped.truncated, redactions: redacted.redactions };
+      return {
+        rows: redacted.rows,
+        row_count: redacted.rows.length,
+        execution_time_ms: performance.now() - started,
+        truncated: capped.truncated,
+        redactions: redacted.redactions,
+      };
     } catch (e) {
       throw await this.callFailed(e);
     }
@@ -123,16 +150,28 @@ export class McpConnector extends ConnectorBase implements Connector {
   async execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
     const c = await this.session();
     const remote = this.remoteTools.find((t) => t.name === tool);
-    if (!remote) throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on MCP connector ${this.name}`, { connector: this.name, reason: 'UNKNOWN_TOOL' });
+    if (!remote)
+      throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on MCP connector ${this.name}`, {
+        connector: this.name,
+        reason: 'UNKNOWN_TOOL',
+      });
     if (this.options.readOnly && remote.annotations?.readOnlyHint !== true) this.refuseWrite(`tool ${tool}`);
     const started = performance.now();
     try {
       const res = await c.callTool({ name: tool, arguments: params }, undefined, { timeout: limits.timeoutMs });
       const size = Buffer.byteLength(JSON.stringify(res));
-      if (size > limits.maxResultBytes) throw new ConnectorError('RESULT_TOO_LARGE', `tool answer larger than ${limits.maxResultBytes} bytes`, { connector: this.name });
+      if (size > limits.maxResultBytes)
+        throw new ConnectorError('RESULT_TOO_LARGE', `tool answer larger than ${limits.maxResultBytes} bytes`, {
+          connector: this.name,
+        });
       const counts: RedactionCounts = {};
       const result = limits.redact ? redactValue(res, counts) : res;
-      return { result, execution_time_ms: performance.now() - started, truncated: false, redactions: limits.redact ? counts : undefined };
+      return {
+        result,
+        execution_time_ms: performance.now() - started,
+        truncated: false,
+        redactions: limits.redact ? counts : undefined,
+      };
     } catch (e) {
       throw await this.callFailed(e);
     }
@@ -149,7 +188,12 @@ export class McpConnector extends ConnectorBase implements Connector {
   }
 
   tools(): ToolDescription[] {
-    return this.remoteTools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema, writes: t.annotations?.readOnlyHint !== true }));
+    return this.remoteTools.map((t) => ({
+      name: t.name,
+      description: t.description ?? '',
+      inputSchema: t.inputSchema,
+      writes: t.annotations?.readOnlyHint !== true,
+    }));
   }
 
   async close(): Promise<void> {

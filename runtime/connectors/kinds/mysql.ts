@@ -55,7 +55,9 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
         enableKeepAlive: true,
       });
       // NB: the 'connection' event hands the callback-API connection, not the promise wrapper
-      this.pool.pool.on('connection', (conn: { on(ev: string, f: () => void): void }) => conn.on('error', () => undefined));
+      this.pool.pool.on('connection', (conn: { on(ev: string, f: () => void): void }) =>
+        conn.on('error', () => undefined),
+      );
     }
     return this.pool;
   }
@@ -106,13 +108,20 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
       throw this.fail(e, 'connect');
     }
     const threadId = conn.threadId;
-    const work = conn.execute({ sql: text, values: values.map((v) => (v === undefined ? null : v)) as never, rowsAsArray: false });
+    const work = conn.execute({
+      sql: text,
+      values: values.map((v) => (v === undefined ? null : v)) as never,
+      rowsAsArray: false,
+    });
     try {
       const [result, fields] = await withTimeout(work, limits.timeoutMs, () => this.kill(threadId));
       // a write answers a ResultSetHeader, not rows
       const header = Array.isArray(result) ? undefined : (result as { affectedRows?: number });
       const rows = header ? [] : (result as Row[]);
-      return sqlResult(rows, limits, started, prepared, { columns: fields?.map((f) => f.name), affectedRows: header?.affectedRows });
+      return sqlResult(rows, limits, started, prepared, {
+        columns: fields?.map((f) => f.name),
+        affectedRows: header?.affectedRows,
+      });
     } catch (e) {
       throw this.fail(e, 'query');
     } finally {
@@ -121,7 +130,10 @@ export class MysqlConnector extends SqlConnectorBase implements Connector {
   }
 
   private async kill(threadId: number): Promise<void> {
-    const c = await mysql.createConnection({ uri: withoutUnsafeParams(this.url), connectTimeout: this.options.connectTimeoutMs });
+    const c = await mysql.createConnection({
+      uri: withoutUnsafeParams(this.url),
+      connectTimeout: this.options.connectTimeoutMs,
+    });
     try {
       await c.query(`KILL QUERY ${Number(threadId)}`);
     } finally {

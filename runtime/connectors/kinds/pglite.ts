@@ -21,8 +21,14 @@ export class PgliteConnector extends SqlConnectorBase implements Connector {
 
   constructor(name: string, seed: string | undefined, options: ConnectorOptions, tuning: EmbeddedTuning = {}) {
     super(name, 'pglite', '', options);
-    if (!seed) throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'spec.seed is required with type pglite', { connector: name });
-    if (!options.readOnly) throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'spec.options.readOnly: a pglite connector is read-only', { connector: name });
+    if (!seed)
+      throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'spec.seed is required with type pglite', {
+        connector: name,
+      });
+    if (!options.readOnly)
+      throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'spec.options.readOnly: a pglite connector is read-only', {
+        connector: name,
+      });
     this.db = new EmbeddedDatabase({ ...tuning, name, seed, defaultSchema: options.defaultSchema });
   }
 

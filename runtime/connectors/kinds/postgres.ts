@@ -60,7 +60,11 @@ export class PostgresConnector extends SqlConnectorBase implements Connector {
       throw this.fail(e, 'connect');
     }
     const pid = (client as unknown as { processID: number }).processID;
-    const work = client.query({ text: prepared.text, values: prepared.params, queryMode: 'extended' } as pg.QueryConfig);
+    const work = client.query({
+      text: prepared.text,
+      values: prepared.params,
+      queryMode: 'extended',
+    } as pg.QueryConfig);
     try {
       const res = await withTimeout(work, limits.timeoutMs, () => this.cancel(pid));
       return sqlResult(res.rows, limits, started, prepared, {
@@ -100,7 +104,9 @@ export class PostgresConnector extends SqlConnectorBase implements Connector {
  * URL that turned it off would end strings where the guard does not, and run text the guard read as a string.
  */
 function pinnedOptions(readOnly: boolean): string {
-  return readOnly ? '-c standard_conforming_strings=on -c default_transaction_read_only=on' : '-c standard_conforming_strings=on';
+  return readOnly
+    ? '-c standard_conforming_strings=on -c default_transaction_read_only=on'
+    : '-c standard_conforming_strings=on';
 }
 
 /**
@@ -116,5 +122,8 @@ export function sessionOptions(url: string, readOnly: boolean): { connectionStri
   }
   const fromUrl = u.searchParams.get('options') ?? '';
   u.searchParams.delete('options');
-  return { connectionString: u.toString(), options: [fromUrl, pinnedOptions(readOnly)].filter((o) => o !== '').join(' ') };
+  return {
+    connectionString: u.toString(),
+    options: [fromUrl, pinnedOptions(readOnly)].filter((o) => o !== '').join(' '),
+  };
 }

@@ -2,12 +2,61 @@ import { Redis } from 'ioredis';
 import { ConnectorError } from '../errors.js';
 import { capRows, redactRows, withTimeout } from '../limits.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
-import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
+import type {
+  Connector,
+  HealthResult,
+  PreparedStatement,
+  QueryResult,
+  Row,
+  ToolDescription,
+  ToolResult,
+} from '../types.js';
 import { ConnectorBase, positional } from './base.js';
 
 /** Commands callers may send; anything else (FLUSHALL, CONFIG, EVAL, KEYS, ...) is refused. */
-const READ = new Set(['get', 'mget', 'strlen', 'exists', 'ttl', 'pttl', 'type', 'hget', 'hgetall', 'hmget', 'hkeys', 'hlen', 'lrange', 'llen', 'lindex', 'smembers', 'sismember', 'scard', 'zrange', 'zscore', 'zcard', 'zrank']);
-const WRITE = new Set(['set', 'del', 'unlink', 'expire', 'pexpire', 'incr', 'incrby', 'decr', 'hset', 'hdel', 'lpush', 'rpush', 'sadd', 'srem', 'zadd', 'zrem', 'publish']);
+const READ = new Set([
+  'get',
+  'mget',
+  'strlen',
+  'exists',
+  'ttl',
+  'pttl',
+  'type',
+  'hget',
+  'hgetall',
+  'hmget',
+  'hkeys',
+  'hlen',
+  'lrange',
+  'llen',
+  'lindex',
+  'smembers',
+  'sismember',
+  'scard',
+  'zrange',
+  'zscore',
+  'zcard',
+  'zrank',
+]);
+const WRITE = new Set([
+  'set',
+  'del',
+  'unlink',
+  'expire',
+  'pexpire',
+  'incr',
+  'incrby',
+  'decr',
+  'hset',
+  'hdel',
+  'lpush',
+  'rpush',
+  'sadd',
+  'srem',
+  'zadd',
+  'zrem',
+  'publish',
+]);
 
 /**
  * Redis through ioredis. `query(statement, params)` runs one allowed command (`GET` with `[key]`);
@@ -38,7 +87,8 @@ export class RedisConnector extends ConnectorBase implements Connector {
 
   private async ready(): Promise<Redis> {
     const c = this.ensureClient();
-    if (c.status === 'wait' || c.status === 'end') await c.connect().catch((e: unknown) => Promise.reject(this.fail(e, 'connect')));
+    if (c.status === 'wait' || c.status === 'end')
+      await c.connect().catch((e: unknown) => Promise.reject(this.fail(e, 'connect')));
     return c;
   }
 
@@ -58,37 +108,75 @@ export class RedisConnector extends ConnectorBase implements Connector {
   }
 
   prepare(statement: string, params: unknown): PreparedStatement {
-    const command = String(statement ?? '').trim().toLowerCase();
+    const command = String(statement ?? '')
+      .trim()
+      .toLowerCase();
     if (!READ.has(command) && !WRITE.has(command)) {
-      throw new ConnectorError('OPERATION_NOT_ALLOWED', `redis command ${command.toUpperCase() || '(empty)'} is not allowed`, { connector: this.name, reason: 'COMMAND_NOT_ALLOWED' });
+      throw new ConnectorError(
+        'OPERATION_NOT_ALLOWED',
+        `redis command ${command.toUpperCase() || '(empty)'} is not allowed`,
+        { connector: this.name, reason: 'COMMAND_NOT_ALLOWED' },
+      );
     }
     if (this.options.readOnly && WRITE.has(command)) this.refuseWrite(command.toUpperCase());
-    return { text: command, params: positional(params).map((p) => (typeof p === 'string' || typeof p === 'number' ? p : JSON.stringify(p))) };
+    return {
+      text: command,
+      params: positional(params).map((p) => (typeof p === 'string' || typeof p === 'number' ? p : JSON.stringify(p))),
+    };
   }
 
   async query(prepared: PreparedStatement, limits: EffectiveLimits): Promise<QueryResult> {
     const started = performance.now();
     try {
       const c = await this.ready();
-      const value = await withTimeout(c.call(prepared.text, ...(prepared.params as (string | number)[])), limits.timeoutMs);
+      const value = await withTimeout(
+        c.call(prepared.text, ...(prepared.params as (string | number)[])),
+        limits.timeoutMs,
+      );
       const capped = capRows(toRows(prepared.text, value), limits);
       const redacted = redactRows(capped.rows, limits.redact);
-      return { rows: redacted.rows, row_count: redacted.rows.length, execution_time_ms: performance.now() - started, truncated: capped.truncated, redactions: redacted.redactions };
+      return {
+        rows: redacted.rows,
+        row_count: redacted.rows.length,
+        execution_time_ms: performance.now() - started,
+        truncated: capped.truncated,
+        redactions: redacted.redactions,
+      };
     } catch (e) {
       throw this.fail(e, 'command');
     }
   }
 
   async execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
-    const args = Array.isArray(params.args) ? params.args : [params.key, params.field, params.value].filter((v) => v !== undefined);
+    const args = Array.isArray(params.args)
+      ? params.args
+      : [params.key, params.field, params.value].filter((v) => v !== undefined);
     const res = await this.query(this.prepare(tool, args), limits);
-    return { result: { rows: res.rows, row_count: res.row_count }, execution_time_ms: res.execution_time_ms, truncated: res.truncated, redactions: res.redactions };
+    return {
+      result: { rows: res.rows, row_count: res.row_count },
+      execution_time_ms: res.execution_time_ms,
+      truncated: res.truncated,
+      redactions: res.redactions,
+    };
   }
 
   tools(): ToolDescription[] {
-    const schema = { type: 'object', properties: { key: { type: 'string' }, value: {}, field: { type: 'string' }, args: { type: 'array', description: 'all arguments, in order (overrides key, field, value)' } } };
+    const schema = {
+      type: 'object',
+      properties: {
+        key: { type: 'string' },
+        value: {},
+        field: { type: 'string' },
+        args: { type: 'array', description: 'all arguments, in order (overrides key, field, value)' },
+      },
+    };
     const names = [...READ, ...(this.options.readOnly ? [] : [...WRITE])];
-    return names.map((n) => ({ name: n, description: `Redis ${n.toUpperCase()} on connector ${this.name}`, inputSchema: schema, writes: WRITE.has(n) }));
+    return names.map((n) => ({
+      name: n,
+      description: `Redis ${n.toUpperCase()} on connector ${this.name}`,
+      inputSchema: schema,
+      writes: WRITE.has(n),
+    }));
   }
 
   async close(): Promise<void> {
@@ -108,6 +196,7 @@ function toRows(command: string, value: unknown): Row[] {
   }
   if (Array.isArray(value)) return value.map((v) => ({ value: v }));
   // ioredis turns HGETALL replies into objects
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) return Object.entries(value).map(([field, v]) => ({ field, value: v }));
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value))
+    return Object.entries(value).map(([field, v]) => ({ field, value: v }));
   return [{ value }];
 }

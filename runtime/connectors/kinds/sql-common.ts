@@ -3,7 +3,15 @@ import type { ConnectorOptions, EffectiveLimits } from '../options.js';
 import type { GuardedSql } from '../sql/guard.js';
 import { GuardCache } from '../sql/guard-cache.js';
 import type { SqlDialect } from '../sql/lexer.js';
-import type { Connector, HealthResult, PreparedStatement, QueryResult, Row, ToolDescription, ToolResult } from '../types.js';
+import type {
+  Connector,
+  HealthResult,
+  PreparedStatement,
+  QueryResult,
+  Row,
+  ToolDescription,
+  ToolResult,
+} from '../types.js';
 import { capRows, redactRows, withTimeout } from '../limits.js';
 import { ConnectorBase, positional, sqlToolSchema } from './base.js';
 
@@ -14,7 +22,13 @@ import { ConnectorBase, positional, sqlToolSchema } from './base.js';
 const caches = new WeakMap<ConnectorOptions, GuardCache>();
 
 /** The guard with a connector's options (cached per statement), and the parameter count check. */
-export function guardStatement(statement: string, params: unknown, dialect: SqlDialect, o: ConnectorOptions, defaultSchema?: string): PreparedStatement & { guarded: GuardedSql } {
+export function guardStatement(
+  statement: string,
+  params: unknown,
+  dialect: SqlDialect,
+  o: ConnectorOptions,
+  defaultSchema?: string,
+): PreparedStatement & { guarded: GuardedSql } {
   if (typeof statement !== 'string') throw new ConnectorError('INVALID_PARAMS', 'statement must be a string');
   const values = positional(params);
   let cache = caches.get(o);
@@ -33,15 +47,30 @@ export function guardStatement(statement: string, params: unknown, dialect: SqlD
   }
   const guarded = cache.guard(statement);
   const highest = guarded.lex.placeholders.reduce((m, p) => Math.max(m, p.index), 0);
-  if (highest > values.length) throw new ConnectorError('INVALID_PARAMS', `statement uses $${highest} but ${values.length} params were given`);
+  if (highest > values.length)
+    throw new ConnectorError('INVALID_PARAMS', `statement uses $${highest} but ${values.length} params were given`);
   return { text: guarded.text, params: values, sql: guarded.summary, guarded };
 }
 
 /** The `query` tool of the SQL kinds: the same path as a query, the rows as its result. */
-export async function sqlTool(c: Connector, tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult> {
-  if (tool !== 'query') throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on ${c.type} connector ${c.name}`, { connector: c.name, reason: 'UNKNOWN_TOOL' });
+export async function sqlTool(
+  c: Connector,
+  tool: string,
+  params: Record<string, unknown>,
+  limits: EffectiveLimits,
+): Promise<ToolResult> {
+  if (tool !== 'query')
+    throw new ConnectorError('OPERATION_NOT_ALLOWED', `no tool ${tool} on ${c.type} connector ${c.name}`, {
+      connector: c.name,
+      reason: 'UNKNOWN_TOOL',
+    });
   const res = await c.query(c.prepare(String(params.statement ?? ''), params.params), limits);
-  return { result: { rows: res.rows, row_count: res.row_count, columns: res.columns }, execution_time_ms: res.execution_time_ms, truncated: res.truncated, redactions: res.redactions };
+  return {
+    result: { rows: res.rows, row_count: res.row_count, columns: res.columns },
+    execution_time_ms: res.execution_time_ms,
+    truncated: res.truncated,
+    redactions: res.redactions,
+  };
 }
 
 /**
@@ -61,7 +90,14 @@ export abstract class SqlConnectorBase extends ConnectorBase {
   }
 
   tools(): ToolDescription[] {
-    return [{ name: 'query', description: `Run one SQL statement on ${this.product} connector ${this.name}`, inputSchema: { ...sqlToolSchema }, writes: !this.options.readOnly }];
+    return [
+      {
+        name: 'query',
+        description: `Run one SQL statement on ${this.product} connector ${this.name}`,
+        inputSchema: { ...sqlToolSchema },
+        writes: !this.options.readOnly,
+      },
+    ];
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ export function splitCredentials(url: string): { url: string; headers: Record<st
   const pass = decodeURIComponent(u.password);
   u.username = '';
   u.password = '';
-  const authorization = user.toLowerCase() === 'bearer' ? `Bearer ${pass}` : `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+  const authorization =
+    user.toLowerCase() === 'bearer' ? `Bearer ${pass}` : `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
   return { url: u.toString(), headers: { authorization } };
 }

@@ -25,12 +25,23 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
 }
 
 const guarded = (baseUrl = `${server.url}/api`) => {
-  const http = new GuardedHttp({ baseUrl, allowedCidrs: ['127.0.0.0/8'], maxRedirects: 3, connectTimeoutMs: 2000, poolMax: 2 });
+  const http = new GuardedHttp({
+    baseUrl,
+    allowedCidrs: ['127.0.0.0/8'],
+    maxRedirects: 3,
+    connectTimeoutMs: 2000,
+    poolMax: 2,
+  });
   open.push(http);
   return http;
 };
 const get = (http: GuardedHttp, path: string) =>
-  http.request(new URL(path, server.url), { method: 'GET', headers: {}, signal: AbortSignal.timeout(5000), maxBytes: 1 << 20 });
+  http.request(new URL(path, server.url), {
+    method: 'GET',
+    headers: {},
+    signal: AbortSignal.timeout(5000),
+    maxBytes: 1 << 20,
+  });
 
 beforeAll(async () => {
   server = await listen(handler);
@@ -45,7 +56,10 @@ describe('GuardedHttp redirects and the base path', () => {
     'request() refuses the same-origin redirect of %s out of /api, and never asks for the target',
     async (path) => {
       served.length = 0;
-      await expect(get(guarded(), path)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      await expect(get(guarded(), path)).rejects.toMatchObject({
+        code: 'SSRF_REFUSED',
+        reason: 'REDIRECT_OUTSIDE_BASE_PATH',
+      });
       expect(served).toEqual([path]);
     },
   );
@@ -54,7 +68,10 @@ describe('GuardedHttp redirects and the base path', () => {
     'fetch() refuses the same-origin redirect of %s out of /api, and never asks for the target',
     async (path) => {
       served.length = 0;
-      await expect(guarded().fetch(`${server.url}${path}`)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      await expect(guarded().fetch(`${server.url}${path}`)).rejects.toMatchObject({
+        code: 'SSRF_REFUSED',
+        reason: 'REDIRECT_OUTSIDE_BASE_PATH',
+      });
       expect(served).toEqual([path]);
     },
   );
@@ -68,8 +85,12 @@ describe('GuardedHttp redirects and the base path', () => {
   });
 
   it('refuses a direct request outside the base path', () => {
-    expect(() => guarded().resolve('/admin/secret')).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }));
-    expect(() => guarded().resolve('/api-admin/secret')).toThrow(expect.objectContaining({ reason: 'OUTSIDE_BASE_PATH' }));
+    expect(() => guarded().resolve('/admin/secret')).toThrow(
+      expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }),
+    );
+    expect(() => guarded().resolve('/api-admin/secret')).toThrow(
+      expect.objectContaining({ reason: 'OUTSIDE_BASE_PATH' }),
+    );
     expect(guarded().resolve('/api/data').pathname).toBe('/api/data');
   });
 

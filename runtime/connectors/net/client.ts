@@ -1,6 +1,15 @@
 import { Agent, fetch as undiciFetch, request, type Dispatcher } from 'undici';
 import { ConnectorError } from '../errors.js';
-import { addressPolicy, assertOnOrigin, basePathOf, guardedLookup, hasEncodedTraversal, isBelowBasePath, originOf, type AddressPolicy } from './ssrf.js';
+import {
+  addressPolicy,
+  assertOnOrigin,
+  basePathOf,
+  guardedLookup,
+  hasEncodedTraversal,
+  isBelowBasePath,
+  originOf,
+  type AddressPolicy,
+} from './ssrf.js';
 
 export interface GuardedHttpOptions {
   baseUrl: string;
@@ -47,12 +56,24 @@ export class GuardedHttp {
 
   async request(
     url: URL,
-    init: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number },
+    init: {
+      method: Dispatcher.HttpMethod;
+      headers: Record<string, string>;
+      body?: string;
+      signal: AbortSignal;
+      maxBytes: number;
+    },
   ): Promise<HttpAnswer> {
     let target = url;
     this.assertAllowed(target);
     for (let hop = 0; ; hop++) {
-      const res = await request(target, { method: init.method, headers: init.headers, body: init.body, signal: init.signal, dispatcher: this.dispatcher });
+      const res = await request(target, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        signal: init.signal,
+        dispatcher: this.dispatcher,
+      });
       const location = res.headers.location;
       if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
         await res.body.dump();
@@ -72,7 +93,11 @@ export class GuardedHttp {
     let target = new URL(String(input instanceof Request ? input.url : input));
     assertOnOrigin(target, this.origin, this.policy);
     for (let hop = 0; ; hop++) {
-      const res = (await undiciFetch(target, { ...(init as object), redirect: 'manual', dispatcher: this.dispatcher })) as unknown as Response;
+      const res = (await undiciFetch(target, {
+        ...(init as object),
+        redirect: 'manual',
+        dispatcher: this.dispatcher,
+      })) as unknown as Response;
       const location = res.headers.get('location');
       if (res.status < 300 || res.status >= 400 || location === null) return res;
       await res.body?.cancel();
@@ -92,9 +117,14 @@ export class GuardedHttp {
   private redirectTarget(location: string, from: URL, hop: number): URL {
     if (hop >= this.options.maxRedirects) throw new ConnectorError('CONNECTOR_QUERY_FAILED', 'too many redirects');
     const target = new URL(location, from);
-    if (target.origin !== this.origin.origin) throw new ConnectorError('SSRF_REFUSED', 'redirect leaves the connector origin', { reason: 'REDIRECT_OFF_ORIGIN' });
+    if (target.origin !== this.origin.origin)
+      throw new ConnectorError('SSRF_REFUSED', 'redirect leaves the connector origin', {
+        reason: 'REDIRECT_OFF_ORIGIN',
+      });
     if (!isBelowBasePath(target, this.basePath)) {
-      throw new ConnectorError('SSRF_REFUSED', 'redirect leaves the connector base path', { reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      throw new ConnectorError('SSRF_REFUSED', 'redirect leaves the connector base path', {
+        reason: 'REDIRECT_OUTSIDE_BASE_PATH',
+      });
     }
     refuseEncodedTraversal(target);
     assertOnOrigin(target, this.origin, this.policy);
@@ -114,11 +144,16 @@ export class GuardedHttp {
 
 function refuseEncodedTraversal(target: URL): void {
   if (hasEncodedTraversal(target.pathname)) {
-    throw new ConnectorError('SSRF_REFUSED', 'the path holds an encoded slash or dot segment', { reason: 'ENCODED_PATH' });
+    throw new ConnectorError('SSRF_REFUSED', 'the path holds an encoded slash or dot segment', {
+      reason: 'ENCODED_PATH',
+    });
   }
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, maxBytes: number): Promise<Buffer> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  maxBytes: number,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -1,5 +1,10 @@
 import { isIP } from 'node:net';
-import { addressPolicy as netPolicy, guardedLookup as netLookup, InvalidCidrError, type AddressPolicy } from '../../net/index.js';
+import {
+  addressPolicy as netPolicy,
+  guardedLookup as netLookup,
+  InvalidCidrError,
+  type AddressPolicy,
+} from '../../net/index.js';
 import { ConnectorError } from '../errors.js';
 
 /**
@@ -15,12 +20,14 @@ export function addressPolicy(allowedCidrs: readonly string[]): AddressPolicy {
   try {
     return netPolicy(allowedCidrs);
   } catch (e) {
-    if (e instanceof InvalidCidrError) throw new ConnectorError('CONNECTOR_MISCONFIGURED', `allowedCidrs: ${e.cidr} is not a CIDR`);
+    if (e instanceof InvalidCidrError)
+      throw new ConnectorError('CONNECTOR_MISCONFIGURED', `allowedCidrs: ${e.cidr} is not a CIDR`);
     throw e;
   }
 }
 
-const privateAddress = () => new ConnectorError('SSRF_REFUSED', 'destination address is private or reserved', { reason: 'PRIVATE_ADDRESS' });
+const privateAddress = () =>
+  new ConnectorError('SSRF_REFUSED', 'destination address is private or reserved', { reason: 'PRIVATE_ADDRESS' });
 
 /** A `lookup` for undici connect options that refuses addresses the policy does not allow. */
 export function guardedLookup(policy: AddressPolicy) {
@@ -35,13 +42,15 @@ export function originOf(base: string): URL {
   } catch {
     throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'connection URL does not parse');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'connection URL must be http or https');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConnectorError('CONNECTOR_MISCONFIGURED', 'connection URL must be http or https');
   return u;
 }
 
 /** Refuses a URL off the origin, and an IP-literal host the policy forbids (no lookup runs for those). */
 export function assertOnOrigin(target: URL, origin: URL, policy: AddressPolicy): void {
-  if (target.origin !== origin.origin) throw new ConnectorError('SSRF_REFUSED', 'destination is not the connector origin', { reason: 'OTHER_ORIGIN' });
+  if (target.origin !== origin.origin)
+    throw new ConnectorError('SSRF_REFUSED', 'destination is not the connector origin', { reason: 'OTHER_ORIGIN' });
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !policy.allows(host)) throw privateAddress();
 }

@@ -10,8 +10,18 @@ import type { AstFacts, FunctionCall } from './walk.js';
  * newer servers than the PostgreSQL 15 the tests run on; listed so that they are covered too.
  */
 const POSTGRES_CATALOG_TYPES: ReadonlySet<string> = new Set([
-  'regclass', 'regcollation', 'regconfig', 'regdatabase', 'regdictionary', 'regnamespace', 'regoper', 'regoperator',
-  'regproc', 'regprocedure', 'regrole', 'regtype',
+  'regclass',
+  'regcollation',
+  'regconfig',
+  'regdatabase',
+  'regdictionary',
+  'regnamespace',
+  'regoper',
+  'regoperator',
+  'regproc',
+  'regprocedure',
+  'regrole',
+  'regtype',
 ]);
 
 /**

@@ -85,7 +85,13 @@ describe('SQL guard corpus', () => {
   it.each(cases)('$name', async ({ entry, dialect }) => {
     let guarded;
     try {
-      guarded = guardSql(entry.sql, { dialect, readOnly: true, forceLimit: 1001, allowedTables: entry.allowedTables, defaultSchema: space });
+      guarded = guardSql(entry.sql, {
+        dialect,
+        readOnly: true,
+        forceLimit: 1001,
+        allowedTables: entry.allowedTables,
+        defaultSchema: space,
+      });
     } catch (e) {
       expect(e).toBeInstanceOf(ConnectorError);
       expect((e as ConnectorError).code).toBe('SQL_REFUSED');

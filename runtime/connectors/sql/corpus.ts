@@ -18,8 +18,19 @@ export interface CorpusEntry {
   allowedTables?: string[];
 }
 
-const b = (dialect: CorpusDialect, sql: string, note: string, params?: unknown[]): CorpusEntry => ({ verdict: 'benign', dialect, sql, note, params });
-const h = (dialect: CorpusDialect, sql: string, note: string): CorpusEntry => ({ verdict: 'hostile', dialect, sql, note });
+const b = (dialect: CorpusDialect, sql: string, note: string, params?: unknown[]): CorpusEntry => ({
+  verdict: 'benign',
+  dialect,
+  sql,
+  note,
+  params,
+});
+const h = (dialect: CorpusDialect, sql: string, note: string): CorpusEntry => ({
+  verdict: 'hostile',
+  dialect,
+  sql,
+  note,
+});
 /** An entry for a connector that may read `orders` only. */
 const ordersOnly = (e: CorpusEntry): CorpusEntry => ({ ...e, allowedTables: ['orders'] });
 
@@ -31,7 +42,11 @@ export const BENIGN: readonly CorpusEntry[] = [
   b('both', 'SELECT id FROM orders WHERE customer_id = $1 OR id = $1', 'param used twice', [2]),
   b('both', 'SELECT name FROM customers WHERE name = $1', 'string param', ["Robert'); DROP TABLE customers;--"]),
   b('both', 'SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id', 'join'),
-  b('both', 'SELECT c.name, o.total FROM customers c LEFT JOIN orders o ON o.customer_id = c.id ORDER BY c.name', 'left join, order'),
+  b(
+    'both',
+    'SELECT c.name, o.total FROM customers c LEFT JOIN orders o ON o.customer_id = c.id ORDER BY c.name',
+    'left join, order',
+  ),
   b('both', 'SELECT customer_id, COUNT(*) AS n, SUM(total) AS s FROM orders GROUP BY customer_id', 'aggregate'),
   b('both', 'SELECT customer_id, SUM(total) FROM orders GROUP BY customer_id HAVING SUM(total) > 10', 'having'),
   b('both', 'SELECT * FROM orders ORDER BY total DESC LIMIT 5', 'limit below the cap'),
@@ -42,12 +57,16 @@ export const BENIGN: readonly CorpusEntry[] = [
   b('both', 'SELECT * FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)', 'exists'),
   b('both', 'SELECT * FROM (SELECT id, total FROM orders) AS t WHERE t.total > 5', 'derived table'),
   b('both', 'WITH big AS (SELECT * FROM orders WHERE total > 20) SELECT COUNT(*) FROM big', 'read-only CTE'),
-  b('both', 'WITH a AS (SELECT id FROM customers), b AS (SELECT customer_id FROM orders) SELECT * FROM a JOIN b ON a.id = b.customer_id', 'two CTEs'),
+  b(
+    'both',
+    'WITH a AS (SELECT id FROM customers), b AS (SELECT customer_id FROM orders) SELECT * FROM a JOIN b ON a.id = b.customer_id',
+    'two CTEs',
+  ),
   b('both', 'SELECT id FROM customers UNION SELECT customer_id FROM orders', 'union'),
   b('both', 'SELECT id FROM customers UNION ALL SELECT customer_id FROM orders ORDER BY 1', 'union all, order'),
   b('both', "SELECT CASE WHEN total > 20 THEN 'big' ELSE 'small' END AS size FROM orders", 'case'),
   b('both', 'SELECT COALESCE(email, name) FROM customers', 'coalesce'),
-  b('both', "SELECT UPPER(name), LOWER(email), LENGTH(name) FROM customers", 'string functions'),
+  b('both', 'SELECT UPPER(name), LOWER(email), LENGTH(name) FROM customers', 'string functions'),
   b('both', "SELECT * FROM customers WHERE name LIKE 'A%'", 'like'),
   b('both', 'SELECT * FROM customers WHERE email IS NULL', 'is null'),
   b('both', 'SELECT DISTINCT country FROM customers', 'distinct'),
@@ -67,8 +86,16 @@ export const BENIGN: readonly CorpusEntry[] = [
   b('both', 'SELECT id + 1, id * 2, id - 1 FROM customers', 'arithmetic'),
   b('both', 'SELECT * FROM customers ORDER BY name ASC, id DESC', 'multi order'),
   b('both', "SELECT COUNT(*) FROM orders WHERE status = 'shipped'", 'count with filter'),
-  b('both', 'SELECT o.id, (SELECT name FROM customers c WHERE c.id = o.customer_id) AS who FROM orders o', 'scalar subquery'),
-  b('both', 'SELECT customer_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY total) AS rn FROM orders', 'window function'),
+  b(
+    'both',
+    'SELECT o.id, (SELECT name FROM customers c WHERE c.id = o.customer_id) AS who FROM orders o',
+    'scalar subquery',
+  ),
+  b(
+    'both',
+    'SELECT customer_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY total) AS rn FROM orders',
+    'window function',
+  ),
   b('both', 'EXPLAIN SELECT * FROM orders', 'explain'),
   b('both', 'SELECT NULL', 'null'),
   b('both', 'SELECT * FROM orders WHERE status IN ($1, $2)', 'params in list', ['new', 'shipped']),
@@ -82,9 +109,14 @@ export const BENIGN: readonly CorpusEntry[] = [
   b('postgresql', "SELECT E'it\\'s'", 'E-string with escaped quote'),
   b('postgresql', "SELECT 'a\\' AS backslash_is_literal", 'standard string ends at the quote'),
   b('postgresql', 'SELECT $$a;b$$ AS dollar_quoted', 'dollar-quoted string with semicolon'),
-  b('postgresql', "SELECT $tag$ DROP TABLE x; $tag$ AS dollar_tag", 'tagged dollar quote'),
+  b('postgresql', 'SELECT $tag$ DROP TABLE x; $tag$ AS dollar_tag', 'tagged dollar quote'),
   b('postgresql', 'SELECT * FROM customers WHERE id = CAST($1 AS int)', 'param with cast', ['2']),
-  b('postgresql', 'SELECT * FROM customers WHERE id = ($1)::int', 'param with :: cast (parenthesised: node-sql-parser refuses $1::int)', ['2']),
+  b(
+    'postgresql',
+    'SELECT * FROM customers WHERE id = ($1)::int',
+    'param with :: cast (parenthesised: node-sql-parser refuses $1::int)',
+    ['2'],
+  ),
   b('postgresql', 'SELECT now()', 'now'),
   b('postgresql', 'SELECT current_date', 'current_date'),
   b('postgresql', 'SELECT relname FROM pg_catalog.pg_class WHERE false', 'schema-qualified table'),
@@ -94,41 +126,89 @@ export const BENIGN: readonly CorpusEntry[] = [
   b('postgresql', 'SELECT pg_typeof(1)', 'harmless pg_ function'),
   b('postgresql', 'EXPLAIN (FORMAT JSON) SELECT * FROM customers', 'explain with options'),
   b('postgresql', 'SELECT * FROM orders ORDER BY id LIMIT $1', 'parameterised limit (wrapped)', [2]),
-  b('postgresql', 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r', 'unbounded recursion, stopped by the forced LIMIT'),
+  b(
+    'postgresql',
+    'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r',
+    'unbounded recursion, stopped by the forced LIMIT',
+  ),
   // MySQL / MariaDB
   b('mysql', 'SELECT `id`, `name` FROM `customers`', 'backticks'),
   b('mysql', 'SELECT * FROM orders LIMIT 2, 5', 'mysql limit offset,count'),
   b('mysql', 'SELECT IFNULL(email, name) FROM customers', 'ifnull'),
   b('mysql', "SELECT DATE_FORMAT(created_at, '%Y-%m') FROM orders", 'date_format'),
   b('mysql', 'SELECT 1 # trailing hash comment', 'hash comment'),
-  b('mysql', "SELECT \"double quoted string\" AS s", 'double-quoted string'),
+  b('mysql', 'SELECT "double quoted string" AS s', 'double-quoted string'),
   b('mysql', "SELECT 'it\\'s' AS quoted", 'backslash escape'),
-  b('mysql', "SELECT 'a\\'; DROP TABLE customers; -- ' AS s", 'looks stacked, but MySQL reads one string (backslash escapes the quote)'),
+  b(
+    'mysql',
+    "SELECT 'a\\'; DROP TABLE customers; -- ' AS s",
+    'looks stacked, but MySQL reads one string (backslash escapes the quote)',
+  ),
   b('mysql', 'SELECT CONCAT(name, email) FROM customers', 'concat'),
   b('mysql', 'SELECT NOW()', 'now'),
   b('mysql', 'SELECT 10 DIV 3, 10 MOD 3', 'div mod'),
   // pure functions, as the parser reports them, on the function allowlist
   b('both', 'SELECT CAST(total AS CHAR(10)), EXTRACT(YEAR FROM created_at) FROM orders', 'cast and extract'),
-  b('both', 'SELECT customer_id, SUM(total) OVER (PARTITION BY customer_id ORDER BY id) AS running FROM orders', 'aggregate as a window function'),
+  b(
+    'both',
+    'SELECT customer_id, SUM(total) OVER (PARTITION BY customer_id ORDER BY id) AS running FROM orders',
+    'aggregate as a window function',
+  ),
   b('both', "SELECT GREATEST(total, 10), LEAST(total, 10), NULLIF(status, 'new') FROM orders", 'greatest least nullif'),
-  b('both', "SELECT LPAD(name, 10, '*'), REPLACE(name, 'a', 'b'), TRIM(name), SUBSTRING(name, 1, 2), LEFT(name, 1) FROM customers", 'more string functions'),
-  b('both', 'SELECT id FROM customers WHERE NOT EXISTS (SELECT 1 FROM orders WHERE orders.customer_id = customers.id)', 'not exists'),
-  b('both', 'SELECT * FROM orders WHERE NOT (total > 20) AND customer_id = ANY (SELECT id FROM customers)', 'not and any'),
+  b(
+    'both',
+    "SELECT LPAD(name, 10, '*'), REPLACE(name, 'a', 'b'), TRIM(name), SUBSTRING(name, 1, 2), LEFT(name, 1) FROM customers",
+    'more string functions',
+  ),
+  b(
+    'both',
+    'SELECT id FROM customers WHERE NOT EXISTS (SELECT 1 FROM orders WHERE orders.customer_id = customers.id)',
+    'not exists',
+  ),
+  b(
+    'both',
+    'SELECT * FROM orders WHERE NOT (total > 20) AND customer_id = ANY (SELECT id FROM customers)',
+    'not and any',
+  ),
   b('both', "SELECT 1 -- it's a comment with a quote", 'quote inside a comment'),
-  b('postgresql', "SELECT to_char(created_at, 'YYYY-MM'), date_part('month', created_at), now() - created_at FROM orders", 'date formatting'),
+  b(
+    'postgresql',
+    "SELECT to_char(created_at, 'YYYY-MM'), date_part('month', created_at), now() - created_at FROM orders",
+    'date formatting',
+  ),
   b('postgresql', "SELECT jsonb_build_object('id', id, 'name', name), to_json(name) FROM customers", 'json building'),
-  b('postgresql', "SELECT count(*) FILTER (WHERE status = 'new'), string_agg(status, ',' ORDER BY id) FROM orders", 'filter and ordered aggregate'),
+  b(
+    'postgresql',
+    "SELECT count(*) FILTER (WHERE status = 'new'), string_agg(status, ',' ORDER BY id) FROM orders",
+    'filter and ordered aggregate',
+  ),
   b('postgresql', "SELECT name FROM customers WHERE name ~* '^a' AND coalesce(email, '') <> ''", 'regex match'),
   b('postgresql', 'SELECT ORDERS.id FROM ORDERS WHERE Orders.total > 0', 'unquoted names fold to lower case'),
   b('postgresql', 'SELECT 1 AS "a\\"', 'backslash in a quoted identifier'),
-  b('postgresql', "SELECT pg_catalog.upper(name) FROM customers", 'pg_catalog-qualified built-in'),
-  b('mysql', "SELECT IF(total > 20, 'big', 'small'), DATE_FORMAT(created_at, '%Y'), IFNULL(status, '') FROM orders", 'if and date_format'),
+  b('postgresql', 'SELECT pg_catalog.upper(name) FROM customers', 'pg_catalog-qualified built-in'),
+  b(
+    'mysql',
+    "SELECT IF(total > 20, 'big', 'small'), DATE_FORMAT(created_at, '%Y'), IFNULL(status, '') FROM orders",
+    'if and date_format',
+  ),
   b('mysql', "SELECT GROUP_CONCAT(status ORDER BY id SEPARATOR ',') FROM orders", 'group_concat'),
   b('mysql', "SELECT JSON_OBJECT('id', id, 'name', name) FROM customers", 'json_object'),
   b('mysql', 'SELECT id--1 FROM orders', 'MySQL reads id--1 as id - -1, not a comment'),
   b('mysql', "SELECT 'back\\\\slash', 'it''s', \"dq\" FROM customers", 'escapes MySQL reads as the lexer does'),
-  ordersOnly(b('both', 'WITH customers AS (SELECT customer_id FROM orders) SELECT * FROM customers', 'a CTE shadowing a table, inside its scope')),
-  ordersOnly(b('both', 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r', 'recursive CTE on an allowlist')),
+  ordersOnly(
+    b(
+      'both',
+      'WITH customers AS (SELECT customer_id FROM orders) SELECT * FROM customers',
+      'a CTE shadowing a table, inside its scope',
+    ),
+  ),
+  ordersOnly(
+    b(
+      'both',
+      'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r',
+      'recursive CTE on an allowlist',
+    ),
+  ),
 ];
 
 export const HOSTILE: readonly CorpusEntry[] = [
@@ -140,7 +220,11 @@ export const HOSTILE: readonly CorpusEntry[] = [
   h('both', 'SELECT 1 -- comment\n; DELETE FROM orders', 'separator after a line comment'),
   h('both', 'SELECT 1; SELECT 2', 'two harmless statements'),
   h('both', 'SELECT 1;\nINSERT INTO orders (id) VALUES (999)', 'stacked insert on a new line'),
-  h('postgresql', "SELECT 'a\\'; DROP TABLE customers; --'", 'backslash trick: the server ends the string at the quote'),
+  h(
+    'postgresql',
+    "SELECT 'a\\'; DROP TABLE customers; --'",
+    'backslash trick: the server ends the string at the quote',
+  ),
   h('postgresql', 'SELECT $$;$$; DROP TABLE customers', 'dollar quote then separator'),
   h('mysql', 'SELECT 1 # ;\n; DROP TABLE customers', 'hash comment then separator'),
   h('mysql', 'SELECT 1 --; DROP TABLE customers', 'MySQL needs a space after --'),
@@ -162,13 +246,13 @@ export const HOSTILE: readonly CorpusEntry[] = [
   h('both', 'SET autocommit = 1', 'set'),
   h('postgresql', "COPY customers TO '/tmp/customers.csv'", 'copy to file'),
   h('postgresql', "COPY customers FROM PROGRAM 'id'", 'copy from program'),
-  h('postgresql', "DO $$ BEGIN PERFORM pg_sleep(1); END $$", 'anonymous block'),
+  h('postgresql', 'DO $$ BEGIN PERFORM pg_sleep(1); END $$', 'anonymous block'),
   h('postgresql', 'CALL some_procedure()', 'call'),
   h('postgresql', 'SET ROLE postgres', 'set role'),
   h('postgresql', 'RESET ALL', 'reset'),
   h('postgresql', 'VACUUM customers', 'vacuum'),
   h('postgresql', "NOTIFY chan, 'x'", 'notify'),
-  h('postgresql', "PREPARE p AS DELETE FROM orders", 'prepare'),
+  h('postgresql', 'PREPARE p AS DELETE FROM orders', 'prepare'),
   h('postgresql', 'LOCK TABLE orders IN ACCESS EXCLUSIVE MODE', 'lock table'),
   h('postgresql', 'INSERT INTO orders (id) VALUES (1) ON CONFLICT DO NOTHING', 'upsert'),
   h('mysql', 'REPLACE INTO orders (id, customer_id, total) VALUES (1, 1, 1)', 'replace'),
@@ -247,7 +331,11 @@ export const HOSTILE: readonly CorpusEntry[] = [
   h('postgresql', "SELECT table_to_xml('customers', true, true, '')", 'table_to_xml'),
   h('postgresql', 'SELECT * FROM orders FOR NO KEY UPDATE', 'for no key update'),
   h('postgresql', 'SELECT * FROM orders FOR UPDATE SKIP LOCKED', 'for update skip locked'),
-  h('postgresql', 'SELECT 1 /* nested /* */ ; DROP TABLE customers; */ ; DROP TABLE orders', 'nested comment hides one separator, not the second'),
+  h(
+    'postgresql',
+    'SELECT 1 /* nested /* */ ; DROP TABLE customers; */ ; DROP TABLE orders',
+    'nested comment hides one separator, not the second',
+  ),
   h('mysql', "SELECT RELEASE_LOCK('x')", 'release_lock'),
   h('mysql', "SELECT MASTER_POS_WAIT('f', 1)", 'master_pos_wait'),
   h('mysql', "SELECT * FROM customers WHERE name = '' OR SLEEP(3) = 0", 'classic blind injection'),
@@ -269,7 +357,7 @@ export const HOSTILE: readonly CorpusEntry[] = [
   h('postgresql', 'SELECT pg_backend_pid()', 'pg_* function'),
   h('postgresql', 'SELECT user', 'USER without parentheses'),
   h('postgresql', 'SELECT current_schema, current_catalog', 'session keywords without parentheses'),
-  h('postgresql', "SELECT \"Lower\"('x')", 'quoted name: another function than lower'),
+  h('postgresql', 'SELECT "Lower"(\'x\')', 'quoted name: another function than lower'),
   h('postgresql', "SELECT public.lower('x')", 'a user function shadowing a built-in name'),
   h('postgresql', 'SELECT setseed(0.5)', 'changes the session random seed'),
   h('postgresql', 'SELECT * FROM ONLY (customers)', 'FROM ONLY, which the parser reads as a call'),
@@ -283,19 +371,67 @@ export const HOSTILE: readonly CorpusEntry[] = [
   h('mysql', 'SELECT DATABASE()', 'database()'),
   h('mysql', 'SELECT VERSION()', 'version()'),
   h('mysql', 'SELECT CONNECTION_ID()', 'connection_id()'),
-  h('mysql', 'SELECT LAST_INSERT_ID()', 'the previous caller\'s insert id'),
+  h('mysql', 'SELECT LAST_INSERT_ID()', "the previous caller's insert id"),
   h('mysql', 'SELECT UUID()', 'uuid() carries the MAC address'),
   h('mysql', "SELECT test.lower('x')", 'a stored function'),
   // past the table allowlist
-  ordersOnly(h('both', 'SELECT * FROM customers WHERE EXISTS (WITH customers AS (SELECT 1) SELECT 1)', 'CTE in a subquery shadows a table outside it')),
-  ordersOnly(h('both', 'WITH x AS (WITH customers AS (SELECT 1) SELECT 1) SELECT * FROM customers', 'CTE inside a CTE shadows a table outside it')),
-  ordersOnly(h('both', 'WITH customers AS (SELECT * FROM customers) SELECT * FROM customers', 'a non-recursive CTE naming itself reads the table')),
-  ordersOnly(h('postgresql', '(WITH customers AS (SELECT 1 AS id) SELECT id FROM customers) UNION SELECT id FROM customers', 'CTE in a parenthesised UNION member')),
-  ordersOnly(h('postgresql', 'SELECT usename FROM pg_shadow WHERE EXISTS (WITH pg_shadow AS (SELECT 1) SELECT 1)', 'CTE shadowing pg_shadow')),
-  ordersOnly(h('postgresql', "SELECT 'a\\' AS p, (SELECT name FROM customers LIMIT 1) AS q -- '\n FROM orders", 'the parser reads \\\' as an escaped quote')),
-  ordersOnly(h('postgresql', 'SELECT 1 /* /* */ */ , (SELECT name FROM customers LIMIT 1) AS q FROM orders', 'nested comments, which the parser does not nest')),
+  ordersOnly(
+    h(
+      'both',
+      'SELECT * FROM customers WHERE EXISTS (WITH customers AS (SELECT 1) SELECT 1)',
+      'CTE in a subquery shadows a table outside it',
+    ),
+  ),
+  ordersOnly(
+    h(
+      'both',
+      'WITH x AS (WITH customers AS (SELECT 1) SELECT 1) SELECT * FROM customers',
+      'CTE inside a CTE shadows a table outside it',
+    ),
+  ),
+  ordersOnly(
+    h(
+      'both',
+      'WITH customers AS (SELECT * FROM customers) SELECT * FROM customers',
+      'a non-recursive CTE naming itself reads the table',
+    ),
+  ),
+  ordersOnly(
+    h(
+      'postgresql',
+      '(WITH customers AS (SELECT 1 AS id) SELECT id FROM customers) UNION SELECT id FROM customers',
+      'CTE in a parenthesised UNION member',
+    ),
+  ),
+  ordersOnly(
+    h(
+      'postgresql',
+      'SELECT usename FROM pg_shadow WHERE EXISTS (WITH pg_shadow AS (SELECT 1) SELECT 1)',
+      'CTE shadowing pg_shadow',
+    ),
+  ),
+  ordersOnly(
+    h(
+      'postgresql',
+      "SELECT 'a\\' AS p, (SELECT name FROM customers LIMIT 1) AS q -- '\n FROM orders",
+      "the parser reads \\' as an escaped quote",
+    ),
+  ),
+  ordersOnly(
+    h(
+      'postgresql',
+      'SELECT 1 /* /* */ */ , (SELECT name FROM customers LIMIT 1) AS q FROM orders',
+      'nested comments, which the parser does not nest',
+    ),
+  ),
   ordersOnly(h('postgresql', 'SELECT * FROM "Orders"', 'a quoted name is another table')),
-  ordersOnly(h('mysql', 'SELECT id --(SELECT ASCII(name) FROM customers LIMIT 1)\n FROM orders', 'the parser reads --( as a comment')),
+  ordersOnly(
+    h(
+      'mysql',
+      'SELECT id --(SELECT ASCII(name) FROM customers LIMIT 1)\n FROM orders',
+      'the parser reads --( as a comment',
+    ),
+  ),
   ordersOnly(h('mysql', 'SELECT * FROM ORDERS', 'another case is another table on Linux')),
 ];
 

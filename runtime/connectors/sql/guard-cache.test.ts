@@ -14,13 +14,18 @@ describe('GuardCache', () => {
 
   it('refuses a hostile statement every time and keeps no refusal', () => {
     const c = cache();
-    for (let i = 0; i < 2; i++) expect(() => c.guard('SELECT 1; DROP TABLE orders')).toThrow(expect.objectContaining({ code: 'SQL_REFUSED', reason: 'STACKED_QUERIES' }));
+    for (let i = 0; i < 2; i++)
+      expect(() => c.guard('SELECT 1; DROP TABLE orders')).toThrow(
+        expect.objectContaining({ code: 'SQL_REFUSED', reason: 'STACKED_QUERIES' }),
+      );
   });
 
   it("keeps one connector's verdicts apart from another's options", () => {
     const readWrite = new GuardCache({ dialect: 'postgresql', readOnly: false });
     expect(readWrite.guard('DELETE FROM orders WHERE id = $1').summary.operation).toBe('delete');
-    expect(() => cache().guard('DELETE FROM orders WHERE id = $1')).toThrow(expect.objectContaining({ reason: 'NOT_READ_ONLY' }));
+    expect(() => cache().guard('DELETE FROM orders WHERE id = $1')).toThrow(
+      expect.objectContaining({ reason: 'NOT_READ_ONLY' }),
+    );
   });
 
   it('evicts the least recently used statement past its size', () => {

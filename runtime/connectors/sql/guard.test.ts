@@ -14,10 +14,22 @@ const refusal = (sql: string, o: SqlGuardOptions) => {
 
 describe('guardSql', () => {
   it.each([
-    ['adds a LIMIT on its own line, dropping a trailing comment that could swallow it', 'SELECT * FROM t -- note', 'SELECT * FROM t\nLIMIT 10'],
+    [
+      'adds a LIMIT on its own line, dropping a trailing comment that could swallow it',
+      'SELECT * FROM t -- note',
+      'SELECT * FROM t\nLIMIT 10',
+    ],
     ['keeps a smaller literal LIMIT', 'SELECT * FROM t LIMIT 3', 'SELECT * FROM t LIMIT 3'],
-    ['wraps a larger LIMIT', 'SELECT * FROM t LIMIT 50', 'SELECT * FROM (\nSELECT * FROM t LIMIT 50\n) AS steward_limited LIMIT 10'],
-    ['wraps a set operation', 'SELECT a FROM t UNION SELECT a FROM u', 'SELECT * FROM (\nSELECT a FROM t UNION SELECT a FROM u\n) AS steward_limited LIMIT 10'],
+    [
+      'wraps a larger LIMIT',
+      'SELECT * FROM t LIMIT 50',
+      'SELECT * FROM (\nSELECT * FROM t LIMIT 50\n) AS steward_limited LIMIT 10',
+    ],
+    [
+      'wraps a set operation',
+      'SELECT a FROM t UNION SELECT a FROM u',
+      'SELECT * FROM (\nSELECT a FROM t UNION SELECT a FROM u\n) AS steward_limited LIMIT 10',
+    ],
     ['drops a trailing semicolon', 'SELECT 1 LIMIT 1;', 'SELECT 1 LIMIT 1'],
     ['leaves EXPLAIN alone', 'EXPLAIN SELECT * FROM t', 'EXPLAIN SELECT * FROM t'],
   ])('%s', (_name, sql, text) => {
@@ -25,12 +37,17 @@ describe('guardSql', () => {
   });
 
   it('answers the operation and the schema-qualified tables for policies (CTE names are not tables)', () => {
-    expect(guardSql('WITH x AS (SELECT * FROM sales.orders) SELECT * FROM x JOIN customers c ON true', pgRead).summary).toEqual({
+    expect(
+      guardSql('WITH x AS (SELECT * FROM sales.orders) SELECT * FROM x JOIN customers c ON true', pgRead).summary,
+    ).toEqual({
       operation: 'select',
       tables: ['public.customers', 'sales.orders'],
     });
     expect(guardSql('EXPLAIN SELECT * FROM t', pgRead).summary).toEqual({ operation: 'explain', tables: ['public.t'] });
-    expect(guardSql('DELETE FROM t WHERE id = $1', { dialect: 'postgresql', readOnly: false }).summary).toEqual({ operation: 'delete', tables: ['public.t'] });
+    expect(guardSql('DELETE FROM t WHERE id = $1', { dialect: 'postgresql', readOnly: false }).summary).toEqual({
+      operation: 'delete',
+      tables: ['public.t'],
+    });
   });
 
   it('enforces the table allowlist everywhere in the statement, with bare names in the default schema', () => {
@@ -41,7 +58,14 @@ describe('guardSql', () => {
     expect(refusal('SELECT * FROM other.orders', o)).toBe('TABLE_NOT_ALLOWED');
     expect(refusal('SELECT * FROM orders UNION SELECT * FROM pg_catalog.pg_authid', o)).toBe('TABLE_NOT_ALLOWED');
     expect(refusal('SELECT * FROM (SELECT * FROM secrets) s', o)).toBe('TABLE_NOT_ALLOWED');
-    expect(refusal('SELECT * FROM `test`.`orders`', { dialect: 'mysql', readOnly: true, allowedTables: ['test.orders'], defaultSchema: 'test' })).toBeUndefined();
+    expect(
+      refusal('SELECT * FROM `test`.`orders`', {
+        dialect: 'mysql',
+        readOnly: true,
+        allowedTables: ['test.orders'],
+        defaultSchema: 'test',
+      }),
+    ).toBeUndefined();
   });
 
   it('applies extra denied functions from the connector options', () => {
@@ -51,13 +75,20 @@ describe('guardSql', () => {
   it('refuses a function off the allowlist on a read-only connector, and allows it by allowedFunctions', () => {
     expect(refusal('SELECT my_report(1)', pgRead)).toBe('FUNCTION_NOT_ALLOWED');
     expect(refusal('SELECT my_report(1)', { ...pgRead, allowedFunctions: ['my_report'] })).toBeUndefined();
-    expect(refusal('SELECT reports.my_report(1)', { ...pgRead, allowedFunctions: ['reports.my_report'] })).toBeUndefined();
+    expect(
+      refusal('SELECT reports.my_report(1)', { ...pgRead, allowedFunctions: ['reports.my_report'] }),
+    ).toBeUndefined();
   });
 
   it('confines a read-write connector with allowedTables: functions, server variables and SET', () => {
     const rw: SqlGuardOptions = { dialect: 'postgresql', readOnly: false, allowedTables: ['orders'] };
     expect(refusal('UPDATE orders SET note = upper(note)', rw)).toBeUndefined();
-    expect(refusal("UPDATE orders SET note = (SELECT string_agg(word, ' ') FROM ts_stat('SELECT to_tsvector(secret) FROM secrets'))", rw)).toBe('DENIED_FUNCTION');
+    expect(
+      refusal(
+        "UPDATE orders SET note = (SELECT string_agg(word, ' ') FROM ts_stat('SELECT to_tsvector(secret) FROM secrets'))",
+        rw,
+      ),
+    ).toBe('DENIED_FUNCTION');
     expect(refusal('UPDATE orders SET note = version()', rw)).toBe('FUNCTION_NOT_ALLOWED');
     expect(refusal('SET standard_conforming_strings = off', rw)).toBe('SERVER_VARIABLE');
     const my: SqlGuardOptions = { dialect: 'mysql', readOnly: false, allowedTables: ['orders'], defaultSchema: 'shop' };
@@ -73,30 +104,46 @@ describe('guardSql', () => {
       "SELECT CAST(CAST(g AS oid) AS regclass) AS rel FROM generate_series(16384, 100000) g WHERE CAST(CAST(CAST(g AS oid) AS regclass) AS text) !~ '^[0-9]+$'",
       'SELECT CAST(CAST(10 AS oid) AS regrole)',
       "SELECT 'secrets'::regclass",
-      "SELECT id FROM orders WHERE note::text::RegType IS NOT NULL",
+      'SELECT id FROM orders WHERE note::text::RegType IS NOT NULL',
       'SELECT x::"regnamespace" FROM orders',
       "SELECT regclass('secrets')",
       "SELECT pg_catalog.regproc('leak')",
     ];
     for (const o of confined) for (const sql of casts) expect([sql, refusal(sql, o)]).toEqual([sql, 'CATALOG_CAST']);
     expect(refusal("SELECT regclass('secrets')", { ...pgRead, allowedFunctions: ['reg*'] })).toBe('CATALOG_CAST');
-    expect(refusal('CREATE TABLE orders (r regclass)', { dialect: 'postgresql', readOnly: false, allowedTables: ['orders'] })).toBe('CATALOG_CAST');
+    expect(
+      refusal('CREATE TABLE orders (r regclass)', {
+        dialect: 'postgresql',
+        readOnly: false,
+        allowedTables: ['orders'],
+      }),
+    ).toBe('CATALOG_CAST');
     expect(refusal("SELECT CAST(id AS text), id::oid, DATE '2024-01-01' FROM orders", pgRead)).toBeUndefined();
     expect(refusal("SELECT 'secrets'::regclass", { dialect: 'postgresql', readOnly: false })).toBeUndefined();
   });
 
   it('parses what the server reads, not what node-sql-parser would read from the text', () => {
     const o: SqlGuardOptions = { ...pgRead, allowedTables: ['orders'] };
-    expect(refusal("SELECT 'a\\' AS p, (SELECT secret FROM secrets) AS q -- '\n FROM orders", o)).toBe('TABLE_NOT_ALLOWED');
-    expect(refusal('SELECT 1 /* /* */ */ , (SELECT secret FROM secrets) AS q FROM orders', o)).toBe('TABLE_NOT_ALLOWED');
-    expect(refusal("SELECT 1 /* /* */ , (SELECT secret FROM secrets) AS q */ FROM orders", o)).toBeUndefined();
+    expect(refusal("SELECT 'a\\' AS p, (SELECT secret FROM secrets) AS q -- '\n FROM orders", o)).toBe(
+      'TABLE_NOT_ALLOWED',
+    );
+    expect(refusal('SELECT 1 /* /* */ */ , (SELECT secret FROM secrets) AS q FROM orders', o)).toBe(
+      'TABLE_NOT_ALLOWED',
+    );
+    expect(refusal('SELECT 1 /* /* */ , (SELECT secret FROM secrets) AS q */ FROM orders', o)).toBeUndefined();
     const my: SqlGuardOptions = { dialect: 'mysql', readOnly: true, allowedTables: ['orders'], defaultSchema: 'shop' };
     expect(refusal('SELECT id --(SELECT ASCII(secret) FROM secrets)\n FROM orders', my)).toBe('TABLE_NOT_ALLOWED');
-    expect(refusal("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my)).toBeUndefined();
-    expect(guardSql("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my).summary.tables).toEqual(['shop.orders']);
+    expect(
+      refusal("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my),
+    ).toBeUndefined();
+    expect(
+      guardSql("SELECT id FROM orders WHERE note = 'x\\' UNION SELECT secret FROM secrets -- '", my).summary.tables,
+    ).toEqual(['shop.orders']);
     // PostgreSQL: an E string continued on the next line keeps its backslash escapes; MySQL: `--` and DEL is a comment
     expect(refusal("SELECT E'x'\n'\\'' UNION SELECT secret FROM secrets --' AS a", o)).toBe('TABLE_NOT_ALLOWED');
-    expect(refusal("SELECT id FROM orders WHERE 1=1 --\x7f'\nUNION SELECT secret FROM secrets -- '", my)).toBe('TABLE_NOT_ALLOWED');
+    expect(refusal("SELECT id FROM orders WHERE 1=1 --\x7f'\nUNION SELECT secret FROM secrets -- '", my)).toBe(
+      'TABLE_NOT_ALLOWED',
+    );
   });
 
   it('refuses PostgreSQL FROM ONLY, which the parser misreads, on every connector', () => {
@@ -107,7 +154,11 @@ describe('guardSql', () => {
   });
 
   it('tells policies the schema of every table: a three-part name, a catalogue table, a quoted name', () => {
-    expect(guardSql('SELECT * FROM test.sales.orders, pg_authid, "Mixed"', pgRead).summary.tables).toEqual(['pg_catalog.pg_authid', 'public.Mixed', 'sales.orders']);
+    expect(guardSql('SELECT * FROM test.sales.orders, pg_authid, "Mixed"', pgRead).summary.tables).toEqual([
+      'pg_catalog.pg_authid',
+      'public.Mixed',
+      'sales.orders',
+    ]);
   });
 
   it('still refuses stacked and unparseable statements on a read-write connector, but allows writes', () => {

@@ -114,7 +114,8 @@ export function guardSql(statement: string, options: SqlGuardOptions): GuardedSq
   }
   // A confined connector: its statements may read only what the allowlist and the function list let through.
   if (options.readOnly || c.allowedTables) {
-    if (dialect === 'mysql' && facts.variables.length > 0) refuse('SERVER_VARIABLE', `variable ${facts.variables[0]} is not allowed`);
+    if (dialect === 'mysql' && facts.variables.length > 0)
+      refuse('SERVER_VARIABLE', `variable ${facts.variables[0]} is not allowed`);
     if (type === 'set') refuse('SERVER_VARIABLE', 'SET changes the session settings the guard relies on');
     // NB: before the function list: `regclass('x')` is a cast, whatever allowedFunctions says
     const cast = catalogCast(facts, dialect);
@@ -122,7 +123,8 @@ export function guardSql(statement: string, options: SqlGuardOptions): GuardedSq
     for (const call of facts.functions) {
       const reason = c.judge(call);
       if (reason === 'DENIED_FUNCTION') refuse(reason, `function ${callText(call)}() is denied`);
-      if (reason === 'FUNCTION_NOT_ALLOWED') refuse(reason, `function ${callText(call)}() is not in the allowlist (allowedFunctions)`);
+      if (reason === 'FUNCTION_NOT_ALLOWED')
+        refuse(reason, `function ${callText(call)}() is not in the allowlist (allowedFunctions)`);
     }
   }
   if (c.allowedTables) {

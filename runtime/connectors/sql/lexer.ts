@@ -63,7 +63,14 @@ export function lexSql(text: string, dialect: SqlDialect): LexResult;
  */
 export function lexSql(text: string, dialect: SqlDialect, options: { view: true }): LexResult & { view: string };
 export function lexSql(text: string, dialect: SqlDialect, options?: { view: boolean }): LexResult & { view?: string } {
-  const out: LexResult = { separators: [], contentEnd: 0, unterminated: false, executableComment: false, placeholders: [], tokens: 0 };
+  const out: LexResult = {
+    separators: [],
+    contentEnd: 0,
+    unterminated: false,
+    executableComment: false,
+    placeholders: [],
+    tokens: 0,
+  };
   // NB: edits are only gathered for the guard; the mysql kind lexes every statement again for `?`
   const edits: Edit[] | undefined = options?.view ? [] : undefined;
   const n = text.length;
@@ -117,7 +124,8 @@ export function lexSql(text: string, dialect: SqlDialect, options?: { view: bool
     }
     // block comments: nested in PostgreSQL, not in MySQL
     if (c === '/' && next === '*') {
-      if (dialect === 'mysql' && (text[i + 2] === '!' || (text[i + 2] === 'M' && text[i + 3] === '!'))) out.executableComment = true;
+      if (dialect === 'mysql' && (text[i + 2] === '!' || (text[i + 2] === 'M' && text[i + 3] === '!')))
+        out.executableComment = true;
       const start = i;
       let depth = 1;
       i += 2;
@@ -240,7 +248,11 @@ function dollar(text: string, i: number, dialect: SqlDialect, out: LexResult, ed
  * Rewrites `$1 … $n` to `?` for drivers with positional `?` only (mysql2), reordering values: `$2, $1,
  * $2` becomes `?, ?, ?` with values `[p2, p1, p2]`. Placeholders inside strings and comments are left.
  */
-export function toQuestionMarks(text: string, params: readonly unknown[], lex: LexResult): { text: string; values: unknown[] } {
+export function toQuestionMarks(
+  text: string,
+  params: readonly unknown[],
+  lex: LexResult,
+): { text: string; values: unknown[] } {
   if (lex.placeholders.length === 0) return { text, values: [...params] };
   let sql = '';
   let last = 0;

@@ -24,13 +24,17 @@ describe('table names for the allowlist and for policies', () => {
   });
 
   it('reads allowlist entries and the default schema as the dialect reads names', () => {
-    expect([...allowedTableSet(['orders', 'Sales.Daily', '"Orders"', 'pg_class'], 'postgresql', defaultSchemaFor('postgresql', undefined))]).toEqual([
-      'public.orders',
-      'sales.daily',
-      'public.Orders',
-      'pg_catalog.pg_class',
-    ]);
+    expect([
+      ...allowedTableSet(
+        ['orders', 'Sales.Daily', '"Orders"', 'pg_class'],
+        'postgresql',
+        defaultSchemaFor('postgresql', undefined),
+      ),
+    ]).toEqual(['public.orders', 'sales.daily', 'public.Orders', 'pg_catalog.pg_class']);
     expect(defaultSchemaFor('postgresql', 'Reporting')).toBe('reporting');
-    expect([...allowedTableSet(['Orders', '`db`.`t`'], 'mysql', defaultSchemaFor('mysql', 'Shop'))]).toEqual(['Shop.Orders', 'db.t']);
+    expect([...allowedTableSet(['Orders', '`db`.`t`'], 'mysql', defaultSchemaFor('mysql', 'Shop'))]).toEqual([
+      'Shop.Orders',
+      'db.t',
+    ]);
   });
 });

@@ -31,7 +31,9 @@ export function explainPrefix(body: string, start: number, dialect: SqlDialect):
     return skipTrivia(body, close + 1, dialect);
   }
   for (;;) {
-    const word = /^(analyze|verbose|extended|partitions|format\s*=\s*(json|tree|traditional))\b/i.exec(body.slice(i, i + 40));
+    const word = /^(analyze|verbose|extended|partitions|format\s*=\s*(json|tree|traditional))\b/i.exec(
+      body.slice(i, i + 40),
+    );
     if (!word) return i;
     i = skipTrivia(body, i + word[0].length, dialect);
   }

@@ -31,8 +31,27 @@ export interface AstFacts {
 }
 
 const WRITES = new Set([
-  'insert', 'update', 'delete', 'replace', 'create', 'drop', 'alter', 'truncate', 'rename', 'grant', 'revoke',
-  'call', 'set', 'lock', 'unlock', 'load_data', 'exec', 'execute', 'transaction', 'declare', 'copy',
+  'insert',
+  'update',
+  'delete',
+  'replace',
+  'create',
+  'drop',
+  'alter',
+  'truncate',
+  'rename',
+  'grant',
+  'revoke',
+  'call',
+  'set',
+  'lock',
+  'unlock',
+  'load_data',
+  'exec',
+  'execute',
+  'transaction',
+  'declare',
+  'copy',
 ]);
 
 /**
@@ -41,12 +60,30 @@ const WRITES = new Set([
  */
 const KEYWORD_CALLS: Record<SqlDialect, ReadonlySet<string>> = {
   postgresql: new Set([
-    'user', 'current_user', 'session_user', 'system_user', 'current_role', 'current_catalog', 'current_schema',
-    'current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp',
+    'user',
+    'current_user',
+    'session_user',
+    'system_user',
+    'current_role',
+    'current_catalog',
+    'current_schema',
+    'current_date',
+    'current_time',
+    'current_timestamp',
+    'localtime',
+    'localtimestamp',
   ]),
   mysql: new Set([
-    'current_user', 'current_role', 'current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp',
-    'utc_date', 'utc_time', 'utc_timestamp',
+    'current_user',
+    'current_role',
+    'current_date',
+    'current_time',
+    'current_timestamp',
+    'localtime',
+    'localtimestamp',
+    'utc_date',
+    'utc_time',
+    'utc_timestamp',
   ]),
 };
 
@@ -66,7 +103,13 @@ const NO_CTES: Scope = new Set();
  */
 export function collectFacts(root: AstNode, dialect: SqlDialect): AstFacts {
   const facts: AstFacts = {
-    writes: [], functions: [], tables: [], variables: [], types: [], selectInto: false, lockingRead: false,
+    writes: [],
+    functions: [],
+    tables: [],
+    variables: [],
+    types: [],
+    selectInto: false,
+    lockingRead: false,
   };
   // NB: the nodes on the current path, against cycles; a subtree met twice is walked twice (its scope may differ)
   const path = new Set<object>();
@@ -108,7 +151,8 @@ export function collectFacts(root: AstNode, dialect: SqlDialect): AstFacts {
     const statementLike = 'table' in o || 'ast' in o || 'keyword' in o || 'columns' in o || 'from' in o;
     if (type && !isRoot && WRITES.has(type) && statementLike) facts.writes.push(type);
     if (type === 'function' || type === 'tablefunc') facts.functions.push(callName(o.name, dialect));
-    else if (type === 'aggr_func' || type === 'window_func') facts.functions.push({ name: String(o.name).toLowerCase() });
+    else if (type === 'aggr_func' || type === 'window_func')
+      facts.functions.push({ name: String(o.name).toLowerCase() });
     else if (type === 'column_ref') {
       const keyword = keywordCall(o, dialect);
       if (keyword !== undefined) facts.functions.push({ name: keyword });
@@ -121,7 +165,8 @@ export function collectFacts(root: AstNode, dialect: SqlDialect): AstFacts {
     if (o.locking_read) facts.lockingRead = true;
     if (typeof o.table === 'string' && 'db' in o && type !== 'column_ref') {
       // NB: `db.schema.table` (PostgreSQL) names a table of the current database only, so the schema is what counts
-      const schema = typeof o.schema === 'string' && o.schema ? o.schema : typeof o.db === 'string' && o.db ? o.db : undefined;
+      const schema =
+        typeof o.schema === 'string' && o.schema ? o.schema : typeof o.db === 'string' && o.db ? o.db : undefined;
       if (schema !== undefined) facts.tables.push({ schema, name: o.table });
       else if (!scope.has(o.table)) facts.tables.push({ name: o.table });
     }
@@ -168,7 +213,8 @@ function keywordCall(o: AstNode, dialect: SqlDialect): string | undefined {
   if (o.table !== null && o.table !== undefined && o.table !== '') return undefined;
   const col = o.column;
   // MySQL gives a plain string, quoted or not: a backquoted column of that name is refused too (fail closed)
-  const name = typeof col === 'string' ? (dialect === 'mysql' ? col : undefined) : defaultIdent((col as AstNode | null)?.expr);
+  const name =
+    typeof col === 'string' ? (dialect === 'mysql' ? col : undefined) : defaultIdent((col as AstNode | null)?.expr);
   return name !== undefined && KEYWORD_CALLS[dialect].has(name.toLowerCase()) ? name.toLowerCase() : undefined;
 }
 

@@ -16,7 +16,12 @@ export const REDIS_URL = 'redis://127.0.0.1:6379';
 /** A unique suffix per test run, for schemas, tables and key prefixes. */
 export const runId = () => `stw_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 
-export function connectorDoc(name: string, type: ConnectorResource['spec']['type'], env: string, spec: Partial<ConnectorResource['spec']> = {}): ConnectorResource {
+export function connectorDoc(
+  name: string,
+  type: ConnectorResource['spec']['type'],
+  env: string,
+  spec: Partial<ConnectorResource['spec']> = {},
+): ConnectorResource {
   return {
     apiVersion: 'steward.dev/v1alpha1',
     kind: 'Connector',
@@ -25,7 +30,8 @@ export function connectorDoc(name: string, type: ConnectorResource['spec']['type
   } as ConnectorResource;
 }
 
-export const connectorYaml = (doc: ConnectorResource): string => stringify({ ...doc, metadata: { name: doc.metadata.name } });
+export const connectorYaml = (doc: ConnectorResource): string =>
+  stringify({ ...doc, metadata: { name: doc.metadata.name } });
 
 export interface Running {
   url: string;
@@ -64,8 +70,13 @@ export function apiHandler(req: IncomingMessage, res: ServerResponse): void {
     { id: 2, name: 'Alan', ssn: '123-45-6789' },
   ];
   if (url.pathname === '/' || url.pathname === '/health') return json(200, { ok: true });
-  if (url.pathname === '/users') return json(200, url.searchParams.get('name') ? users.filter((u) => u.name === url.searchParams.get('name')) : users);
-  if (url.pathname.startsWith('/users/')) return json(200, users.find((u) => String(u.id) === url.pathname.slice(7)) ?? {});
+  if (url.pathname === '/users')
+    return json(
+      200,
+      url.searchParams.get('name') ? users.filter((u) => u.name === url.searchParams.get('name')) : users,
+    );
+  if (url.pathname.startsWith('/users/'))
+    return json(200, users.find((u) => String(u.id) === url.pathname.slice(7)) ?? {});
   if (url.pathname === '/echo') {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -88,18 +99,26 @@ export function apiHandler(req: IncomingMessage, res: ServerResponse): void {
 
 function testMcpServer(): McpServer {
   const server = new McpServer({ name: 'test-mcp', version: '1.0.0' });
-    server.registerTool(
-      'add',
-      { description: 'adds two numbers', inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } },
-      async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
-    );
-    server.registerTool(
-      'whois',
-      { description: 'returns a contact', inputSchema: { name: z.string() }, annotations: { readOnlyHint: true } },
-      async ({ name }) => ({ content: [{ type: 'text', text: `${name}: jane.doe@corp.io, card 4111 1111 1111 1111` }] }),
-    );
-    server.registerTool('delete_everything', { description: 'writes', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'done' }] }));
-    server.registerResource('motd', 'memo://motd', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'hello from mcp' }] }));
+  server.registerTool(
+    'add',
+    {
+      description: 'adds two numbers',
+      inputSchema: { a: z.number(), b: z.number() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+  );
+  server.registerTool(
+    'whois',
+    { description: 'returns a contact', inputSchema: { name: z.string() }, annotations: { readOnlyHint: true } },
+    async ({ name }) => ({ content: [{ type: 'text', text: `${name}: jane.doe@corp.io, card 4111 1111 1111 1111` }] }),
+  );
+  server.registerTool('delete_everything', { description: 'writes', inputSchema: {} }, async () => ({
+    content: [{ type: 'text', text: 'done' }],
+  }));
+  server.registerResource('motd', 'memo://motd', { mimeType: 'text/plain' }, async (uri) => ({
+    contents: [{ uri: uri.href, text: 'hello from mcp' }],
+  }));
   return server;
 }
 
@@ -129,8 +148,8 @@ export function mcpSseHandler(): (req: IncomingMessage, res: ServerResponse) => 
       return;
     }
     const transport = sessions.get(url.searchParams.get('sessionId') ?? '');
-    if (req.method === 'POST' && url.pathname === '/messages' && transport) return void transport.handlePostMessage(req, res);
+    if (req.method === 'POST' && url.pathname === '/messages' && transport)
+      return void transport.handlePostMessage(req, res);
     res.writeHead(405).end();
   };
 }
-

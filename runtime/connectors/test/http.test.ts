@@ -24,15 +24,21 @@ afterAll(async () => {
 describe('http connector', () => {
   it('GETs a path with $1 filled from params, and an object as the query string', async () => {
     const c = make();
-    expect((await c.query(c.prepare('/users/$1', [2]), limits)).rows).toEqual([{ id: 2, name: 'Alan', ssn: '123-45-6789' }]);
+    expect((await c.query(c.prepare('/users/$1', [2]), limits)).rows).toEqual([
+      { id: 2, name: 'Alan', ssn: '123-45-6789' },
+    ]);
     const res = await c.query(c.prepare('/users', { name: 'Ada' }), limits);
     expect(res.rows).toEqual([{ id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' }]);
   });
 
   it('treats statements as paths below the base URL path, and refuses ../ out of it', async () => {
     const c = make(LOOPBACK, `${api.url}/users/`);
-    expect((await c.query(c.prepare('/1', []), limits)).rows).toEqual([{ id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' }]);
-    expect(() => c.prepare('/../whoami', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }));
+    expect((await c.query(c.prepare('/1', []), limits)).rows).toEqual([
+      { id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' },
+    ]);
+    expect(() => c.prepare('/../whoami', [])).toThrow(
+      expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }),
+    );
     expect(() => c.prepare('/%2e%2e/whoami', [])).toThrow(expect.objectContaining({ reason: 'OUTSIDE_BASE_PATH' }));
   });
 
@@ -47,14 +53,22 @@ describe('http connector', () => {
   });
 
   it('sends writes through the request tool only when the connector is not read-only', async () => {
-    await expect(make().execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits)).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' });
-    const res = await make({ ...LOOPBACK, readOnly: false }).execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits);
+    await expect(
+      make().execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits),
+    ).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' });
+    const res = await make({ ...LOOPBACK, readOnly: false }).execute(
+      'request',
+      { method: 'POST', path: '/echo', body: { a: 1 } },
+      limits,
+    );
     expect(res.result).toEqual({ status: 200, body: { method: 'POST', body: { a: 1 } } });
   });
 
   it('refuses loopback unless allowedCidrs lists it (checked at connect time)', async () => {
     // an IP literal has no lookup: it is judged when the URL is resolved
-    expect(() => make({}).prepare('/users', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }));
+    expect(() => make({}).prepare('/users', [])).toThrow(
+      expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }),
+    );
     // a host name is judged on the address the socket connects to
     const byName = make({}, api.url.replace('127.0.0.1', 'localhost'));
     await expect(byName.query(byName.prepare('/users', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED' });
@@ -70,22 +84,31 @@ describe('http connector', () => {
     ['site-local', '[fec0::1]'],
   ])('refuses the %s spelling of loopback %s even with loopback in allowedCidrs', (_name, host) => {
     const c = make(LOOPBACK, `http://${host}:${api.port}`);
-    expect(() => c.prepare('/users', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }));
+    expect(() => c.prepare('/users', [])).toThrow(
+      expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }),
+    );
   });
 
   it('refuses paths that leave the origin and redirects off it; follows same-origin redirects', async () => {
     const c = make();
     expect(() => c.prepare('//evil.example.com/x', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED' }));
     expect(() => c.prepare('/x', { url: 'http://169.254.169.254/' })).not.toThrow();
-    await expect(c.query(c.prepare('/redirect-out', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OFF_ORIGIN' });
+    await expect(c.query(c.prepare('/redirect-out', []), limits)).rejects.toMatchObject({
+      code: 'SSRF_REFUSED',
+      reason: 'REDIRECT_OFF_ORIGIN',
+    });
     expect((await c.query(c.prepare('/redirect-in', []), limits)).row_count).toBe(2);
   });
 
   it('sends credentials from the connection URL as Basic or Bearer, and never shows them', async () => {
     const basic = make(LOOPBACK, api.url.replace('http://', 'http://alice:s3cret-pw@'));
-    expect((await basic.query(basic.prepare('/whoami', []), limits)).rows).toEqual([{ authorization: `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}` }]);
+    expect((await basic.query(basic.prepare('/whoami', []), limits)).rows).toEqual([
+      { authorization: `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}` },
+    ]);
     const bearer = make(LOOPBACK, api.url.replace('http://', 'http://bearer:tok-123456@'));
-    expect((await bearer.query(bearer.prepare('/whoami', []), limits)).rows).toEqual([{ authorization: 'Bearer tok-123456' }]);
+    expect((await bearer.query(bearer.prepare('/whoami', []), limits)).rows).toEqual([
+      { authorization: 'Bearer tok-123456' },
+    ]);
     const err = (await basic.query(basic.prepare('/missing', []), limits).catch((e: unknown) => e)) as Error;
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED', reason: 'HTTP_404' });
     expect(JSON.stringify({ m: err.message, e: err })).not.toContain('s3cret-pw');
@@ -93,8 +116,12 @@ describe('http connector', () => {
 
   it('refuses an answer over the byte cap and times out a slow one', async () => {
     const c = make();
-    await expect(c.query(c.prepare('/big', []), { ...limits, maxResultBytes: 64 * 1024 })).rejects.toMatchObject({ code: 'RESULT_TOO_LARGE' });
-    await expect(c.query(c.prepare('/slow', []), { ...limits, timeoutMs: 200 })).rejects.toMatchObject({ code: 'CONNECTOR_TIMEOUT' });
+    await expect(c.query(c.prepare('/big', []), { ...limits, maxResultBytes: 64 * 1024 })).rejects.toMatchObject({
+      code: 'RESULT_TOO_LARGE',
+    });
+    await expect(c.query(c.prepare('/slow', []), { ...limits, timeoutMs: 200 })).rejects.toMatchObject({
+      code: 'CONNECTOR_TIMEOUT',
+    });
   });
 });
 
@@ -108,9 +135,17 @@ describe('http connector redirects and the base path', () => {
     });
     try {
       const c = make(LOOPBACK, `${host.url}/api`);
-      expect(() => c.prepare('/../admin/secret', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }));
-      await expect(c.query(c.prepare('/x', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
-      await expect(c.execute('request', { method: 'GET', path: '/x' }, limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      expect(() => c.prepare('/../admin/secret', [])).toThrow(
+        expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }),
+      );
+      await expect(c.query(c.prepare('/x', []), limits)).rejects.toMatchObject({
+        code: 'SSRF_REFUSED',
+        reason: 'REDIRECT_OUTSIDE_BASE_PATH',
+      });
+      await expect(c.execute('request', { method: 'GET', path: '/x' }, limits)).rejects.toMatchObject({
+        code: 'SSRF_REFUSED',
+        reason: 'REDIRECT_OUTSIDE_BASE_PATH',
+      });
       expect(served).toEqual(['/api/x', '/api/x']);
     } finally {
       await host.stop();
@@ -135,8 +170,13 @@ describe('http connector and encoded traversal (a backend that decodes before it
     });
     try {
       const c = make(LOOPBACK, `${host.url}/api`);
-      expect(() => c.prepare(path, [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'ENCODED_PATH' }));
-      await expect(c.query(c.prepare('/x', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'ENCODED_PATH' });
+      expect(() => c.prepare(path, [])).toThrow(
+        expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'ENCODED_PATH' }),
+      );
+      await expect(c.query(c.prepare('/x', []), limits)).rejects.toMatchObject({
+        code: 'SSRF_REFUSED',
+        reason: 'ENCODED_PATH',
+      });
       expect(served).toEqual(['/api/x']);
     } finally {
       await host.stop();

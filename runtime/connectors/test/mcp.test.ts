@@ -39,13 +39,21 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
 
   it('redacts tool results when asked', async () => {
     const res = await make().execute('whois', { name: 'Jane' }, { ...limits, redact: true });
-    expect(res.result).toMatchObject({ content: [{ type: 'text', text: 'Jane: [REDACTED:email], card [REDACTED:payment_card]' }] });
+    expect(res.result).toMatchObject({
+      content: [{ type: 'text', text: 'Jane: [REDACTED:email], card [REDACTED:payment_card]' }],
+    });
     expect(res.redactions).toEqual({ email: 1, payment_card: 1 });
   });
 
   it('refuses a tool without readOnlyHint on a read-only connector, and an unknown tool', async () => {
-    await expect(make().execute('delete_everything', {}, limits)).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED', reason: 'READ_ONLY' });
-    await expect(make().execute('nope', {}, limits)).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED', reason: 'UNKNOWN_TOOL' });
+    await expect(make().execute('delete_everything', {}, limits)).rejects.toMatchObject({
+      code: 'OPERATION_NOT_ALLOWED',
+      reason: 'READ_ONLY',
+    });
+    await expect(make().execute('nope', {}, limits)).rejects.toMatchObject({
+      code: 'OPERATION_NOT_ALLOWED',
+      reason: 'UNKNOWN_TOOL',
+    });
     const rw = make({ allowedCidrs: ['127.0.0.1/32'], readOnly: false });
     expect((await rw.execute('delete_everything', {}, limits)).result).toMatchObject({ content: [{ text: 'done' }] });
   });
@@ -81,7 +89,10 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
       mcp(req, res);
     });
     try {
-      await expect(make(undefined, `${host.url}/mcp`).connect()).rejects.toMatchObject({ code: 'SSRF_REFUSED', reason: 'REDIRECT_OUTSIDE_BASE_PATH' });
+      await expect(make(undefined, `${host.url}/mcp`).connect()).rejects.toMatchObject({
+        code: 'SSRF_REFUSED',
+        reason: 'REDIRECT_OUTSIDE_BASE_PATH',
+      });
       expect(served.filter((p) => p !== '/mcp')).toEqual([]);
     } finally {
       await host.stop();

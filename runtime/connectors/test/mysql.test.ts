@@ -47,7 +47,9 @@ function withHostileDefaultMode(c: Connector): Connector {
 beforeAll(async () => {
   admin = await mysql.createConnection({ uri: MYSQL_URL });
   await admin.query(`CREATE TABLE ${table} (id INT PRIMARY KEY, name VARCHAR(64), note VARCHAR(128))`);
-  await admin.query(`INSERT INTO ${table} VALUES (1, 'Ada', 'card 4111-1111-1111-1111'), (2, 'Alan', 'n/a'), (3, 'Grace', '$1 is not a placeholder')`);
+  await admin.query(
+    `INSERT INTO ${table} VALUES (1, 'Ada', 'card 4111-1111-1111-1111'), (2, 'Alan', 'n/a'), (3, 'Grace', '$1 is not a placeholder')`,
+  );
   await admin.query(`CREATE TABLE ${secrets} (secret VARCHAR(64))`);
   await admin.query(`INSERT INTO ${secrets} VALUES ('${SECRET}')`);
   await admin.query(`CREATE TABLE ${upper} (note VARCHAR(64))`);
@@ -62,8 +64,15 @@ afterAll(async () => {
 describe('mysql connector (MariaDB)', () => {
   it('translates $n placeholders to ? outside strings, reordering and repeating values', async () => {
     const c = make();
-    const res = await run(c, `SELECT id, name FROM ${table} WHERE (id = $2 OR name = $1) AND note <> '$1' AND id <> $2 + 100 ORDER BY id`, ['Ada', 2]);
-    expect(res.rows).toEqual([{ id: 1, name: 'Ada' }, { id: 2, name: 'Alan' }]);
+    const res = await run(
+      c,
+      `SELECT id, name FROM ${table} WHERE (id = $2 OR name = $1) AND note <> '$1' AND id <> $2 + 100 ORDER BY id`,
+      ['Ada', 2],
+    );
+    expect(res.rows).toEqual([
+      { id: 1, name: 'Ada' },
+      { id: 2, name: 'Alan' },
+    ]);
     expect(res.columns).toEqual(['id', 'name']);
     expect(res.sql).toEqual({ operation: 'select', tables: [`test.${table}`] });
   });
@@ -83,29 +92,44 @@ describe('mysql connector (MariaDB)', () => {
   it('refuses SLEEP, executable comments and INTO OUTFILE on a read-only connector', () => {
     const c = make();
     expect(() => c.prepare('SELECT SLEEP(5)', [])).toThrow(expect.objectContaining({ reason: 'DENIED_FUNCTION' }));
-    expect(() => c.prepare(`SELECT 1 /*!50000 , (SELECT 1) */`, [])).toThrow(expect.objectContaining({ reason: 'EXECUTABLE_COMMENT' }));
-    expect(() => c.prepare(`SELECT * FROM ${table} INTO OUTFILE '/tmp/x'`, [])).toThrow(expect.objectContaining({ reason: 'SELECT_INTO' }));
+    expect(() => c.prepare(`SELECT 1 /*!50000 , (SELECT 1) */`, [])).toThrow(
+      expect.objectContaining({ reason: 'EXECUTABLE_COMMENT' }),
+    );
+    expect(() => c.prepare(`SELECT * FROM ${table} INTO OUTFILE '/tmp/x'`, [])).toThrow(
+      expect.objectContaining({ reason: 'SELECT_INTO' }),
+    );
   });
 
   it('times out a slow query on a non-read-only connector and kills it on the server', async () => {
     const c = make({ readOnly: false });
     const marker = `steward_timeout_${table}`;
-    const err = await c.query(c.prepare(`SELECT SLEEP(60) AS s, '${marker}' AS m`, []), { ...limits, timeoutMs: 300 }).catch((e: unknown) => e);
+    const err = await c
+      .query(c.prepare(`SELECT SLEEP(60) AS s, '${marker}' AS m`, []), { ...limits, timeoutMs: 300 })
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_TIMEOUT' });
     await eventually(async () => {
-      const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE ? AND id <> CONNECTION_ID()`, [`%${marker}%`]);
+      const [rows] = await admin.query(
+        `SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE ? AND id <> CONNECTION_ID()`,
+        [`%${marker}%`],
+      );
       expect(Number((rows as { n: number }[])[0]!.n)).toBe(0);
     });
   });
 
   it('a read-only session refuses writes that get past the guard', async () => {
-    const err = await make().query({ text: `UPDATE ${table} SET note = $1 WHERE id = $2`, params: ['x', 2] }, limits).catch((e: unknown) => e);
+    const err = await make()
+      .query({ text: `UPDATE ${table} SET note = $1 WHERE id = $2`, params: ['x', 2] }, limits)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
   });
 
   it('answers affected_rows for a write on a read-write connector', async () => {
     const res = await run(make({ readOnly: false }), `UPDATE ${table} SET note = $1 WHERE id = $2`, ['changed', 2]);
-    expect(res).toMatchObject({ affected_rows: 1, row_count: 0, sql: { operation: 'update', tables: [`test.${table}`] } });
+    expect(res).toMatchObject({
+      affected_rows: 1,
+      row_count: 0,
+      sql: { operation: 'update', tables: [`test.${table}`] },
+    });
   });
 
   it('ignores multipleStatements=true in the connection URL', async () => {
@@ -125,7 +149,10 @@ describe('mysql connector (MariaDB)', () => {
 
 describe('mysql connector: statements that would read past the table allowlist', () => {
   it.each([
-    ['a CTE defined inside a subquery', `SELECT * FROM ${secrets} WHERE EXISTS (WITH ${secrets} AS (SELECT 1) SELECT 1)`],
+    [
+      'a CTE defined inside a subquery',
+      `SELECT * FROM ${secrets} WHERE EXISTS (WITH ${secrets} AS (SELECT 1) SELECT 1)`,
+    ],
     ['a CTE defined inside another CTE', `WITH x AS (WITH ${secrets} AS (SELECT 1) SELECT 1) SELECT * FROM ${secrets}`],
     ['a non-recursive CTE naming itself', `WITH ${secrets} AS (SELECT * FROM ${secrets}) SELECT * FROM ${secrets}`],
   ])('refuses a table shadowed by %s outside its scope', async (_name, sql) => {
@@ -133,7 +160,9 @@ describe('mysql connector: statements that would read past the table allowlist',
   });
 
   it('reads a CTE inside its scope', async () => {
-    expect(await attempt(tableOnly(), `WITH s AS (SELECT id FROM ${table}) SELECT id FROM s WHERE id < 3 ORDER BY id`)).toEqual({ rows: [{ id: 1 }, { id: 2 }] });
+    expect(
+      await attempt(tableOnly(), `WITH s AS (SELECT id FROM ${table}) SELECT id FROM s WHERE id < 3 ORDER BY id`),
+    ).toEqual({ rows: [{ id: 1 }, { id: 2 }] });
   });
 
   it('refuses `--(`, which the parser reads as a comment and MySQL as two minus signs', async () => {
@@ -142,8 +171,13 @@ describe('mysql connector: statements that would read past the table allowlist',
   });
 
   it('compares table names exactly as written (another case is another table on Linux)', async () => {
-    expect(await attempt(tableOnly(), `SELECT note FROM ${upper}`)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
-    expect(await attempt(tableOnly(), `SELECT name FROM \`${table}\` WHERE id = 1`)).toEqual({ rows: [{ name: 'Ada' }] });
+    expect(await attempt(tableOnly(), `SELECT note FROM ${upper}`)).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'TABLE_NOT_ALLOWED',
+    });
+    expect(await attempt(tableOnly(), `SELECT name FROM \`${table}\` WHERE id = 1`)).toEqual({
+      rows: [{ name: 'Ada' }],
+    });
   });
 });
 
@@ -158,7 +192,11 @@ describe('mysql connector: server variables and functions on a confined connecto
     ['DATABASE()', 'SELECT DATABASE() AS v', 'FUNCTION_NOT_ALLOWED'],
     ['VERSION()', 'SELECT VERSION() AS v', 'FUNCTION_NOT_ALLOWED'],
     ['CONNECTION_ID()', 'SELECT CONNECTION_ID() AS v', 'FUNCTION_NOT_ALLOWED'],
-    ['LAST_INSERT_ID(), the previous caller\'s on a pooled session', 'SELECT LAST_INSERT_ID() AS v', 'FUNCTION_NOT_ALLOWED'],
+    [
+      "LAST_INSERT_ID(), the previous caller's on a pooled session",
+      'SELECT LAST_INSERT_ID() AS v',
+      'FUNCTION_NOT_ALLOWED',
+    ],
   ])('refuses %s', async (_name, sql, reason) => {
     expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason });
   });
@@ -166,14 +204,21 @@ describe('mysql connector: server variables and functions on a confined connecto
   it('runs pure functions, and the functions allowedFunctions adds unless deniedFunctions names them', async () => {
     const sql = `SELECT COUNT(*) AS n, UPPER(MAX(name)) AS m, COALESCE(NULL, 'x') AS c, EXTRACT(YEAR FROM '2024-05-01') AS y, IF(1, 'a', 'b') AS i FROM ${table}`;
     expect(await attempt(tableOnly(), sql)).toEqual({ rows: [{ n: '3', m: 'GRACE', c: 'x', y: 2024, i: 'a' }] });
-    expect(await attempt(tableOnly({ allowedFunctions: ['version'] }), 'SELECT VERSION() IS NOT NULL AS v')).toEqual({ rows: [{ v: 1 }] });
-    expect(await attempt(tableOnly({ deniedFunctions: ['upper'] }), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+    expect(await attempt(tableOnly({ allowedFunctions: ['version'] }), 'SELECT VERSION() IS NOT NULL AS v')).toEqual({
+      rows: [{ v: 1 }],
+    });
+    expect(await attempt(tableOnly({ deniedFunctions: ['upper'] }), sql)).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'DENIED_FUNCTION',
+    });
   });
 });
 
 describe('mysql connector: the session reads text as the guard does', () => {
   it('turns NO_BACKSLASH_ESCAPES and ANSI_QUOTES off when the server defaults to them, keeping the rest of its mode', async () => {
-    expect(await attempt(withHostileDefaultMode(tableOnly()), "SELECT 'it\\'s' AS s, \"quoted\" AS q")).toEqual({ rows: [{ s: "it's", q: 'quoted' }] });
+    expect(await attempt(withHostileDefaultMode(tableOnly()), "SELECT 'it\\'s' AS s, \"quoted\" AS q")).toEqual({
+      rows: [{ s: "it's", q: 'quoted' }],
+    });
     const attack = `SELECT name FROM ${table} WHERE note = 'x\\' UNION SELECT secret FROM ${secrets} -- '`;
     expect(JSON.stringify(await attempt(withHostileDefaultMode(tableOnly()), attack))).not.toContain(SECRET);
     const res = await attempt(withHostileDefaultMode(make({ readOnly: false })), 'SELECT @@SESSION.sql_mode AS m');
@@ -194,7 +239,13 @@ describe('mysql connector: `--` comments read as MariaDB reads them', () => {
     for (const b of bytes) {
       // the server runs it only when the comment reaches the `)`: a newline ends the comment it starts
       const sql = `SELECT 1 AS v --${String.fromCharCode(b)})`;
-      if (await admin.execute(sql).then(() => true, () => false)) server.push(b);
+      if (
+        await admin.execute(sql).then(
+          () => true,
+          () => false,
+        )
+      )
+        server.push(b);
       if (lexSql(sql, 'mysql').contentEnd === 'SELECT 1 AS v'.length) lexer.push(b);
     }
     expect(lexer).toEqual(server);
@@ -202,14 +253,13 @@ describe('mysql connector: `--` comments read as MariaDB reads them', () => {
     expect(server).toEqual([...bytes.filter((b) => b <= 0x20 && b !== 0x0a), 0x7f]);
   });
 
-  it.each([...bytes.filter((b) => b <= 0x20 && b !== 0x0a), 0x7f].map((b) => [`0x${b.toString(16).padStart(2, '0')}`, b]))(
-    'refuses a UNION hidden behind `--` followed by %s',
-    async (_hex, b) => {
-      const sql = `SELECT name FROM ${table} WHERE 1=1 --${String.fromCharCode(b)}'\nUNION SELECT secret FROM ${secrets} -- '`;
-      if (b === 0x7f) expect(JSON.stringify(await admin.execute(sql))).toContain(SECRET);
-      expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
-    },
-  );
+  it.each(
+    [...bytes.filter((b) => b <= 0x20 && b !== 0x0a), 0x7f].map((b) => [`0x${b.toString(16).padStart(2, '0')}`, b]),
+  )('refuses a UNION hidden behind `--` followed by %s', async (_hex, b) => {
+    const sql = `SELECT name FROM ${table} WHERE 1=1 --${String.fromCharCode(b)}'\nUNION SELECT secret FROM ${secrets} -- '`;
+    if (b === 0x7f) expect(JSON.stringify(await admin.execute(sql))).toContain(SECRET);
+    expect(await attempt(tableOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+  });
 
   it('ends a line comment at a NUL as the server does (which then refuses the NUL itself)', async () => {
     const sql = `SELECT name FROM ${table} -- x\u0000, (SELECT secret FROM ${secrets}) AS s`;

@@ -46,7 +46,13 @@ const demo = make();
 
 describe('pglite connector', () => {
   it('answers rows of the seeded tables with $1 params, columns and the parsed statement', async () => {
-    const res = await demo.query(demo.prepare('SELECT flight_no, departure_date, price_usd FROM flights WHERE origin = $1 AND price_usd < $2 ORDER BY price_usd', ['SFO', 700]), limits);
+    const res = await demo.query(
+      demo.prepare(
+        'SELECT flight_no, departure_date, price_usd FROM flights WHERE origin = $1 AND price_usd < $2 ORDER BY price_usd',
+        ['SFO', 700],
+      ),
+      limits,
+    );
     expect(res.rows).toEqual([
       { flight_no: 'XY 2', departure_date: '2026-03-03', price_usd: 200 },
       { flight_no: 'XY 4', departure_date: '2026-03-05', price_usd: 400 },
@@ -57,7 +63,9 @@ describe('pglite connector', () => {
   });
 
   it('answers bigint as text, as the postgres kind does, so that no precision is lost', async () => {
-    expect(await attempt(demo, 'SELECT count(*) AS n, CAST(9007199254740993 AS bigint) AS big FROM flights')).toEqual({ rows: [{ n: '30', big: '9007199254740993' }] });
+    expect(await attempt(demo, 'SELECT count(*) AS n, CAST(9007199254740993 AS bigint) AS big FROM flights')).toEqual({
+      rows: [{ n: '30', big: '9007199254740993' }],
+    });
   });
 
   it('reads every schema the seed made', async () => {
@@ -74,7 +82,11 @@ describe('pglite connector', () => {
   });
 
   it('runs the query tool on the same path as a query', async () => {
-    const res = await demo.execute('query', { statement: 'SELECT flight_no FROM flights WHERE flight_no = $1', params: ['XY 7'] }, limits);
+    const res = await demo.execute(
+      'query',
+      { statement: 'SELECT flight_no FROM flights WHERE flight_no = $1', params: ['XY 7'] },
+      limits,
+    );
     expect(res.result).toEqual({ rows: [{ flight_no: 'XY 7' }], row_count: 1, columns: ['flight_no'] });
     expect(demo.tools()).toEqual([expect.objectContaining({ name: 'query', writes: false })]);
   });
@@ -101,18 +113,32 @@ describe('pglite connector', () => {
     expect(await attempt(demo, 'SELECT count(*) AS n FROM flights')).toEqual({ rows: [{ n: '30' }] });
   });
 
-  it.each(['clients', 'audit_entries', 'precheck_contexts'])("finds no %s: Steward's own tables are in another database", async (table) => {
-    expect(await attempt(demo, `SELECT * FROM ${table}`)).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED', message: expect.stringContaining(`relation "${table}" does not exist`) });
-  });
+  it.each(['clients', 'audit_entries', 'precheck_contexts'])(
+    "finds no %s: Steward's own tables are in another database",
+    async (table) => {
+      expect(await attempt(demo, `SELECT * FROM ${table}`)).toMatchObject({
+        code: 'CONNECTOR_QUERY_FAILED',
+        message: expect.stringContaining(`relation "${table}" does not exist`),
+      });
+    },
+  );
 
   it('answers out of memory for a statement that would grow the database past its memory cap, and goes on', async () => {
-    const res = await attempt(demo, "SELECT length(string_agg(repeat('x', 1000000), '')) AS n FROM generate_series(1, 600)");
+    const res = await attempt(
+      demo,
+      "SELECT length(string_agg(repeat('x', 1000000), '')) AS n FROM generate_series(1, 600)",
+    );
     expect(res).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED', message: expect.stringContaining('out of memory') });
-    expect(await attempt(demo, "SELECT flight_no FROM flights WHERE flight_no = 'XY 1'")).toEqual({ rows: [{ flight_no: 'XY 1' }] });
+    expect(await attempt(demo, "SELECT flight_no FROM flights WHERE flight_no = 'XY 1'")).toEqual({
+      rows: [{ flight_no: 'XY 1' }],
+    });
   });
 
   it('bounds what a query may spill to temporary files', async () => {
-    const res = await attempt(demo, 'SELECT count(*) AS n FROM (SELECT g FROM generate_series(1, 3000000) g ORDER BY g DESC) s');
+    const res = await attempt(
+      demo,
+      'SELECT count(*) AS n FROM (SELECT g FROM generate_series(1, 3000000) g ORDER BY g DESC) s',
+    );
     expect(res).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED', message: expect.stringContaining('temp_file_limit') });
   });
 
@@ -122,7 +148,10 @@ describe('pglite connector', () => {
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const started = performance.now();
-    const slow = c.prepare("SELECT count(*) AS n FROM generate_series(1, 300000) g WHERE md5(repeat(CAST(g AS text), 2000)) = 'x'", []);
+    const slow = c.prepare(
+      "SELECT count(*) AS n FROM generate_series(1, 300000) g WHERE md5(repeat(CAST(g AS text), 2000)) = 'x'",
+      [],
+    );
     const err = await c.query(slow, { ...limits, timeoutMs: 500 }).catch((e: unknown) => e as ConnectorError);
     clearInterval(ticker);
     expect(err).toMatchObject({ code: 'CONNECTOR_TIMEOUT' });
@@ -143,16 +172,22 @@ describe('pglite connector', () => {
   it('fails calls with CONNECTOR_UNAVAILABLE and reports unhealthy when the seed fails', async () => {
     const c = make({ seed: 'CREATE TABLE flights (x int); INSERT INTO flights VALUES (1, 2, 3);' });
     const res = await attempt(c, 'SELECT x FROM flights');
-    expect(res).toMatchObject({ code: 'CONNECTOR_UNAVAILABLE', message: expect.stringContaining('spec.seed failed: INSERT has more expressions than target columns') });
+    expect(res).toMatchObject({
+      code: 'CONNECTOR_UNAVAILABLE',
+      message: expect.stringContaining('spec.seed failed: INSERT has more expressions than target columns'),
+    });
     expect(await c.health(2000)).toMatchObject({ ok: false, error: expect.stringContaining('spec.seed failed') });
   }, 60_000);
 
   it("does not let the seed's session settings or open transaction reach the queries", async () => {
     const c = make({
-      seed: "BEGIN; CREATE SCHEMA ops; CREATE TABLE ops.flights (x int); CREATE TABLE flights (x int); INSERT INTO flights VALUES (1); SET standard_conforming_strings = off; SET search_path = ops; SET ROLE pg_read_all_data;",
+      seed: 'BEGIN; CREATE SCHEMA ops; CREATE TABLE ops.flights (x int); CREATE TABLE flights (x int); INSERT INTO flights VALUES (1); SET standard_conforming_strings = off; SET search_path = ops; SET ROLE pg_read_all_data;',
     });
-    const settings = "SELECT current_user AS role, current_setting('standard_conforming_strings') AS scs, current_setting('search_path') AS path";
-    expect(await attempt(c, settings, [], false)).toEqual({ rows: [{ role: 'steward_reader', scs: 'on', path: 'public' }] });
+    const settings =
+      "SELECT current_user AS role, current_setting('standard_conforming_strings') AS scs, current_setting('search_path') AS path";
+    expect(await attempt(c, settings, [], false)).toEqual({
+      rows: [{ role: 'steward_reader', scs: 'on', path: 'public' }],
+    });
     // unqualified names are the default schema's, as the guard reads them; the seed was committed
     expect(await attempt(c, 'SELECT x FROM flights')).toEqual({ rows: [{ x: 1 }] });
     expect(await attempt(c, 'SELECT * FROM nowhere')).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
@@ -163,6 +198,8 @@ describe('pglite connector', () => {
     { name: 'without a seed', spec: { seed: undefined }, message: 'spec.seed is required' },
     { name: 'read-write', spec: { options: { readOnly: false } }, message: 'spec.options.readOnly' },
   ])('is misconfigured $name', ({ spec, message }) => {
-    expect(() => createConnector(doc(spec), '')).toThrow(expect.objectContaining({ code: 'CONNECTOR_MISCONFIGURED', message: expect.stringContaining(message) }));
+    expect(() => createConnector(doc(spec), '')).toThrow(
+      expect.objectContaining({ code: 'CONNECTOR_MISCONFIGURED', message: expect.stringContaining(message) }),
+    );
   });
 });

@@ -26,15 +26,19 @@ const attempt = async (c: Connector, sql: string): Promise<{ rows: unknown[] } |
 };
 const SECRET = 'hunter2-pg';
 /** The server resolves bare names in the test schema, as the guard does (defaultSchema). */
-const withSession = (...settings: string[]) => `${PG_URL}?options=${encodeURIComponent([`search_path=${schema}`, ...settings].map((o) => `-c ${o}`).join(' '))}`;
+const withSession = (...settings: string[]) =>
+  `${PG_URL}?options=${encodeURIComponent([`search_path=${schema}`, ...settings].map((o) => `-c ${o}`).join(' '))}`;
 /** A connector that may read `orders` only. */
-const ordersOnly = (options: Record<string, unknown> = {}, url = withSession()) => make({ allowedTables: [`${schema}.orders`], defaultSchema: schema, ...options }, url);
+const ordersOnly = (options: Record<string, unknown> = {}, url = withSession()) =>
+  make({ allowedTables: [`${schema}.orders`], defaultSchema: schema, ...options }, url);
 
 beforeAll(async () => {
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.query(`CREATE TABLE ${schema}.people (id int primary key, name text, note text)`);
-  await admin.query(`INSERT INTO ${schema}.people SELECT g, 'person ' || g, CASE WHEN g = 1 THEN 'ssn 123-45-6789' ELSE 'n/a' END FROM generate_series(1, 50) g`);
+  await admin.query(
+    `INSERT INTO ${schema}.people SELECT g, 'person ' || g, CASE WHEN g = 1 THEN 'ssn 123-45-6789' ELSE 'n/a' END FROM generate_series(1, 50) g`,
+  );
   await admin.query(`CREATE TABLE ${schema}.orders (id int, note text)`);
   await admin.query(`INSERT INTO ${schema}.orders VALUES (1, 'first'), (2, 'second')`);
   await admin.query(`CREATE TABLE ${schema}.secrets (id int, secret text)`);
@@ -42,7 +46,9 @@ beforeAll(async () => {
   // NB: another table than orders: PostgreSQL keeps the case of a quoted name
   await admin.query(`CREATE TABLE ${schema}."Orders" (id int, note text)`);
   await admin.query(`INSERT INTO ${schema}."Orders" VALUES (1, '${SECRET}')`);
-  await admin.query(`CREATE FUNCTION ${schema}.leak() RETURNS SETOF text LANGUAGE sql AS 'SELECT secret FROM ${schema}.secrets'`);
+  await admin.query(
+    `CREATE FUNCTION ${schema}.leak() RETURNS SETOF text LANGUAGE sql AS 'SELECT secret FROM ${schema}.secrets'`,
+  );
 });
 afterAll(async () => {
   await Promise.all(open.map((c) => c.close()));
@@ -53,8 +59,14 @@ afterAll(async () => {
 describe('postgres connector', () => {
   it('runs a statement with $1 params and answers rows, row_count, columns and execution_time_ms', async () => {
     const c = make();
-    const res = await run(c, `SELECT id, name FROM ${schema}.people WHERE id = $1 OR name = $2 ORDER BY id`, [3, 'person 7']);
-    expect(res.rows).toEqual([{ id: 3, name: 'person 3' }, { id: 7, name: 'person 7' }]);
+    const res = await run(c, `SELECT id, name FROM ${schema}.people WHERE id = $1 OR name = $2 ORDER BY id`, [
+      3,
+      'person 7',
+    ]);
+    expect(res.rows).toEqual([
+      { id: 3, name: 'person 3' },
+      { id: 7, name: 'person 7' },
+    ]);
     expect(res.row_count).toBe(2);
     expect(res.columns).toEqual(['id', 'name']);
     expect(res.execution_time_ms).toBeGreaterThanOrEqual(0);
@@ -72,32 +84,52 @@ describe('postgres connector', () => {
 
   it('cuts rows at the byte cap', async () => {
     const c = make();
-    const res = await c.query(c.prepare(`SELECT id, name FROM ${schema}.people ORDER BY id`, []), { timeoutMs: 5000, maxRows: 1000, maxResultBytes: 100, redact: false });
+    const res = await c.query(c.prepare(`SELECT id, name FROM ${schema}.people ORDER BY id`, []), {
+      timeoutMs: 5000,
+      maxRows: 1000,
+      maxResultBytes: 100,
+      redact: false,
+    });
     expect(res.truncated).toBe(true);
     expect(res.row_count).toBeLessThan(50);
   });
 
   it('redacts PII in string cells and counts per kind', async () => {
     const c = make();
-    const res = await c.query(c.prepare(`SELECT note FROM ${schema}.people WHERE id = $1`, [1]), { timeoutMs: 5000, maxRows: 10, maxResultBytes: 1 << 20, redact: true });
+    const res = await c.query(c.prepare(`SELECT note FROM ${schema}.people WHERE id = $1`, [1]), {
+      timeoutMs: 5000,
+      maxRows: 10,
+      maxResultBytes: 1 << 20,
+      redact: true,
+    });
     expect(res.rows).toEqual([{ note: 'ssn [REDACTED:us_ssn]' }]);
     expect(res.redactions).toEqual({ us_ssn: 1 });
   });
 
   it('refuses pg_sleep on a read-only connector before anything reaches the server', () => {
     const c = make();
-    expect(() => c.prepare('SELECT pg_sleep(5)', [])).toThrow(expect.objectContaining({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' }));
+    expect(() => c.prepare('SELECT pg_sleep(5)', [])).toThrow(
+      expect.objectContaining({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' }),
+    );
   });
 
   it('times out a slow query on a non-read-only connector and cancels it on the server', async () => {
     const c = make({ readOnly: false });
     const marker = `steward_timeout_${schema}`;
     const err = await c
-      .query(c.prepare(`SELECT pg_sleep(60), '${marker}' AS m`, []), { timeoutMs: 300, maxRows: 10, maxResultBytes: 1 << 20, redact: false })
+      .query(c.prepare(`SELECT pg_sleep(60), '${marker}' AS m`, []), {
+        timeoutMs: 300,
+        maxRows: 10,
+        maxResultBytes: 1 << 20,
+        redact: false,
+      })
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_TIMEOUT' });
     await eventually(async () => {
-      const { rows } = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`, [`%${marker}%`]);
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+        [`%${marker}%`],
+      );
       expect(rows[0].n).toBe(0);
     });
   });
@@ -105,24 +137,34 @@ describe('postgres connector', () => {
   it('a read-only connector session refuses writes even when a statement gets past the guard', async () => {
     const ro = make();
     // NB: a hand-made prepared statement stands for a guard miss (say, a user function that writes)
-    const err = await ro.query({ text: `UPDATE ${schema}.people SET note = $1 WHERE id = $2`, params: ['x', 2] }, limits).catch((e: unknown) => e);
+    const err = await ro
+      .query({ text: `UPDATE ${schema}.people SET note = $1 WHERE id = $2`, params: ['x', 2] }, limits)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
     expect((err as Error).message).toContain('read-only transaction');
     const rw = make({ readOnly: false });
-    await expect(run(rw, `UPDATE ${schema}.people SET note = $1 WHERE id = $2`, ['x', 2])).resolves.toMatchObject({ sql: { operation: 'update' }, affected_rows: 1, row_count: 0 });
+    await expect(run(rw, `UPDATE ${schema}.people SET note = $1 WHERE id = $2`, ['x', 2])).resolves.toMatchObject({
+      sql: { operation: 'update' },
+      affected_rows: 1,
+      row_count: 0,
+    });
   });
 
   it('keeps the read-only session when the URL carries its own options', async () => {
     const ro = make({}, `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`);
     const res = await ro.query({ text: 'SELECT count(*)::int AS n FROM people', params: [] }, limits);
     expect(res.rows).toEqual([{ n: 50 }]);
-    const err = await ro.query({ text: 'UPDATE people SET note = $1 WHERE id = $2', params: ['x', 2] }, limits).catch((e: unknown) => e);
+    const err = await ro
+      .query({ text: 'UPDATE people SET note = $1 WHERE id = $2', params: ['x', 2] }, limits)
+      .catch((e: unknown) => e);
     expect((err as Error).message).toContain('read-only transaction');
   });
 
   it('refuses stacked statements that a parser/server disagreement would hide (backslash in a standard string)', () => {
     const c = make({ readOnly: false });
-    expect(() => c.prepare(`SELECT 'a\\' ; DROP TABLE ${schema}.people; --'`, [])).toThrow(expect.objectContaining({ reason: 'STACKED_QUERIES' }));
+    expect(() => c.prepare(`SELECT 'a\\' ; DROP TABLE ${schema}.people; --'`, [])).toThrow(
+      expect.objectContaining({ reason: 'STACKED_QUERIES' }),
+    );
   });
 
   it('refuses a statement whose placeholders outnumber the params', () => {
@@ -147,19 +189,39 @@ describe('postgres connector: statements that would read past the table allowlis
     ['a CTE defined inside a subquery', 'SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)'],
     ['a CTE defined inside another CTE', 'WITH x AS (WITH secrets AS (SELECT 1) SELECT 1) SELECT * FROM secrets'],
     ['a non-recursive CTE naming itself', 'WITH secrets AS (SELECT * FROM secrets) SELECT * FROM secrets'],
-    ['a CTE inside a parenthesised UNION member', '(WITH secrets AS (SELECT 1 AS id) SELECT id FROM secrets) UNION ALL SELECT id FROM secrets'],
-    ['a CTE inside a subquery, on pg_shadow', 'SELECT usename, passwd FROM pg_shadow WHERE EXISTS (WITH pg_shadow AS (SELECT 1) SELECT 1)'],
-    ['a CTE inside another CTE, on pg_shadow', 'WITH x AS (WITH pg_shadow AS (SELECT 1) SELECT 1) SELECT usename FROM pg_shadow'],
+    [
+      'a CTE inside a parenthesised UNION member',
+      '(WITH secrets AS (SELECT 1 AS id) SELECT id FROM secrets) UNION ALL SELECT id FROM secrets',
+    ],
+    [
+      'a CTE inside a subquery, on pg_shadow',
+      'SELECT usename, passwd FROM pg_shadow WHERE EXISTS (WITH pg_shadow AS (SELECT 1) SELECT 1)',
+    ],
+    [
+      'a CTE inside another CTE, on pg_shadow',
+      'WITH x AS (WITH pg_shadow AS (SELECT 1) SELECT 1) SELECT usename FROM pg_shadow',
+    ],
   ])('refuses a table shadowed by %s outside its scope', async (_name, sql) => {
     expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
   });
 
   it('reads a CTE inside its scope, and tells policies about the real table a CTE name shadows elsewhere', async () => {
-    expect(await attempt(ordersOnly(), 'WITH secrets AS (SELECT id FROM orders) SELECT id FROM secrets ORDER BY id')).toEqual({ rows: [{ id: 1 }, { id: 2 }] });
-    expect(await attempt(ordersOnly(), 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r')).toEqual({ rows: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+    expect(
+      await attempt(ordersOnly(), 'WITH secrets AS (SELECT id FROM orders) SELECT id FROM secrets ORDER BY id'),
+    ).toEqual({ rows: [{ id: 1 }, { id: 2 }] });
+    expect(
+      await attempt(
+        ordersOnly(),
+        'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r',
+      ),
+    ).toEqual({ rows: [{ n: 1 }, { n: 2 }, { n: 3 }] });
     const open = make({ defaultSchema: schema });
-    expect(open.prepare('SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)', []).sql?.tables).toEqual([`${schema}.secrets`]);
-    expect(open.prepare('WITH x AS (SELECT 1) SELECT usename FROM pg_shadow, x', []).sql?.tables).toEqual(['pg_catalog.pg_shadow']);
+    expect(
+      open.prepare('SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)', []).sql?.tables,
+    ).toEqual([`${schema}.secrets`]);
+    expect(open.prepare('WITH x AS (SELECT 1) SELECT usename FROM pg_shadow, x', []).sql?.tables).toEqual([
+      'pg_catalog.pg_shadow',
+    ]);
   });
 
   it('refuses a string the parser would end elsewhere than the server (backslash before a quote)', async () => {
@@ -168,15 +230,24 @@ describe('postgres connector: statements that would read past the table allowlis
   });
 
   it('refuses FROM ONLY, which the parser misreads', async () => {
-    expect(await attempt(ordersOnly(), 'SELECT * FROM ONLY (secrets)')).toEqual({ code: 'SQL_REFUSED', reason: 'PARSE_ERROR' });
+    expect(await attempt(ordersOnly(), 'SELECT * FROM ONLY (secrets)')).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'PARSE_ERROR',
+    });
   });
 
   it('compares quoted names exactly: "Orders" is not orders', async () => {
-    expect(await attempt(ordersOnly(), 'SELECT note FROM "Orders"')).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+    expect(await attempt(ordersOnly(), 'SELECT note FROM "Orders"')).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'TABLE_NOT_ALLOWED',
+    });
     expect(await attempt(ordersOnly(), 'SELECT note FROM ORDERS WHERE id = 1')).toEqual({ rows: [{ note: 'first' }] });
     const quoted = ordersOnly({ allowedTables: [`${schema}."Orders"`] });
     expect(await attempt(quoted, 'SELECT id FROM "Orders"')).toEqual({ rows: [{ id: 1 }] });
-    expect(await attempt(quoted, 'SELECT id FROM orders')).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
+    expect(await attempt(quoted, 'SELECT id FROM orders')).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'TABLE_NOT_ALLOWED',
+    });
   });
 });
 
@@ -200,12 +271,26 @@ describe('postgres connector: functions on a confined connector', () => {
   });
 
   it('runs pure functions, and the functions allowedFunctions adds unless deniedFunctions names them', async () => {
-    const sql = "SELECT count(*)::int AS n, max(upper(note)) AS m, coalesce(NULL, 'x') AS c, EXTRACT(YEAR FROM DATE '2024-05-01')::int AS y, now() IS NOT NULL AS t FROM orders";
+    const sql =
+      "SELECT count(*)::int AS n, max(upper(note)) AS m, coalesce(NULL, 'x') AS c, EXTRACT(YEAR FROM DATE '2024-05-01')::int AS y, now() IS NOT NULL AS t FROM orders";
     expect(await attempt(ordersOnly(), sql)).toEqual({ rows: [{ n: 2, m: 'SECOND', c: 'x', y: 2024, t: true }] });
-    expect(await attempt(ordersOnly({ allowedFunctions: [`${schema}.leak`] }), `SELECT * FROM ${schema}.leak() AS s`)).toEqual({ rows: [{ s: SECRET }] });
-    expect(await attempt(ordersOnly({ allowedFunctions: ['current_setting'] }), "SELECT current_setting('TimeZone') IS NOT NULL AS t")).toEqual({ rows: [{ t: true }] });
-    expect(await attempt(ordersOnly({ deniedFunctions: ['upper'] }), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
-    expect(await attempt(ordersOnly({ allowedFunctions: ['pg_sleep'] }), 'SELECT pg_sleep(0)')).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+    expect(
+      await attempt(ordersOnly({ allowedFunctions: [`${schema}.leak`] }), `SELECT * FROM ${schema}.leak() AS s`),
+    ).toEqual({ rows: [{ s: SECRET }] });
+    expect(
+      await attempt(
+        ordersOnly({ allowedFunctions: ['current_setting'] }),
+        "SELECT current_setting('TimeZone') IS NOT NULL AS t",
+      ),
+    ).toEqual({ rows: [{ t: true }] });
+    expect(await attempt(ordersOnly({ deniedFunctions: ['upper'] }), sql)).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'DENIED_FUNCTION',
+    });
+    expect(await attempt(ordersOnly({ allowedFunctions: ['pg_sleep'] }), 'SELECT pg_sleep(0)')).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'DENIED_FUNCTION',
+    });
   });
 });
 
@@ -213,7 +298,9 @@ describe('postgres connector: the session reads text as the guard does', () => {
   const scsOff = withSession('standard_conforming_strings=off');
 
   it('keeps standard_conforming_strings on when the server (here the URL) turns it off', async () => {
-    expect(await attempt(make({ readOnly: false }, scsOff), "SELECT current_setting('standard_conforming_strings') AS v")).toEqual({ rows: [{ v: 'on' }] });
+    expect(
+      await attempt(make({ readOnly: false }, scsOff), "SELECT current_setting('standard_conforming_strings') AS v"),
+    ).toEqual({ rows: [{ v: 'on' }] });
     expect(await attempt(ordersOnly({}, scsOff), "SELECT 'a\\' AS s")).toEqual({ rows: [{ s: 'a\\' }] });
     const attack = `SELECT 'a\\' , ' UNION SELECT secret FROM secrets -- ' AS x FROM orders`;
     expect(JSON.stringify(await attempt(ordersOnly({}, scsOff), attack))).not.toContain(SECRET);
@@ -224,12 +311,17 @@ describe('postgres connector: catalogue names read through reg* casts', () => {
   // NB: oid → name over every user oid: the server answers each relation's name
   const everyRelation =
     "SELECT CAST(CAST(g AS oid) AS regclass) AS rel FROM generate_series(16384, 100000) g WHERE CAST(CAST(CAST(g AS oid) AS regclass) AS text) !~ '^[0-9]+$'";
-  const confined = () => [make({ defaultSchema: schema }, withSession()), ordersOnly(), ordersOnly({ readOnly: false })];
+  const confined = () => [
+    make({ defaultSchema: schema }, withSession()),
+    ordersOnly(),
+    ordersOnly({ readOnly: false }),
+  ];
 
   it('refuses listing every relation name through CAST(CAST(n AS oid) AS regclass), which an open connector answers', async () => {
     const open = await attempt(make({ readOnly: false }, withSession()), everyRelation);
     expect(JSON.stringify(open)).toContain('secrets');
-    for (const c of confined()) expect(await attempt(c, everyRelation)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
+    for (const c of confined())
+      expect(await attempt(c, everyRelation)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
   });
 
   it.each([
@@ -258,25 +350,48 @@ describe('postgres connector: catalogue names read through reg* casts', () => {
   it('refuses a cast written as a call (regclass(...)) even when allowedFunctions would let the name through', async () => {
     const sql = "SELECT regclass('secrets') AS v";
     expect(await attempt(make({ readOnly: false }, withSession()), sql)).toEqual({ rows: [{ v: 'secrets' }] });
-    expect(await attempt(ordersOnly({ allowedFunctions: ['reg*'] }), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
+    expect(await attempt(ordersOnly({ allowedFunctions: ['reg*'] }), sql)).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'CATALOG_CAST',
+    });
   });
 
-  it('refuses a typed literal (regclass \'secrets\'), which the parser cannot read', async () => {
+  it("refuses a typed literal (regclass 'secrets'), which the parser cannot read", async () => {
     const sql = "SELECT regclass 'secrets' AS v";
     expect(await attempt(make({ readOnly: false }, withSession()), sql)).toMatchObject({ code: 'SQL_REFUSED' });
-    expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: expect.stringMatching(/^(PARSE_ERROR|CATALOG_CAST)$/) });
+    expect(await attempt(ordersOnly(), sql)).toEqual({
+      code: 'SQL_REFUSED',
+      reason: expect.stringMatching(/^(PARSE_ERROR|CATALOG_CAST)$/),
+    });
   });
 
-  it.each(['to_regclass', 'to_regtype', 'to_regrole', 'to_regnamespace', 'to_regproc', 'to_regprocedure', 'to_regoper', 'to_regoperator', 'to_regcollation'])(
-    'refuses %s(), which resolves a name, as a function off the allowlist',
-    async (fn) => {
-      expect(await attempt(ordersOnly(), `SELECT ${fn}('x') AS v`)).toEqual({ code: 'SQL_REFUSED', reason: 'FUNCTION_NOT_ALLOWED' });
-    },
-  );
+  it.each([
+    'to_regclass',
+    'to_regtype',
+    'to_regrole',
+    'to_regnamespace',
+    'to_regproc',
+    'to_regprocedure',
+    'to_regoper',
+    'to_regoperator',
+    'to_regcollation',
+  ])('refuses %s(), which resolves a name, as a function off the allowlist', async (fn) => {
+    expect(await attempt(ordersOnly(), `SELECT ${fn}('x') AS v`)).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'FUNCTION_NOT_ALLOWED',
+    });
+  });
 
   it('still runs casts to types that name nothing, and reg* casts on an open connector', async () => {
-    expect(await attempt(ordersOnly(), 'SELECT CAST(id AS text) AS t, id::oid AS o, CAST(1 AS oid) AS p FROM orders WHERE id = 1')).toEqual({ rows: [{ t: '1', o: 1, p: 1 }] });
-    expect(await attempt(make({ readOnly: false }, withSession()), "SELECT 'secrets'::regclass::text AS v")).toEqual({ rows: [{ v: 'secrets' }] });
+    expect(
+      await attempt(
+        ordersOnly(),
+        'SELECT CAST(id AS text) AS t, id::oid AS o, CAST(1 AS oid) AS p FROM orders WHERE id = 1',
+      ),
+    ).toEqual({ rows: [{ t: '1', o: 1, p: 1 }] });
+    expect(await attempt(make({ readOnly: false }, withSession()), "SELECT 'secrets'::regclass::text AS v")).toEqual({
+      rows: [{ v: 'secrets' }],
+    });
   });
 });
 
@@ -290,8 +405,13 @@ describe('postgres connector: an E string continued on the next line', () => {
   it('reads the continuation with backslash escapes, as the server does, so the UNION is seen', async () => {
     const { rows } = await admin.query(attack(`${schema}.secrets`));
     expect(JSON.stringify(rows)).toContain(SECRET);
-    expect(await attempt(ordersOnly(), attack('secrets'))).toEqual({ code: 'SQL_REFUSED', reason: 'TABLE_NOT_ALLOWED' });
-    expect(make({ readOnly: false, defaultSchema: schema }).prepare(attack('secrets'), []).sql?.tables).toEqual([`${schema}.secrets`]);
+    expect(await attempt(ordersOnly(), attack('secrets'))).toEqual({
+      code: 'SQL_REFUSED',
+      reason: 'TABLE_NOT_ALLOWED',
+    });
+    expect(make({ readOnly: false, defaultSchema: schema }).prepare(attack('secrets'), []).sql?.tables).toEqual([
+      `${schema}.secrets`,
+    ]);
   });
 
   it.each([

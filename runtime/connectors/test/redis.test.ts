@@ -7,7 +7,10 @@ import { REDIS_URL, connectorDoc, runId } from './fixtures.js';
 const prefix = `${runId()}:`;
 const open: Connector[] = [];
 const make = (options: Record<string, unknown> = {}) => {
-  const c = createConnector(connectorDoc('cache', 'redis', 'REDIS', { options: { keyPrefix: prefix, ...options } }), REDIS_URL);
+  const c = createConnector(
+    connectorDoc('cache', 'redis', 'REDIS', { options: { keyPrefix: prefix, ...options } }),
+    REDIS_URL,
+  );
   open.push(c);
   return c;
 };
@@ -29,7 +32,10 @@ describe('redis connector', () => {
     const ro = make();
     expect((await ro.query(ro.prepare('GET', ['greeting']), limits)).rows).toEqual([{ value: 'hello' }]);
     const hash = await ro.query(ro.prepare('hgetall', ['user:1']), { ...limits, redact: true });
-    expect(hash.rows).toEqual([{ field: 'name', value: 'Ada' }, { field: 'email', value: '[REDACTED:email]' }]);
+    expect(hash.rows).toEqual([
+      { field: 'name', value: 'Ada' },
+      { field: 'email', value: '[REDACTED:email]' },
+    ]);
     expect(hash.redactions).toEqual({ email: 1 });
     const raw = new Redis(REDIS_URL);
     expect(await raw.get(`${prefix}greeting`)).toBe('hello');
@@ -37,14 +43,23 @@ describe('redis connector', () => {
   });
 
   it('refuses writes on a read-only connector and commands outside the allowlist everywhere', () => {
-    expect(() => make().prepare('SET', ['k', 'v'])).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED', reason: 'READ_ONLY' }));
-    expect(() => make({ readOnly: false }).prepare('FLUSHALL', [])).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED', reason: 'COMMAND_NOT_ALLOWED' }));
-    expect(() => make({ readOnly: false }).prepare('EVAL', ['return 1', 0])).toThrow(expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }));
+    expect(() => make().prepare('SET', ['k', 'v'])).toThrow(
+      expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED', reason: 'READ_ONLY' }),
+    );
+    expect(() => make({ readOnly: false }).prepare('FLUSHALL', [])).toThrow(
+      expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED', reason: 'COMMAND_NOT_ALLOWED' }),
+    );
+    expect(() => make({ readOnly: false }).prepare('EVAL', ['return 1', 0])).toThrow(
+      expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }),
+    );
   });
 
   it('reports health, and unavailability without the URL when nothing listens', async () => {
     expect((await make().health(2000)).ok).toBe(true);
-    const dead = createConnector(connectorDoc('dead', 'redis', 'R', { options: { connectTimeoutMs: 300 } }), 'redis://:Sup3rS3cretPw@127.0.0.1:1');
+    const dead = createConnector(
+      connectorDoc('dead', 'redis', 'R', { options: { connectTimeoutMs: 300 } }),
+      'redis://:Sup3rS3cretPw@127.0.0.1:1',
+    );
     open.push(dead);
     const h = await dead.health(1000);
     expect(h.ok).toBe(false);

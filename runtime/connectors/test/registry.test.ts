@@ -6,7 +6,16 @@ import { FolderSource } from '../../source/index.js';
 import { ConnectorRegistry } from '../registry.js';
 import type { ConnectorStatus } from '../status.js';
 import { envResolver } from '../resolve.js';
-import { PG_URL, apiHandler, connectorDoc, connectorYaml, eventually, listen, mcpHandler, type Running } from './fixtures.js';
+import {
+  PG_URL,
+  apiHandler,
+  connectorDoc,
+  connectorYaml,
+  eventually,
+  listen,
+  mcpHandler,
+  type Running,
+} from './fixtures.js';
 
 let dir: string;
 let source: FolderSource;
@@ -16,15 +25,31 @@ let mcp: Running;
 const reports: [string, ConnectorStatus][] = [];
 
 const httpDoc = (extra = {}) =>
-  connectorDoc('api', 'http', 'API_URL', { options: { allowedCidrs: ['127.0.0.0/8'] }, healthCheck: { intervalSeconds: 5, timeoutMs: 1000 }, allowedOperations: ['query'], ...extra });
+  connectorDoc('api', 'http', 'API_URL', {
+    options: { allowedCidrs: ['127.0.0.0/8'] },
+    healthCheck: { intervalSeconds: 5, timeoutMs: 1000 },
+    allowedOperations: ['query'],
+    ...extra,
+  });
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'steward-connectors-'));
   api = await listen(apiHandler);
   mcp = await listen(mcpHandler());
   await writeFile(join(dir, 'api.yaml'), connectorYaml(httpDoc()));
-  await writeFile(join(dir, 'db.yaml'), connectorYaml(connectorDoc('db', 'postgres', 'DB_URL', { allowedOperations: ['query'] })));
-  await writeFile(join(dir, 'tools.yaml'), connectorYaml(connectorDoc('tools', 'mcp', 'MCP_URL', { options: { allowedCidrs: ['127.0.0.1/32'] }, allowedOperations: ['add'] })));
+  await writeFile(
+    join(dir, 'db.yaml'),
+    connectorYaml(connectorDoc('db', 'postgres', 'DB_URL', { allowedOperations: ['query'] })),
+  );
+  await writeFile(
+    join(dir, 'tools.yaml'),
+    connectorYaml(
+      connectorDoc('tools', 'mcp', 'MCP_URL', {
+        options: { allowedCidrs: ['127.0.0.1/32'] },
+        allowedOperations: ['add'],
+      }),
+    ),
+  );
   source = new FolderSource({ dirs: [dir], debounceMs: 20 });
   reports.length = 0;
   registry = new ConnectorRegistry({
@@ -61,18 +86,32 @@ describe('ConnectorRegistry', () => {
   it('runs queries and allowed tools, refuses operations outside allowedOperations and unknown connectors', async () => {
     const q = registry.prepareQuery('db', 'SELECT CAST($1 AS int) + 1 AS n', [41]);
     expect(q.sql).toEqual({ operation: 'select', tables: [] });
-    expect(q.mcp).toEqual({ connector: 'db', type: 'postgres', operation: 'query', statement: 'SELECT CAST($1 AS int) + 1 AS n', params: [41], sql: q.sql });
+    expect(q.mcp).toEqual({
+      connector: 'db',
+      type: 'postgres',
+      operation: 'query',
+      statement: 'SELECT CAST($1 AS int) + 1 AS n',
+      params: [41],
+      sql: q.sql,
+    });
     expect(q.statementHash).toMatch(/^[0-9a-f]{64}$/);
     expect((await q.run()).rows).toEqual([{ n: 42 }]);
     expect((await registry.execute('tools', 'add', { a: 1, b: 2 })).result).toMatchObject({ content: [{ text: '3' }] });
     expect(registry.tools('tools').map((t) => t.tool.name)).toEqual(['add']);
-    await expect(registry.execute('tools', 'whois', { name: 'x' })).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' });
+    await expect(registry.execute('tools', 'whois', { name: 'x' })).rejects.toMatchObject({
+      code: 'OPERATION_NOT_ALLOWED',
+    });
     await expect(registry.query('nope', 'SELECT 1')).rejects.toMatchObject({ code: 'CONNECTOR_NOT_FOUND' });
   });
 
   it('guards the SQL query tool before policy, like a query', async () => {
-    await writeFile(join(dir, 'db.yaml'), connectorYaml(connectorDoc('db', 'postgres', 'DB_URL', { allowedOperations: ['query'] })));
-    expect(() => registry.prepareTool('db', 'query', { statement: 'SELECT pg_sleep(1)' })).toThrow(expect.objectContaining({ code: 'SQL_REFUSED' }));
+    await writeFile(
+      join(dir, 'db.yaml'),
+      connectorYaml(connectorDoc('db', 'postgres', 'DB_URL', { allowedOperations: ['query'] })),
+    );
+    expect(() => registry.prepareTool('db', 'query', { statement: 'SELECT pg_sleep(1)' })).toThrow(
+      expect.objectContaining({ code: 'SQL_REFUSED' }),
+    );
     const call = registry.prepareTool('db', 'query', { statement: 'SELECT 2 AS two' });
     expect(call.sql).toEqual({ operation: 'select', tables: [] });
     expect((await call.run()).result).toMatchObject({ rows: [{ two: 2 }] });
@@ -89,9 +128,13 @@ describe('ConnectorRegistry', () => {
   });
 
   it('follows the source: a modified document replaces the connector, a deleted one is closed', async () => {
-    await expect(registry.execute('api', 'request', { path: '/users' })).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' });
+    await expect(registry.execute('api', 'request', { path: '/users' })).rejects.toMatchObject({
+      code: 'OPERATION_NOT_ALLOWED',
+    });
     await writeFile(join(dir, 'api.yaml'), connectorYaml(httpDoc({ allowedOperations: ['query', 'request'] })));
-    await eventually(async () => expect((await registry.execute('api', 'request', { path: '/users' })).result).toMatchObject({ status: 200 }));
+    await eventually(async () =>
+      expect((await registry.execute('api', 'request', { path: '/users' })).result).toMatchObject({ status: 200 }),
+    );
     await unlink(join(dir, 'db.yaml'));
     await eventually(() => expect(registry.list().map((c) => c.name)).toEqual(['api', 'tools']));
     await expect(registry.query('db', 'SELECT 1')).rejects.toMatchObject({ code: 'CONNECTOR_NOT_FOUND' });

@@ -1,4 +1,11 @@
-import { ConnectorError, isConnectorError, type PreparedCall, type QueryOptions, type QueryResult, type ToolResult } from '../../connectors/index.js';
+import {
+  ConnectorError,
+  isConnectorError,
+  type PreparedCall,
+  type QueryOptions,
+  type QueryResult,
+  type ToolResult,
+} from '../../connectors/index.js';
 import type { Identity } from '../../auth/identity.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { PolicyEvaluation } from '../../policy/types.js';
@@ -10,8 +17,26 @@ import { servesOrganization } from './tenancy.js';
 
 /** One connector call as the REST routes and the MCP server receive it. */
 export type ConnectorCall =
-  | { kind: 'query'; connector: string; statement: string; params?: unknown; options?: QueryOptions; userToken?: string; clientId?: string; via: CallVia }
-  | { kind: 'tool'; connector: string; tool: string; params?: Record<string, unknown>; options?: QueryOptions; userToken?: string; clientId?: string; via: CallVia };
+  | {
+      kind: 'query';
+      connector: string;
+      statement: string;
+      params?: unknown;
+      options?: QueryOptions;
+      userToken?: string;
+      clientId?: string;
+      via: CallVia;
+    }
+  | {
+      kind: 'tool';
+      connector: string;
+      tool: string;
+      params?: Record<string, unknown>;
+      options?: QueryOptions;
+      userToken?: string;
+      clientId?: string;
+      via: CallVia;
+    };
 
 /** Which surface the call came through, for the audit entry. */
 export type CallVia = 'rest' | 'mcp-server';
@@ -42,7 +67,11 @@ export type GovernedConnectorResult =
  * before the caller gets the answer. Refusals throw typed errors (ConnectorError, ApiError) that
  * runtime/http/error-model.ts answers in the gateway catalogue.
  */
-export async function governedConnectorCall(deps: GatewayDeps, identity: Identity, call: ConnectorCall): Promise<GovernedConnectorResult> {
+export async function governedConnectorCall(
+  deps: GatewayDeps,
+  identity: Identity,
+  call: ConnectorCall,
+): Promise<GovernedConnectorResult> {
   const t0 = performance.now();
   const audit = auditWriter(deps, identity, call, t0);
   let prepared: PreparedCall<QueryResult> | PreparedCall<ToolResult>;
@@ -50,7 +79,9 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     const doc = deps.connectors.resource(call.connector);
     // NB: a connector of another organization is answered as absent: its name is not disclosed either.
     if (!doc || !servesOrganization(doc, identity, deps.source)) {
-      throw new ConnectorError('CONNECTOR_NOT_FOUND', `no connector named ${echo(call.connector)}`, { connector: call.connector });
+      throw new ConnectorError('CONNECTOR_NOT_FOUND', `no connector named ${echo(call.connector)}`, {
+        connector: call.connector,
+      });
     }
     prepared =
       call.kind === 'query'
@@ -84,10 +115,15 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
   }
   if (!evaluation.approved) {
     await audit.write('blocked', { prepared, evaluation, stage: 'input' });
-    throw new ApiError('gateway', 'POLICY_VIOLATION', `blocked by policy ${evaluation.blockReason ?? evaluation.triggered.join(', ')}`, {
-      policies: evaluation.triggered,
-      connector: echo(call.connector),
-    });
+    throw new ApiError(
+      'gateway',
+      'POLICY_VIOLATION',
+      `blocked by policy ${evaluation.blockReason ?? evaluation.triggered.join(', ')}`,
+      {
+        policies: evaluation.triggered,
+        connector: echo(call.connector),
+      },
+    );
   }
 
   let outcome: QueryResult | ToolResult;
@@ -110,7 +146,13 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     throw err;
   }
   if (output.blocked) {
-    await audit.write('blocked', { prepared, evaluation: output.evaluation, rows, truncated: outcome.truncated, stage: 'output' });
+    await audit.write('blocked', {
+      prepared,
+      evaluation: output.evaluation,
+      rows,
+      truncated: outcome.truncated,
+      stage: 'output',
+    });
     throw new ApiError('gateway', 'POLICY_VIOLATION', `the result was blocked by policy: ${output.blockReason}`, {
       stage: 'output',
       policies: output.evaluation.triggered,
@@ -120,7 +162,13 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
   outcome = output.outcome;
   const evaluated = [...evaluation.evaluated, ...(output.evaluation?.evaluated ?? [])];
   const warnings = [...evaluation.warnings, ...(output.evaluation?.warnings ?? [])];
-  const auditId = await audit.write('allowed', { prepared, evaluation, rows, truncated: outcome.truncated, redactions: outcome.redactions });
+  const auditId = await audit.write('allowed', {
+    prepared,
+    evaluation,
+    rows,
+    truncated: outcome.truncated,
+    redactions: outcome.redactions,
+  });
   const metadata: CallMetadata = {
     audit_id: auditId,
     connector: prepared.connector.name,
@@ -132,30 +180,56 @@ export async function governedConnectorCall(deps: GatewayDeps, identity: Identit
     ...(outcome.redactions ? { redactions: outcome.redactions } : {}),
     truncated: outcome.truncated,
   };
-  return call.kind === 'query' ? { kind: 'query', result: outcome as QueryResult, metadata } : { kind: 'tool', result: outcome as ToolResult, metadata };
+  return call.kind === 'query'
+    ? { kind: 'query', result: outcome as QueryResult, metadata }
+    : { kind: 'tool', result: outcome as ToolResult, metadata };
 }
 
 /**
  * The output scan of an LLM answer (runtime/governed/output-scan.ts) on a call's result: the rows of a query, or the
  * tool's result. Its counts add to those of the connector's own redaction (`options.redact`), which ran first.
  */
-async function scanResult(deps: GatewayDeps, identity: Identity, call: ConnectorCall, prepared: PreparedCall<unknown>, outcome: QueryResult | ToolResult) {
+async function scanResult(
+  deps: GatewayDeps,
+  identity: Identity,
+  call: ConnectorCall,
+  prepared: PreparedCall<unknown>,
+  outcome: QueryResult | ToolResult,
+) {
   const scan = openOutputScan(deps.policies, {
     organizationId: identity.organizationId,
     tenantId: identity.tenantId,
     clientId: call.clientId ?? identity.clientId ?? identity.credential,
     userToken: call.userToken ?? '',
-    mcp: { connector: prepared.connector.name, type: prepared.connector.type, operation: prepared.operation, ...(call.kind === 'tool' ? { tool: call.tool } : {}) },
+    mcp: {
+      connector: prepared.connector.name,
+      type: prepared.connector.type,
+      operation: prepared.operation,
+      ...(call.kind === 'tool' ? { tool: call.tool } : {}),
+    },
   });
   if (!scan.active) return { blocked: false as const, outcome, evaluation: null };
   const end = await scan.value('rows' in outcome ? outcome.rows : outcome.result);
-  if (end.blocked) return { blocked: true as const, evaluation: end.evaluation, blockReason: end.evaluation.blockReason ?? end.evaluation.triggered.join(', ') };
+  if (end.blocked)
+    return {
+      blocked: true as const,
+      evaluation: end.evaluation,
+      blockReason: end.evaluation.blockReason ?? end.evaluation.triggered.join(', '),
+    };
   const redactions = mergeCounts(outcome.redactions, end.redactions);
-  const masked = 'rows' in outcome ? { ...outcome, rows: end.value as QueryResult['rows'] } : { ...outcome, result: end.value };
-  return { blocked: false as const, outcome: { ...masked, ...(redactions ? { redactions } : {}) }, evaluation: end.evaluation };
+  const masked =
+    'rows' in outcome ? { ...outcome, rows: end.value as QueryResult['rows'] } : { ...outcome, result: end.value };
+  return {
+    blocked: false as const,
+    outcome: { ...masked, ...(redactions ? { redactions } : {}) },
+    evaluation: end.evaluation,
+  };
 }
 
-function mergeCounts(a: Record<string, number> | undefined, b: Record<string, number>): Record<string, number> | undefined {
+function mergeCounts(
+  a: Record<string, number> | undefined,
+  b: Record<string, number>,
+): Record<string, number> | undefined {
   if (Object.keys(b).length === 0) return a;
   const out = { ...a };
   for (const [k, n] of Object.entries(b)) out[k] = (out[k] ?? 0) + n;
@@ -216,7 +290,9 @@ function auditWriter(deps: GatewayDeps, identity: Identity, call: ConnectorCall,
           upstream_ms: Math.round(this.upstreamMs * 10) / 10,
           stored_text: 'masked',
           ...(f.redactions ? { redactions: f.redactions } : {}),
-          ...(f.evaluation && decision === 'blocked' ? { policies: f.evaluation.triggered, block_reason: f.evaluation.blockReason } : {}),
+          ...(f.evaluation && decision === 'blocked'
+            ? { policies: f.evaluation.triggered, block_reason: f.evaluation.blockReason }
+            : {}),
           connector_call: {
             via: call.via,
             connector: call.connector,
@@ -230,7 +306,14 @@ function auditWriter(deps: GatewayDeps, identity: Identity, call: ConnectorCall,
             rows: f.rows,
             truncated: f.truncated,
             redactions: f.redactions,
-            error_code: err === undefined ? undefined : isConnectorError(err) ? err.code : err instanceof ApiError ? err.code : 'INTERNAL_ERROR',
+            error_code:
+              err === undefined
+                ? undefined
+                : isConnectorError(err)
+                  ? err.code
+                  : err instanceof ApiError
+                    ? err.code
+                    : 'INTERNAL_ERROR',
             reason: isConnectorError(err) ? err.reason : undefined,
           },
           ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),

@@ -1,7 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { Identity } from '../../auth/identity.js';
 import { asApiError } from '../../http/error-model.js';
@@ -24,7 +29,8 @@ export const mcpServerRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps
     const server = mcpServer(deps, identityOf(req));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // NB: the transport writes to the socket itself; headers fastify's hooks set (request id, rate limits) go too.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
@@ -35,7 +41,13 @@ export const mcpServerRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps
   });
 
   const stateless = async () => {
-    throw new ApiError('gateway', 'METHOD_NOT_ALLOWED', 'the MCP endpoint is stateless: POST JSON-RPC messages; there is no server-sent stream or session', undefined, { headers: { allow: 'POST' } });
+    throw new ApiError(
+      'gateway',
+      'METHOD_NOT_ALLOWED',
+      'the MCP endpoint is stateless: POST JSON-RPC messages; there is no server-sent stream or session',
+      undefined,
+      { headers: { allow: 'POST' } },
+    );
   };
   app.get('/mcp', { config: MCP_AUTH }, stateless);
   app.delete('/mcp', { config: MCP_AUTH }, stateless);
@@ -48,7 +60,11 @@ export const mcpServerRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps
  */
 function checkTransportRequest(accept: string | undefined, body: unknown): void {
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-    throw new ApiError('gateway', 'NOT_ACCEPTABLE', 'the MCP endpoint needs Accept: application/json, text/event-stream');
+    throw new ApiError(
+      'gateway',
+      'NOT_ACCEPTABLE',
+      'the MCP endpoint needs Accept: application/json, text/event-stream',
+    );
   }
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length === 0 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
@@ -59,16 +75,24 @@ function checkTransportRequest(accept: string | undefined, body: unknown): void 
 function mcpServer(deps: GatewayDeps, identity: Identity): Server {
   const server = new Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: servedTools(deps, identity).map((t) => ({ name: t.name, description: t.description, inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' } })),
+    tools: servedTools(deps, identity).map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' },
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = servedTools(deps, identity).find((t) => t.name === request.params.name);
     if (!tool) return failure('CONNECTOR_NOT_FOUND', `no tool named ${request.params.name.slice(0, 128)}`);
     const args = request.params.arguments ?? {};
-    const userToken = typeof request.params._meta?.user_token === 'string' ? request.params._meta.user_token : undefined;
+    const userToken =
+      typeof request.params._meta?.user_token === 'string' ? request.params._meta.user_token : undefined;
     try {
       const out = await governedConnectorCall(deps, identity, callOf(tool, args, userToken));
-      const value = out.kind === 'query' ? { rows: out.result.rows, row_count: out.result.row_count, execution_time_ms: out.result.execution_time_ms } : out.result.result;
+      const value =
+        out.kind === 'query'
+          ? { rows: out.result.rows, row_count: out.result.row_count, execution_time_ms: out.result.execution_time_ms }
+          : out.result.result;
       // A remote MCP tool's own content passes through; anything else is one JSON text block.
       const remote = out.kind === 'tool' && isToolContent(value) ? value : undefined;
       return {
@@ -87,7 +111,11 @@ function mcpServer(deps: GatewayDeps, identity: Identity): Server {
 
 /** A refusal as MCP clients expect it: a tool result with `isError`, the code first in the text. */
 function failure(code: string, message: string, details?: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { steward: { code, ...(details ? { details } : {}) } } };
+  return {
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    isError: true,
+    _meta: { steward: { code, ...(details ? { details } : {}) } },
+  };
 }
 
 function isToolContent(v: unknown): v is { content: CallToolResult['content']; isError?: boolean } {

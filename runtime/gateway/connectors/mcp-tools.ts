@@ -19,12 +19,16 @@ export interface ServedTool {
 /** The input of the `query` tool of kinds whose query operation is not a tool (http path, redis command, MCP resource URI). */
 const QUERY_TOOL_SCHEMA = {
   type: 'object',
-  properties: { statement: { type: 'string', description: 'the query: an HTTP path, a Redis command, an MCP resource URI' }, params: { description: 'positional ($1…) or named parameters' } },
+  properties: {
+    statement: { type: 'string', description: 'the query: an HTTP path, a Redis command, an MCP resource URI' },
+    params: { description: 'positional ($1…) or named parameters' },
+  },
   required: ['statement'],
 };
 
 /** MCP tool names allow `[A-Za-z0-9_.-]`; `__` separates the connector from its tool. */
-export const servedName = (connector: string, tool: string) => `${connector.replace(/[^A-Za-z0-9_]/g, '_')}__${tool.replace(/[^A-Za-z0-9_.-]/g, '_')}`.slice(0, 128);
+export const servedName = (connector: string, tool: string) =>
+  `${connector.replace(/[^A-Za-z0-9_]/g, '_')}__${tool.replace(/[^A-Za-z0-9_.-]/g, '_')}`.slice(0, 128);
 
 /**
  * The tools the caller's organization may call: each visible connector's tools that its allowedOperations permit,
@@ -43,10 +47,24 @@ export function servedTools(deps: GatewayDeps, identity: Identity): ServedTool[]
     if (!doc || !servesOrganization(doc, identity, deps.source)) continue;
     const tools: ToolDescription[] = deps.connectors.tools(info.name).map((t) => t.tool);
     for (const t of tools) {
-      add({ name: servedName(info.name, t.name), connector: info.name, tool: t.name, description: `${t.description} [connector ${info.name}]`, inputSchema: t.inputSchema, asQuery: false });
+      add({
+        name: servedName(info.name, t.name),
+        connector: info.name,
+        tool: t.name,
+        description: `${t.description} [connector ${info.name}]`,
+        inputSchema: t.inputSchema,
+        asQuery: false,
+      });
     }
     if (info.allowed_operations.includes('query') && !tools.some((t) => t.name === 'query')) {
-      add({ name: servedName(info.name, 'query'), connector: info.name, tool: 'query', description: `Query connector ${info.name} (${info.type}) [connector ${info.name}]`, inputSchema: QUERY_TOOL_SCHEMA, asQuery: true });
+      add({
+        name: servedName(info.name, 'query'),
+        connector: info.name,
+        tool: 'query',
+        description: `Query connector ${info.name} (${info.type}) [connector ${info.name}]`,
+        inputSchema: QUERY_TOOL_SCHEMA,
+        asQuery: true,
+      });
     }
   }
   return out;
@@ -55,7 +73,14 @@ export function servedTools(deps: GatewayDeps, identity: Identity): ServedTool[]
 /** The governed call a `tools/call` of a served tool makes (the same path as the REST endpoints). */
 export function callOf(tool: ServedTool, args: Record<string, unknown>, userToken: string | undefined): ConnectorCall {
   if (tool.asQuery) {
-    return { kind: 'query', via: 'mcp-server', connector: tool.connector, statement: typeof args.statement === 'string' ? args.statement : String(args.query ?? ''), params: args.params, userToken };
+    return {
+      kind: 'query',
+      via: 'mcp-server',
+      connector: tool.connector,
+      statement: typeof args.statement === 'string' ? args.statement : String(args.query ?? ''),
+      params: args.params,
+      userToken,
+    };
   }
   return { kind: 'tool', via: 'mcp-server', connector: tool.connector, tool: tool.tool, params: args, userToken };
 }

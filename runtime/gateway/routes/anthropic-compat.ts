@@ -6,7 +6,14 @@ import { ApiError, echo } from '../../http/errors.js';
 import type { FinishReason, LlmMessage, LlmToolCall } from '../../llm/index.js';
 import type { GatewayDeps } from '../deps.js';
 import { serveChat, type ChatCall, type ChatFormat } from '../chat.js';
-import { chooseModel, installCompatErrorHandler, installServerTiming, textOf, unsupported, type CompatErrorBody } from '../compat.js';
+import {
+  chooseModel,
+  installCompatErrorHandler,
+  installServerTiming,
+  textOf,
+  unsupported,
+  type CompatErrorBody,
+} from '../compat.js';
 import { parseBody } from '../validation.js';
 
 /** Anthropic's error `type` for a status; its SDK picks the exception class by the status. */
@@ -24,11 +31,22 @@ function anthropicType(status: number): string {
 /** `{type: 'error', error: {type, message}}`, with Steward's code beside them (`error.code`). */
 export const anthropicErrorBody: CompatErrorBody = (e, requestId) => ({
   type: 'error',
-  error: { type: anthropicType(e.status), message: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) },
+  error: {
+    type: anthropicType(e.status),
+    message: e.message,
+    code: e.code,
+    ...(e.details ? { details: e.details } : {}),
+  },
   request_id: requestId,
 });
 
-const STOP: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', content_filter: 'refusal', tool_use: 'tool_use', other: 'end_turn' };
+const STOP: Record<FinishReason, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+  tool_use: 'tool_use',
+  other: 'end_turn',
+};
 
 type MessagesRequest = z.infer<typeof anthropicMessagesRequest>;
 type Block = Exclude<MessagesRequest['system'], string | undefined>[number];
@@ -57,11 +75,20 @@ function messagesOf(body: MessagesRequest): LlmMessage[] {
     m.content.forEach((b: Block, j) => {
       const field = `messages[${i}].content[${j}]`;
       if (b.type === 'text' && typeof b.text === 'string') text.push(b.text);
-      else if (b.type === 'tool_use' && m.role === 'assistant' && b.id && b.name) calls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
+      else if (b.type === 'tool_use' && m.role === 'assistant' && b.id && b.name)
+        calls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input ?? {}) });
       else if (b.type === 'tool_result' && m.role === 'user' && b.tool_use_id) {
         const result = b.content === undefined ? '' : blockText(b.content, `${field}.content`);
-        messages.push({ role: 'tool', content: b.is_error === true ? `error: ${result}` : result, toolCallId: b.tool_use_id });
-      } else throw unsupported(field, `a ${echo(b.type)} block${b.type === 'tool_use' || b.type === 'tool_result' ? ' without its ids, or in the wrong role' : ''}`);
+        messages.push({
+          role: 'tool',
+          content: b.is_error === true ? `error: ${result}` : result,
+          toolCallId: b.tool_use_id,
+        });
+      } else
+        throw unsupported(
+          field,
+          `a ${echo(b.type)} block${b.type === 'tool_use' || b.type === 'tool_result' ? ' without its ids, or in the wrong role' : ''}`,
+        );
     });
     if (text.length > 0 || calls.length > 0) {
       messages.push({ role: m.role, content: text.join('\n'), ...(calls.length > 0 ? { toolCalls: calls } : {}) });
@@ -73,11 +100,18 @@ function messagesOf(body: MessagesRequest): LlmMessage[] {
 function toolsOf(body: MessagesRequest): Pick<ChatCall, 'tools' | 'toolChoice'> {
   const out: Pick<ChatCall, 'tools' | 'toolChoice'> = {};
   if (body.tools && body.tools.length > 0) {
-    out.tools = body.tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.input_schema }));
+    out.tools = body.tools.map((t) => ({
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: t.input_schema,
+    }));
   }
   const c = body.tool_choice;
   if (c) {
-    if (c.type === 'tool' && !c.name) throw new ApiError('gateway', 'INVALID_REQUEST', 'tool_choice.name: a tool choice of type tool names the tool', { field: 'tool_choice.name' });
+    if (c.type === 'tool' && !c.name)
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'tool_choice.name: a tool choice of type tool names the tool', {
+        field: 'tool_choice.name',
+      });
     out.toolChoice = c.type === 'tool' ? { name: c.name! } : c.type === 'any' ? 'required' : c.type;
   }
   return out;
@@ -91,31 +125,35 @@ export const anthropicCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app
   installCompatErrorHandler(app, anthropicErrorBody);
   installServerTiming(app);
 
-  app.post('/v1/messages', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
-    const body = parseBody(anthropicMessagesRequest, req.body);
-    const identity = identityOf(req);
-    const choice = chooseModel(deps.llm, body.model);
-    const user = userOf(body.metadata);
-    return serveChat(
-      deps,
-      req,
-      reply,
-      {
-        messages: messagesOf(body),
-        provider: choice.provider,
-        model: choice.model,
-        temperature: body.temperature,
-        maxTokens: body.max_tokens,
-        ...toolsOf(body),
-        clientId: identity.clientId ?? 'anthropic-compat',
-        userToken: user ?? identity.clientId ?? 'anonymous',
-        ...(user !== undefined ? { user } : {}),
-        stream: body.stream === true,
-        via: 'messages',
-      },
-      anthropicFormat,
-    );
-  });
+  app.post(
+    '/v1/messages',
+    { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } },
+    async (req, reply) => {
+      const body = parseBody(anthropicMessagesRequest, req.body);
+      const identity = identityOf(req);
+      const choice = chooseModel(deps.llm, body.model);
+      const user = userOf(body.metadata);
+      return serveChat(
+        deps,
+        req,
+        reply,
+        {
+          messages: messagesOf(body),
+          provider: choice.provider,
+          model: choice.model,
+          temperature: body.temperature,
+          maxTokens: body.max_tokens,
+          ...toolsOf(body),
+          clientId: identity.clientId ?? 'anthropic-compat',
+          userToken: user ?? identity.clientId ?? 'anonymous',
+          ...(user !== undefined ? { user } : {}),
+          stream: body.stream === true,
+          via: 'messages',
+        },
+        anthropicFormat,
+      );
+    },
+  );
 };
 
 /** Anthropic's `metadata.user_id`, the end user the audit entry names. */
@@ -145,9 +183,11 @@ const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.str
  */
 const anthropicFormat: ChatFormat = {
   whole(a) {
-    const content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[] = [];
+    const content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[] =
+      [];
     if (a.text !== '' || a.toolCalls.length === 0) content.push({ type: 'text', text: a.text });
-    for (const c of a.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: inputOf(c.arguments) });
+    for (const c of a.toolCalls)
+      content.push({ type: 'tool_use', id: c.id, name: c.name, input: inputOf(c.arguments) });
     return {
       id: `msg_${a.auditId}`,
       type: 'message',
@@ -173,17 +213,39 @@ const anthropicFormat: ChatFormat = {
       start: () =>
         event('message_start', {
           type: 'message_start',
-          message: { id: `msg_${head.auditId}`, type: 'message', role: 'assistant', model: head.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+          message: {
+            id: `msg_${head.auditId}`,
+            type: 'message',
+            role: 'assistant',
+            model: head.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 0, output_tokens: 0 },
+          },
         }),
       text(text) {
         if (text === '') return '';
         let out = '';
         if (open !== 'text') {
-          out += close() + event('content_block_start', { type: 'content_block_start', index: blocks, content_block: { type: 'text', text: '' } });
+          out +=
+            close() +
+            event('content_block_start', {
+              type: 'content_block_start',
+              index: blocks,
+              content_block: { type: 'text', text: '' },
+            });
           blocks++;
           open = 'text';
         }
-        return out + event('content_block_delta', { type: 'content_block_delta', index: blocks - 1, delta: { type: 'text_delta', text } });
+        return (
+          out +
+          event('content_block_delta', {
+            type: 'content_block_delta',
+            index: blocks - 1,
+            delta: { type: 'text_delta', text },
+          })
+        );
       },
       toolCall(index, id, name, args) {
         let out = '';
@@ -191,16 +253,33 @@ const anthropicFormat: ChatFormat = {
           const known = toolBlocks.get(index) ?? { id: id ?? `toolu_${head.auditId}_${index}`, name: name ?? '' };
           // NB: never reopened in practice: serveChat sends what a channel held back before the next one begins.
           toolBlocks.set(index, known);
-          out += close() + event('content_block_start', { type: 'content_block_start', index: blocks, content_block: { type: 'tool_use', id: known.id, name: known.name, input: {} } });
+          out +=
+            close() +
+            event('content_block_start', {
+              type: 'content_block_start',
+              index: blocks,
+              content_block: { type: 'tool_use', id: known.id, name: known.name, input: {} },
+            });
           blocks++;
           open = index;
         }
-        return args === '' ? out : out + event('content_block_delta', { type: 'content_block_delta', index: blocks - 1, delta: { type: 'input_json_delta', partial_json: args } });
+        return args === ''
+          ? out
+          : out +
+              event('content_block_delta', {
+                type: 'content_block_delta',
+                index: blocks - 1,
+                delta: { type: 'input_json_delta', partial_json: args },
+              });
       },
       end(a) {
         let out = close();
         if (blocks === 0) {
-          out += event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+          out += event('content_block_start', {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'text', text: '' },
+          });
           out += event('content_block_stop', { type: 'content_block_stop', index: 0 });
         }
         out += event('message_delta', {

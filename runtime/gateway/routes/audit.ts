@@ -17,25 +17,43 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
     const body = parseBody(auditRequest, req.body);
     const identity = identityOf(req);
     const ctx = await deps.store.contexts.get(identity.organizationId, body.context_id);
-    if (!ctx) throw new ApiError('gateway', 'CONTEXT_NOT_FOUND', `no pre-check context ${echo(body.context_id)} for this client`);
+    if (!ctx)
+      throw new ApiError(
+        'gateway',
+        'CONTEXT_NOT_FOUND',
+        `no pre-check context ${echo(body.context_id)} for this client`,
+      );
     const callerClient = identity.clientId ?? body.client_id;
     if (callerClient !== undefined && callerClient !== ctx.clientId) {
       throw new ApiError('gateway', 'FORBIDDEN', 'the pre-check context belongs to another client');
     }
     if (ctx.expiresAt.getTime() <= deps.now().getTime()) {
-      throw new ApiError('gateway', 'CONTEXT_EXPIRED', `the pre-check context expired at ${ctx.expiresAt.toISOString()}; run the pre-check again`);
+      throw new ApiError(
+        'gateway',
+        'CONTEXT_EXPIRED',
+        `the pre-check context expired at ${ctx.expiresAt.toISOString()}; run the pre-check again`,
+      );
     }
     const usage = body.token_usage;
     const promptTokens = body.tokens?.prompt ?? usage?.prompt_tokens;
     const completionTokens = body.tokens?.completion ?? usage?.completion_tokens;
-    const totalTokens = usage?.total_tokens ?? (promptTokens !== undefined && completionTokens !== undefined ? promptTokens + completionTokens : undefined);
+    const totalTokens =
+      usage?.total_tokens ??
+      (promptTokens !== undefined && completionTokens !== undefined ? promptTokens + completionTokens : undefined);
     if (totalTokens !== undefined && totalTokens > INT32_MAX) {
-      throw new ApiError('gateway', 'INVALID_REQUEST', `invalid field(s): tokens (the total exceeds ${INT32_MAX})`, { fields: [{ field: 'tokens', message: `the total exceeds ${INT32_MAX}` }] });
+      throw new ApiError('gateway', 'INVALID_REQUEST', `invalid field(s): tokens (the total exceeds ${INT32_MAX})`, {
+        fields: [{ field: 'tokens', message: `the total exceeds ${INT32_MAX}` }],
+      });
     }
     // NB: the organization and tenant come from the credential only: the body's copies are dropped.
     const { tenant_id: _tenant, organization_id: _organization, ...metadata } = body.metadata ?? {};
     if (!(await deps.store.contexts.claimLlmCallAudit(identity.organizationId, ctx.id, deps.now()))) {
-      throw new ApiError('gateway', 'AUDIT_ALREADY_RECORDED', `the pre-check context ${echo(ctx.id)} already has its LLM-call audit entry`, { context_id: ctx.id });
+      throw new ApiError(
+        'gateway',
+        'AUDIT_ALREADY_RECORDED',
+        `the pre-check context ${echo(ctx.id)} already has its LLM-call audit entry`,
+        { context_id: ctx.id },
+      );
     }
     const entry = await recordOrRelease(deps, identity.organizationId, ctx.id, {
       organizationId: identity.organizationId,
@@ -50,7 +68,11 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
       promptTokens,
       completionTokens,
       totalTokens,
-      metadata: { ...metadata, context_approved: ctx.approved, ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}) },
+      metadata: {
+        ...metadata,
+        context_approved: ctx.approved,
+        ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
+      },
     });
     return { success: true, audit_id: entry.id, recorded: true, timestamp: entry.createdAt.toISOString() };
   });

@@ -27,7 +27,9 @@ const ADMIN = { config: { auth: { require: 'license-key', feature: 'clients' } a
 export const clientRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   app.get('/api/clients', ADMIN, async (req) => {
     const identity = identityOf(req);
-    const visible = (await deps.store.clients.list(identity.organizationId)).filter((c) => mayAccess(identity, scopeOf(c)));
+    const visible = (await deps.store.clients.list(identity.organizationId)).filter((c) =>
+      mayAccess(identity, scopeOf(c)),
+    );
     return { clients: visible.map(view), count: visible.length };
   });
 
@@ -51,7 +53,11 @@ export const clientRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
     const identity = identityOf(req);
     const client = await deps.store.clients.get(identity.organizationId, req.params.id);
     const at = deps.now();
-    if (!client || !mayAccess(identity, scopeOf(client)) || !(await deps.store.clients.revoke(identity.organizationId, client.id, at))) {
+    if (
+      !client ||
+      !mayAccess(identity, scopeOf(client)) ||
+      !(await deps.store.clients.revoke(identity.organizationId, client.id, at))
+    ) {
       throw new ApiError('gateway', 'CLIENT_NOT_FOUND', `no API client ${echo(req.params.id)}`);
     }
     await deps.store.audit.record({

@@ -35,7 +35,10 @@ export const mcpRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
   app.post('/mcp/resources/query', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req) => {
     const body = parseBody(mcpQueryRequest, req.body);
     const statement = body.query ?? body.statement;
-    if (statement === undefined) throw new ApiError('gateway', 'INVALID_REQUEST', 'missing required field(s): query (or statement)', { fields: [{ field: 'query', message: 'required' }] });
+    if (statement === undefined)
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'missing required field(s): query (or statement)', {
+        fields: [{ field: 'query', message: 'required' }],
+      });
     const { result, metadata } = await governedConnectorCall(deps, identityOf(req), {
       kind: 'query',
       via: 'rest',
@@ -70,13 +73,22 @@ export const mcpRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
       userToken: body.user_token,
       clientId: body.client_id,
     });
-    return { success: true, result: 'result' in result ? result.result : result.rows, execution_time_ms: result.execution_time_ms, metadata };
+    return {
+      success: true,
+      result: 'result' in result ? result.result : result.rows,
+      execution_time_ms: result.execution_time_ms,
+      metadata,
+    };
   });
 
   // NB: reloads every connector of the installation, not one organization's: the organization key (admin) only.
   app.post('/api/v1/connectors/refresh', { config: { auth: { require: 'license-key', feature: 'mcp' } } }, async () => {
     const count = await deps.connectors.refresh();
-    return { success: true, refreshed_count: count, message: `reloaded ${count} connector${count === 1 ? '' : 's'} from the source` };
+    return {
+      success: true,
+      refreshed_count: count,
+      message: `reloaded ${count} connector${count === 1 ? '' : 's'} from the source`,
+    };
   });
 
   await app.register(mcpServerRoutes, deps);

@@ -7,7 +7,14 @@ import type { FinishReason, LlmMessage, LlmRole } from '../../llm/index.js';
 import type { GatewayDeps } from '../deps.js';
 import { serveChat, type ChatAnswer, type ChatCall, type ChatFormat } from '../chat.js';
 import { parseBody } from '../validation.js';
-import { chooseModel, installCompatErrorHandler, installServerTiming, textOf, unsupported, type CompatErrorBody } from '../compat.js';
+import {
+  chooseModel,
+  installCompatErrorHandler,
+  installServerTiming,
+  textOf,
+  unsupported,
+  type CompatErrorBody,
+} from '../compat.js';
 
 /** OpenAI's error `type` for a status; the SDK picks its exception class by the status alone. */
 function openAiType(status: number): string {
@@ -21,13 +28,31 @@ function openAiType(status: number): string {
 
 /** `{error: {message, type, param, code}}` with Steward's code in lower case (`policy_violation`). */
 export const openAiErrorBody: CompatErrorBody = (e, requestId) => ({
-  error: { message: e.message, type: openAiType(e.status), param: null, code: e.code.toLowerCase(), ...(e.details ? { details: e.details } : {}) },
+  error: {
+    message: e.message,
+    type: openAiType(e.status),
+    param: null,
+    code: e.code.toLowerCase(),
+    ...(e.details ? { details: e.details } : {}),
+  },
   request_id: requestId,
 });
 
-const OPENAI_ROLES: Record<string, LlmRole | undefined> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool' };
+const OPENAI_ROLES: Record<string, LlmRole | undefined> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+  tool: 'tool',
+};
 
-const FINISH: Record<FinishReason, string> = { stop: 'stop', length: 'length', content_filter: 'content_filter', tool_use: 'tool_calls', other: 'stop' };
+const FINISH: Record<FinishReason, string> = {
+  stop: 'stop',
+  length: 'length',
+  content_filter: 'content_filter',
+  tool_use: 'tool_calls',
+  other: 'stop',
+};
 
 type ChatRequest = z.infer<typeof chatCompletionRequest>;
 
@@ -36,22 +61,34 @@ function messagesOf(body: ChatRequest): LlmMessage[] {
   return body.messages.map((m, i) => {
     const role = OPENAI_ROLES[m.role];
     if (!role) throw unsupported(`messages[${i}].role`, `the ${m.role} role (use tool messages)`);
-    if ((m.function_call ?? null) !== null) throw unsupported(`messages[${i}].function_call`, 'the legacy function_call (use tool_calls)');
+    if ((m.function_call ?? null) !== null)
+      throw unsupported(`messages[${i}].function_call`, 'the legacy function_call (use tool_calls)');
     const content = textOf(m.content, `messages[${i}].content`);
     if (role === 'tool') {
-      if (!m.tool_call_id) throw new ApiError('gateway', 'INVALID_REQUEST', `messages[${i}].tool_call_id: a tool message names the call it answers`, { field: `messages[${i}].tool_call_id` });
+      if (!m.tool_call_id)
+        throw new ApiError(
+          'gateway',
+          'INVALID_REQUEST',
+          `messages[${i}].tool_call_id: a tool message names the call it answers`,
+          { field: `messages[${i}].tool_call_id` },
+        );
       return { role, content, toolCallId: m.tool_call_id };
     }
     const calls = role === 'assistant' ? (m.tool_calls ?? []) : [];
     if (calls.length === 0) return { role, content };
-    return { role, content, toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) };
+    return {
+      role,
+      content,
+      toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+    };
   });
 }
 
 /** Fields whose meaning Steward cannot honour; a request that sets them gets 400, never a silent drop. */
 function refuseUnserved(body: ChatRequest): void {
   for (const field of ['functions', 'function_call'] as const) {
-    if (body[field] !== undefined && body[field] !== null) throw unsupported(field, `the legacy ${field} (use tools and tool_choice)`);
+    if (body[field] !== undefined && body[field] !== null)
+      throw unsupported(field, `the legacy ${field} (use tools and tool_choice)`);
   }
   if (typeof body.n === 'number' && body.n !== 1) throw unsupported('n', 'more than one choice');
 }
@@ -66,12 +103,18 @@ function toolsOf(body: ChatRequest): Pick<ChatCall, 'tools' | 'toolChoice' | 're
     }));
   }
   const choice = body.tool_choice;
-  if (choice !== undefined && choice !== null) out.toolChoice = typeof choice === 'string' ? choice : { name: choice.function.name };
+  if (choice !== undefined && choice !== null)
+    out.toolChoice = typeof choice === 'string' ? choice : { name: choice.function.name };
   const format = body.response_format;
   if (format !== undefined && format !== null) {
     out.responseFormat =
       format.type === 'json_schema'
-        ? { type: 'json_schema', name: format.json_schema.name, schema: format.json_schema.schema ?? {}, ...(typeof format.json_schema.strict === 'boolean' ? { strict: format.json_schema.strict } : {}) }
+        ? {
+            type: 'json_schema',
+            name: format.json_schema.name,
+            schema: format.json_schema.schema ?? {},
+            ...(typeof format.json_schema.strict === 'boolean' ? { strict: format.json_schema.strict } : {}),
+          }
         : { type: format.type };
   }
   return out;
@@ -89,39 +132,52 @@ export const openAiCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, d
   app.get('/v1/models', { config: { auth: { require: 'any', feature: 'llm' } } }, async () => {
     const router = deps.llm;
     const created = Math.floor(deps.now().getTime() / 1000);
-    const data = (router?.names ?? []).map((name) => ({ id: `${name}/${router!.get(name).defaultModel}`, object: 'model' as const, created, owned_by: name }));
+    const data = (router?.names ?? []).map((name) => ({
+      id: `${name}/${router!.get(name).defaultModel}`,
+      object: 'model' as const,
+      created,
+      owned_by: name,
+    }));
     return { object: 'list' as const, data };
   });
 
-  app.post('/v1/chat/completions', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } }, async (req, reply) => {
-    const body = parseBody(chatCompletionRequest, req.body);
-    refuseUnserved(body);
-    const identity = identityOf(req);
-    const choice = chooseModel(deps.llm, body.model);
-    return serveChat(
-      deps,
-      req,
-      reply,
-      {
-        messages: messagesOf(body),
-        provider: choice.provider,
-        model: choice.model,
-        temperature: body.temperature ?? undefined,
-        maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
-        ...toolsOf(body),
-        clientId: identity.clientId ?? 'openai-compat',
-        userToken: body.user ?? identity.clientId ?? 'anonymous',
-        ...(body.user !== undefined ? { user: body.user } : {}),
-        ...(body.messages.some((m) => m.name !== undefined) ? { names: body.messages.map((m) => m.name) } : {}),
-        stream: body.stream === true,
-        via: 'chat_completions',
-      },
-      openAiFormat(body.stream_options?.include_usage === true),
-    );
-  });
+  app.post(
+    '/v1/chat/completions',
+    { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } },
+    async (req, reply) => {
+      const body = parseBody(chatCompletionRequest, req.body);
+      refuseUnserved(body);
+      const identity = identityOf(req);
+      const choice = chooseModel(deps.llm, body.model);
+      return serveChat(
+        deps,
+        req,
+        reply,
+        {
+          messages: messagesOf(body),
+          provider: choice.provider,
+          model: choice.model,
+          temperature: body.temperature ?? undefined,
+          maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+          ...toolsOf(body),
+          clientId: identity.clientId ?? 'openai-compat',
+          userToken: body.user ?? identity.clientId ?? 'anonymous',
+          ...(body.user !== undefined ? { user: body.user } : {}),
+          ...(body.messages.some((m) => m.name !== undefined) ? { names: body.messages.map((m) => m.name) } : {}),
+          stream: body.stream === true,
+          via: 'chat_completions',
+        },
+        openAiFormat(body.stream_options?.include_usage === true),
+      );
+    },
+  );
 };
 
-const usageBody = (a: ChatAnswer) => ({ prompt_tokens: a.usage.promptTokens, completion_tokens: a.usage.completionTokens, total_tokens: a.usage.totalTokens });
+const usageBody = (a: ChatAnswer) => ({
+  prompt_tokens: a.usage.promptTokens,
+  completion_tokens: a.usage.completionTokens,
+  total_tokens: a.usage.totalTokens,
+});
 
 /**
  * Chat Completions' shapes: a `chat.completion`, or `chat.completion.chunk` events (the role, text deltas, tool-call
@@ -132,7 +188,11 @@ const usageBody = (a: ChatAnswer) => ({ prompt_tokens: a.usage.promptTokens, com
 function openAiFormat(includeUsage: boolean): ChatFormat {
   return {
     whole(a, created) {
-      const toolCalls = a.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+      const toolCalls = a.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function' as const,
+        function: { name: c.name, arguments: c.arguments },
+      }));
       return {
         id: `chatcmpl-${a.auditId}`,
         object: 'chat.completion',
@@ -141,7 +201,12 @@ function openAiFormat(includeUsage: boolean): ChatFormat {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: a.text === '' && toolCalls.length > 0 ? null : a.text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+            message: {
+              role: 'assistant',
+              content: a.text === '' && toolCalls.length > 0 ? null : a.text,
+              refusal: null,
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            },
             logprobs: null,
             finish_reason: FINISH[a.finishReason],
           },
@@ -160,12 +225,18 @@ function openAiFormat(includeUsage: boolean): ChatFormat {
         toolCall(index, callId, name, args) {
           if (callId === undefined && name === undefined && args === '') return '';
           const fn = name !== undefined ? { name, arguments: args } : { arguments: args };
-          return chunk({ tool_calls: [{ index, ...(callId !== undefined ? { id: callId, type: 'function' } : {}), function: fn }] }, null);
+          return chunk(
+            {
+              tool_calls: [{ index, ...(callId !== undefined ? { id: callId, type: 'function' } : {}), function: fn }],
+            },
+            null,
+          );
         },
         end(a) {
           model = a.model;
           let out = chunk({}, FINISH[a.finishReason]);
-          if (includeUsage) out += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: head.created, model, choices: [], usage: usageBody(a) })}\n\n`;
+          if (includeUsage)
+            out += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: head.created, model, choices: [], usage: usageBody(a) })}\n\n`;
           return `${out}data: [DONE]\n\n`;
         },
         error: (e) => `data: ${JSON.stringify(openAiErrorBody(e, head.requestId))}\n\n`,

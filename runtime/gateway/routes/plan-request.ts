@@ -39,38 +39,90 @@ const PASSED_THROUGH = new Set([
   'AGENT_UNAVAILABLE',
 ]);
 
-export async function multiAgentPlan(deps: GatewayDeps, req: FastifyRequest, reply: FastifyReply, identity: Identity, call: PlanCall, signal: AbortSignal) {
+export async function multiAgentPlan(
+  deps: GatewayDeps,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  identity: Identity,
+  call: PlanCall,
+  signal: AbortSignal,
+) {
   const t0 = performance.now();
-  const governed: GovernedRequest = { via: 'request_plan', surface: 'plan', identity, prompt: call.query, clientId: call.clientId, userToken: call.userToken, context: call.context };
+  const governed: GovernedRequest = {
+    via: 'request_plan',
+    surface: 'plan',
+    identity,
+    prompt: call.query,
+    clientId: call.clientId,
+    userToken: call.userToken,
+    context: call.context,
+  };
   const check = await checkInput(deps, governed);
   const { evaluation, contextId } = check;
-  const common = () => ({ policy_info: policyInfo(evaluation, identity), context_id: contextId, request_id: req.id, latency_ms: Math.round(performance.now() - t0) });
+  const common = () => ({
+    policy_info: policyInfo(evaluation, identity),
+    context_id: contextId,
+    request_id: req.id,
+    latency_ms: Math.round(performance.now() - t0),
+  });
   if (!evaluation.approved) {
-    await recordOutcome(deps, governed, check, t0, { decision: 'blocked_input', provider: 'orchestrator', model: 'multi-agent-plan', blocked: evaluation });
+    await recordOutcome(deps, governed, check, t0, {
+      decision: 'blocked_input',
+      provider: 'orchestrator',
+      model: 'multi-agent-plan',
+      blocked: evaluation,
+    });
     deps.metrics?.outcome(req, 'blocked');
     return { success: false, blocked: true, block_reason: evaluation.blockReason, ...common() };
   }
   if (!deps.plans) {
     await committedOrNothing(check);
-    throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', 'multi-agent plans need the orchestrator: set STEWARD_ORCHESTRATOR_URL and STEWARD_INTERNAL_SECRET (standalone wires it itself)');
+    throw new ApiError(
+      'gateway',
+      'SERVICE_UNAVAILABLE',
+      'multi-agent plans need the orchestrator: set STEWARD_ORCHESTRATOR_URL and STEWARD_INTERNAL_SECRET (standalone wires it itself)',
+    );
   }
   const upstreamStart = performance.now();
   const forwarded = await deps.plans
-    .forward({ query: call.query, ...(call.domain ? { domain: call.domain } : {}), ...(call.execution_mode ? { execution_mode: call.execution_mode } : {}), context: call.context ?? {}, user: { id: call.userToken, client_id: call.clientId } }, identity, req.id, signal)
+    .forward(
+      {
+        query: call.query,
+        ...(call.domain ? { domain: call.domain } : {}),
+        ...(call.execution_mode ? { execution_mode: call.execution_mode } : {}),
+        context: call.context ?? {},
+        user: { id: call.userToken, client_id: call.clientId },
+      },
+      identity,
+      req.id,
+      signal,
+    )
     .catch(async (err: unknown) => {
       await committedOrNothing(check);
-      if (err instanceof OrchestratorUnreachableError) throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', err.message, undefined, { cause: err });
+      if (err instanceof OrchestratorUnreachableError)
+        throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', err.message, undefined, { cause: err });
       throw err;
     });
   const upstreamMs = performance.now() - upstreamStart;
   const body = forwarded.body;
   const plan = Object.fromEntries(PLAN_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
-  const error = typeof body.error === 'object' && body.error !== null ? (body.error as { code?: string; message?: string; details?: Record<string, unknown> }) : undefined;
+  const error =
+    typeof body.error === 'object' && body.error !== null
+      ? (body.error as { code?: string; message?: string; details?: Record<string, unknown> })
+      : undefined;
   const blockedThere = error?.code === 'POLICY_VIOLATION';
   // NB: the plan's planner and steps are audited by the orchestrator (via planner, plan_step); this row records the forwarding.
   const auditId = await recordOutcome(
     deps,
-    { ...governed, metadata: { plan_id: body.plan_id ?? null, success: body.success === true, status: forwarded.status, ...(error?.code ? { code: error.code } : {}) } },
+    {
+      ...governed,
+      metadata: {
+        plan_id: body.plan_id ?? null,
+        success: body.success === true,
+        status: forwarded.status,
+        ...(error?.code ? { code: error.code } : {}),
+      },
+    },
     check,
     t0,
     {
@@ -83,16 +135,29 @@ export async function multiAgentPlan(deps: GatewayDeps, req: FastifyRequest, rep
     },
   );
   const envelope = { ...common(), audit_id: auditId };
-  if (forwarded.status === 200) return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
+  if (forwarded.status === 200)
+    return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
   if (blockedThere) {
     deps.metrics?.outcome(req, 'blocked');
-    const reason = typeof error.details?.block_reason === 'string' ? error.details.block_reason : (error.message ?? 'blocked by policy');
+    const reason =
+      typeof error.details?.block_reason === 'string'
+        ? error.details.block_reason
+        : (error.message ?? 'blocked by policy');
     return { ...plan, success: false, blocked: true, block_reason: reason, data: plan, ...envelope };
   }
   const code = error?.code && PASSED_THROUGH.has(error.code) ? error.code : 'SERVICE_UNAVAILABLE';
   const status = code === 'SERVICE_UNAVAILABLE' ? 503 : forwarded.status;
   void reply.headers(forwarded.headers);
-  return reply.code(status).send({ ...plan, success: false, blocked: false, error: error?.message ?? `the orchestrator answered ${forwarded.status}`, code, ...(error?.details ? { details: error.details } : {}), data: plan, ...envelope });
+  return reply.code(status).send({
+    ...plan,
+    success: false,
+    blocked: false,
+    error: error?.message ?? `the orchestrator answered ${forwarded.status}`,
+    code,
+    ...(error?.details ? { details: error.details } : {}),
+    data: plan,
+    ...envelope,
+  });
 }
 
 /** Waits for the context row (a refusal answered after it must not leave its write behind). */
@@ -109,4 +174,3 @@ export function policyInfo(evaluation: PolicyEvaluation, identity: Identity) {
     ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
   };
 }
-

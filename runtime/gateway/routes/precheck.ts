@@ -47,20 +47,30 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     };
   });
 
-  app.post('/api/policies/test', { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'pre-check' } } }, async (req) => {
-    const body = parseBody(policyTestRequest, req.body);
-    const identity = identityOf(req);
-    const result = await evaluatePolicies(
-      deps.policies,
-      { query: body.query, surface: 'pre-check', client: policyClient(identity), request_type: requestTypeOf('pre-check'), context: body.context ?? {} },
-      { surface: 'pre-check', organizationId: identity.organizationId, tenantId: identity.tenantId },
-    );
-    return {
-      approved: result.approved,
-      triggered_policies: result.triggered,
-      ...(result.approved ? {} : { block_reason: result.blockReason }),
-      ...(result.warnings.length ? { warnings: result.warnings } : {}),
-      evaluation_time_ms: Math.round(result.evaluationMs * 1000) / 1000,
-    };
-  });
+  app.post(
+    '/api/policies/test',
+    { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'pre-check' } } },
+    async (req) => {
+      const body = parseBody(policyTestRequest, req.body);
+      const identity = identityOf(req);
+      const result = await evaluatePolicies(
+        deps.policies,
+        {
+          query: body.query,
+          surface: 'pre-check',
+          client: policyClient(identity),
+          request_type: requestTypeOf('pre-check'),
+          context: body.context ?? {},
+        },
+        { surface: 'pre-check', organizationId: identity.organizationId, tenantId: identity.tenantId },
+      );
+      return {
+        approved: result.approved,
+        triggered_policies: result.triggered,
+        ...(result.approved ? {} : { block_reason: result.blockReason }),
+        ...(result.warnings.length ? { warnings: result.warnings } : {}),
+        evaluation_time_ms: Math.round(result.evaluationMs * 1000) / 1000,
+      };
+    },
+  );
 };

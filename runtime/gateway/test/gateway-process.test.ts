@@ -21,7 +21,15 @@ describe('steward gateway as a process (folder source)', () => {
     const port = await freePort();
     const child = spawn(process.execPath, [BIN, 'gateway'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '', STEWARD_HOST: '127.0.0.1', STEWARD_GATEWAY_PORT: String(port), STEWARD_DATA_DIR: tmp, STEWARD_MANIFESTS: 'config/samples', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        STEWARD_HOST: '127.0.0.1',
+        STEWARD_GATEWAY_PORT: String(port),
+        STEWARD_DATA_DIR: tmp,
+        STEWARD_MANIFESTS: 'config/samples',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

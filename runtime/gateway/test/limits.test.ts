@@ -9,7 +9,12 @@ afterAll(async () => {
 });
 
 const hit = (gw: TestGateway) =>
-  gw.app.inject({ method: 'POST', url: '/api/policies/test', headers: { 'x-license-key': gw.keys.acme }, payload: { query: 'hi' } });
+  gw.app.inject({
+    method: 'POST',
+    url: '/api/policies/test',
+    headers: { 'x-license-key': gw.keys.acme },
+    payload: { query: 'hi' },
+  });
 
 describe('rate limits on Agent endpoints', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the per-minute limit', async () => {
@@ -30,7 +35,12 @@ describe('rate limits on Agent endpoints', () => {
     await hit(gw);
     await hit(gw);
     expect((await hit(gw)).statusCode).toBe(429);
-    const other = await gw.app.inject({ method: 'POST', url: '/api/policies/test', headers: { 'x-license-key': gw.keys.globex }, payload: { query: 'hi' } });
+    const other = await gw.app.inject({
+      method: 'POST',
+      url: '/api/policies/test',
+      headers: { 'x-license-key': gw.keys.globex },
+      payload: { query: 'hi' },
+    });
     expect(other.statusCode).toBe(200);
   });
 

@@ -7,7 +7,16 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { startTestGateway, type TestGateway } from '../../../testing/gateway.js';
-import { MYSQL_URL, PG_URL, REDIS_URL, apiHandler, listen, mcpHandler, runId, type Running } from '../../connectors/test/fixtures.js';
+import {
+  MYSQL_URL,
+  PG_URL,
+  REDIS_URL,
+  apiHandler,
+  listen,
+  mcpHandler,
+  runId,
+  type Running,
+} from '../../connectors/test/fixtures.js';
 
 export { eventually, listen, mcpHandler } from '../../connectors/test/fixtures.js';
 
@@ -55,7 +64,11 @@ spec:
 
 /** `extraManifests` may depend on the run's schema id; `env` adds to the gateway's environment (LLM stand-ins). */
 export async function startConnectorWorld(
-  options: { extraManifests?: string | ((id: string) => string); mcpHealthIntervalSeconds?: number; env?: Record<string, string> } = {},
+  options: {
+    extraManifests?: string | ((id: string) => string);
+    mcpHealthIntervalSeconds?: number;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ConnectorWorld> {
   const id = runId();
   const api = await listen(apiHandler);
@@ -76,13 +89,42 @@ export async function startConnectorWorld(
 
   const local = { allowedCidrs: ['127.0.0.0/8'] };
   const manifests =
-    connectorYaml('pg', { type: 'postgres', connection: { fromEnv: 'PG_URL' }, allowedOperations: ['query'], options: { defaultSchema: id } }) +
-    connectorYaml('pg-rw', { type: 'postgres', connection: { fromEnv: 'PG_URL' }, allowedOperations: ['query'], options: { readOnly: false, defaultSchema: id } }) +
-    connectorYaml('pg-acme', { type: 'postgres', connection: { fromEnv: 'PG_URL' }, allowedOperations: ['query'], organizations: ['acme'] }) +
-    connectorYaml('pg-elsewhere', { type: 'postgres', connection: { fromEnv: 'PG_URL' }, allowedOperations: ['query'] }, 'elsewhere') +
+    connectorYaml('pg', {
+      type: 'postgres',
+      connection: { fromEnv: 'PG_URL' },
+      allowedOperations: ['query'],
+      options: { defaultSchema: id },
+    }) +
+    connectorYaml('pg-rw', {
+      type: 'postgres',
+      connection: { fromEnv: 'PG_URL' },
+      allowedOperations: ['query'],
+      options: { readOnly: false, defaultSchema: id },
+    }) +
+    connectorYaml('pg-acme', {
+      type: 'postgres',
+      connection: { fromEnv: 'PG_URL' },
+      allowedOperations: ['query'],
+      organizations: ['acme'],
+    }) +
+    connectorYaml(
+      'pg-elsewhere',
+      { type: 'postgres', connection: { fromEnv: 'PG_URL' }, allowedOperations: ['query'] },
+      'elsewhere',
+    ) +
     connectorYaml('maria', { type: 'mysql', connection: { fromEnv: 'MYSQL_URL' }, allowedOperations: ['query'] }) +
-    connectorYaml('cache', { type: 'redis', connection: { fromEnv: 'CACHE_URL' }, allowedOperations: ['get'], options: { keyPrefix: `${id}:` } }) +
-    connectorYaml('api', { type: 'http', connection: { fromEnv: 'API_URL' }, allowedOperations: ['query', 'request'], options: local }) +
+    connectorYaml('cache', {
+      type: 'redis',
+      connection: { fromEnv: 'CACHE_URL' },
+      allowedOperations: ['get'],
+      options: { keyPrefix: `${id}:` },
+    }) +
+    connectorYaml('api', {
+      type: 'http',
+      connection: { fromEnv: 'API_URL' },
+      allowedOperations: ['query', 'request'],
+      options: local,
+    }) +
     connectorYaml('tools', {
       type: 'mcp',
       connection: { fromEnv: 'MCP_URL' },

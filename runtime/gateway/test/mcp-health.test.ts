@@ -16,8 +16,13 @@ afterAll(async () => {
 });
 
 const statusOfTools = async () => {
-  const body = (await w.gw.app.inject({ method: 'GET', url: '/mcp/connectors', headers: { 'x-license-key': w.gw.keys.acme } })).json();
-  return body.connectors.find((c: { name: string }) => c.name === 'tools') as { status: string; last_health_check: string };
+  const body = (
+    await w.gw.app.inject({ method: 'GET', url: '/mcp/connectors', headers: { 'x-license-key': w.gw.keys.acme } })
+  ).json();
+  return body.connectors.find((c: { name: string }) => c.name === 'tools') as {
+    status: string;
+    last_health_check: string;
+  };
 };
 
 describe('periodic connector health', () => {
@@ -25,7 +30,12 @@ describe('periodic connector health', () => {
     await eventually(async () => expect((await statusOfTools()).status).toBe('healthy'));
     await w.mcp.stop();
     await eventually(async () => expect((await statusOfTools()).status).toBe('unhealthy'), ONE_INTERVAL_MS);
-    const down = await w.gw.app.inject({ method: 'POST', url: '/mcp/tools/execute', headers: { 'x-license-key': w.gw.keys.acme }, payload: { connector: 'tools', tool: 'add', params: { a: 1, b: 1 } } });
+    const down = await w.gw.app.inject({
+      method: 'POST',
+      url: '/mcp/tools/execute',
+      headers: { 'x-license-key': w.gw.keys.acme },
+      payload: { connector: 'tools', tool: 'add', params: { a: 1, b: 1 } },
+    });
     expect(down.json()).toMatchObject({ success: false, error: expect.any(String) });
     expect(down.statusCode).toBeGreaterThanOrEqual(500);
 

@@ -20,7 +20,9 @@ const clients: Client[] = [];
 beforeAll(async () => {
   w = await startConnectorWorld({ extraManifests: OUTPUT_BLOCK });
   await w.pgClient.query(`CREATE TABLE ${w.id}.notes (id int PRIMARY KEY, body text)`);
-  await w.pgClient.query(`INSERT INTO ${w.id}.notes VALUES (1, 'card 4111 1111 1111 1111'), (2, 'say FORBIDDEN-WORD'), (3, 'all fine')`);
+  await w.pgClient.query(
+    `INSERT INTO ${w.id}.notes VALUES (1, 'card 4111 1111 1111 1111'), (2, 'say FORBIDDEN-WORD'), (3, 'all fine')`,
+  );
   base = await w.gw.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
@@ -29,10 +31,17 @@ afterAll(async () => {
 });
 
 const acme = () => ({ 'x-license-key': w.gw.keys.acme });
-const query = (payload: Record<string, unknown>) => w.gw.app.inject({ method: 'POST', url: '/mcp/resources/query', headers: acme(), payload });
-const tool = (payload: Record<string, unknown>) => w.gw.app.inject({ method: 'POST', url: '/mcp/tools/execute', headers: acme(), payload });
-const auditOf = async (id: string) => (await w.gw.store.audit.get('acme', id))?.metadata?.connector_call as Record<string, unknown> | undefined;
-const notes = (id: number) => ({ connector: 'pg', query: `SELECT id, body FROM ${w.id}.notes WHERE id = $1`, params: [id] });
+const query = (payload: Record<string, unknown>) =>
+  w.gw.app.inject({ method: 'POST', url: '/mcp/resources/query', headers: acme(), payload });
+const tool = (payload: Record<string, unknown>) =>
+  w.gw.app.inject({ method: 'POST', url: '/mcp/tools/execute', headers: acme(), payload });
+const auditOf = async (id: string) =>
+  (await w.gw.store.audit.get('acme', id))?.metadata?.connector_call as Record<string, unknown> | undefined;
+const notes = (id: number) => ({
+  connector: 'pg',
+  query: `SELECT id, body FROM ${w.id}.notes WHERE id = $1`,
+  params: [id],
+});
 
 async function lastBlocked(connector: string) {
   const { rows } = await w.gw.store.db.query<{ metadata: { connector_call: Record<string, unknown> } }>(
@@ -49,7 +58,10 @@ describe('output policies on connector results, REST', () => {
     const body = res.json();
     expect(body.result).toEqual({ content: [{ type: 'text', text: `jane: [REDACTED:email], ${CARD_MASKED}` }] });
     expect(body.metadata.redactions).toEqual({ email: 1, payment_card: 1 });
-    expect(await auditOf(body.metadata.audit_id)).toMatchObject({ decision: 'allowed', redactions: { email: 1, payment_card: 1 } });
+    expect(await auditOf(body.metadata.audit_id)).toMatchObject({
+      decision: 'allowed',
+      redactions: { email: 1, payment_card: 1 },
+    });
   });
 
   it('masks a card number in a query row in place, the column names untouched', async () => {
@@ -64,14 +76,21 @@ describe('output policies on connector results, REST', () => {
   it.each([
     ['a query row', () => query(notes(2)), 'pg'],
     ['a tool result', () => tool({ connector: 'tools', tool: 'whois', params: { name: 'FORBIDDEN-WORD' } }), 'tools'],
-  ])('answers 403 POLICY_VIOLATION naming the llm_output policy when %s says the word, audited blocked, nothing returned', async (_name, call, connector) => {
-    const res = await call();
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toMatchObject({ code: 'POLICY_VIOLATION', error: expect.stringContaining('no-forbidden-word'), details: { stage: 'output', policies: ['no-forbidden-word'] } });
-    expect(res.body).not.toContain('say FORBIDDEN-WORD');
-    expect(res.body).not.toContain('jane');
-    expect(await lastBlocked(connector)).toMatchObject({ decision: 'blocked', policies: ['no-forbidden-word'] });
-  });
+  ])(
+    'answers 403 POLICY_VIOLATION naming the llm_output policy when %s says the word, audited blocked, nothing returned',
+    async (_name, call, connector) => {
+      const res = await call();
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({
+        code: 'POLICY_VIOLATION',
+        error: expect.stringContaining('no-forbidden-word'),
+        details: { stage: 'output', policies: ['no-forbidden-word'] },
+      });
+      expect(res.body).not.toContain('say FORBIDDEN-WORD');
+      expect(res.body).not.toContain('jane');
+      expect(await lastBlocked(connector)).toMatchObject({ decision: 'blocked', policies: ['no-forbidden-word'] });
+    },
+  );
 
   it('passes a benign result unchanged, with no redactions', async () => {
     const add = (await tool({ connector: 'tools', tool: 'add', params: { a: 2, b: 40 } })).json();
@@ -87,7 +106,9 @@ describe('output policies on connector results, MCP server', () => {
   const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
   async function connect(): Promise<Client> {
     const client = new Client({ name: 'steward-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: acme() } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: acme() } }),
+    );
     clients.push(client);
     return client;
   }
@@ -98,13 +119,19 @@ describe('output policies on connector results, MCP server', () => {
     expect(who.isError).toBeFalsy();
     expect(textOf(who)).toBe(`jane: [REDACTED:email], ${CARD_MASKED}`);
     expect(who._meta?.steward).toMatchObject({ redactions: { email: 1, payment_card: 1 } });
-    const q = (await client.callTool({ name: 'pg__query', arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [1] } })) as CallToolResult;
+    const q = (await client.callTool({
+      name: 'pg__query',
+      arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [1] },
+    })) as CallToolResult;
     expect(JSON.parse(textOf(q))).toMatchObject({ rows: [{ body: CARD_MASKED }], row_count: 1 });
   });
 
   it('answers a blocked result as an isError POLICY_VIOLATION naming the policy, without the result', async () => {
     const client = await connect();
-    const blocked = (await client.callTool({ name: 'pg__query', arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [2] } })) as CallToolResult;
+    const blocked = (await client.callTool({
+      name: 'pg__query',
+      arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [2] },
+    })) as CallToolResult;
     expect(blocked.isError).toBe(true);
     expect(textOf(blocked)).toMatch(/^POLICY_VIOLATION: .*no-forbidden-word/);
     expect(JSON.stringify(blocked)).not.toContain('say FORBIDDEN-WORD');

@@ -31,7 +31,18 @@ describe('Steward as an MCP server', () => {
   it("lists each connector's allowed tools, prefixed by the connector, for the caller's organization only", async () => {
     const acme = await connect({ 'x-license-key': w.gw.keys.acme });
     const names = (await acme.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['pg__query', 'pg_acme__query', 'maria__query', 'tools__add', 'tools__whois', 'cache__get', 'api__request', 'api__query']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'pg__query',
+        'pg_acme__query',
+        'maria__query',
+        'tools__add',
+        'tools__whois',
+        'cache__get',
+        'api__request',
+        'api__query',
+      ]),
+    );
     expect(names).not.toContain('tools__delete_everything');
     expect(names).not.toContain('pg_elsewhere__query');
     const globex = await connect({ 'x-license-key': w.gw.keys.globex });
@@ -40,25 +51,42 @@ describe('Steward as an MCP server', () => {
 
   it('calls tools through the governed path and audits them', async () => {
     const client = await connect({ 'x-license-key': w.gw.keys.acme });
-    const q = (await client.callTool({ name: 'pg__query', arguments: { statement: `SELECT customer FROM ${w.id}.orders WHERE id = $1`, params: [3] } })) as CallToolResult;
+    const q = (await client.callTool({
+      name: 'pg__query',
+      arguments: { statement: `SELECT customer FROM ${w.id}.orders WHERE id = $1`, params: [3] },
+    })) as CallToolResult;
     expect(q.isError).toBeFalsy();
     expect(JSON.parse(textOf(q))).toMatchObject({ rows: [{ customer: 'grace' }], row_count: 1 });
     const auditId = (q._meta?.steward as { audit_id: string }).audit_id;
-    expect((await w.gw.store.audit.get('acme', auditId))?.metadata?.connector_call).toMatchObject({ via: 'mcp-server', connector: 'pg', decision: 'allowed', rows: 1 });
+    expect((await w.gw.store.audit.get('acme', auditId))?.metadata?.connector_call).toMatchObject({
+      via: 'mcp-server',
+      connector: 'pg',
+      decision: 'allowed',
+      rows: 1,
+    });
 
     const add = (await client.callTool({ name: 'tools__add', arguments: { a: 20, b: 22 } })) as CallToolResult;
     expect(textOf(add)).toBe('42');
   });
 
-  it('answers a policy block, a guard refusal and another organization\'s tool with isError results, not transport failures', async () => {
+  it("answers a policy block, a guard refusal and another organization's tool with isError results, not transport failures", async () => {
     const client = await connect({ 'x-license-key': w.gw.keys.globex });
-    const blocked = (await client.callTool({ name: 'pg__query', arguments: { statement: `SELECT email FROM ${w.id}.customers` } })) as CallToolResult;
+    const blocked = (await client.callTool({
+      name: 'pg__query',
+      arguments: { statement: `SELECT email FROM ${w.id}.customers` },
+    })) as CallToolResult;
     expect(blocked.isError).toBe(true);
     expect(textOf(blocked)).toMatch(/^POLICY_VIOLATION: .*no-customer-reads/);
-    const refused = (await client.callTool({ name: 'pg__query', arguments: { statement: 'SELECT pg_sleep(5)' } })) as CallToolResult;
+    const refused = (await client.callTool({
+      name: 'pg__query',
+      arguments: { statement: 'SELECT pg_sleep(5)' },
+    })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/^SQL_REFUSED: /);
-    const hidden = (await client.callTool({ name: 'pg_acme__query', arguments: { statement: 'SELECT 1 AS one' } })) as CallToolResult;
+    const hidden = (await client.callTool({
+      name: 'pg_acme__query',
+      arguments: { statement: 'SELECT 1 AS one' },
+    })) as CallToolResult;
     expect(hidden.isError).toBe(true);
     expect(textOf(hidden)).toMatch(/^CONNECTOR_NOT_FOUND: /);
   });
@@ -69,10 +97,18 @@ describe('Steward as an MCP server', () => {
 
   it("answers what the transport would refuse in the gateway's error shape: a wrong Accept header, a body that is not JSON-RPC", async () => {
     const post = (accept: string, body: unknown) =>
-      fetch(`${base}/mcp`, { method: 'POST', headers: { 'x-license-key': w.gw.keys.acme, 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'x-license-key': w.gw.keys.acme, 'content-type': 'application/json', accept },
+        body: JSON.stringify(body),
+      });
     const wrongAccept = await post('application/json', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(wrongAccept.status).toBe(406);
-    expect(await wrongAccept.json()).toMatchObject({ success: false, code: 'NOT_ACCEPTABLE', error: expect.any(String) });
+    expect(await wrongAccept.json()).toMatchObject({
+      success: false,
+      code: 'NOT_ACCEPTABLE',
+      error: expect.any(String),
+    });
     const notRpc = await post('application/json, text/event-stream', { connector: 'pg', query: 'SELECT 1' });
     expect(notRpc.status).toBe(400);
     expect(await notRpc.json()).toMatchObject({ success: false, code: 'INVALID_REQUEST' });
@@ -80,7 +116,10 @@ describe('Steward as an MCP server', () => {
 
   it('has no server-sent stream or session: GET and DELETE answer 405 JSON', async () => {
     for (const method of ['GET', 'DELETE'] as const) {
-      const res = await fetch(`${base}/mcp`, { method, headers: { 'x-license-key': w.gw.keys.acme, accept: 'text/event-stream' } });
+      const res = await fetch(`${base}/mcp`, {
+        method,
+        headers: { 'x-license-key': w.gw.keys.acme, accept: 'text/event-stream' },
+      });
       expect(res.status).toBe(405);
       expect(await res.json()).toMatchObject({ success: false, code: 'METHOD_NOT_ALLOWED', error: expect.any(String) });
     }

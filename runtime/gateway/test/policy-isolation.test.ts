@@ -22,7 +22,11 @@ beforeAll(async () => {
   gw = await startTestGateway({
     licensed: false,
     manifests: FRAGILE,
-    env: { STEWARD_RATE_LIMIT_PER_MINUTE: '10000', STEWARD_POLICY_INPUT_MAX_BYTES: '65536', STEWARD_POLICY_INLINE_MAX_BYTES: '2048' },
+    env: {
+      STEWARD_RATE_LIMIT_PER_MINUTE: '10000',
+      STEWARD_POLICY_INPUT_MAX_BYTES: '65536',
+      STEWARD_POLICY_INLINE_MAX_BYTES: '2048',
+    },
   });
   await (gw.parts.deps.policies as RegoPolicyEngine).ready();
 });
@@ -31,7 +35,11 @@ afterAll(async () => {
 });
 
 const precheck = (app: TestGateway['app'], query: string, context: Record<string, unknown> = {}) =>
-  app.inject({ method: 'POST', url: '/api/policy/pre-check', payload: { client_id: 'app', user_token: 'u', query, context } });
+  app.inject({
+    method: 'POST',
+    url: '/api/policy/pre-check',
+    payload: { client_id: 'app', user_token: 'u', query, context },
+  });
 
 describe('policy failures at the gateway', () => {
   it('blocks a request whose policy hits a builtin error, naming the policy and the class', async () => {
@@ -45,9 +53,14 @@ describe('policy failures at the gateway', () => {
     for (let i = 0; i < 5; i++) await precheck(gw.app, 'pay', { amount: 'lots' });
     const health = await gw.app.inject({ method: 'GET', url: '/health' });
     expect(health.statusCode).toBe(200);
-    expect(health.json()).toMatchObject({ status: 'degraded', warnings: expect.arrayContaining([expect.stringMatching(/^policy fragile keeps failing .*builtin_error/)]) });
+    expect(health.json()).toMatchObject({
+      status: 'degraded',
+      warnings: expect.arrayContaining([expect.stringMatching(/^policy fragile keeps failing .*builtin_error/)]),
+    });
     const metrics = await gw.app.inject({ method: 'GET', url: '/metrics/prometheus' });
-    const line = metrics.body.split('\n').find((l) => l.startsWith('steward_policy_evaluation_failures_total{policy="fragile",class="builtin_error"}'));
+    const line = metrics.body
+      .split('\n')
+      .find((l) => l.startsWith('steward_policy_evaluation_failures_total{policy="fragile",class="builtin_error"}'));
     expect(Number(line?.split(' ')[1])).toBeGreaterThanOrEqual(6);
   });
 
@@ -60,8 +73,14 @@ describe('policy failures at the gateway', () => {
   it('evaluates an input above the inline threshold on a worker, with the same policies', async () => {
     const filler = 'The quarterly numbers look fine and the team is on track. '.repeat(100);
     expect((await precheck(gw.app, filler, { amount: '1' })).json()).toMatchObject({ approved: true });
-    expect((await precheck(gw.app, `${filler} My SSN is 123-45-6789.`, { amount: '1' })).json()).toMatchObject({ approved: false, block_reason: expect.stringMatching(/^builtin-pii: /) });
-    expect((await precheck(gw.app, filler, { amount: 'many' })).json()).toMatchObject({ approved: false, block_reason: 'fragile: evaluation failed (builtin error)' });
+    expect((await precheck(gw.app, `${filler} My SSN is 123-45-6789.`, { amount: '1' })).json()).toMatchObject({
+      approved: false,
+      block_reason: expect.stringMatching(/^builtin-pii: /),
+    });
+    expect((await precheck(gw.app, filler, { amount: 'many' })).json()).toMatchObject({
+      approved: false,
+      block_reason: 'fragile: evaluation failed (builtin error)',
+    });
   });
 });
 
@@ -73,7 +92,11 @@ describe('a hostile evaluation on a worker', () => {
       limits: { deadlineMs: 200, maxSteps: 1_000_000 },
       inlineMaxBytes: 2048,
       // a grace long enough that the hostile request is surely still running while the others are answered
-      isolation: { workers: 1, graceMs: 1500, workerEntry: new URL('../../policy/isolate/test/hanging-worker.ts', import.meta.url) },
+      isolation: {
+        workers: 1,
+        graceMs: 1500,
+        workerEntry: new URL('../../policy/isolate/test/hanging-worker.ts', import.meta.url),
+      },
     });
     const app = buildGateway({ ...gw.parts.deps, policies: engine });
     try {
@@ -90,7 +113,10 @@ describe('a hostile evaluation on a worker', () => {
       expect(health.statusCode).toBe(200);
       expect(ordinary.json()).toMatchObject({ approved: true });
       const res = await hostile;
-      expect(res.json()).toMatchObject({ approved: false, block_reason: expect.stringMatching(/: evaluation failed \(isolation timeout\)$/) });
+      expect(res.json()).toMatchObject({
+        approved: false,
+        block_reason: expect.stringMatching(/: evaluation failed \(isolation timeout\)$/),
+      });
       // the worker was replaced: large inputs are evaluated again
       await engine.ready();
       expect((await precheck(app, 'fine text '.repeat(400))).json()).toMatchObject({ approved: true });

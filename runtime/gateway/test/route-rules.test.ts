@@ -16,7 +16,9 @@ let gw: TestGateway;
 let community: TestGateway;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000', STEWARD_METRICS_TOKEN: 'route-rules-operator-token' } });
+  gw = await startTestGateway({
+    env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000', STEWARD_METRICS_TOKEN: 'route-rules-operator-token' },
+  });
   community = await startTestGateway({ licensed: false });
 });
 afterAll(async () => {
@@ -37,12 +39,19 @@ async function routesOf(build: () => FastifyInstance): Promise<{ app: FastifyIns
   app.addHook('onRoute', (r: RouteOptions) => void seen.push(r));
   await app.ready();
   // NB: read once every onRoute hook has run: the rule of a public scope's route is filled in by route-auth's hook.
-  const routes = seen.flatMap((r) => [r.method].flat().map((method) => ({ method, url: r.url, rule: r.config?.auth?.require })));
+  const routes = seen.flatMap((r) =>
+    [r.method].flat().map((method) => ({ method, url: r.url, rule: r.config?.auth?.require })),
+  );
   return { app, routes };
 }
 
 const surfaces = [
-  { name: 'gateway', prepare: async (t: TestGateway) => () => buildGateway(t.parts.deps), shape: 'agent' as const, surface: 'gateway' as const },
+  {
+    name: 'gateway',
+    prepare: async (t: TestGateway) => () => buildGateway(t.parts.deps),
+    shape: 'agent' as const,
+    surface: 'gateway' as const,
+  },
   {
     name: 'orchestrator',
     prepare: async (t: TestGateway) => {
@@ -60,7 +69,10 @@ const BAD_CREDENTIALS: { name: string; headers: (t: TestGateway) => Record<strin
   { name: 'a well-formed key of no License', headers: (t) => ({ 'x-license-key': t.keys.unregistered }) },
   { name: 'an expired license key', headers: (t) => ({ 'x-license-key': t.keys.expired }) },
   { name: 'an unknown API key', headers: () => ({ authorization: 'Bearer client-nobody-prod-0000' }) },
-  { name: 'bad Basic credentials', headers: () => ({ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }) },
+  {
+    name: 'bad Basic credentials',
+    headers: () => ({ authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }),
+  },
   { name: 'an unknown legacy client secret', headers: () => ({ 'x-client-id': 'x', 'x-client-secret': 'nope' }) },
 ];
 
@@ -84,8 +96,12 @@ describe.each(surfaces)('$name route table', ({ prepare, shape, surface }) => {
     try {
       expect(routes.length).toBeGreaterThan(1);
       for (const r of routes) {
-        expect({ route: `${r.method} ${r.url}`, rule: r.rule }).toEqual({ route: `${r.method} ${r.url}`, rule: expect.stringMatching(/^(none|any|license-key|operator)$/) });
-        if (r.rule === 'none') expect(PUBLIC.has(`${r.method} ${r.url}`) || r.url === '/health' || isApiReference(r.url)).toBe(true);
+        expect({ route: `${r.method} ${r.url}`, rule: r.rule }).toEqual({
+          route: `${r.method} ${r.url}`,
+          rule: expect.stringMatching(/^(none|any|license-key|operator)$/),
+        });
+        if (r.rule === 'none')
+          expect(PUBLIC.has(`${r.method} ${r.url}`) || r.url === '/health' || isApiReference(r.url)).toBe(true);
       }
     } finally {
       await app.close();
@@ -99,11 +115,21 @@ describe.each(surfaces)('$name route table', ({ prepare, shape, surface }) => {
       expect(guarded.length).toBeGreaterThan(0);
       for (const r of guarded) {
         for (const cred of BAD_CREDENTIALS) {
-          const res = await app.inject({ method: r.method as 'GET', url: r.url, headers: { ...cred.headers(gw), 'content-type': 'application/json' }, payload: r.method === 'GET' ? undefined : '{}' });
+          const res = await app.inject({
+            method: r.method as 'GET',
+            url: r.url,
+            headers: { ...cred.headers(gw), 'content-type': 'application/json' },
+            payload: r.method === 'GET' ? undefined : '{}',
+          });
           const body = res.json();
           // NB: the provider-compatible routes answer in their provider's shape, the code inside `error` (OpenAI's in lower case).
-          const code = shape === 'agent' && typeof body.code === 'string' ? body.code : String(body.error.code).toUpperCase();
-          expect({ route: `${r.method} ${r.url}`, cred: cred.name, status: res.statusCode }).toEqual({ route: `${r.method} ${r.url}`, cred: cred.name, status: 401 });
+          const code =
+            shape === 'agent' && typeof body.code === 'string' ? body.code : String(body.error.code).toUpperCase();
+          expect({ route: `${r.method} ${r.url}`, cred: cred.name, status: res.statusCode }).toEqual({
+            route: `${r.method} ${r.url}`,
+            cred: cred.name,
+            status: 401,
+          });
           expect((ERROR_CATALOGUES[surface] as Record<string, { status: number }>)[code]?.status).toBe(401);
         }
       }
@@ -124,7 +150,12 @@ describe.each(surfaces)('$name route table', ({ prepare, shape, surface }) => {
 
 describe('orchestrator credentials', () => {
   const validate = (app: FastifyInstance, headers: Record<string, string>) =>
-    app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'application/json', ...headers }, payload: { kind: 'AgentConfig' } });
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/validate',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: { kind: 'AgentConfig' },
+    });
   const orchestrator = async (t: TestGateway) => (await orchestratorBuilder(t))().app;
 
   it('refuses validate without credentials in licensed mode, in the envelope shape', async () => {
@@ -132,9 +163,15 @@ describe('orchestrator credentials', () => {
     try {
       const res = await validate(app, {});
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED', request_id: expect.any(String), timestamp: expect.any(String) } });
+      expect(res.json()).toMatchObject({
+        success: false,
+        error: { code: 'UNAUTHORIZED', request_id: expect.any(String), timestamp: expect.any(String) },
+      });
       const bad = await validate(app, { 'x-license-key': gw.keys.unregistered });
-      expect(bad.json().error).toMatchObject({ code: 'UNAUTHORIZED', details: { reason_code: 'LICENSE_VALIDATION_FAILED' } });
+      expect(bad.json().error).toMatchObject({
+        code: 'UNAUTHORIZED',
+        details: { reason_code: 'LICENSE_VALIDATION_FAILED' },
+      });
       expect((await validate(app, { 'x-license-key': gw.keys.acme })).statusCode).toBe(200);
     } finally {
       await app.close();
@@ -153,7 +190,12 @@ describe('orchestrator credentials', () => {
 
 describe('a route without a rule', () => {
   it('cannot be registered', async () => {
-    const app = createHttpApp({ log: createLogger({ level: 'silent' }), bodyLimitBytes: 1024, surface: 'gateway', errorStyle: 'agent' });
+    const app = createHttpApp({
+      log: createLogger({ level: 'silent' }),
+      bodyLimitBytes: 1024,
+      surface: 'gateway',
+      errorStyle: 'agent',
+    });
     registerAuth(app, 'gateway', gw.parts.deps.auth);
     void app.register(async (a) => {
       a.get('/forgotten', async () => ({ ok: true }));

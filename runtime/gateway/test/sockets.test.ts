@@ -9,7 +9,13 @@ let base: string;
 
 beforeAll(async () => {
   openai = await startFakeOpenAi({ apiKey: 'sk-socket' });
-  gw = await startTestGateway({ env: { OPENAI_API_KEY: 'sk-socket', OPENAI_BASE_URL: openai.baseURL, STEWARD_METRICS_TOKEN: 'sockets-operator-token-01' } });
+  gw = await startTestGateway({
+    env: {
+      OPENAI_API_KEY: 'sk-socket',
+      OPENAI_BASE_URL: openai.baseURL,
+      STEWARD_METRICS_TOKEN: 'sockets-operator-token-01',
+    },
+  });
   await gw.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = gw.app.server.address() as { port: number };
   base = `http://127.0.0.1:${port}`;
@@ -22,7 +28,11 @@ afterAll(async () => {
 const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'x-license-key': gw.keys.acme, ...headers },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      'x-license-key': gw.keys.acme,
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -36,11 +46,24 @@ describe('gateway over real sockets (licensed)', () => {
   });
 
   it('pre-check blocks and approves, then audit records against the approved context', async () => {
-    const blocked = await call('POST', '/api/policy/pre-check', { client_id: 'app', user_token: 'u', query: 'card 4111-1111-1111-1111' });
+    const blocked = await call('POST', '/api/policy/pre-check', {
+      client_id: 'app',
+      user_token: 'u',
+      query: 'card 4111-1111-1111-1111',
+    });
     expect(blocked.json().approved).toBe(false);
-    const ok = await call('POST', '/api/policy/pre-check', { client_id: 'app', user_token: 'u', query: 'What is the weather tomorrow?' });
+    const ok = await call('POST', '/api/policy/pre-check', {
+      client_id: 'app',
+      user_token: 'u',
+      query: 'What is the weather tomorrow?',
+    });
     expect(ok.json().approved).toBe(true);
-    const audit = await call('POST', '/api/audit/llm-call', { client_id: 'app', context_id: ok.json().context_id, model: 'm', response: 'sunny' });
+    const audit = await call('POST', '/api/audit/llm-call', {
+      client_id: 'app',
+      context_id: ok.json().context_id,
+      model: 'm',
+      response: 'sunny',
+    });
     expect(audit.json()).toMatchObject({ success: true, recorded: true });
   });
 
@@ -50,14 +73,25 @@ describe('gateway over real sockets (licensed)', () => {
     expect(created.status).toBe(201);
     const apiKey = created.json().api_key as string;
     expect((await call('GET', '/api/clients')).json().clients.length).toBeGreaterThan(0);
-    expect((await call('GET', '/metrics', undefined, { authorization: `Bearer ${apiKey}` })).json().agent_metrics.total_requests).toBeGreaterThan(0);
-    expect((await call('GET', '/metrics/prometheus', undefined, { authorization: 'Bearer sockets-operator-token-01' })).text).toContain('steward_http_requests_total');
+    expect(
+      (await call('GET', '/metrics', undefined, { authorization: `Bearer ${apiKey}` })).json().agent_metrics
+        .total_requests,
+    ).toBeGreaterThan(0);
+    expect(
+      (await call('GET', '/metrics/prometheus', undefined, { authorization: 'Bearer sockets-operator-token-01' })).text,
+    ).toContain('steward_http_requests_total');
     openai.enqueue({ kind: 'reply', text: 'hi there' });
-    const exec = await fetch(`${base}/v1/execute`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ prompt: 'Say hi', mode: 'chat' }) });
+    const exec = await fetch(`${base}/v1/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({ prompt: 'Say hi', mode: 'chat' }),
+    });
     const execBody = (await exec.json()) as Record<string, unknown>;
     expect(execBody, JSON.stringify(execBody)).toMatchObject({ success: true, data: { response: 'hi there' } });
     openai.enqueue({ kind: 'reply', text: 'done' });
-    expect((await call('POST', '/api/request', { query: 'Summarise this', request_type: 'chat' })).json()).toMatchObject({ blocked: false, result: 'done' });
+    expect(
+      (await call('POST', '/api/request', { query: 'Summarise this', request_type: 'chat' })).json(),
+    ).toMatchObject({ blocked: false, result: 'done' });
   });
 
   it('answers a body over the limit with 413 JSON and unknown paths with 404 JSON', async () => {
@@ -70,7 +104,11 @@ describe('gateway over real sockets (licensed)', () => {
   });
 
   it('answers invalid JSON with 400 INVALID_JSON', async () => {
-    const res = await fetch(`${base}/api/policy/pre-check`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-license-key': gw.keys.acme }, body: '{"query":' });
+    const res = await fetch(`${base}/api/policy/pre-check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-license-key': gw.keys.acme },
+      body: '{"query":',
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: string }).code).toBe('INVALID_JSON');
   });

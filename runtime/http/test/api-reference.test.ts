@@ -35,7 +35,12 @@ async function routesOf(app: FastifyInstance): Promise<Route[]> {
   app.addHook('onRoute', (r: RouteOptions) => void seen.push(r));
   await app.ready();
   // NB: read once every onRoute hook has run (route-auth fills in the rule of a public scope's routes).
-  return seen.flatMap((r) => [r.method].flat().filter((m) => m !== 'HEAD').map((method) => ({ method, url: r.url, rule: r.config?.auth?.require })));
+  return seen.flatMap((r) =>
+    [r.method]
+      .flat()
+      .filter((m) => m !== 'HEAD')
+      .map((method) => ({ method, url: r.url, rule: r.config?.auth?.require })),
+  );
 }
 
 /** The routes of the API reference itself, which the documents leave out. */
@@ -44,8 +49,20 @@ const isDocsRoute = (url: string) => url === '/openapi.json' || url === '/docs' 
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
 
 const apps = [
-  { name: 'gateway', prepare: async (t: TestGateway) => () => buildGateway(t.parts.deps), table: GATEWAY_ROUTES, doc: () => gatewayOpenApi('test'), file: 'docs/openapi/gateway.json' },
-  { name: 'orchestrator', prepare: (t: TestGateway) => orchestratorOf(t), table: ORCHESTRATOR_ROUTES, doc: () => orchestratorOpenApi('test'), file: 'docs/openapi/orchestrator.json' },
+  {
+    name: 'gateway',
+    prepare: async (t: TestGateway) => () => buildGateway(t.parts.deps),
+    table: GATEWAY_ROUTES,
+    doc: () => gatewayOpenApi('test'),
+    file: 'docs/openapi/gateway.json',
+  },
+  {
+    name: 'orchestrator',
+    prepare: (t: TestGateway) => orchestratorOf(t),
+    table: ORCHESTRATOR_ROUTES,
+    doc: () => orchestratorOpenApi('test'),
+    file: 'docs/openapi/orchestrator.json',
+  },
 ];
 
 describe.each(apps)('the $name', ({ prepare, table, doc, file }) => {
@@ -64,7 +81,9 @@ describe.each(apps)('the $name', ({ prepare, table, doc, file }) => {
     // The reference's own routes are public, like /health.
     for (const r of routes.filter((x) => isDocsRoute(x.url))) expect(r.rule, r.url).toBe('none');
     const paths = doc().paths as Record<string, Record<string, unknown>>;
-    const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(new Set(served)).toEqual(new Set(documented));
     expect(served.length).toBe(documented.length);
   });
@@ -106,7 +125,9 @@ describe.each(apps)('the $name', ({ prepare, table, doc, file }) => {
   });
 
   it('describes the credentials the runtimes accept', () => {
-    const schemes = (doc().components as { securitySchemes: Record<string, { type: string; name?: string; scheme?: string }> }).securitySchemes;
+    const schemes = (
+      doc().components as { securitySchemes: Record<string, { type: string; name?: string; scheme?: string }> }
+    ).securitySchemes;
     expect(schemes.LicenseKey).toMatchObject({ type: 'apiKey', name: 'X-License-Key' });
     expect(schemes.ApiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(schemes.ClientCredentials).toMatchObject({ type: 'http', scheme: 'basic' });
@@ -119,7 +140,8 @@ describe('STEWARD_API_DOCS=false', () => {
   it('leaves /openapi.json and /docs out of the gateway', async () => {
     const off = await startTestGateway({ env: { STEWARD_API_DOCS: 'false' } });
     try {
-      for (const url of ['/openapi.json', '/docs', '/docs/json']) expect((await off.app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+      for (const url of ['/openapi.json', '/docs', '/docs/json'])
+        expect((await off.app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
     } finally {
       await off.close();
     }
@@ -129,7 +151,8 @@ describe('STEWARD_API_DOCS=false', () => {
     const app = (await orchestratorOf(gw, false))();
     try {
       await app.ready();
-      for (const url of ['/openapi.json', '/docs', '/docs/json']) expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+      for (const url of ['/openapi.json', '/docs', '/docs/json'])
+        expect((await app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
     } finally {
       await app.close();
     }

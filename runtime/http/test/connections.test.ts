@@ -23,7 +23,13 @@ let app: FastifyInstance;
 let port: number;
 
 beforeAll(async () => {
-  app = createHttpApp({ log: createLogger({ level: 'silent' }), bodyLimitBytes: 1 << 20, surface: 'gateway', errorStyle: 'agent', connections: SETTINGS });
+  app = createHttpApp({
+    log: createLogger({ level: 'silent' }),
+    bodyLimitBytes: 1 << 20,
+    surface: 'gateway',
+    errorStyle: 'agent',
+    connections: SETTINGS,
+  });
   app.post('/slow', async () => {
     // Longer than the request timeout: waiting for the answer is not the client's time.
     await new Promise((r) => setTimeout(r, SETTINGS.requestTimeoutMs + 500));
@@ -67,7 +73,11 @@ describe('slow and idle clients', () => {
     clearInterval(drip);
     expect(closed).toBe(true);
     expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(bodyOf(c.received())).toMatchObject({ success: false, code: 'REQUEST_TIMEOUT', request_id: expect.any(String) });
+    expect(bodyOf(c.received())).toMatchObject({
+      success: false,
+      code: 'REQUEST_TIMEOUT',
+      request_id: expect.any(String),
+    });
   });
 
   it('closes a client that sends a body slower than the request timeout', async () => {
@@ -93,7 +103,11 @@ describe('slow and idle clients', () => {
   });
 
   it('still answers a request whose handler takes longer than the request timeout', async () => {
-    const res = await fetch(`http://127.0.0.1:${port}/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`http://127.0.0.1:${port}/slow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -116,7 +130,11 @@ describe("errors of node's HTTP parser", () => {
     expect(await c.closed).toBe(true);
     expect(c.received()).toMatch(/^HTTP\/1\.1 431 /);
     expect(c.received()).toMatch(/\r\nX-Request-ID: [0-9a-f-]{36}\r\n/);
-    expect(bodyOf(c.received())).toMatchObject({ success: false, code: 'HEADERS_TOO_LARGE', request_id: expect.any(String) });
+    expect(bodyOf(c.received())).toMatchObject({
+      success: false,
+      code: 'HEADERS_TOO_LARGE',
+      request_id: expect.any(String),
+    });
   });
 
   it('answers a malformed request with 400 INVALID_REQUEST in the JSON shape', async () => {
@@ -124,7 +142,11 @@ describe("errors of node's HTTP parser", () => {
     c.socket.write('GET /ok HTTP/1.1\r\nHost x\r\nBad Header\r\n\r\n');
     expect(await c.closed).toBe(true);
     expect(c.received()).toMatch(/^HTTP\/1\.1 400 /);
-    expect(bodyOf(c.received())).toMatchObject({ success: false, code: 'INVALID_REQUEST', request_id: expect.any(String) });
+    expect(bodyOf(c.received())).toMatchObject({
+      success: false,
+      code: 'INVALID_REQUEST',
+      request_id: expect.any(String),
+    });
   });
 
   it('answers a URL fastify cannot decode with 400 INVALID_REQUEST in the JSON shape', async () => {

@@ -20,11 +20,16 @@ afterAll(async () => {
 });
 
 const backends = [
-  { name: 'memory', skip: undefined, make: (limit: number): ConcurrencyLimiter => new MemoryConcurrencyLimiter({ defaultLimit: limit }) },
+  {
+    name: 'memory',
+    skip: undefined,
+    make: (limit: number): ConcurrencyLimiter => new MemoryConcurrencyLimiter({ defaultLimit: limit }),
+  },
   {
     name: 'redis',
     skip: skipRedis,
-    make: (limit: number): ConcurrencyLimiter => new RedisConcurrencyLimiter({ redis: redis!, defaultLimit: limit, keyPrefix: `${prefix}${n++}:` }),
+    make: (limit: number): ConcurrencyLimiter =>
+      new RedisConcurrencyLimiter({ redis: redis!, defaultLimit: limit, keyPrefix: `${prefix}${n++}:` }),
   },
 ];
 
@@ -69,7 +74,13 @@ describe.each(backends)('$name concurrency limiter', (backend) => {
 describe.skipIf(skipRedis)('Redis concurrency limiter leases', () => {
   it('reclaims a slot whose holder never released it once the lease expires', async () => {
     let now = 1_700_002_800_000;
-    const limiter = new RedisConcurrencyLimiter({ redis: redis!, defaultLimit: 1, keyPrefix: `${prefix}lease:`, leaseTtlMs: 60_000, now: () => now });
+    const limiter = new RedisConcurrencyLimiter({
+      redis: redis!,
+      defaultLimit: 1,
+      keyPrefix: `${prefix}lease:`,
+      leaseTtlMs: 60_000,
+      now: () => now,
+    });
     expect((await limiter.tryAcquire('org')).acquired).toBe(true);
     expect((await limiter.tryAcquire('org')).acquired).toBe(false);
     now += 60_001;

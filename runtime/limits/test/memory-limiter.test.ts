@@ -4,7 +4,13 @@ import { MemoryRateLimiter } from '../memory.js';
 describe('MemoryRateLimiter memory bounds', () => {
   it('drops keys idle for longer than the longest window', () => {
     let now = 1_700_002_800_000;
-    const limiter = new MemoryRateLimiter({ windows: [{ limit: 5, windowSec: 60 }, { limit: 50, windowSec: 600 }], now: () => now });
+    const limiter = new MemoryRateLimiter({
+      windows: [
+        { limit: 5, windowSec: 60 },
+        { limit: 50, windowSec: 600 },
+      ],
+      now: () => now,
+    });
     for (let i = 0; i < 100; i++) limiter.hitSync(`org-${i}`);
     expect(limiter.size).toBe(100);
     now += 599_000;
@@ -29,7 +35,11 @@ describe('MemoryRateLimiter memory bounds', () => {
   });
 
   it('evicts the least recently used key past maxKeys and counts it', () => {
-    const limiter = new MemoryRateLimiter({ windows: [{ limit: 1, windowSec: 60 }], maxKeys: 3, now: () => 1_700_002_800_000 });
+    const limiter = new MemoryRateLimiter({
+      windows: [{ limit: 1, windowSec: 60 }],
+      maxKeys: 3,
+      now: () => 1_700_002_800_000,
+    });
     for (const k of ['a', 'b', 'c']) limiter.hitSync(k);
     limiter.hitSync('a', 0); // touch a: b is now the least recently used
     limiter.hitSync('d');
@@ -40,7 +50,11 @@ describe('MemoryRateLimiter memory bounds', () => {
   });
 
   it('keeps recency order when the same key hits again and again', () => {
-    const limiter = new MemoryRateLimiter({ windows: [{ limit: 5, windowSec: 60 }], maxKeys: 2, now: () => 1_700_002_800_000 });
+    const limiter = new MemoryRateLimiter({
+      windows: [{ limit: 5, windowSec: 60 }],
+      maxKeys: 2,
+      now: () => 1_700_002_800_000,
+    });
     limiter.hitSync('a');
     limiter.hitSync('a'); // a is the latest already: stays last
     limiter.hitSync('b');

@@ -34,7 +34,8 @@ const backends: Backend[] = [
     name: 'redis',
     skip: skipRedis,
     // Each limiter gets its own prefix so tests cannot share counters.
-    make: (windows, clock) => new RedisRateLimiter({ redis: redis!, windows, now: clock.now, keyPrefix: `${prefix}${n++}:` }),
+    make: (windows, clock) =>
+      new RedisRateLimiter({ redis: redis!, windows, now: clock.now, keyPrefix: `${prefix}${n++}:` }),
   },
 ];
 
@@ -66,10 +67,18 @@ describe.each(backends)('$name rate limiter', (backend) => {
     }
     expect(remaining).toEqual([2, 1, 0]);
     const refused = await limiter.hit('org-a');
-    expect(refused).toEqual({ allowed: false, limit: 3, remaining: 0, resetAtSec: T0 / 1000 + 60, retryAfterSec: 50, windowSec: 60, atMs: T0 + 10_000 });
+    expect(refused).toEqual({
+      allowed: false,
+      limit: 3,
+      remaining: 0,
+      resetAtSec: T0 / 1000 + 60,
+      retryAfterSec: 50,
+      windowSec: 60,
+      atMs: T0 + 10_000,
+    });
   });
 
-  it_('gives back what a release returns, in the windows that are still the hit\'s own, never below zero', async () => {
+  it_("gives back what a release returns, in the windows that are still the hit's own, never below zero", async () => {
     const windows = [
       { limit: 100, windowSec: 60 },
       { limit: 200, windowSec: 3600 },
@@ -115,10 +124,21 @@ describe.each(backends)('$name rate limiter', (backend) => {
     await limiter.hit('k');
     clock.advance(60);
     // Hour: 3 used of 5; minute: fresh. After this hit the hour has 1 left, the minute 2.
-    expect(await limiter.hit('k')).toMatchObject({ allowed: true, limit: 5, remaining: 1, resetAtSec: T0 / 1000 + 3600 });
+    expect(await limiter.hit('k')).toMatchObject({
+      allowed: true,
+      limit: 5,
+      remaining: 1,
+      resetAtSec: T0 / 1000 + 3600,
+    });
     await limiter.hit('k');
     const refused = await limiter.hit('k');
-    expect(refused).toMatchObject({ allowed: false, limit: 5, remaining: 0, windowSec: 3600, retryAfterSec: 3600 - 60 });
+    expect(refused).toMatchObject({
+      allowed: false,
+      limit: 5,
+      remaining: 0,
+      windowSec: 3600,
+      retryAfterSec: 3600 - 60,
+    });
   });
 
   it_('does not count refused hits in any window', async () => {
@@ -186,7 +206,13 @@ describe('limiter construction', () => {
     { name: 'no windows', windows: [] },
     { name: 'a zero limit', windows: [{ limit: 0, windowSec: 60 }] },
     { name: 'a fractional window', windows: [{ limit: 1, windowSec: 1.5 }] },
-    { name: 'two windows of one length', windows: [{ limit: 1, windowSec: 60 }, { limit: 2, windowSec: 60 }] },
+    {
+      name: 'two windows of one length',
+      windows: [
+        { limit: 1, windowSec: 60 },
+        { limit: 2, windowSec: 60 },
+      ],
+    },
   ])('refuses $name', ({ windows }) => {
     expect(() => new MemoryRateLimiter({ windows })).toThrow(RateLimitInputError);
   });

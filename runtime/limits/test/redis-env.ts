@@ -13,7 +13,12 @@ export function connect(): Redis {
 
 /** Why Redis tests are skipped, or undefined when Redis answers. Fails loudly when REDIS_URL was set explicitly. */
 export async function redisUnavailable(): Promise<string | undefined> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   try {
     await probe.connect();
     await probe.ping();

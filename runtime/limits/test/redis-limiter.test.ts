@@ -43,7 +43,9 @@ describe.skipIf(skip)('Redis rate limiter across replicas', () => {
 
   it('uses the Redis clock by default, so both replicas report the same reset', async () => {
     const windows = [{ limit: 10, windowSec: 60 }];
-    const [dA, dB] = await Promise.all([a, b].map((redis) => new RedisRateLimiter({ redis, windows, keyPrefix: prefix }).hit('org-clock')));
+    const [dA, dB] = await Promise.all(
+      [a, b].map((redis) => new RedisRateLimiter({ redis, windows, keyPrefix: prefix }).hit('org-clock')),
+    );
     const [sec] = await a.time();
     expect(dA!.resetAtSec).toBe(dB!.resetAtSec);
     expect(dA!.resetAtSec % 60).toBe(0);
@@ -52,7 +54,14 @@ describe.skipIf(skip)('Redis rate limiter across replicas', () => {
   });
 
   it('sets a TTL of one longest window (plus a second) on the counter key', async () => {
-    const limiter = new RedisRateLimiter({ redis: a, windows: [{ limit: 5, windowSec: 60 }, { limit: 50, windowSec: 3600 }], keyPrefix: prefix });
+    const limiter = new RedisRateLimiter({
+      redis: a,
+      windows: [
+        { limit: 5, windowSec: 60 },
+        { limit: 50, windowSec: 3600 },
+      ],
+      keyPrefix: prefix,
+    });
     await limiter.hit('org-ttl');
     const ttl = await a.pttl(`${prefix}org-ttl`);
     expect(ttl).toBeGreaterThan(3_590_000);
@@ -83,7 +92,11 @@ describe.skipIf(skip)('Redis rate limiter across replicas', () => {
 
 describe('Redis rate limiter without Redis', () => {
   it('fails with RateLimitStoreError within its timeout', async () => {
-    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: null, retryStrategy: () => 200 });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 200,
+    });
     dead.on('error', () => {}); // connection refusals are the point of this test
     const limiter = new RedisRateLimiter({ redis: dead, windows: [{ limit: 1, windowSec: 60 }], timeoutMs: 200 });
     const started = performance.now();

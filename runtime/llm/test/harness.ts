@@ -71,16 +71,25 @@ export const harnesses: Harness[] = [
         temperature: b.temperature,
         maxTokens: b.max_completion_tokens,
         system: system.length ? system.join('\n\n') : undefined,
-        messages: b.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: text(m.content) })),
+        messages: b.messages
+          .filter((m) => m.role !== 'system')
+          .map((m) => ({ role: m.role, content: text(m.content) })),
         credential: req.headers.authorization?.replace(/^Bearer /, ''),
       };
     },
     readTools(req) {
       const b = req.body as Body & { tools?: { function: { name: string } }[] };
-      const m = b.messages as { role: string; content: unknown; tool_calls?: { function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+      const m = b.messages as {
+        role: string;
+        content: unknown;
+        tool_calls?: { function: { name: string; arguments: string } }[];
+        tool_call_id?: string;
+      }[];
       return {
         tools: (b.tools ?? []).map((t) => t.function.name),
-        calls: m.flatMap((x) => x.tool_calls ?? []).map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) })),
+        calls: m
+          .flatMap((x) => x.tool_calls ?? [])
+          .map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) })),
         results: m.filter((x) => x.role === 'tool').map((x) => ({ ref: x.tool_call_id!, content: text(x.content) })),
       };
     },
@@ -93,7 +102,10 @@ export const harnesses: Harness[] = [
     type: 'anthropic',
     async start(key) {
       const server = await startFakeAnthropic({ apiKey: GOOD_KEY });
-      return { server, config: { type: 'anthropic', model: 'claude-haiku-4-5', endpoint: server.baseURL, apiKey: key } };
+      return {
+        server,
+        config: { type: 'anthropic', model: 'claude-haiku-4-5', endpoint: server.baseURL, apiKey: key },
+      };
     },
     read(req) {
       const b = req.body as Body;
@@ -109,11 +121,15 @@ export const harnesses: Harness[] = [
     },
     readTools(req) {
       const b = req.body as Body & { tools?: { name: string }[] };
-      const blocks = b.messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : []));
+      const blocks = b.messages.flatMap((m) =>
+        Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : [],
+      );
       return {
         tools: (b.tools ?? []).map((t) => t.name),
         calls: blocks.filter((x) => x.type === 'tool_use').map((x) => ({ name: x.name as string, args: x.input })),
-        results: blocks.filter((x) => x.type === 'tool_result').map((x) => ({ ref: x.tool_use_id as string, content: text(x.content) })),
+        results: blocks
+          .filter((x) => x.type === 'tool_result')
+          .map((x) => ({ ref: x.tool_use_id as string, content: text(x.content) })),
       };
     },
     toolCallIds: true,
@@ -137,7 +153,10 @@ export const harnesses: Harness[] = [
       };
     },
     read(req) {
-      const b = req.body as Body & { system?: { text: string }[]; inferenceConfig?: { temperature?: number; maxTokens?: number } };
+      const b = req.body as Body & {
+        system?: { text: string }[];
+        inferenceConfig?: { temperature?: number; maxTokens?: number };
+      };
       return {
         path: req.path,
         model: decodeURIComponent(/^\/model\/([^/]+)\/converse$/.exec(req.path)?.[1] ?? ''),
@@ -154,7 +173,9 @@ export const harnesses: Harness[] = [
       return {
         tools: (b.toolConfig?.tools ?? []).map((t) => t.toolSpec.name),
         calls: blocks.flatMap((x) => (x.toolUse ? [{ name: x.toolUse.name as string, args: x.toolUse.input }] : [])),
-        results: blocks.flatMap((x) => (x.toolResult ? [{ ref: x.toolResult.toolUseId as string, content: text(x.toolResult.content) }] : [])),
+        results: blocks.flatMap((x) =>
+          x.toolResult ? [{ ref: x.toolResult.toolUseId as string, content: text(x.toolResult.content) }] : [],
+        ),
       };
     },
     toolCallIds: true,
@@ -178,13 +199,20 @@ export const harnesses: Harness[] = [
         temperature: b.options?.temperature,
         maxTokens: b.options?.num_predict,
         system: system.length ? system.join('\n\n') : undefined,
-        messages: b.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: text(m.content) })),
+        messages: b.messages
+          .filter((m) => m.role !== 'system')
+          .map((m) => ({ role: m.role, content: text(m.content) })),
         credential: req.headers.authorization?.replace(/^Bearer /, ''),
       };
     },
     readTools(req) {
       const b = req.body as Body & { tools?: { function: { name: string } }[] };
-      const m = b.messages as { role: string; content: string; tool_calls?: { function: { name: string; arguments: unknown } }[]; tool_name?: string }[];
+      const m = b.messages as {
+        role: string;
+        content: string;
+        tool_calls?: { function: { name: string; arguments: unknown } }[];
+        tool_name?: string;
+      }[];
       return {
         tools: (b.tools ?? []).map((t) => t.function.name),
         calls: m.flatMap((x) => x.tool_calls ?? []).map((c) => ({ name: c.function.name, args: c.function.arguments })),

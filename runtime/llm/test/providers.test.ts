@@ -70,7 +70,11 @@ describe.each(harnesses)('$type provider against its fake server', (h: Harness) 
 
   it('accounts tokens from the provider usage fields, cached input included', async () => {
     const { server, provider } = await setUp();
-    server.enqueue({ kind: 'reply', text: 'ok', usage: { promptTokens: 120, completionTokens: 34, cachedPromptTokens: 6 } });
+    server.enqueue({
+      kind: 'reply',
+      text: 'ok',
+      usage: { promptTokens: 120, completionTokens: 34, cachedPromptTokens: 6 },
+    });
     const res = await provider.complete({ prompt: 'count me' });
     // Ollama reports only evaluated prompt tokens; it has no separate cache counter.
     const prompt = h.type === 'ollama' ? 120 : 126;

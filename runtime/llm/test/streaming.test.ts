@@ -9,7 +9,9 @@ import { GOOD_KEY, harnesses, type Harness } from './harness.js';
 /** Fails the test if `p` has not settled within `ms`; only a bound for a broken build, never a speed check. */
 function within<T>(p: Promise<T>, what: string, ms = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  const limit = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
@@ -67,9 +69,16 @@ describe.each(harnesses)('$type provider streaming against its fake server', (h:
     expect(texts(events)).toEqual(CHUNKS);
     expect(texts(events).join('')).toBe('Card 4111 1111 1111 1111 ok');
     const done = doneOf(events);
-    expect(done).toMatchObject({ finishReason: 'stop', usageReported: true, usage: { promptTokens: 12, completionTokens: 9, totalTokens: 21 } });
+    expect(done).toMatchObject({
+      finishReason: 'stop',
+      usageReported: true,
+      usage: { promptTokens: 12, completionTokens: 9, totalTokens: 21 },
+    });
     expect(done.model).toBeTruthy();
-    if (h.type === 'openai') expect((server.lastRequest().body as { stream_options?: unknown }).stream_options).toEqual({ include_usage: true });
+    if (h.type === 'openai')
+      expect((server.lastRequest().body as { stream_options?: unknown }).stream_options).toEqual({
+        include_usage: true,
+      });
   });
 
   it('estimates usage as ceil(characters / 4) per text when the provider reports none', async () => {
@@ -84,7 +93,10 @@ describe.each(harnesses)('$type provider streaming against its fake server', (h:
 
   it('streams a tool call: id and name first, then the argument text', async () => {
     const { server, provider } = await setUp();
-    server.enqueue({ kind: 'reply', toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: ['{"city":', ' "Lisbon"}'] }] });
+    server.enqueue({
+      kind: 'reply',
+      toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: ['{"city":', ' "Lisbon"}'] }],
+    });
     const { events, error } = await drain(await provider.stream({ prompt: 'Weather in Lisbon?', tools: [weather] }));
     expect(error).toBeUndefined();
     const calls = events.filter((e) => e.type === 'tool_call');
@@ -107,7 +119,11 @@ describe.each(harnesses)('$type provider streaming against its fake server', (h:
         { id: 'call_w3', name: 'get_weather', arguments: '{"city":"Faro"}' },
       ],
     });
-    const first = await provider.complete({ prompt: 'Weather in Porto and Faro?', tools: [weather], toolChoice: 'auto' });
+    const first = await provider.complete({
+      prompt: 'Weather in Porto and Faro?',
+      tools: [weather],
+      toolChoice: 'auto',
+    });
     expect(first.toolCalls.map((c) => ({ name: c.name, args: JSON.parse(c.arguments) as unknown }))).toEqual([
       { name: 'get_weather', args: { city: 'Porto' } },
       { name: 'get_weather', args: { city: 'Faro' } },
@@ -138,7 +154,8 @@ describe.each(harnesses)('$type provider streaming against its fake server', (h:
       { ref: refs[1], content: 'sunny, 27' },
     ]);
     // Anthropic and Bedrock: both results in one user turn after the assistant's.
-    if (h.type === 'anthropic' || h.type === 'aws-bedrock') expect(h.read(server.lastRequest()).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    if (h.type === 'anthropic' || h.type === 'aws-bedrock')
+      expect(h.read(server.lastRequest()).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 
   it('rejects stream() with the 429 status and Retry-After when the provider refuses before accepting', async () => {
@@ -161,7 +178,10 @@ describe.each(harnesses)('$type provider streaming against its fake server', (h:
     const { server, provider } = await setUp();
     server.enqueue({ kind: 'reply', chunks: CHUNKS, stallAfter: 1 });
     // NB: the deadline also bounds acceptance and the first chunk, so it leaves room for a loaded machine.
-    const { events, error } = await within(drain(await provider.stream({ prompt: 'hi', timeoutMs: 1500 })), 'stalled stream');
+    const { events, error } = await within(
+      drain(await provider.stream({ prompt: 'hi', timeoutMs: 1500 })),
+      'stalled stream',
+    );
     expect(texts(events)).toEqual([CHUNKS[0]]);
     expect(error).toBeInstanceOf(LlmTimeoutError);
     expect((error as LlmTimeoutError).timeoutMs).toBe(1500);
@@ -210,32 +230,54 @@ describe.each(harnesses)('$type provider streaming against its fake server', (h:
 
   it('sends nothing for an invalid streamed request', async () => {
     const { server, provider } = await setUp();
-    await expect(provider.stream({ prompt: 'hi', tools: [{ name: 'bad name' }] })).rejects.toBeInstanceOf(LlmValidationError);
+    await expect(provider.stream({ prompt: 'hi', tools: [{ name: 'bad name' }] })).rejects.toBeInstanceOf(
+      LlmValidationError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
 
 describe.each(harnesses)('$type provider maps tool choice and response format', (h: Harness) => {
-  const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { answer: { type: 'string' } },
+    required: ['answer'],
+    additionalProperties: false,
+  };
   const expected: Record<Harness['type'], { format: Record<string, unknown>; choice?: Record<string, unknown> }> = {
     openai: {
       format: { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema, strict: true } } },
       choice: { tool_choice: { type: 'function', function: { name: 'get_weather' } } },
     },
-    anthropic: { format: { output_config: { format: { type: 'json_schema', schema } } }, choice: { tool_choice: { type: 'tool', name: 'get_weather' } } },
+    anthropic: {
+      format: { output_config: { format: { type: 'json_schema', schema } } },
+      choice: { tool_choice: { type: 'tool', name: 'get_weather' } },
+    },
     'aws-bedrock': {
-      format: { outputConfig: { textFormat: { type: 'json_schema', structure: { jsonSchema: { name: 'answer', schema: JSON.stringify(schema) } } } } },
+      format: {
+        outputConfig: {
+          textFormat: {
+            type: 'json_schema',
+            structure: { jsonSchema: { name: 'answer', schema: JSON.stringify(schema) } },
+          },
+        },
+      },
       choice: { toolConfig: expect.objectContaining({ toolChoice: { tool: { name: 'get_weather' } } }) },
     },
     // Ollama cannot be made to call a tool; that refusal is tested below.
     ollama: { format: { format: schema } },
   };
 
-  it('sends a json_schema response format and a named tool choice in the provider\'s fields', async () => {
+  it("sends a json_schema response format and a named tool choice in the provider's fields", async () => {
     const { server, config } = await h.start(GOOD_KEY);
     const provider = createProvider(config);
     try {
-      const { events } = await drain(await provider.stream({ prompt: 'hi', responseFormat: { type: 'json_schema', name: 'answer', schema, strict: true } }));
+      const { events } = await drain(
+        await provider.stream({
+          prompt: 'hi',
+          responseFormat: { type: 'json_schema', name: 'answer', schema, strict: true },
+        }),
+      );
       doneOf(events);
       expect(server.lastRequest().body).toMatchObject(expected[h.type].format);
       const choice = expected[h.type].choice;
@@ -251,12 +293,37 @@ describe.each(harnesses)('$type provider maps tool choice and response format', 
 });
 
 describe('features a provider lacks are refused, never dropped', () => {
-  const cases: { name: string; type: 'anthropic' | 'aws-bedrock' | 'ollama' | 'echo'; req: LlmRequest; field: string }[] = [
-    { name: 'anthropic refuses json_object', type: 'anthropic', req: { prompt: 'x', responseFormat: { type: 'json_object' } }, field: 'responseFormat.type' },
-    { name: 'bedrock refuses toolChoice none', type: 'aws-bedrock', req: { prompt: 'x', tools: [weather], toolChoice: 'none' }, field: 'toolChoice' },
-    { name: 'ollama refuses a forced tool call', type: 'ollama', req: { prompt: 'x', tools: [weather], toolChoice: 'required' }, field: 'toolChoice' },
+  const cases: {
+    name: string;
+    type: 'anthropic' | 'aws-bedrock' | 'ollama' | 'echo';
+    req: LlmRequest;
+    field: string;
+  }[] = [
+    {
+      name: 'anthropic refuses json_object',
+      type: 'anthropic',
+      req: { prompt: 'x', responseFormat: { type: 'json_object' } },
+      field: 'responseFormat.type',
+    },
+    {
+      name: 'bedrock refuses toolChoice none',
+      type: 'aws-bedrock',
+      req: { prompt: 'x', tools: [weather], toolChoice: 'none' },
+      field: 'toolChoice',
+    },
+    {
+      name: 'ollama refuses a forced tool call',
+      type: 'ollama',
+      req: { prompt: 'x', tools: [weather], toolChoice: 'required' },
+      field: 'toolChoice',
+    },
     { name: 'echo refuses tools', type: 'echo', req: { prompt: 'x', tools: [weather] }, field: 'tools' },
-    { name: 'echo refuses a JSON format', type: 'echo', req: { prompt: 'x', responseFormat: { type: 'json_object' } }, field: 'responseFormat' },
+    {
+      name: 'echo refuses a JSON format',
+      type: 'echo',
+      req: { prompt: 'x', responseFormat: { type: 'json_object' } },
+      field: 'responseFormat',
+    },
   ];
   it.each(cases)('$name', async ({ type, req, field }) => {
     const config = {

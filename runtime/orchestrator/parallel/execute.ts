@@ -107,10 +107,15 @@ export async function runParallel(request: ParallelRequest, options: RunOptions)
   options.signal?.throwIfAborted();
   const wallMs = performance.now() - startedAt;
   if (deadline.signal.aborted && results.every((r) => r.status === 'error')) {
-    throw new ApiError('parallel', 'QUERY_TIMEOUT', `the request did not finish within ${options.maxRequestMs} ms and no query succeeded`, {
-      timeout_ms: options.maxRequestMs,
-      total_queries: queries.length,
-    });
+    throw new ApiError(
+      'parallel',
+      'QUERY_TIMEOUT',
+      `the request did not finish within ${options.maxRequestMs} ms and no query succeeded`,
+      {
+        timeout_ms: options.maxRequestMs,
+        total_queries: queries.length,
+      },
+    );
   }
   return summarize(results, wallMs);
 }
@@ -131,9 +136,16 @@ function item(request: ParallelRequest, q: ParallelQuery, index: number, request
 async function runOne(work: WorkItem, signal: AbortSignal, o: RunOptions, now: () => Date): Promise<ParallelResult> {
   const startedAt = performance.now();
   const failed = (error: { code: string; message: string }, agentId = ''): ParallelResult =>
-    result(work, { status: 'error', policyDecision: 'deny', error, latencyMs: performance.now() - startedAt, agentId }, now);
+    result(
+      work,
+      { status: 'error', policyDecision: 'deny', error, latencyMs: performance.now() - startedAt, agentId },
+      now,
+    );
   if (signal.aborted) return failed({ code: 'QUERY_TIMEOUT', message: reasonText(signal) });
-  const upstream = poolUpstream(o.pool, work, { unavailableCode: 'ORCHESTRATOR_UNAVAILABLE', aborted: (s) => ({ code: 'QUERY_TIMEOUT', message: reasonText(s) }) });
+  const upstream = poolUpstream(o.pool, work, {
+    unavailableCode: 'ORCHESTRATOR_UNAVAILABLE',
+    aborted: (s) => ({ code: 'QUERY_TIMEOUT', message: reasonText(s) }),
+  });
   const { identity } = o;
   try {
     const run = await openGoverned(
@@ -159,11 +171,15 @@ async function runOne(work: WorkItem, signal: AbortSignal, o: RunOptions, now: (
     return result(work, { ...d.result, result: value, latencyMs: d.latencyMs }, now, d.result.latencyMs);
   } catch (err) {
     const d = upstream.dispatched;
-    if (d && d.result.status !== 'success') return result(work, { ...d.result, latencyMs: d.latencyMs }, now, d.result.latencyMs);
+    if (d && d.result.status !== 'success')
+      return result(work, { ...d.result, latencyMs: d.latencyMs }, now, d.result.latencyMs);
     if (signal.aborted) return failed({ code: 'QUERY_TIMEOUT', message: reasonText(signal) }, agentIdOf(err, d));
     const error = workErrorOf(err, 'parallel', o.log);
     // NB: the surface's code for a query that failed unexpectedly (docs/errors.md), not the whole request's.
-    return failed(error.code === 'INTERNAL_ERROR' ? { ...error, code: 'PARALLEL_EXECUTION_FAILED' } : error, agentIdOf(err, d));
+    return failed(
+      error.code === 'INTERNAL_ERROR' ? { ...error, code: 'PARALLEL_EXECUTION_FAILED' } : error,
+      agentIdOf(err, d),
+    );
   }
 }
 

@@ -44,7 +44,11 @@ export class ParallelMetrics {
     const agents: Record<string, { queries_processed: number; cpu_percent: number; memory_mb: number }> = {};
     for (const m of pool.members()) {
       if (m.draining) continue;
-      agents[m.stats.agentId || m.id] = { queries_processed: m.stats.queriesProcessed, cpu_percent: round(m.stats.cpuPercent), memory_mb: round(m.stats.memoryMb) };
+      agents[m.stats.agentId || m.id] = {
+        queries_processed: m.stats.queriesProcessed,
+        cpu_percent: round(m.stats.cpuPercent),
+        memory_mb: round(m.stats.memoryMb),
+      };
     }
     const timestamp = new Date(this.now()).toISOString();
     return {

@@ -27,7 +27,10 @@ function invalid(message: string, details: { query_index?: number; field: string
  */
 export function parseParallelRequest(body: unknown, policies: PolicyCache): ParallelRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('the body must be a JSON object with a `queries` array', { field: '(body)', reason: 'not an object' });
+    throw invalid('the body must be a JSON object with a `queries` array', {
+      field: '(body)',
+      reason: 'not an object',
+    });
   }
   const parsed = parallelRequest.safeParse(body);
   if (!parsed.success) throw shapeError(parsed.error.issues[0]!);
@@ -64,11 +67,14 @@ function checkPolicySizes(queries: readonly ParallelQuery[]): void {
     seen.add(q.policy);
     distinct += bytes;
     if (distinct > PARALLEL_MAX_DISTINCT_POLICY_BYTES) {
-      throw invalid(`the distinct policies of the request exceed ${PARALLEL_MAX_DISTINCT_POLICY_BYTES} bytes at queries[${index}]; send one policy for many queries, or fewer policies`, {
-        query_index: index,
-        field: 'policy',
-        reason: `distinct policy texts larger than ${PARALLEL_MAX_DISTINCT_POLICY_BYTES} bytes together`,
-      });
+      throw invalid(
+        `the distinct policies of the request exceed ${PARALLEL_MAX_DISTINCT_POLICY_BYTES} bytes at queries[${index}]; send one policy for many queries, or fewer policies`,
+        {
+          query_index: index,
+          field: 'policy',
+          reason: `distinct policy texts larger than ${PARALLEL_MAX_DISTINCT_POLICY_BYTES} bytes together`,
+        },
+      );
     }
   }
 }

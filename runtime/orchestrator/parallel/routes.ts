@@ -70,7 +70,8 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
         checkPool(deps.pool.status(), required);
         const client = new AbortController();
         req.raw.once('close', () => {
-          if (!req.raw.complete || !req.raw.socket?.writable) client.abort(new Error('the client closed the connection'));
+          if (!req.raw.complete || !req.raw.socket?.writable)
+            client.abort(new Error('the client closed the connection'));
         });
         const outcome = await runParallel(request, {
           pool: deps.pool,
@@ -83,7 +84,8 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
           identity,
         });
         metrics.of(organization).recordExecution(request.queries.length, outcome.speedup);
-        for (const r of outcome.results) deps.telemetry.parallelQueries.inc({ status: r.status, code: r.error?.code ?? '' });
+        for (const r of outcome.results)
+          deps.telemetry.parallelQueries.inc({ status: r.status, code: r.error?.code ?? '' });
         ok = true;
         return { results: outcome.results, execution_summary: outcome.summary, request_id: req.id };
       } finally {
@@ -92,35 +94,45 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
     },
   );
 
-  app.get('/orchestrator/health', { config: { auth: { require: 'none' } }, schema: { response: { 200: responseSchema(orchestratorHealth), 503: responseSchema(orchestratorHealth) } } }, async (_req, reply) => {
-    const at = now();
-    const database = await deps.store.db.ping(DATABASE_PING_MS).then(
-      (ms) => ({ status: 'connected', latency_ms: Math.round(ms * 100) / 100 }),
-      () => ({ status: 'disconnected', latency_ms: DATABASE_PING_MS }),
-    );
-    const pool = deps.pool.status();
-    const enough = pool.healthy >= required && pool.healthy > 0;
-    const healthy = enough && database.status === 'connected';
-    return reply.code(healthy ? 200 : 503).send({
-      status: healthy ? 'healthy' : 'unhealthy',
-      version: deps.version,
-      uptime_seconds: Math.round((at.getTime() - started) / 1000),
-      components: {
-        database,
-        agents: {
-          status: pool.healthy === pool.desired && pool.unhealthy === 0 && pool.healthy > 0 ? 'healthy' : 'degraded',
-          available: pool.available,
-          desired: pool.desired,
-          healthy_agents: pool.healthy,
-          unhealthy_agents: pool.unhealthy,
+  app.get(
+    '/orchestrator/health',
+    {
+      config: { auth: { require: 'none' } },
+      schema: { response: { 200: responseSchema(orchestratorHealth), 503: responseSchema(orchestratorHealth) } },
+    },
+    async (_req, reply) => {
+      const at = now();
+      const database = await deps.store.db.ping(DATABASE_PING_MS).then(
+        (ms) => ({ status: 'connected', latency_ms: Math.round(ms * 100) / 100 }),
+        () => ({ status: 'disconnected', latency_ms: DATABASE_PING_MS }),
+      );
+      const pool = deps.pool.status();
+      const enough = pool.healthy >= required && pool.healthy > 0;
+      const healthy = enough && database.status === 'connected';
+      return reply.code(healthy ? 200 : 503).send({
+        status: healthy ? 'healthy' : 'unhealthy',
+        version: deps.version,
+        uptime_seconds: Math.round((at.getTime() - started) / 1000),
+        components: {
+          database,
+          agents: {
+            status: pool.healthy === pool.desired && pool.unhealthy === 0 && pool.healthy > 0 ? 'healthy' : 'degraded',
+            available: pool.available,
+            desired: pool.desired,
+            healthy_agents: pool.healthy,
+            unhealthy_agents: pool.unhealthy,
+          },
+          load_balancer: { status: enough ? 'healthy' : 'unhealthy' },
         },
-        load_balancer: { status: enough ? 'healthy' : 'unhealthy' },
-      },
-      timestamp: at.toISOString(),
-    });
-  });
+        timestamp: at.toISOString(),
+      });
+    },
+  );
 
-  const metricsRoute = { config: { auth: { require: 'any' as const } }, schema: { response: { 200: responseSchema(orchestratorMetrics) } } };
+  const metricsRoute = {
+    config: { auth: { require: 'any' as const } },
+    schema: { response: { 200: responseSchema(orchestratorMetrics) } },
+  };
   const metricsBody = async (req: FastifyRequest) => metrics.of(identityOf(req).organizationId).snapshot(deps.pool);
   app.get('/orchestrator/metrics', metricsRoute, metricsBody);
   app.get('/metrics', metricsRoute, metricsBody);
@@ -155,7 +167,11 @@ async function rateLimit(limiter: RateLimiter, req: FastifyRequest, reply: Fasti
     SURFACE,
     'RATE_LIMIT_EXCEEDED',
     `rate limit of ${decision.limit} requests per ${decision.windowSec} s exceeded for this organization`,
-    { limit: decision.limit, period: `${decision.windowSec}s`, reset_at: new Date(decision.resetAtSec * 1000).toISOString() },
+    {
+      limit: decision.limit,
+      period: `${decision.windowSec}s`,
+      reset_at: new Date(decision.resetAtSec * 1000).toISOString(),
+    },
     { headers },
   );
 }
@@ -169,14 +185,26 @@ function checkPool(status: PoolStatus, required: number): void {
     unhealthy_agents: status.unhealthy,
   };
   if (status.healthy === 0) {
-    throw new ApiError(SURFACE, 'ORCHESTRATOR_UNAVAILABLE', status.available === 0 ? 'the agent pool has no members' : `none of the ${status.available} agents is healthy`, details, {
-      headers: { 'retry-after': '5' },
-    });
+    throw new ApiError(
+      SURFACE,
+      'ORCHESTRATOR_UNAVAILABLE',
+      status.available === 0 ? 'the agent pool has no members' : `none of the ${status.available} agents is healthy`,
+      details,
+      {
+        headers: { 'retry-after': '5' },
+      },
+    );
   }
   if (status.healthy < required) {
-    throw new ApiError(SURFACE, 'INSUFFICIENT_AGENTS', `${status.healthy} healthy agents; this orchestrator needs at least ${required}`, details, {
-      headers: { 'retry-after': '5' },
-    });
+    throw new ApiError(
+      SURFACE,
+      'INSUFFICIENT_AGENTS',
+      `${status.healthy} healthy agents; this orchestrator needs at least ${required}`,
+      details,
+      {
+        headers: { 'retry-after': '5' },
+      },
+    );
   }
 }
 

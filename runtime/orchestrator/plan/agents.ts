@@ -16,7 +16,15 @@ export function planAgent(config: AgentConfigResource): PlanAgent {
     type: spec.type,
     description: spec.description,
     capabilities: [...spec.capabilities],
-    ...(spec.llm ? { llm: { provider: spec.llm.provider, model: spec.llm.model, ...(spec.llm.fallback !== undefined ? { fallback: spec.llm.fallback } : {}) } } : {}),
+    ...(spec.llm
+      ? {
+          llm: {
+            provider: spec.llm.provider,
+            model: spec.llm.model,
+            ...(spec.llm.fallback !== undefined ? { fallback: spec.llm.fallback } : {}),
+          },
+        }
+      : {}),
     timeoutMs: spec.timeout ? durationToMs(spec.timeout) : DEFAULT_STEP_TIMEOUT_MS,
   };
 }
@@ -33,9 +41,50 @@ export function catalogue(source: DeclarativeSource): Map<string, PlanAgent> {
 
 /** Words that point at a domain when the request names none. Agents' capabilities add theirs. */
 const DOMAIN_WORDS: Record<string, readonly string[]> = {
-  travel: ['travel', 'trip', 'flight', 'flights', 'hotel', 'hotels', 'vacation', 'holiday', 'itinerary', 'airport', 'booking', 'destination', 'visit'],
-  healthcare: ['health', 'patient', 'patients', 'doctor', 'symptom', 'symptoms', 'diagnosis', 'medication', 'medical', 'treatment', 'clinic', 'disease'],
-  finance: ['finance', 'financial', 'stock', 'stocks', 'invest', 'investment', 'portfolio', 'loan', 'tax', 'budget', 'bank', 'market', 'currency'],
+  travel: [
+    'travel',
+    'trip',
+    'flight',
+    'flights',
+    'hotel',
+    'hotels',
+    'vacation',
+    'holiday',
+    'itinerary',
+    'airport',
+    'booking',
+    'destination',
+    'visit',
+  ],
+  healthcare: [
+    'health',
+    'patient',
+    'patients',
+    'doctor',
+    'symptom',
+    'symptoms',
+    'diagnosis',
+    'medication',
+    'medical',
+    'treatment',
+    'clinic',
+    'disease',
+  ],
+  finance: [
+    'finance',
+    'financial',
+    'stock',
+    'stocks',
+    'invest',
+    'investment',
+    'portfolio',
+    'loan',
+    'tax',
+    'budget',
+    'bank',
+    'market',
+    'currency',
+  ],
 };
 
 /** Lower-case words of a text, a trailing plural `s` dropped. */
@@ -52,7 +101,10 @@ export function words(text: string): Set<string> {
  * The request's domain: `domain`, else `context.domain`, else the domain whose words (and agents' capability
  * words) the query uses most, else `generic`. Ties go to the domain listed first.
  */
-export function pickDomain(request: { query: string; domain?: string; context?: Record<string, unknown> }, agents: Iterable<PlanAgent>): { domain: string; inferred: boolean } {
+export function pickDomain(
+  request: { query: string; domain?: string; context?: Record<string, unknown> },
+  agents: Iterable<PlanAgent>,
+): { domain: string; inferred: boolean } {
   if (request.domain) return { domain: request.domain.toLowerCase(), inferred: false };
   const hinted = request.context?.domain;
   if (typeof hinted === 'string' && hinted !== '') return { domain: hinted.toLowerCase(), inferred: false };

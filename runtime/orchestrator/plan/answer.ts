@@ -34,7 +34,9 @@ export function planAnswer(input: PlanAnswerInput): Record<string, unknown> & { 
     result: success ? finalOutput(plan, outcomes) : '',
     steps: plan.steps,
     metadata: {
-      tasks_executed: outcomes.filter((o) => o.status === 'completed' || (o.status === 'failed' && o.error?.code !== 'DEPENDENCY_FAILED')).length,
+      tasks_executed: outcomes.filter(
+        (o) => o.status === 'completed' || (o.status === 'failed' && o.error?.code !== 'DEPENDENCY_FAILED'),
+      ).length,
       execution_mode: input.mode,
       execution_time_ms: Math.round(input.executionTimeMs),
       tasks: outcomes.map((o) => ({
@@ -59,8 +61,17 @@ export function planAnswer(input: PlanAnswerInput): Record<string, unknown> & { 
 }
 
 /** Per failed step, for the EXECUTION_ERROR details. */
-export function stepErrors(outcomes: readonly StepOutcome[]): { step: string; name: string; agent: string; status: string; code: string; message: string }[] {
+export function stepErrors(
+  outcomes: readonly StepOutcome[],
+): { step: string; name: string; agent: string; status: string; code: string; message: string }[] {
   return outcomes
     .filter((o) => o.status !== 'completed')
-    .map((o) => ({ step: o.id, name: o.name, agent: o.agent, status: o.status, code: o.error?.code ?? 'EXECUTION_ERROR', message: o.error?.message ?? '' }));
+    .map((o) => ({
+      step: o.id,
+      name: o.name,
+      agent: o.agent,
+      status: o.status,
+      code: o.error?.code ?? 'EXECUTION_ERROR',
+      message: o.error?.message ?? '',
+    }));
 }

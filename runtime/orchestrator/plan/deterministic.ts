@@ -11,7 +11,9 @@ import { PLAN_MAX_STEPS, type PlanAgent, type PlanStep } from './types.js';
 export class NoAgentsError extends Error {
   readonly code = 'NO_AGENTS_AVAILABLE';
   constructor(readonly domain: string) {
-    super(`no agent serves the domain ${domain}${domain === 'generic' ? '' : ' (nor the generic domain)'}; add an AgentConfig with spec.domain: ${domain}`);
+    super(
+      `no agent serves the domain ${domain}${domain === 'generic' ? '' : ' (nor the generic domain)'}; add an AgentConfig with spec.domain: ${domain}`,
+    );
     this.name = 'NoAgentsError';
   }
 }
@@ -24,7 +26,11 @@ const byName = (a: PlanAgent, b: PlanAgent) => a.name.localeCompare(b.name);
  * The agents of a domain; an inferred domain without agents falls back to `generic` (a named one does not:
  * the caller asked for that domain). Throws NoAgentsError when nothing is left.
  */
-export function domainAgents(domain: string, inferred: boolean, agents: Iterable<PlanAgent>): { domain: string; agents: PlanAgent[] } {
+export function domainAgents(
+  domain: string,
+  inferred: boolean,
+  agents: Iterable<PlanAgent>,
+): { domain: string; agents: PlanAgent[] } {
   const all = [...agents].sort(byName);
   const of = (d: string) => all.filter((a) => a.domain === d);
   const own = of(domain);
@@ -40,12 +46,18 @@ export function domainAgents(domain: string, inferred: boolean, agents: Iterable
 export function matchingSpecialists(query: string, agents: readonly PlanAgent[]): PlanAgent[] {
   const specialists = agents.filter((a) => a.type === 'specialist');
   const asked = words(query);
-  const matched = specialists.filter((a) => a.capabilities.some((c) => [...words(c)].some((w) => w.length > 3 && asked.has(w))));
+  const matched = specialists.filter((a) =>
+    a.capabilities.some((c) => [...words(c)].some((w) => w.length > 3 && asked.has(w))),
+  );
   return (matched.length > 0 ? matched : specialists).slice(0, PLAN_MAX_STEPS - 1);
 }
 
 /** The agent that merges the specialists' answers. */
-function synthesiser(domainOwn: readonly PlanAgent[], all: Iterable<PlanAgent>, specialists: readonly PlanAgent[]): PlanAgent {
+function synthesiser(
+  domainOwn: readonly PlanAgent[],
+  all: Iterable<PlanAgent>,
+  specialists: readonly PlanAgent[],
+): PlanAgent {
   const everyone = [...all].sort(byName);
   return (
     domainOwn.find((a) => a.type === 'coordinator') ??
@@ -55,12 +67,25 @@ function synthesiser(domainOwn: readonly PlanAgent[], all: Iterable<PlanAgent>, 
   );
 }
 
-export function deterministicSteps(query: string, domain: { agents: PlanAgent[] }, all: Iterable<PlanAgent>): PlanStep[] {
+export function deterministicSteps(
+  query: string,
+  domain: { agents: PlanAgent[] },
+  all: Iterable<PlanAgent>,
+): PlanStep[] {
   const specialists = matchingSpecialists(query, domain.agents);
   if (specialists.length === 0) {
     // A domain of coordinators only: one step, which is its own synthesis.
     const only = domain.agents[0]!;
-    return [{ id: 'step-1', name: SYNTHESIS_NAME, type: 'llm-call', description: synthesisText(only), depends_on: [], agent: only.name }];
+    return [
+      {
+        id: 'step-1',
+        name: SYNTHESIS_NAME,
+        type: 'llm-call',
+        description: synthesisText(only),
+        depends_on: [],
+        agent: only.name,
+      },
+    ];
   }
   const steps: PlanStep[] = specialists.map((a, i) => ({
     id: `step-${i + 1}`,

@@ -74,27 +74,46 @@ export async function executePlan(options: ExecuteOptions): Promise<StepOutcome[
   } else {
     const done = new Map<string, Promise<void>>();
     for (const step of order) {
-      done.set(step.id, Promise.all(step.depends_on.map((d) => done.get(d)!)).then(() => run(step)));
+      done.set(
+        step.id,
+        Promise.all(step.depends_on.map((d) => done.get(d)!)).then(() => run(step)),
+      );
     }
     await Promise.all(done.values());
   }
   return options.steps.map((s) => outcomes.get(s.id)!);
 }
 
-async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions, t0: number): Promise<StepOutcome> {
+async function runStep(
+  step: PlanStep,
+  outcomes: ReadonlyMap<string, StepOutcome>,
+  o: ExecuteOptions,
+  t0: number,
+): Promise<StepOutcome> {
   const startedMs = performance.now() - t0;
   const base = { id: step.id, name: step.name, agent: step.agent, startedMs };
-  const end = (rest: Pick<StepOutcome, 'status' | 'output' | 'error' | 'agentId' | 'llm'>): StepOutcome => ({ ...base, ...rest, endedMs: performance.now() - t0 });
+  const end = (rest: Pick<StepOutcome, 'status' | 'output' | 'error' | 'agentId' | 'llm'>): StepOutcome => ({
+    ...base,
+    ...rest,
+    endedMs: performance.now() - t0,
+  });
   const failedDep = step.depends_on.map((d) => outcomes.get(d)!).find((d) => d.status !== 'completed');
   if (failedDep) {
-    return end({ status: failedDep.status === 'cancelled' ? 'cancelled' : 'failed', error: { code: 'DEPENDENCY_FAILED', message: `step ${failedDep.id} (${failedDep.name}) did not complete` } });
+    return end({
+      status: failedDep.status === 'cancelled' ? 'cancelled' : 'failed',
+      error: { code: 'DEPENDENCY_FAILED', message: `step ${failedDep.id} (${failedDep.name}) did not complete` },
+    });
   }
   if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
   if (step.type === 'llm-call') return end(await runLlmStep(step, outcomes, o));
   const c = { identity: o.identity, requestId: `${o.planId}.${o.steps.indexOf(step)}`, signal: o.signal };
   try {
-    const result = step.type === 'connector-call' ? await runConnectorStep(step, o.connectors, c) : await runPolicyStep(step, o.policies, { ...c, query: o.query });
-    if (o.signal.aborted && result.status !== 'completed') return end({ status: 'cancelled', error: abortError(o.signal) });
+    const result =
+      step.type === 'connector-call'
+        ? await runConnectorStep(step, o.connectors, c)
+        : await runPolicyStep(step, o.policies, { ...c, query: o.query });
+    if (o.signal.aborted && result.status !== 'completed')
+      return end({ status: 'cancelled', error: abortError(o.signal) });
     return end(result);
   } catch (err) {
     if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
@@ -102,7 +121,11 @@ async function runStep(step: PlanStep, outcomes: ReadonlyMap<string, StepOutcome
   }
 }
 
-async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutcome>, o: ExecuteOptions): Promise<StepResult & Pick<StepOutcome, 'agentId' | 'llm'>> {
+async function runLlmStep(
+  step: LlmStep,
+  outcomes: ReadonlyMap<string, StepOutcome>,
+  o: ExecuteOptions,
+): Promise<StepResult & Pick<StepOutcome, 'agentId' | 'llm'>> {
   const agent = o.agents.get(step.agent)!;
   const item: WorkItem = {
     requestId: o.planId,
@@ -114,9 +137,14 @@ async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutco
     // NB: no provider: the agent calls its AgentConfig's, or the default on a fallback (runtime/llm/agent-route.ts).
     llm: {},
   };
-  const upstream = poolUpstream(o.pool, item, { agentConfig: agent.ref, unavailableCode: 'AGENT_UNAVAILABLE', aborted: abortError });
+  const upstream = poolUpstream(o.pool, item, {
+    agentConfig: agent.ref,
+    unavailableCode: 'AGENT_UNAVAILABLE',
+    aborted: abortError,
+  });
   // NB: the member that answered; a pool failure names the one it tried.
-  const agentId = (err?: unknown) => (err instanceof WorkFailedError && err.agentId ? err.agentId : upstream.dispatched?.result.agentId);
+  const agentId = (err?: unknown) =>
+    err instanceof WorkFailedError && err.agentId ? err.agentId : upstream.dispatched?.result.agentId;
   const llm = (err?: unknown) => {
     const route = err instanceof WorkFailedError && err.llm ? err.llm : upstream.dispatched?.result.llm;
     return route ? { llm: route } : {};
@@ -142,7 +170,8 @@ async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutco
     const answer = await collect(run);
     return { status: 'completed', output: answer.text, agentId: agentId(), ...llm() };
   } catch (err) {
-    if (o.signal.aborted) return { status: 'cancelled', error: abortError(o.signal), agentId: agentId(err), ...llm(err) };
+    if (o.signal.aborted)
+      return { status: 'cancelled', error: abortError(o.signal), agentId: agentId(err), ...llm(err) };
     return { status: 'failed', error: workErrorOf(err, 'plan', o.governed.log), agentId: agentId(err), ...llm(err) };
   }
 }
@@ -150,17 +179,24 @@ async function runLlmStep(step: LlmStep, outcomes: ReadonlyMap<string, StepOutco
 /** Why the plan's signal fired, as a step error. */
 function abortError(signal: AbortSignal): { code: string; message: string } {
   const reason: unknown = signal.reason;
-  const code = reason instanceof Error && 'code' in reason && typeof reason.code === 'string' ? reason.code : 'CANCELLED';
+  const code =
+    reason instanceof Error && 'code' in reason && typeof reason.code === 'string' ? reason.code : 'CANCELLED';
   return { code, message: reason instanceof Error ? reason.message : 'the plan was aborted' };
 }
 
 function stepQuery(step: PlanStep, query: string): string {
   const task = `Your step (${step.name}): ${step.description}\n\nThe request: ${query}`;
-  return step.depends_on.length === 0 ? task : `${task}\n\nThe results of the steps this one builds on are in the context (steps).`;
+  return step.depends_on.length === 0
+    ? task
+    : `${task}\n\nThe results of the steps this one builds on are in the context (steps).`;
 }
 
 /** The request's context, the plan's ids, and the outputs of the steps this one depends on. */
-function stepContext(step: PlanStep, o: ExecuteOptions, outcomes: ReadonlyMap<string, StepOutcome>): Record<string, unknown> {
+function stepContext(
+  step: PlanStep,
+  o: ExecuteOptions,
+  outcomes: ReadonlyMap<string, StepOutcome>,
+): Record<string, unknown> {
   const steps: Record<string, { name: string; agent: string; output: string }> = {};
   for (const d of step.depends_on) {
     const done = outcomes.get(d)!;

@@ -17,7 +17,13 @@ export interface GatewayAnswer {
 
 export interface ConnectorGateway {
   /** Rejects with GatewayUnreachableError when the gateway cannot be reached or answers something that is not JSON. */
-  call(path: ConnectorPath, body: Record<string, unknown>, identity: Identity, requestId: string, signal: AbortSignal): Promise<GatewayAnswer>;
+  call(
+    path: ConnectorPath,
+    body: Record<string, unknown>,
+    identity: Identity,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<GatewayAnswer>;
 }
 
 export type ConnectorPath = '/mcp/resources/query' | '/mcp/tools/execute';

@@ -12,13 +12,20 @@ function replyRecorder() {
   return { reply, headers };
 }
 const log = { error: () => {} } as unknown as FastifyBaseLogger;
-const identity = (organizationId: string, tier: Identity['tier']): Identity => ({ credential: 'license-key', organizationId, tier });
+const identity = (organizationId: string, tier: Identity['tier']): Identity => ({
+  credential: 'license-key',
+  organizationId,
+  tier,
+});
 
 /** A clock in the middle of a minute, so that no window rolls over during a test. */
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 30);
 
 function limits() {
-  return new PlanLimits(new MemoryRateLimiter({ windows: [{ limit: 100, windowSec: 60 }], now: () => NOW }), new MemoryConcurrencyLimiter({ defaultLimit: 5 }));
+  return new PlanLimits(
+    new MemoryRateLimiter({ windows: [{ limit: 100, windowSec: 60 }], now: () => NOW }),
+    new MemoryConcurrencyLimiter({ defaultLimit: 5 }),
+  );
 }
 
 async function refusal(p: Promise<unknown>): Promise<ApiError> {
@@ -44,7 +51,11 @@ describe('plan limits per tier', () => {
     const { reply, headers } = replyRecorder();
     const err = await refusal(l.admit(identity('acme', tier), reply, log));
     expect([err.code, err.status]).toEqual(['RATE_LIMITED', 429]);
-    expect(err.headers).toMatchObject({ 'X-RateLimit-Limit': String(perMinute), 'X-RateLimit-Remaining': '0', 'Retry-After': '30' });
+    expect(err.headers).toMatchObject({
+      'X-RateLimit-Limit': String(perMinute),
+      'X-RateLimit-Remaining': '0',
+      'Retry-After': '30',
+    });
     expect(headers['X-RateLimit-Limit']).toBe(String(perMinute));
     // Another organization has its own budget.
     await expect(l.admit(identity('globex', tier), replyRecorder().reply, log)).resolves.toBeDefined();
@@ -57,7 +68,8 @@ describe('plan limits per tier', () => {
   ])('$tier runs $concurrent plans at once; one more is 429 until a plan ends', async ({ tier, concurrent }) => {
     const l = limits();
     const held: ConcurrencyLease[] = [];
-    for (let i = 0; i < concurrent; i++) held.push((await l.admit(identity('acme', tier), replyRecorder().reply, log))!);
+    for (let i = 0; i < concurrent; i++)
+      held.push((await l.admit(identity('acme', tier), replyRecorder().reply, log))!);
     const err = await refusal(l.admit(identity('acme', tier), replyRecorder().reply, log));
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.details).toMatchObject({ concurrent_plans: concurrent, limit: concurrent });

@@ -41,19 +41,31 @@ export class PlanLimits {
       const headers = rateLimitHeaders(decision);
       void reply.headers(headers);
       if (!decision.allowed) {
-        throw new ApiError(SURFACE, 'RATE_LIMITED', `plan rate limit of ${decision.limit} requests per minute exceeded for this organization (${tier} tier)`, {
-          limit: decision.limit,
-          period: `${decision.windowSec}s`,
-          reset_at: new Date(decision.resetAtSec * 1000).toISOString(),
-        }, { headers });
+        throw new ApiError(
+          SURFACE,
+          'RATE_LIMITED',
+          `plan rate limit of ${decision.limit} requests per minute exceeded for this organization (${tier} tier)`,
+          {
+            limit: decision.limit,
+            period: `${decision.windowSec}s`,
+            reset_at: new Date(decision.resetAtSec * 1000).toISOString(),
+          },
+          { headers },
+        );
       }
       const limit = PLAN_TIER_LIMITS[tier].concurrentPlans;
       const slot = await this.concurrency.tryAcquire(key, limit);
       if (!slot.acquired) {
-        throw new ApiError(SURFACE, 'RATE_LIMITED', `${slot.active} plans of this organization are running; the ${tier} tier allows ${limit} at once`, {
-          concurrent_plans: slot.active,
-          limit,
-        }, { headers: { ...headers, 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SEC) } });
+        throw new ApiError(
+          SURFACE,
+          'RATE_LIMITED',
+          `${slot.active} plans of this organization are running; the ${tier} tier allows ${limit} at once`,
+          {
+            concurrent_plans: slot.active,
+            limit,
+          },
+          { headers: { ...headers, 'Retry-After': String(CONCURRENCY_RETRY_AFTER_SEC) } },
+        );
       }
       return slot.lease;
     } catch (err) {

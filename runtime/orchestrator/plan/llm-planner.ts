@@ -46,7 +46,10 @@ const SYSTEM = [
 ].join('\n');
 
 function userText(input: LlmPlannerInput): string {
-  const agents = input.offered.map((a) => `- ${a.name} (${a.type}, domain ${a.domain}): ${a.description} Capabilities: ${a.capabilities.join(', ') || 'none'}.`);
+  const agents = input.offered.map(
+    (a) =>
+      `- ${a.name} (${a.type}, domain ${a.domain}): ${a.description} Capabilities: ${a.capabilities.join(', ') || 'none'}.`,
+  );
   return `Request: ${input.query}\nDomain: ${input.domain}\nAgents:\n${agents.join('\n')}`;
 }
 
@@ -76,11 +79,20 @@ export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
     refused.push(...check.refused);
     messages.push(
       { role: 'assistant', content: first },
-      { role: 'user', content: `That plan cannot be used: ${problems.join('; ')}. Answer with the corrected JSON object only.` },
+      {
+        role: 'user',
+        content: `That plan cannot be used: ${problems.join('; ')}. Answer with the corrected JSON object only.`,
+      },
     );
     const second = await ask(input, messages);
     const again = checkPlan(extractJson(second), input.registry);
-    if (again.ok) return withRefusals({ domain: input.domain, steps: again.steps, planner: 'llm-repaired', plannerNote: `repaired: ${problems.join('; ')}` });
+    if (again.ok)
+      return withRefusals({
+        domain: input.domain,
+        steps: again.steps,
+        planner: 'llm-repaired',
+        plannerNote: `repaired: ${problems.join('; ')}`,
+      });
     problems = again.problems;
     refused.push(...again.refused);
   } catch (err) {
@@ -89,7 +101,12 @@ export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
     if (err instanceof PolicyBlockedError && err.stage === 'input') throw err;
     problems = [`the planner call failed: ${err instanceof Error ? err.message : String(err)}`];
   }
-  return withRefusals({ domain: input.domain, steps: input.fallback(), planner: 'deterministic', plannerNote: `the LLM plan was replaced: ${problems.join('; ')}` });
+  return withRefusals({
+    domain: input.domain,
+    steps: input.fallback(),
+    planner: 'deterministic',
+    plannerNote: `the LLM plan was replaced: ${problems.join('; ')}`,
+  });
 }
 
 async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Promise<string> {
@@ -108,7 +125,14 @@ async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Pro
       signal: input.signal,
       metadata: { plan_id: input.planId },
     },
-    () => llmUpstream(input.llm, { system: SYSTEM, messages, temperature: 0, maxTokens: MAX_TOKENS, timeoutMs: input.timeoutMs }),
+    () =>
+      llmUpstream(input.llm, {
+        system: SYSTEM,
+        messages,
+        temperature: 0,
+        maxTokens: MAX_TOKENS,
+        timeoutMs: input.timeoutMs,
+      }),
   );
   return (await collect(run)).text;
 }

@@ -25,14 +25,41 @@ const AGENTS = [
 ];
 const REGISTRY = new Map(AGENTS.map((a) => [a.name, a]));
 
-const step = (id: string, agentName: string, depends_on: string[] = []): PlanStep => ({ id, name: id, type: 'llm-call', description: '', depends_on, agent: agentName });
+const step = (id: string, agentName: string, depends_on: string[] = []): PlanStep => ({
+  id,
+  name: id,
+  type: 'llm-call',
+  description: '',
+  depends_on,
+  agent: agentName,
+});
 
 describe('pickDomain', () => {
   it.each([
-    { name: 'takes the body domain first', request: { query: 'stocks', domain: 'Travel', context: { domain: 'finance' } }, domain: 'travel', inferred: false },
-    { name: 'then context.domain', request: { query: 'stocks', context: { domain: 'finance' } }, domain: 'finance', inferred: false },
-    { name: 'then the words of the query', request: { query: 'Find flights and a hotel in Lisbon' }, domain: 'travel', inferred: true },
-    { name: 'and generic when no domain word appears', request: { query: 'What is the capital of Peru?' }, domain: 'generic', inferred: true },
+    {
+      name: 'takes the body domain first',
+      request: { query: 'stocks', domain: 'Travel', context: { domain: 'finance' } },
+      domain: 'travel',
+      inferred: false,
+    },
+    {
+      name: 'then context.domain',
+      request: { query: 'stocks', context: { domain: 'finance' } },
+      domain: 'finance',
+      inferred: false,
+    },
+    {
+      name: 'then the words of the query',
+      request: { query: 'Find flights and a hotel in Lisbon' },
+      domain: 'travel',
+      inferred: true,
+    },
+    {
+      name: 'and generic when no domain word appears',
+      request: { query: 'What is the capital of Peru?' },
+      domain: 'generic',
+      inferred: true,
+    },
   ])('$name', ({ request, domain, inferred }) => {
     expect(pickDomain(request, AGENTS)).toEqual({ domain, inferred });
   });
@@ -51,13 +78,20 @@ describe('the deterministic planner', () => {
 
   it('takes every specialist of the domain when the query names no capability', () => {
     const steps = deterministicSteps('a week in Rome', domainAgents('travel', false, AGENTS), AGENTS);
-    expect(steps.filter((s) => s.depends_on.length === 0).map((s) => s.agent)).toEqual(['flight-search', 'hotel-search']);
+    expect(steps.filter((s) => s.depends_on.length === 0).map((s) => s.agent)).toEqual([
+      'flight-search',
+      'hotel-search',
+    ]);
   });
 
   it('emits llm-call steps only: connector-call and policy-check steps come from the LLM planner with their fields', () => {
     for (const q of ['flights and a hotel to Rome', 'query the orders table and check the refund policy']) {
-      expect(deterministicSteps(q, domainAgents('travel', false, AGENTS), AGENTS).map((s) => s.type)).toEqual(expect.arrayContaining(['llm-call']));
-      expect(deterministicSteps(q, domainAgents('travel', false, AGENTS), AGENTS).every((s) => s.type === 'llm-call')).toBe(true);
+      expect(deterministicSteps(q, domainAgents('travel', false, AGENTS), AGENTS).map((s) => s.type)).toEqual(
+        expect.arrayContaining(['llm-call']),
+      );
+      expect(
+        deterministicSteps(q, domainAgents('travel', false, AGENTS), AGENTS).every((s) => s.type === 'llm-call'),
+      ).toBe(true);
     }
   });
 
@@ -70,13 +104,39 @@ describe('the deterministic planner', () => {
 
 describe('checkPlan', () => {
   it.each([
-    { name: 'refuses an unknown agent', steps: [step('a', 'ghost-agent'), step('b', 'travel-coordinator', ['a'])], problem: /unknown agent ghost-agent/ },
-    { name: 'refuses a cycle', steps: [step('a', 'flight-search', ['c']), step('b', 'hotel-search', ['a']), step('c', 'travel-coordinator', ['b'])], problem: /cycle: a → c → b → a/ },
-    { name: 'refuses a plan without one final synthesis step', steps: [step('a', 'flight-search'), step('b', 'hotel-search')], problem: /missing synthesis/ },
-    { name: 'refuses a dependency on a step that does not exist', steps: [step('a', 'flight-search', ['z'])], problem: /unknown step z/ },
+    {
+      name: 'refuses an unknown agent',
+      steps: [step('a', 'ghost-agent'), step('b', 'travel-coordinator', ['a'])],
+      problem: /unknown agent ghost-agent/,
+    },
+    {
+      name: 'refuses a cycle',
+      steps: [
+        step('a', 'flight-search', ['c']),
+        step('b', 'hotel-search', ['a']),
+        step('c', 'travel-coordinator', ['b']),
+      ],
+      problem: /cycle: a → c → b → a/,
+    },
+    {
+      name: 'refuses a plan without one final synthesis step',
+      steps: [step('a', 'flight-search'), step('b', 'hotel-search')],
+      problem: /missing synthesis/,
+    },
+    {
+      name: 'refuses a dependency on a step that does not exist',
+      steps: [step('a', 'flight-search', ['z'])],
+      problem: /unknown step z/,
+    },
     {
       name: 'refuses more steps than the maximum',
-      steps: Array.from({ length: PLAN_MAX_STEPS + 1 }, (_, i) => step(`s${i}`, 'flight-search', i === PLAN_MAX_STEPS ? Array.from({ length: PLAN_MAX_STEPS }, (_, j) => `s${j}`) : [])),
+      steps: Array.from({ length: PLAN_MAX_STEPS + 1 }, (_, i) =>
+        step(
+          `s${i}`,
+          'flight-search',
+          i === PLAN_MAX_STEPS ? Array.from({ length: PLAN_MAX_STEPS }, (_, j) => `s${j}`) : [],
+        ),
+      ),
       problem: new RegExp(`at most ${PLAN_MAX_STEPS}`),
     },
   ])('$name', ({ steps, problem }) => {
@@ -90,20 +150,57 @@ describe('checkPlan', () => {
   });
 
   it.each([
-    { name: 'a connector-call step without its connector', fields: { type: 'connector-call', tool: 'add' }, missing: ['connector'] },
-    { name: 'a connector-call step without a tool or query', fields: { type: 'connector-call', connector: 'pg' }, missing: ['tool|query.statement'] },
-    { name: 'a connector-call step with both a tool and a query', fields: { type: 'connector-call', connector: 'pg', tool: 'add', query: { statement: 'SELECT 1' } }, missing: ['tool|query.statement'] },
-    { name: 'a policy-check step without its policy', fields: { type: 'policy-check', input: {} }, missing: ['policy'] },
-    { name: 'a policy-check step without its input', fields: { type: 'policy-check', policy: 'p' }, missing: ['input'] },
+    {
+      name: 'a connector-call step without its connector',
+      fields: { type: 'connector-call', tool: 'add' },
+      missing: ['connector'],
+    },
+    {
+      name: 'a connector-call step without a tool or query',
+      fields: { type: 'connector-call', connector: 'pg' },
+      missing: ['tool|query.statement'],
+    },
+    {
+      name: 'a connector-call step with both a tool and a query',
+      fields: { type: 'connector-call', connector: 'pg', tool: 'add', query: { statement: 'SELECT 1' } },
+      missing: ['tool|query.statement'],
+    },
+    {
+      name: 'a policy-check step without its policy',
+      fields: { type: 'policy-check', input: {} },
+      missing: ['policy'],
+    },
+    {
+      name: 'a policy-check step without its input',
+      fields: { type: 'policy-check', policy: 'p' },
+      missing: ['input'],
+    },
   ])('refuses $name with INVALID_REQUEST naming the step and the fields', ({ fields, missing }) => {
     const check = checkPlan({ steps: [{ id: 'a', name: 'x', agent: 'flight-search', ...fields }] }, REGISTRY);
-    expect(check).toMatchObject({ ok: false, refused: [{ code: 'INVALID_REQUEST', details: { step: 'a', type: fields.type, fields: missing } }] });
+    expect(check).toMatchObject({
+      ok: false,
+      refused: [{ code: 'INVALID_REQUEST', details: { step: 'a', type: fields.type, fields: missing } }],
+    });
   });
 
   it('keeps the fields of complete connector-call and policy-check steps', () => {
     const steps = [
-      { id: 'a', name: 'read', agent: 'flight-search', type: 'connector-call', connector: 'pg', query: { statement: 'SELECT 1' } },
-      { id: 'b', name: 'check', agent: 'hotel-search', type: 'policy-check', policy: 'p', input: { context: { n: 1 } } },
+      {
+        id: 'a',
+        name: 'read',
+        agent: 'flight-search',
+        type: 'connector-call',
+        connector: 'pg',
+        query: { statement: 'SELECT 1' },
+      },
+      {
+        id: 'b',
+        name: 'check',
+        agent: 'hotel-search',
+        type: 'policy-check',
+        policy: 'p',
+        input: { context: { n: 1 } },
+      },
       { id: 'c', name: 'merge', agent: 'travel-coordinator', depends_on: ['a', 'b'] },
     ];
     expect(checkPlan({ steps }, REGISTRY)).toMatchObject({
@@ -118,7 +215,10 @@ describe('checkPlan', () => {
 
   it('reads a plan out of a fenced answer', () => {
     const text = '```json\n{"steps":[{"id":"a","name":"x","agent":"flight-search"}]}\n```';
-    expect(checkPlan(extractJson(text), REGISTRY)).toMatchObject({ ok: true, steps: [{ id: 'a', type: 'llm-call', depends_on: [] }] });
+    expect(checkPlan(extractJson(text), REGISTRY)).toMatchObject({
+      ok: true,
+      steps: [{ id: 'a', type: 'llm-call', depends_on: [] }],
+    });
   });
 });
 

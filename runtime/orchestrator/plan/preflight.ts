@@ -22,7 +22,8 @@ export interface PreflightInput {
   llmOf: (agent: PlanAgent) => { provider?: string; model?: string };
 }
 
-export type PreflightResult = { blocked: false; warnings: string[] } | { blocked: true; policy: string; step: PlanStep; reason: string };
+export type PreflightResult =
+  { blocked: false; warnings: string[] } | { blocked: true; policy: string; step: PlanStep; reason: string };
 
 export async function preflight(policies: PolicyEvaluator, input: PreflightInput): Promise<PreflightResult> {
   const warnings = new Set<string>();
@@ -40,13 +41,21 @@ export async function preflight(policies: PolicyEvaluator, input: PreflightInput
           request_type: requestTypeOf('plan'),
           user: input.user,
           context: { ...input.context, plan: { domain: input.domain, step: stepFacts(step) } },
-          ...(step.type === 'llm-call' ? { llm: { provider: llm.provider ?? 'default', model: llm.model ?? 'default' } } : {}),
+          ...(step.type === 'llm-call'
+            ? { llm: { provider: llm.provider ?? 'default', model: llm.model ?? 'default' } }
+            : {}),
         },
         { surface: 'plan', tenantId: input.identity.tenantId, organizationId: input.identity.organizationId },
       );
     } catch (err) {
       if (err instanceof PolicyInputTooLargeError) {
-        throw new ApiError('plan', 'INVALID_REQUEST', err.message, { field: 'query', bytes: err.bytes, max_bytes: err.maxBytes }, { cause: err });
+        throw new ApiError(
+          'plan',
+          'INVALID_REQUEST',
+          err.message,
+          { field: 'query', bytes: err.bytes, max_bytes: err.maxBytes },
+          { cause: err },
+        );
       }
       throw err;
     }
@@ -54,7 +63,8 @@ export async function preflight(policies: PolicyEvaluator, input: PreflightInput
     if (!evaluation.approved) {
       const reason = evaluation.blockReason ?? 'blocked by policy';
       // NB: the block reason starts with the blocking policy's name; `triggered` lists warning policies too.
-      const policy = evaluation.triggered.find((p) => reason.startsWith(`${p}:`)) ?? evaluation.triggered[0] ?? 'unknown';
+      const policy =
+        evaluation.triggered.find((p) => reason.startsWith(`${p}:`)) ?? evaluation.triggered[0] ?? 'unknown';
       return { blocked: true, policy, step, reason };
     }
   }
@@ -64,7 +74,8 @@ export async function preflight(policies: PolicyEvaluator, input: PreflightInput
 /** What policies see of a step: its id, name, type and agent, and the connector and tool (or policy) it names. */
 function stepFacts(step: PlanStep): Record<string, unknown> {
   const facts = { id: step.id, name: step.name, type: step.type, agent: step.agent };
-  if (step.type === 'connector-call') return { ...facts, connector: step.connector, ...(step.tool ? { tool: step.tool } : { operation: 'query' }) };
+  if (step.type === 'connector-call')
+    return { ...facts, connector: step.connector, ...(step.tool ? { tool: step.tool } : { operation: 'query' }) };
   if (step.type === 'policy-check') return { ...facts, policy: step.policy };
   return facts;
 }

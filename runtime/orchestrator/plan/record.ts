@@ -11,7 +11,12 @@ import type { ExecutionMode, Plan, StepOutcome } from './types.js';
 
 /** Where plan events go (the webhooks' emitter): a delivery row per subscription, committed before `emit` resolves. */
 export interface PlanEvents {
-  emit(organizationId: string, event: 'plan.completed' | 'plan.failed' | 'step.completed', data: Record<string, unknown>, tenantId?: string): Promise<void>;
+  emit(
+    organizationId: string,
+    event: 'plan.completed' | 'plan.failed' | 'step.completed',
+    data: Record<string, unknown>,
+    tenantId?: string,
+  ): Promise<void>;
 }
 
 export interface PlanRunInit {
@@ -56,30 +61,72 @@ export class PlanRun {
 
   answer(outcomes: readonly StepOutcome[], warnings?: readonly string[]) {
     const { planId, workflowExecutionId, plan, mode } = this.init;
-    return planAnswer({ planId, workflowExecutionId, plan, mode, outcomes, executionTimeMs: this.elapsedMs(), warnings });
+    return planAnswer({
+      planId,
+      workflowExecutionId,
+      plan,
+      mode,
+      outcomes,
+      executionTimeMs: this.elapsedMs(),
+      warnings,
+    });
   }
 
   stepEnded(s: StepOutcome): void {
-    this.emit('step.completed', { planId: this.init.planId, stepId: s.id, name: s.name, agent: s.agent, status: s.status, timeMs: Math.round(s.endedMs - s.startedMs) });
+    this.emit('step.completed', {
+      planId: this.init.planId,
+      stepId: s.id,
+      name: s.name,
+      agent: s.agent,
+      status: s.status,
+      timeMs: Math.round(s.endedMs - s.startedMs),
+    });
   }
 
   /** Records a successful plan and its event. */
   async complete(outcomes: readonly StepOutcome[], answer: Record<string, unknown>): Promise<void> {
-    this.emit('plan.completed', { planId: this.init.planId, status: 'completed', totalExecutionTimeMs: Math.round(this.elapsedMs()) });
+    this.emit('plan.completed', {
+      planId: this.init.planId,
+      status: 'completed',
+      totalExecutionTimeMs: Math.round(this.elapsedMs()),
+    });
     await this.end({ status: 'completed', outcomes, result: String(answer.result ?? ''), response: answer });
   }
 
   /** Records a failed (or cancelled) plan and its event. */
-  async fail(status: 'failed' | 'cancelled', outcomes: readonly StepOutcome[], error: { code: string; message: string }, response: Record<string, unknown>): Promise<void> {
-    this.emit('plan.failed', { planId: this.init.planId, status, totalExecutionTimeMs: Math.round(this.elapsedMs()), error });
+  async fail(
+    status: 'failed' | 'cancelled',
+    outcomes: readonly StepOutcome[],
+    error: { code: string; message: string },
+    response: Record<string, unknown>,
+  ): Promise<void> {
+    this.emit('plan.failed', {
+      planId: this.init.planId,
+      status,
+      totalExecutionTimeMs: Math.round(this.elapsedMs()),
+      error,
+    });
     await this.end({ status, outcomes, error: error.message, response });
   }
 
-  private async end(e: { status: 'completed' | 'failed' | 'cancelled'; outcomes: readonly StepOutcome[]; result?: string; error?: string; response: Record<string, unknown> }): Promise<void> {
+  private async end(e: {
+    status: 'completed' | 'failed' | 'cancelled';
+    outcomes: readonly StepOutcome[];
+    result?: string;
+    error?: string;
+    response: Record<string, unknown>;
+  }): Promise<void> {
     const steps = withOutcomes(this.init.plan, e.outcomes);
     // NB: the record and the event rows are written together; both are committed before the answer.
     await Promise.all([
-      this.init.store.plans.finish(this.init.planId, { status: e.status, steps, result: e.result, error: e.error, executionTimeMs: this.elapsedMs(), response: e.response }),
+      this.init.store.plans.finish(this.init.planId, {
+        status: e.status,
+        steps,
+        result: e.result,
+        error: e.error,
+        executionTimeMs: this.elapsedMs(),
+        response: e.response,
+      }),
       this.chain,
     ]);
   }
@@ -89,7 +136,11 @@ export class PlanRun {
     const sink = this.init.events;
     if (!sink) return;
     const { organizationId, tenantId } = this.init.identity;
-    this.chain = this.chain.then(() => sink.emit(organizationId, event, data, tenantId).catch((err: unknown) => this.init.log.error({ err, event, planId: data.planId }, 'plan event not recorded')));
+    this.chain = this.chain.then(() =>
+      sink
+        .emit(organizationId, event, data, tenantId)
+        .catch((err: unknown) => this.init.log.error({ err, event, planId: data.planId }, 'plan event not recorded')),
+    );
   }
 }
 
@@ -97,6 +148,8 @@ export class PlanRun {
 function withOutcomes(plan: Plan, outcomes: readonly StepOutcome[]): unknown[] {
   return plan.steps.map((s) => {
     const o = outcomes.find((x) => x.id === s.id);
-    return o ? { ...s, status: o.status, time_ms: Math.round(o.endedMs - o.startedMs), ...(o.error ? { error: o.error } : {}) } : s;
+    return o
+      ? { ...s, status: o.status, time_ms: Math.round(o.endedMs - o.startedMs), ...(o.error ? { error: o.error } : {}) }
+      : s;
   });
 }

@@ -5,7 +5,10 @@ import type { PlanRequest } from './service.js';
 
 export function parsePlanRequest(body: unknown): PlanRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('plan', 'INVALID_REQUEST', 'the body must be a JSON object with a `query` string', { field: '(body)', reason: 'not an object' });
+    throw new ApiError('plan', 'INVALID_REQUEST', 'the body must be a JSON object with a `query` string', {
+      field: '(body)',
+      reason: 'not an object',
+    });
   }
   const parsed = planRequest.safeParse(body);
   if (parsed.success) return parsed.data;

@@ -45,36 +45,55 @@ export async function planRoutes(app: FastifyInstance, deps: PlanRouteDeps): Pro
     } catch (err) {
       if (!(err instanceof PlanFailedError)) throw err;
       if (err.status >= 500) req.log.error({ err, code: err.code }, 'plan failed');
-      return reply.code(err.status).send({ ...err.answer, ...errorBody('envelope', { code: err.code, message: err.message, details: err.details, requestId: req.id }) });
+      return reply.code(err.status).send({
+        ...err.answer,
+        ...errorBody('envelope', { code: err.code, message: err.message, details: err.details, requestId: req.id }),
+      });
     } finally {
       await lease?.release().catch((err: unknown) => req.log.warn({ err }, 'plan slot release failed'));
     }
   });
 
-  app.get<{ Params: { id: string } }>('/api/v1/plan/:id', { config: { auth: { require: 'any', feature: 'plan' } } }, async (req) => {
-    const identity = identityOf(req);
-    const record = await deps.store.plans.get(identity, req.params.id);
-    if (!record) throw notFound(req.params.id);
-    return {
-      ...(record.response ?? { success: false, plan_id: record.id, workflow_execution_id: record.workflowExecutionId, result: '', steps: record.steps }),
-      status: record.status,
-      query: record.query,
-      created_at: record.createdAt.toISOString(),
-      ...(record.completedAt ? { completed_at: record.completedAt.toISOString() } : {}),
-    };
-  });
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/plan/:id',
+    { config: { auth: { require: 'any', feature: 'plan' } } },
+    async (req) => {
+      const identity = identityOf(req);
+      const record = await deps.store.plans.get(identity, req.params.id);
+      if (!record) throw notFound(req.params.id);
+      return {
+        ...(record.response ?? {
+          success: false,
+          plan_id: record.id,
+          workflow_execution_id: record.workflowExecutionId,
+          result: '',
+          steps: record.steps,
+        }),
+        status: record.status,
+        query: record.query,
+        created_at: record.createdAt.toISOString(),
+        ...(record.completedAt ? { completed_at: record.completedAt.toISOString() } : {}),
+      };
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/api/v1/plan/:id/cancel', { config: { auth: { require: 'any', feature: 'plan' } } }, async (req) => {
-    const identity = identityOf(req);
-    const record = await deps.store.plans.get(identity, req.params.id);
-    if (!record) throw notFound(req.params.id);
-    const cancelled = deps.service.cancel(identity, record.id);
-    return {
-      success: true,
-      plan_id: record.id,
-      cancelled,
-      status: cancelled ? 'cancelled' : record.status,
-      ...(!cancelled && record.status === 'running' ? { message: 'the plan runs on another orchestrator replica; cancel it there' } : {}),
-    };
-  });
+  app.post<{ Params: { id: string } }>(
+    '/api/v1/plan/:id/cancel',
+    { config: { auth: { require: 'any', feature: 'plan' } } },
+    async (req) => {
+      const identity = identityOf(req);
+      const record = await deps.store.plans.get(identity, req.params.id);
+      if (!record) throw notFound(req.params.id);
+      const cancelled = deps.service.cancel(identity, record.id);
+      return {
+        success: true,
+        plan_id: record.id,
+        cancelled,
+        status: cancelled ? 'cancelled' : record.status,
+        ...(!cancelled && record.status === 'running'
+          ? { message: 'the plan runs on another orchestrator replica; cancel it there' }
+          : {}),
+      };
+    },
+  );
 }

@@ -90,7 +90,8 @@ const PASSED_STEP_CODES: Record<string, PassedStepCode | undefined> = {
   AGENT_UNAVAILABLE: 'AGENT_UNAVAILABLE',
   POLICY_VIOLATION: 'POLICY_VIOLATION',
 };
-type PassedStepCode = 'PROVIDER_NOT_CONFIGURED' | 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'AGENT_UNAVAILABLE' | 'POLICY_VIOLATION';
+type PassedStepCode =
+  'PROVIDER_NOT_CONFIGURED' | 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'AGENT_UNAVAILABLE' | 'POLICY_VIOLATION';
 
 /** Why a plan's signal fired; `code` becomes the steps' error code. */
 class PlanStop extends Error {
@@ -119,7 +120,10 @@ export class PlanService {
     const o = this.options;
     const timeoutMs = o.planTimeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new PlanStop('PLANNING_TIMEOUT', `the plan did not finish within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new PlanStop('PLANNING_TIMEOUT', `the plan did not finish within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onClient = () => controller.abort(new PlanStop('CANCELLED', 'the client closed the connection'));
     clientSignal?.addEventListener('abort', onClient, { once: true });
     const planId = newId('plan');
@@ -134,28 +138,76 @@ export class PlanService {
         return 'missing' in r ? {} : { provider: r.provider, model: r.model };
       };
       const mode: ExecutionMode = request.execution_mode ?? 'auto';
-      const run = new PlanRun({ planId, workflowExecutionId: newId('wfx'), plan, mode, identity, started, store: o.store, events: o.events, log: o.log });
+      const run = new PlanRun({
+        planId,
+        workflowExecutionId: newId('wfx'),
+        plan,
+        mode,
+        identity,
+        started,
+        store: o.store,
+        events: o.events,
+        log: o.log,
+      });
       this.running.set(planId, { controller, organizationId: identity.organizationId, tenantId: identity.tenantId });
       await run.start(request);
       const fail = async (err: PlanFailedError, outcomes: StepOutcome[]) => {
         const stop: unknown = controller.signal.reason;
-        await run.fail(stop instanceof PlanStop && stop.code === 'CANCELLED' ? 'cancelled' : 'failed', outcomes, { code: err.code, message: err.message }, err.answer);
+        await run.fail(
+          stop instanceof PlanStop && stop.code === 'CANCELLED' ? 'cancelled' : 'failed',
+          outcomes,
+          { code: err.code, message: err.message },
+          err.answer,
+        );
         return err;
       };
 
-      const check = await preflight(o.policies, { query: request.query, domain: plan.domain, steps: plan.steps, agents: registry, identity, user: request.user ?? {}, context: request.context ?? {}, llmOf });
+      const check = await preflight(o.policies, {
+        query: request.query,
+        domain: plan.domain,
+        steps: plan.steps,
+        agents: registry,
+        identity,
+        user: request.user ?? {},
+        context: request.context ?? {},
+        llmOf,
+      });
       if (check.blocked) {
         const { policy, step, reason } = check;
         const message = `policy ${policy} blocked step ${step.id} (${step.name}, agent ${step.agent}): ${reason}`;
         const details = { policy, step: step.id, agent: step.agent, block_reason: reason, plan_id: planId };
-        throw await fail(new PlanFailedError('POLICY_VIOLATION', message, details, { ...run.answer([]), success: false, blocked: true, block_reason: reason }), []);
+        throw await fail(
+          new PlanFailedError('POLICY_VIOLATION', message, details, {
+            ...run.answer([]),
+            success: false,
+            blocked: true,
+            block_reason: reason,
+          }),
+          [],
+        );
       }
       const missing = missingProvider(plan, registry, stepLlm);
       if (missing) {
         const error = { code: 'PROVIDER_NOT_CONFIGURED', message: missing.message };
-        const outcomes = plan.steps.map((s): StepOutcome => ({ id: s.id, name: s.name, agent: s.agent, status: 'failed', startedMs: 0, endedMs: 0, error }));
+        const outcomes = plan.steps.map((s): StepOutcome => ({
+          id: s.id,
+          name: s.name,
+          agent: s.agent,
+          status: 'failed',
+          startedMs: 0,
+          endedMs: 0,
+          error,
+        }));
         const message = `the plan was generated but cannot run: step ${missing.step.id} (${missing.step.agent}) needs ${missing.message}`;
-        throw await fail(new PlanFailedError('PROVIDER_NOT_CONFIGURED', message, { plan_id: planId, steps: stepErrors(outcomes) }, run.answer(outcomes, check.warnings)), outcomes);
+        throw await fail(
+          new PlanFailedError(
+            'PROVIDER_NOT_CONFIGURED',
+            message,
+            { plan_id: planId, steps: stepErrors(outcomes) },
+            run.answer(outcomes, check.warnings),
+          ),
+          outcomes,
+        );
       }
 
       const outcomes = await executePlan({
@@ -182,21 +234,43 @@ export class PlanService {
       }
       const stop = controller.signal.reason;
       if (stop instanceof PlanStop && stop.code === 'PLANNING_TIMEOUT') {
-        throw await fail(new PlanFailedError('PLANNING_TIMEOUT', stop.message, { plan_id: planId, timeout_ms: timeoutMs, steps: stepErrors(outcomes) }, answer), outcomes);
+        throw await fail(
+          new PlanFailedError(
+            'PLANNING_TIMEOUT',
+            stop.message,
+            { plan_id: planId, timeout_ms: timeoutMs, steps: stepErrors(outcomes) },
+            answer,
+          ),
+          outcomes,
+        );
       }
       const errors = stepErrors(outcomes);
       // NB: the first step that failed of itself; the steps after it failed for it (DEPENDENCY_FAILED).
       const first = errors.find((e) => e.code !== 'DEPENDENCY_FAILED') ?? errors[0]!;
-      const message = stop instanceof PlanStop ? `the plan was stopped: ${stop.message}` : `step ${first.step} (${first.agent}) failed: ${first.code}: ${first.message}`;
+      const message =
+        stop instanceof PlanStop
+          ? `the plan was stopped: ${stop.message}`
+          : `step ${first.step} (${first.agent}) failed: ${first.code}: ${first.message}`;
       const code = stop instanceof PlanStop ? 'EXECUTION_ERROR' : (PASSED_STEP_CODES[first.code] ?? 'EXECUTION_ERROR');
-      const details = { plan_id: planId, steps: errors, ...(code === 'POLICY_VIOLATION' ? { step: first.step, agent: first.agent, block_reason: first.message } : {}) };
+      const details = {
+        plan_id: planId,
+        steps: errors,
+        ...(code === 'POLICY_VIOLATION' ? { step: first.step, agent: first.agent, block_reason: first.message } : {}),
+      };
       throw await fail(new PlanFailedError(code, message, details, answer), outcomes);
     } catch (err) {
-      if (err instanceof NoAgentsError) throw new ApiError('plan', 'NO_AGENTS_AVAILABLE', err.message, { domain: err.domain }, { cause: err });
+      if (err instanceof NoAgentsError)
+        throw new ApiError('plan', 'NO_AGENTS_AVAILABLE', err.message, { domain: err.domain }, { cause: err });
       const stop: unknown = controller.signal.reason;
       if (!(err instanceof ApiError) && stop instanceof PlanStop) {
         // Stopped while planning: nothing ran.
-        throw new ApiError('plan', stop.code === 'PLANNING_TIMEOUT' ? 'PLANNING_TIMEOUT' : 'EXECUTION_ERROR', stop.message, { timeout_ms: timeoutMs }, { cause: err });
+        throw new ApiError(
+          'plan',
+          stop.code === 'PLANNING_TIMEOUT' ? 'PLANNING_TIMEOUT' : 'EXECUTION_ERROR',
+          stop.message,
+          { timeout_ms: timeoutMs },
+          { cause: err },
+        );
       }
       throw err;
     } finally {
@@ -209,7 +283,12 @@ export class PlanService {
   /** Aborts a running plan of the caller's organization (and tenant); false when none runs here by that id. */
   cancel(scope: { organizationId: string; tenantId?: string }, planId: string): boolean {
     const r = this.running.get(planId);
-    if (!r || r.organizationId !== scope.organizationId || (scope.tenantId !== undefined && r.tenantId !== scope.tenantId)) return false;
+    if (
+      !r ||
+      r.organizationId !== scope.organizationId ||
+      (scope.tenantId !== undefined && r.tenantId !== scope.tenantId)
+    )
+      return false;
     r.controller.abort(new PlanStop('CANCELLED', 'the plan was cancelled (POST /api/v1/plan/{id}/cancel)'));
     return true;
   }
@@ -219,14 +298,28 @@ export class PlanService {
     return this.running.size;
   }
 
-  private async plan(request: PlanRequest, registry: Map<string, PlanAgent>, call: { planId: string; identity: Identity; userToken: string; signal: AbortSignal }): Promise<Plan> {
+  private async plan(
+    request: PlanRequest,
+    registry: Map<string, PlanAgent>,
+    call: { planId: string; identity: Identity; userToken: string; signal: AbortSignal },
+  ): Promise<Plan> {
     const o = this.options;
     const picked = pickDomain(request, registry.values());
     const { domain, agents } = domainAgents(picked.domain, picked.inferred, registry.values());
     const fallback = () => deterministicSteps(request.query, { agents }, registry.values());
     if (!this.llmPlanner()) return { domain, steps: fallback(), planner: 'deterministic' };
     const offered = [...registry.values()].filter((a) => a.domain === domain || a.domain === 'generic');
-    return llmPlan({ query: request.query, domain, offered, registry, fallback, llm: o.llm, timeoutMs: o.plannerCallTimeoutMs ?? 30_000, governed: o.governed, ...call });
+    return llmPlan({
+      query: request.query,
+      domain,
+      offered,
+      registry,
+      fallback,
+      llm: o.llm,
+      timeoutMs: o.plannerCallTimeoutMs ?? 30_000,
+      governed: o.governed,
+      ...call,
+    });
   }
 
   private llmPlanner(): boolean {
@@ -238,7 +331,11 @@ export class PlanService {
 }
 
 /** The first LLM step whose provider is not configured, with the message naming it. */
-function missingProvider(plan: Plan, registry: ReadonlyMap<string, PlanAgent>, stepLlm: (a: PlanAgent) => StepLlm): { step: Plan['steps'][number]; message: string } | undefined {
+function missingProvider(
+  plan: Plan,
+  registry: ReadonlyMap<string, PlanAgent>,
+  stepLlm: (a: PlanAgent) => StepLlm,
+): { step: Plan['steps'][number]; message: string } | undefined {
   for (const step of plan.steps) {
     if (step.type !== 'llm-call') continue;
     const r = stepLlm(registry.get(step.agent)!);

@@ -21,12 +21,26 @@ export interface StepContext {
 
 const failed = (code: string, message: string): StepResult => ({ status: 'failed', error: { code, message } });
 
-export async function runConnectorStep(step: ConnectorStep, gateway: ConnectorGateway | undefined, c: StepContext): Promise<StepResult> {
+export async function runConnectorStep(
+  step: ConnectorStep,
+  gateway: ConnectorGateway | undefined,
+  c: StepContext,
+): Promise<StepResult> {
   if (!gateway) {
-    return failed('SERVICE_UNAVAILABLE', `step ${step.id} calls connector ${step.connector}, and no gateway is configured: set STEWARD_GATEWAY_URL (and STEWARD_INTERNAL_SECRET) on the orchestrator`);
+    return failed(
+      'SERVICE_UNAVAILABLE',
+      `step ${step.id} calls connector ${step.connector}, and no gateway is configured: set STEWARD_GATEWAY_URL (and STEWARD_INTERNAL_SECRET) on the orchestrator`,
+    );
   }
   const [path, body] = step.query
-    ? (['/mcp/resources/query', { connector: step.connector, statement: step.query.statement, ...(isEmpty(step.arguments) ? {} : { params: step.arguments }) }] as const)
+    ? ([
+        '/mcp/resources/query',
+        {
+          connector: step.connector,
+          statement: step.query.statement,
+          ...(isEmpty(step.arguments) ? {} : { params: step.arguments }),
+        },
+      ] as const)
     : (['/mcp/tools/execute', { connector: step.connector, tool: step.tool!, params: step.arguments }] as const);
   let res;
   try {
@@ -43,7 +57,13 @@ export async function runConnectorStep(step: ConnectorStep, gateway: ConnectorGa
   }
   const metadata = (b.metadata ?? {}) as { audit_id?: string; truncated?: boolean };
   const output = step.query
-    ? { rows: b.data, row_count: b.row_count, ...(b.columns ? { columns: b.columns } : {}), truncated: metadata.truncated, audit_id: metadata.audit_id }
+    ? {
+        rows: b.data,
+        row_count: b.row_count,
+        ...(b.columns ? { columns: b.columns } : {}),
+        truncated: metadata.truncated,
+        audit_id: metadata.audit_id,
+      }
     : { result: b.result, truncated: metadata.truncated, audit_id: metadata.audit_id };
   return { status: 'completed', output: JSON.stringify(output) };
 }
@@ -53,12 +73,26 @@ export async function runConnectorStep(step: ConnectorStep, gateway: ConnectorGa
  * step's result is whether that policy blocked it. A deny is a result, not a failure; a policy that is not in
  * force for the caller fails the step (POLICY_NOT_FOUND).
  */
-export async function runPolicyStep(step: PolicyStep, policies: PolicyEvaluator, c: StepContext & { query: string }): Promise<StepResult> {
+export async function runPolicyStep(
+  step: PolicyStep,
+  policies: PolicyEvaluator,
+  c: StepContext & { query: string },
+): Promise<StepResult> {
   const { identity } = c;
   let evaluation;
   try {
     evaluation = await policies.evaluate(
-      { query: step.input.query ?? c.query, user: step.input.user, context: step.input.context, mcp: step.input.mcp, llm: step.input.llm, surface: 'plan', client_id: identity.clientId ?? identity.organizationId, client: policyClient(identity), request_type: requestTypeOf('plan') },
+      {
+        query: step.input.query ?? c.query,
+        user: step.input.user,
+        context: step.input.context,
+        mcp: step.input.mcp,
+        llm: step.input.llm,
+        surface: 'plan',
+        client_id: identity.clientId ?? identity.organizationId,
+        client: policyClient(identity),
+        request_type: requestTypeOf('plan'),
+      },
       { surface: 'plan', organizationId: identity.organizationId, tenantId: identity.tenantId },
     );
   } catch (err) {
@@ -66,7 +100,10 @@ export async function runPolicyStep(step: PolicyStep, policies: PolicyEvaluator,
     throw err;
   }
   if (!evaluation.evaluated.includes(step.policy)) {
-    return failed('POLICY_NOT_FOUND', `step ${step.id}: no policy ${step.policy} applies to this organization on the plan surface`);
+    return failed(
+      'POLICY_NOT_FOUND',
+      `step ${step.id}: no policy ${step.policy} applies to this organization on the plan surface`,
+    );
   }
   const prefix = `${step.policy}:`;
   const own = evaluation.blockReason?.startsWith(prefix) === true;
@@ -74,7 +111,8 @@ export async function runPolicyStep(step: PolicyStep, policies: PolicyEvaluator,
   // NB: the engine keeps the first block's reason only; a policy that blocked after another one is read from
   // `triggered`: without warnings of its own it blocked; with warnings, in an evaluation another policy blocked, it
   // may have blocked too, and is read as deny (fail closed).
-  const blocked = own || (evaluation.triggered.includes(step.policy) && (warnings.length === 0 || !evaluation.approved));
+  const blocked =
+    own || (evaluation.triggered.includes(step.policy) && (warnings.length === 0 || !evaluation.approved));
   const decision = {
     policy: step.policy,
     decision: blocked ? 'deny' : 'allow',
@@ -84,4 +122,5 @@ export async function runPolicyStep(step: PolicyStep, policies: PolicyEvaluator,
   return { status: 'completed', output: JSON.stringify(decision) };
 }
 
-const isEmpty = (v: Record<string, unknown> | unknown[]) => (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+const isEmpty = (v: Record<string, unknown> | unknown[]) =>
+  Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0;

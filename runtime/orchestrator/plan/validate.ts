@@ -20,11 +20,27 @@ const stepSchema = z.object({
   agent: z.string().min(1).max(253),
   connector: z.string().min(1).max(256).optional(),
   tool: z.string().min(1).max(256).optional(),
-  query: z.object({ statement: z.string().min(1).max(64 * 1024) }).optional(),
+  query: z
+    .object({
+      statement: z
+        .string()
+        .min(1)
+        .max(64 * 1024),
+    })
+    .optional(),
   arguments: z.union([json, z.array(z.unknown()).max(1024)]).optional(),
   policy: z.string().min(1).max(253).optional(),
   input: z
-    .object({ query: z.string().max(32 * 1024).optional(), user: json.optional(), context: json.optional(), mcp: json.optional(), llm: json.optional() })
+    .object({
+      query: z
+        .string()
+        .max(32 * 1024)
+        .optional(),
+      user: json.optional(),
+      context: json.optional(),
+      mcp: json.optional(),
+      llm: json.optional(),
+    })
     .strict()
     .optional(),
 });
@@ -36,14 +52,26 @@ export type PlanCheck = { ok: true; steps: PlanStep[] } | { ok: false; problems:
 
 /** The step as its type has it, or the refusal naming the fields it lacks. */
 export function typedStep(s: CandidateStep): PlanStep | StepRefusal {
-  const base = { id: s.id, name: s.name, description: s.description, depends_on: [...new Set(s.depends_on)], agent: s.agent };
+  const base = {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    depends_on: [...new Set(s.depends_on)],
+    agent: s.agent,
+  };
   const missing: string[] = [];
   if (s.type === 'connector-call') {
     if (s.connector === undefined) missing.push('connector');
     if ((s.tool === undefined) === (s.query === undefined)) missing.push('tool|query.statement');
     else if (s.tool !== undefined && Array.isArray(s.arguments)) missing.push('arguments (an object for a tool)');
     if (missing.length === 0) {
-      return { ...base, type: 'connector-call', connector: s.connector!, ...(s.tool !== undefined ? { tool: s.tool } : { query: s.query! }), arguments: s.arguments ?? {} };
+      return {
+        ...base,
+        type: 'connector-call',
+        connector: s.connector!,
+        ...(s.tool !== undefined ? { tool: s.tool } : { query: s.query! }),
+        arguments: s.arguments ?? {},
+      };
     }
   } else if (s.type === 'policy-check') {
     if (s.policy === undefined) missing.push('policy');
@@ -56,8 +84,13 @@ export function typedStep(s: CandidateStep): PlanStep | StepRefusal {
 }
 
 export function refusal(step: string, type: StepType, fields: string[]): StepRefusal {
-  const need = type === 'connector-call' ? 'connector and a tool (with arguments) or query.statement' : 'policy and input';
-  return { code: 'INVALID_REQUEST', message: `step ${step} (${type}) lacks ${fields.join(', ')}: a ${type} step needs ${need}`, details: { step, type, fields } };
+  const need =
+    type === 'connector-call' ? 'connector and a tool (with arguments) or query.statement' : 'policy and input';
+  return {
+    code: 'INVALID_REQUEST',
+    message: `step ${step} (${type}) lacks ${fields.join(', ')}: a ${type} step needs ${need}`,
+    details: { step, type, fields },
+  };
 }
 
 /** Whether a value is a refusal rather than a step. */
@@ -66,14 +99,19 @@ export const isRefusal = (v: PlanStep | StepRefusal): v is StepRefusal => 'code'
 export function checkPlan(candidate: unknown, agents: ReadonlyMap<string, PlanAgent>): PlanCheck {
   const parsed = candidateSchema.safeParse(candidate);
   if (!parsed.success) {
-    return { ok: false, refused: [], problems: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`) };
+    return {
+      ok: false,
+      refused: [],
+      problems: parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(plan)'}: ${i.message}`),
+    };
   }
   const typed = parsed.data.steps.map(typedStep);
   const refused = typed.filter(isRefusal);
   if (refused.length > 0) return { ok: false, refused, problems: refused.map((r) => `${r.code}: ${r.message}`) };
   const steps = typed as PlanStep[];
   const problems: string[] = [];
-  if (steps.length > PLAN_MAX_STEPS) problems.push(`the plan has ${steps.length} steps; at most ${PLAN_MAX_STEPS} are allowed`);
+  if (steps.length > PLAN_MAX_STEPS)
+    problems.push(`the plan has ${steps.length} steps; at most ${PLAN_MAX_STEPS} are allowed`);
   const ids = new Set<string>();
   for (const s of steps) {
     if (ids.has(s.id)) problems.push(`step id ${s.id} is used twice`);
@@ -91,7 +129,13 @@ export function checkPlan(candidate: unknown, agents: ReadonlyMap<string, PlanAg
   if (cycle) return { ok: false, refused: [], problems: [`the steps form a cycle: ${cycle.join(' → ')}`] };
   const sinks = steps.filter((s) => !steps.some((o) => o.depends_on.includes(s.id)));
   if (sinks.length !== 1) {
-    return { ok: false, refused: [], problems: [`missing synthesis: one final step must depend on the others; ${sinks.map((s) => s.id).join(', ')} are all final`] };
+    return {
+      ok: false,
+      refused: [],
+      problems: [
+        `missing synthesis: one final step must depend on the others; ${sinks.map((s) => s.id).join(', ')} are all final`,
+      ],
+    };
   }
   return { ok: true, steps };
 }

@@ -59,13 +59,15 @@ const CLIENT_KEYS = ['id', 'organization_id', 'tenant_id'];
 /** A key under `user.` or `context.`: any name of letters, digits, `_` and `-`, at most 8 levels deep. */
 const KEY = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_DEPTH = 8;
-const FIELDS_HINT = 'one of query, request_type, user.<key>, client.id, client.organization_id, client.tenant_id, context.<key>';
+const FIELDS_HINT =
+  'one of query, request_type, user.<key>, client.id, client.organization_id, client.tenant_id, context.<key>';
 
 /** The Rego reference of an input field, or undefined when the field is not one a condition may read. */
 export function fieldRef(field: string): string | undefined {
   if (field === 'query' || field === 'request_type') return `input.${field}`;
   const [root, ...keys] = field.split('.');
-  if (root === 'client') return keys.length === 1 && CLIENT_KEYS.includes(keys[0]!) ? `input.client.${keys[0]}` : undefined;
+  if (root === 'client')
+    return keys.length === 1 && CLIENT_KEYS.includes(keys[0]!) ? `input.client.${keys[0]}` : undefined;
   if (root !== 'user' && root !== 'context') return undefined;
   if (keys.length === 0 || keys.length > MAX_DEPTH || !keys.every((k) => KEY.test(k))) return undefined;
   return `input.${root}${keys.map((k) => `[${JSON.stringify(k)}]`).join('')}`;
@@ -80,11 +82,14 @@ type ValueCheck = (v: JsonValue) => { literal: string } | { problem: string };
 const fits = (v: Scalar) => typeof v !== 'string' || v.length <= CONDITION_VALUE_MAX_CHARS;
 const scalar: ValueCheck = (v) => {
   if (!isScalar(v)) return { problem: 'must be a string, number, boolean or null' };
-  return fits(v) ? { literal: JSON.stringify(v) } : { problem: `must be at most ${CONDITION_VALUE_MAX_CHARS} characters` };
+  return fits(v)
+    ? { literal: JSON.stringify(v) }
+    : { problem: `must be at most ${CONDITION_VALUE_MAX_CHARS} characters` };
 };
 const text: ValueCheck = (v) => {
   if (typeof v !== 'string' || v === '') return { problem: 'must be a non-empty string' };
-  if (v.length > CONDITION_VALUE_MAX_CHARS) return { problem: `must be at most ${CONDITION_VALUE_MAX_CHARS} characters` };
+  if (v.length > CONDITION_VALUE_MAX_CHARS)
+    return { problem: `must be at most ${CONDITION_VALUE_MAX_CHARS} characters` };
   return { literal: JSON.stringify(v) };
 };
 const list: ValueCheck = (v) => {
@@ -94,7 +99,8 @@ const list: ValueCheck = (v) => {
   }
   return { literal: `[${v.map((x) => JSON.stringify(x)).join(', ')}]` };
 };
-const number: ValueCheck = (v) => (typeof v === 'number' ? { literal: JSON.stringify(v) } : { problem: 'must be a number' });
+const number: ValueCheck = (v) =>
+  typeof v === 'number' ? { literal: JSON.stringify(v) } : { problem: 'must be a number' };
 
 /**
  * Each operator: the value it takes, and the expressions that test the bound field `x` against the literal `v`.
@@ -126,18 +132,28 @@ export function packageOfId(id: string): string {
 }
 
 /** The message of an action: its config's text (`reason` first for block, `message` first otherwise), or a default. */
-function messageOf(action: ConditionAction & { type: ConditionActionType }, at: string, name: string, issues: FieldIssue[]): string {
+function messageOf(
+  action: ConditionAction & { type: ConditionActionType },
+  at: string,
+  name: string,
+  issues: FieldIssue[],
+): string {
   const keys = action.type === 'block' ? ['reason', 'message'] : ['message', 'reason'];
   for (const key of keys) {
     const v = action.config?.[key];
     if (v === undefined) continue;
     if (typeof v !== 'string' || v === '' || v.length > ACTION_MESSAGE_MAX_CHARS) {
-      issues.push({ field: `${at}.config.${key}`, message: `must be a string of 1 to ${ACTION_MESSAGE_MAX_CHARS} characters` });
+      issues.push({
+        field: `${at}.config.${key}`,
+        message: `must be a string of 1 to ${ACTION_MESSAGE_MAX_CHARS} characters`,
+      });
       return '';
     }
     return v;
   }
-  return action.type === 'block' ? `blocked by policy ${JSON.stringify(name)}` : `policy ${JSON.stringify(name)} matched`;
+  return action.type === 'block'
+    ? `blocked by policy ${JSON.stringify(name)}`
+    : `policy ${JSON.stringify(name)} matched`;
 }
 
 /** The Rego module of a policy of conditions, with every regex compiled by the engine; throws ConditionsError. */
@@ -148,24 +164,36 @@ export function compileConditions(policy: ConditionPolicy): CompiledConditions {
   policy.conditions.forEach((c, i) => {
     const at = `conditions[${i}]`;
     const ref = fieldRef(c.field);
-    if (ref === undefined) issues.push({ field: `${at}.field`, message: `unknown field ${quoted(c.field)}; ${FIELDS_HINT}` });
+    if (ref === undefined)
+      issues.push({ field: `${at}.field`, message: `unknown field ${quoted(c.field)}; ${FIELDS_HINT}` });
     if (!isOperator(c.operator)) {
-      issues.push({ field: `${at}.operator`, message: `unknown operator ${quoted(c.operator)}; one of ${CONDITION_OPERATORS.join(', ')}` });
+      issues.push({
+        field: `${at}.operator`,
+        message: `unknown operator ${quoted(c.operator)}; one of ${CONDITION_OPERATORS.join(', ')}`,
+      });
       return;
     }
     const op = OPERATORS[c.operator];
     const value = op.value(c.value);
-    if ('problem' in value) issues.push({ field: `${at}.value`, message: `${c.operator} takes a value that ${value.problem}` });
+    if ('problem' in value)
+      issues.push({ field: `${at}.value`, message: `${c.operator} takes a value that ${value.problem}` });
     if (ref === undefined || 'problem' in value) return;
     if (c.operator === 'regex') regexes.push({ at: `${at}.value`, literal: value.literal });
     // NB: the field and operator are checked words here, safe in a comment; values stay in literals
-    body.push(`\t# ${at}: ${c.field} ${c.operator}`, `\tx${i} := ${ref}`, ...op.test(`x${i}`, value.literal).map((e) => `\t${e}`));
+    body.push(
+      `\t# ${at}: ${c.field} ${c.operator}`,
+      `\tx${i} := ${ref}`,
+      ...op.test(`x${i}`, value.literal).map((e) => `\t${e}`),
+    );
   });
   const messages: { type: ConditionActionType; message: string }[] = [];
   policy.actions.forEach((a, i) => {
     const at = `actions[${i}]`;
     if (!isAction(a.type)) {
-      issues.push({ field: `${at}.type`, message: `unknown action ${quoted(a.type)}; one of ${CONDITION_ACTIONS.join(', ')}` });
+      issues.push({
+        field: `${at}.type`,
+        message: `unknown action ${quoted(a.type)}; one of ${CONDITION_ACTIONS.join(', ')}`,
+      });
       return;
     }
     messages.push({ type: a.type, message: messageOf({ ...a, type: a.type }, at, policy.name, issues) });
@@ -178,7 +206,10 @@ export function compileConditions(policy: ConditionPolicy): CompiledConditions {
   // block it adds nothing (a blocked request is recorded anyway), and its deny would block.
   const rules = messages
     .filter((m) => !(m.type === 'log' && action === 'block'))
-    .map((m) => `${m.type === 'warn' ? 'warn' : 'deny'} contains msg if {\n\tmatched\n\tmsg := ${JSON.stringify(m.message)}\n}`);
+    .map(
+      (m) =>
+        `${m.type === 'warn' ? 'warn' : 'deny'} contains msg if {\n\tmatched\n\tmsg := ${JSON.stringify(m.message)}\n}`,
+    );
   const pkg = packageOfId(policy.id);
   const rego = [
     '# Generated by Steward from the conditions and actions of a dynamic policy (POST /api/v1/policies).',
@@ -193,7 +224,9 @@ export function compileConditions(policy: ConditionPolicy): CompiledConditions {
   ].join('\n');
   if (Buffer.byteLength(rego) > DYNAMIC_POLICY_MAX_REGO_BYTES) {
     const limit = `${DYNAMIC_POLICY_MAX_REGO_BYTES / 1024} KiB`;
-    throw new ConditionsError([{ field: 'conditions', message: `the Rego compiled from them exceeds ${limit}, the limit of a policy's Rego` }]);
+    throw new ConditionsError([
+      { field: 'conditions', message: `the Rego compiled from them exceeds ${limit}, the limit of a policy's Rego` },
+    ]);
   }
   checkRegexes(policy.id, rego, regexes);
   return { package: pkg, rego, action };

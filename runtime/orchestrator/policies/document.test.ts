@@ -33,13 +33,21 @@ describe('a policy of conditions in its document', () => {
     action: 'block',
     rego: 'package steward.dynamic.block_competitor_talk\n\ndeny contains "no" if input.query == "x"\n',
     regoVersion: 'v1',
-    conditions: { conditions: [{ field: 'query', operator: 'equals', value: 'x' }], actions: [{ type: 'block', config: { reason: 'no' } }] },
+    conditions: {
+      conditions: [{ field: 'query', operator: 'equals', value: 'x' }],
+      actions: [{ type: 'block', config: { reason: 'no' } }],
+    },
   };
 
   it('is named by its id, shows its display name, and carries its conditions', () => {
     const doc = policyDocument('acme', input);
     expect(doc.metadata.name).toBe('org-acme.block-competitor-talk');
-    expect(policyView(doc)).toMatchObject({ id: 'block-competitor-talk', name: 'Block competitor talk', rego: input.rego, ...input.conditions });
+    expect(policyView(doc)).toMatchObject({
+      id: 'block-competitor-talk',
+      name: 'Block competitor talk',
+      rego: input.rego,
+      ...input.conditions,
+    });
   });
 
   it('detaches its conditions when its Rego was changed by hand: the view shows the Rego alone', () => {

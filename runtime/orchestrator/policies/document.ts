@@ -52,12 +52,18 @@ export function policyIdOf(name: string): string {
   return slug.slice(0, DYNAMIC_POLICY_NAME_MAX).replace(/-+$/, '');
 }
 
-const stored = z.object({ conditions: z.array(policyCondition), actions: z.array(conditionAction), regoSha256: z.string() });
+const stored = z.object({
+  conditions: z.array(policyCondition),
+  actions: z.array(conditionAction),
+  regoSha256: z.string(),
+});
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The conditions and actions a document was compiled from, while its Rego is still what they compiled to. */
-export function conditionsOf(doc: PolicyResource): { conditions: PolicyCondition[]; actions: ConditionAction[] } | undefined {
+export function conditionsOf(
+  doc: PolicyResource,
+): { conditions: PolicyCondition[]; actions: ConditionAction[] } | undefined {
   const text = doc.metadata.annotations?.[CONDITIONS_ANNOTATION];
   if (text === undefined || doc.spec.rego === undefined) return undefined;
   let parsed;
@@ -143,9 +149,16 @@ export function policyView(doc: PolicyResource) {
     rego: s.rego ?? '',
     ...(conditions ?? {}),
     ...(s.description !== undefined ? { description: s.description } : {}),
-    scope: { ...(s.scope?.surfaces ? { surfaces: s.scope.surfaces } : {}), ...(s.scope?.tenants ? { tenants: s.scope.tenants } : {}) },
+    scope: {
+      ...(s.scope?.surfaces ? { surfaces: s.scope.surfaces } : {}),
+      ...(s.scope?.tenants ? { tenants: s.scope.tenants } : {}),
+    },
     resource_name: doc.metadata.name,
-    ...(doc.metadata.annotations?.[CREATED_ANNOTATION] ? { created_at: doc.metadata.annotations[CREATED_ANNOTATION] } : {}),
-    ...(doc.metadata.annotations?.[UPDATED_ANNOTATION] ? { updated_at: doc.metadata.annotations[UPDATED_ANNOTATION] } : {}),
+    ...(doc.metadata.annotations?.[CREATED_ANNOTATION]
+      ? { created_at: doc.metadata.annotations[CREATED_ANNOTATION] }
+      : {}),
+    ...(doc.metadata.annotations?.[UPDATED_ANNOTATION]
+      ? { updated_at: doc.metadata.annotations[UPDATED_ANNOTATION] }
+      : {}),
   };
 }

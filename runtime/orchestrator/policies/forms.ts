@@ -15,9 +15,11 @@ import { conditionsOf, NAME_ANNOTATION, policyIdOf, policyIdOfDocument, type Dyn
 /** The tenants a write gets for the tenants it asks for (runtime/auth/scope.ts `tenantsForWrite`, bound to the caller). */
 export type TenantsForWrite = (requested: readonly string[] | undefined) => string[] | undefined;
 
-const invalid = (message: string, details?: Record<string, unknown>) => new ApiError('plan', 'INVALID_REQUEST', message, details);
+const invalid = (message: string, details?: Record<string, unknown>) =>
+  new ApiError('plan', 'INVALID_REQUEST', message, details);
 /** A 400 naming one field. */
-const invalidField = (message: string, field: string, problem: string) => invalid(message, { fields: [{ field, message: problem }] });
+const invalidField = (message: string, field: string, problem: string) =>
+  invalid(message, { fields: [{ field, message: problem }] });
 
 /** 400 with the compile error rendered as `<id>.rego:<line>:<column>`, or nothing when the Rego compiles. */
 export function checkRego(id: string, rego: string, regoVersion: 'v0' | 'v1' | undefined): void {
@@ -37,7 +39,11 @@ function formOf(body: unknown): 'rego' | 'conditions' | undefined {
   const rego = b.rego !== undefined;
   const conditions = b.conditions !== undefined || b.actions !== undefined;
   if (rego && conditions) {
-    throw invalidField('a policy is written either as rego or as conditions and actions, not both', 'rego', 'not with conditions and actions');
+    throw invalidField(
+      'a policy is written either as rego or as conditions and actions, not both',
+      'rego',
+      'not with conditions and actions',
+    );
   }
   return rego ? 'rego' : conditions ? 'conditions' : undefined;
 }
@@ -58,7 +64,11 @@ function compiled(policy: ConditionPolicy) {
 export function createInput(body: unknown, tenantsFor: TenantsForWrite): DynamicPolicyInput {
   const form = formOf(body);
   if (form === undefined && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    throw invalidField('missing required field(s): rego, or conditions and actions', 'rego', 'or conditions and actions');
+    throw invalidField(
+      'missing required field(s): rego, or conditions and actions',
+      'rego',
+      'or conditions and actions',
+    );
   }
   if (form !== 'conditions') {
     const b = parseBody(dynamicPolicy, body);
@@ -67,7 +77,12 @@ export function createInput(body: unknown, tenantsFor: TenantsForWrite): Dynamic
   }
   const b = parseBody(conditionPolicy, body);
   const id = policyIdOf(b.name);
-  if (id === '') throw invalidField('name: must contain a letter or a digit (a-z, 0-9): the policy id is derived from it', 'name', 'no letter or digit');
+  if (id === '')
+    throw invalidField(
+      'name: must contain a letter or a digit (a-z, 0-9): the policy id is derived from it',
+      'name',
+      'no letter or digit',
+    );
   const { conditions, actions, ...rest } = b;
   const out = compiled({ id, name: b.name, conditions, actions });
   return {
@@ -107,13 +122,21 @@ export function updateInput(existing: PolicyResource, body: unknown, tenantsFor:
   if (form === 'conditions' || (form === undefined && stored !== undefined)) {
     if (patch.action !== undefined || patch.regoVersion !== undefined) {
       const field = patch.action !== undefined ? 'action' : 'regoVersion';
-      throw invalidField('action and regoVersion belong to Rego policies: a policy of conditions takes its action from actions', field, 'not with conditions');
+      throw invalidField(
+        'action and regoVersion belong to Rego policies: a policy of conditions takes its action from actions',
+        field,
+        'not with conditions',
+      );
     }
     const conditions = patch.conditions ?? stored?.conditions;
     const actions = patch.actions ?? stored?.actions;
     if (conditions === undefined || actions === undefined) {
       const field = conditions === undefined ? 'conditions' : 'actions';
-      throw invalidField('conditions and actions go together: a Rego policy becomes one of conditions with both', field, 'missing');
+      throw invalidField(
+        'conditions and actions go together: a Rego policy becomes one of conditions with both',
+        field,
+        'missing',
+      );
     }
     const out = compiled({ id, name: base.name, conditions, actions });
     return { ...base, action: out.action, rego: out.rego, regoVersion: 'v1', conditions: { conditions, actions } };

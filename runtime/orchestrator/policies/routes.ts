@@ -18,7 +18,14 @@ import { isoTimestamp } from '../../../platform/iso-time.js';
 import { overlapping, packageOf } from '../../policy/packages.js';
 import { SourceWriteError, type DeclarativeSource } from '../../source/index.js';
 import { pageOf, slice } from '../paging.js';
-import { CREATED_ANNOTATION, policyDocument, policyScope, policyView, resourceNameOf, UPDATED_ANNOTATION } from './document.js';
+import {
+  CREATED_ANNOTATION,
+  policyDocument,
+  policyScope,
+  policyView,
+  resourceNameOf,
+  UPDATED_ANNOTATION,
+} from './document.js';
 import { createInput, updateInput } from './forms.js';
 
 export interface PolicyRouteDeps {
@@ -51,13 +58,25 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
     // NB: the message names no policy: the one in the way may be another organization's built-in-wide document.
     if (overlapping(doc, source.list('Policy'))) {
       const pkg = packageOf(doc)!.join('.');
-      throw new ApiError('plan', 'POLICY_PACKAGE_CONFLICT', `package ${echo(pkg)} is taken, or nested in or around a package another policy of this scope declares; choose another package`, { package: pkg });
+      throw new ApiError(
+        'plan',
+        'POLICY_PACKAGE_CONFLICT',
+        `package ${echo(pkg)} is taken, or nested in or around a package another policy of this scope declares; choose another package`,
+        { package: pkg },
+      );
     }
     try {
       return (await source.apply(doc)) as PolicyResource;
     } catch (err) {
       if (err instanceof SourceWriteError) {
-        throw new ApiError('plan', 'INVALID_REQUEST', `the policy is not a valid Policy document: ${err.issues.map((i) => `${i.field}: ${i.message}`).join('; ').slice(0, 300)}`);
+        throw new ApiError(
+          'plan',
+          'INVALID_REQUEST',
+          `the policy is not a valid Policy document: ${err.issues
+            .map((i) => `${i.field}: ${i.message}`)
+            .join('; ')
+            .slice(0, 300)}`,
+        );
       }
       throw err;
     }
@@ -93,7 +112,9 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
     return reply.code(201).send({ ...view, policy: view });
   });
 
-  app.get<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) => policyView(owned(req, req.params.name)));
+  app.get<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) =>
+    policyView(owned(req, req.params.name)),
+  );
 
   app.put<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) => {
     const identity = identityOf(req);

@@ -12,7 +12,8 @@ export function endpointProblem(text: string): string | undefined {
   } catch {
     return `"${text}" is not a URL; write e.g. http://agent-0:9000`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${text}" must use http or https, not ${url.protocol}`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `"${text}" must use http or https, not ${url.protocol}`;
   if (url.username || url.password) return `"${text}" must not carry credentials`;
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     return `"${text}" must be an origin only (scheme, host, port), without a path, query or fragment`;
@@ -22,5 +23,8 @@ export function endpointProblem(text: string): string | undefined {
 
 /** Splits a comma-separated endpoint list; blank entries are ignored. */
 export function splitEndpoints(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -69,7 +69,10 @@ export class EndpointSliceSource implements MemberSource {
     const common = { namespace: options.namespace, log: options.log };
     this.orchestrators = new Informer(options.client, Resources.Orchestrator, common);
     this.agentConfigs = new Informer<SelectedAgentConfig>(options.client, Resources.AgentConfig, common);
-    this.slices = new Informer<Slice>(options.client, Resources.EndpointSlice, { ...common, labelSelector: SERVICE_NAME_LABEL });
+    this.slices = new Informer<Slice>(options.client, Resources.EndpointSlice, {
+      ...common,
+      labelSelector: SERVICE_NAME_LABEL,
+    });
   }
 
   /** Starts the informers; resolves once all three listed and the first members are known. */
@@ -113,12 +116,14 @@ export class EndpointSliceSource implements MemberSource {
 
   /** The Orchestrator STEWARD_ORCHESTRATOR_NAME as cached, status included. */
   orchestrator(): (KubeObject & { status?: Record<string, unknown> }) | undefined {
-    return this.orchestrators.get(this.options.namespace, this.options.orchestrator) as (KubeObject & { status?: Record<string, unknown> }) | undefined;
+    return this.orchestrators.get(this.options.namespace, this.options.orchestrator) as
+      (KubeObject & { status?: Record<string, unknown> }) | undefined;
   }
 
   /** The AgentConfigs the Orchestrator selects now, by name, as cached (status included). */
   selected(): SelectedAgentConfig[] {
-    const orchestrator = this.orchestrator() as (KubeObject & { spec?: { agentPool?: { selector?: LabelSelector } } }) | undefined;
+    const orchestrator = this.orchestrator() as
+      (KubeObject & { spec?: { agentPool?: { selector?: LabelSelector } } }) | undefined;
     if (!orchestrator || orchestrator.metadata.deletionTimestamp) return [];
     const selector = orchestrator.spec?.agentPool?.selector;
     return this.agentConfigs
@@ -137,7 +142,9 @@ export class EndpointSliceSource implements MemberSource {
   /** The endpoints the cluster shows now, by member key. */
   private wanted(): { endpoints: Map<string, Endpoint>; desired: number } {
     const selected = this.selected();
-    const byService = new Map(selected.map((a) => [agentServiceName(String(a.metadata.name)), `${this.options.namespace}/${a.metadata.name}`]));
+    const byService = new Map(
+      selected.map((a) => [agentServiceName(String(a.metadata.name)), `${this.options.namespace}/${a.metadata.name}`]),
+    );
     const endpoints = new Map<string, Endpoint>();
     for (const slice of this.slices.list(this.options.namespace)) {
       const agentConfig = byService.get(slice.metadata.labels?.[SERVICE_NAME_LABEL] ?? '');
@@ -164,7 +171,10 @@ export class EndpointSliceSource implements MemberSource {
     const name = String(slice.metadata.name);
     if (!this.warned.has(name)) {
       this.warned.add(name);
-      this.options.log?.warn({ endpointSlice: name }, `endpoint slice has no port named ${AGENT_PORT_NAME}; its endpoints are ignored`);
+      this.options.log?.warn(
+        { endpointSlice: name },
+        `endpoint slice has no port named ${AGENT_PORT_NAME}; its endpoints are ignored`,
+      );
     }
     return undefined;
   }

@@ -46,7 +46,11 @@ export class NoHealthyAgentsError extends Error {
     readonly agentConfig?: string,
   ) {
     const of = agentConfig ? ` running AgentConfig ${agentConfig}` : '';
-    super(available === 0 ? `the agent pool has no members${of}` : `none of the ${available} agents of the pool${of} is healthy`);
+    super(
+      available === 0
+        ? `the agent pool has no members${of}`
+        : `none of the ${available} agents of the pool${of} is healthy`,
+    );
     this.name = 'NoHealthyAgentsError';
   }
 }

@@ -47,11 +47,19 @@ describe('AgentPool dispatch', () => {
     await until(() => a.pending.length === 1, 'the waiting item reaches a');
     expect(a.pending[0]?.item.query).toBe('3');
     a.finish();
-    await expect(third).resolves.toMatchObject({ member: 'a', result: { status: 'success', agentId: 'a', result: '3' } });
+    await expect(third).resolves.toMatchObject({
+      member: 'a',
+      result: { status: 'success', agentId: 'a', result: '3' },
+    });
   });
 
   it('sends an item that names an AgentConfig only to its members, or to members of no known AgentConfig', async () => {
-    const [t1, t2, h, any] = [new FakeAgent('t1', 1), new FakeAgent('t2', 1), new FakeAgent('h', 1), new FakeAgent('any', 1)];
+    const [t1, t2, h, any] = [
+      new FakeAgent('t1', 1),
+      new FakeAgent('t2', 1),
+      new FakeAgent('h', 1),
+      new FakeAgent('any', 1),
+    ];
     const p = await start(
       new ListSource([
         { key: 't1', kind: 'in-process', agent: t1, agentConfig: 'default/travel' },
@@ -67,7 +75,9 @@ describe('AgentPool dispatch', () => {
     await until(() => t1.pending.length === 1, 'the waiting travel item reaches a travel member');
     t1.finish();
     await expect(third).resolves.toMatchObject({ member: 't1' });
-    await expect(p.dispatch(item('4'), undefined, { agentConfig: 'default/flights' })).rejects.toThrow(NoHealthyAgentsError);
+    await expect(p.dispatch(item('4'), undefined, { agentConfig: 'default/flights' })).rejects.toThrow(
+      NoHealthyAgentsError,
+    );
     await p.close();
 
     const q = await start(new ListSource([{ key: 'any', kind: 'remote', agent: any }]));
@@ -126,7 +136,7 @@ describe('AgentPool dispatch', () => {
     expect(err).toMatchObject({ code: 'ORCHESTRATOR_UNAVAILABLE' });
   });
 
-  it("sends an item to another member when the first could not be connected to (the item was never sent)", async () => {
+  it('sends an item to another member when the first could not be connected to (the item was never sent)', async () => {
     const [a, b] = [new FakeAgent('a', 1), new FakeAgent('b', 1)];
     const p = await start(ListSource.of(a, b));
     const call = p.dispatch(item('1'));
@@ -164,7 +174,9 @@ describe('AgentPool members and status', () => {
 
   it('shows each member with id, kind, health, in-flight count and last stats', async () => {
     const a = new FakeAgent('a', 4);
-    const p = await start(new ListSource([{ key: 'default/travel#0', kind: 'in-process', agent: a, agentConfig: 'default/travel' }]));
+    const p = await start(
+      new ListSource([{ key: 'default/travel#0', kind: 'in-process', agent: a, agentConfig: 'default/travel' }]),
+    );
     void p.dispatch(item('1'));
     await settle();
     expect(p.members()).toEqual([

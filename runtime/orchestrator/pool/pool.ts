@@ -99,7 +99,12 @@ export class AgentPool {
   status(): PoolStatus {
     const live = this.order.filter((m) => !m.draining);
     const healthy = live.filter((m) => m.health === 'healthy').length;
-    return { desired: this.options.source.desired(), available: live.length, healthy, unhealthy: live.length - healthy };
+    return {
+      desired: this.options.source.desired(),
+      available: live.length,
+      healthy,
+      unhealthy: live.length - healthy,
+    };
   }
 
   /** Items the healthy members take at once (the sum of their maxInFlight): the size of one batch. */
@@ -137,7 +142,8 @@ export class AgentPool {
   healthyByAgentConfig(): Map<string, number> {
     const out = new Map<string, number>();
     for (const m of this.order) {
-      if (m.agentConfig !== undefined && m.health === 'healthy') out.set(m.agentConfig, (out.get(m.agentConfig) ?? 0) + 1);
+      if (m.agentConfig !== undefined && m.health === 'healthy')
+        out.set(m.agentConfig, (out.get(m.agentConfig) ?? 0) + 1);
     }
     return out;
   }
@@ -195,7 +201,7 @@ export class AgentPool {
    */
   async dispatch(item: WorkItem, signal?: AbortSignal, options: DispatchOptions = {}): Promise<Dispatched> {
     let tried = new Set<string>();
-    for (let round = 0; ; ) {
+    for (let round = 0; ;) {
       let lease: Lease;
       try {
         lease = await this.acquire({ signal, exclude: tried, agentConfig: options.agentConfig });
@@ -273,7 +279,12 @@ export class AgentPool {
     for (const init of change.added) {
       const existing = this.byKey.get(init.key);
       if (existing) this.drain(existing);
-      const m: Member = { ...init, health: isProbed(init.agent) ? 'starting' : 'healthy', inFlight: 0, draining: false };
+      const m: Member = {
+        ...init,
+        health: isProbed(init.agent) ? 'starting' : 'healthy',
+        inFlight: 0,
+        draining: false,
+      };
       this.byKey.set(init.key, m);
       this.order.push(m);
       this.options.log?.info({ member: m.key, kind: m.kind }, 'agent joined the pool');
@@ -305,7 +316,8 @@ export class AgentPool {
     const m = this.byKey.get(key);
     // NB: in-process members have no probe to bring them back, and are healthy while they are members.
     if (!m || m.draining || !isProbed(m.agent)) return;
-    if (m.health !== 'unhealthy') this.options.log?.warn({ member: key, reason }, 'agent marked unhealthy after a failed call');
+    if (m.health !== 'unhealthy')
+      this.options.log?.warn({ member: key, reason }, 'agent marked unhealthy after a failed call');
     m.health = 'unhealthy';
     m.lastError = reason;
     this.changed();
@@ -317,7 +329,7 @@ export class AgentPool {
       for (const w of this.waiters.splice(0)) w.reject(new PoolClosedError());
       return;
     }
-    for (let i = 0; i < this.waiters.length; ) {
+    for (let i = 0; i < this.waiters.length;) {
       const w = this.waiters[i]!;
       const eligible = w.agentConfig === undefined ? this.order : this.order.filter((m) => serves(m, w.agentConfig));
       const healthy = eligible.filter((m) => m.health === 'healthy');

@@ -47,7 +47,14 @@ export class RemoteAgent implements ProbedAgent {
       allowH2: https,
       connect: https ? { minVersion: 'TLSv1.3', ...(options.ca ? { ca: options.ca } : {}) } : undefined,
     });
-    this.last = { agentId: options.id ?? url.host, queriesProcessed: 0, inFlight: 0, maxInFlight: options.maxInFlight ?? 1, cpuPercent: 0, memoryMb: 0 };
+    this.last = {
+      agentId: options.id ?? url.host,
+      queriesProcessed: 0,
+      inFlight: 0,
+      maxInFlight: options.maxInFlight ?? 1,
+      cpuPercent: 0,
+      memoryMb: 0,
+    };
   }
 
   /**
@@ -73,16 +80,31 @@ export class RemoteAgent implements ProbedAgent {
       if (res.statusCode === 429) throw new AgentBusyError(this.id, this.last.maxInFlight);
       // A draining agent refuses before it starts the item, like a busy one: the item may go elsewhere.
       if (res.statusCode === 503 && errorCode(body) === 'AGENT_CLOSING') throw new AgentClosedError(this.id);
-      if (res.statusCode === 200) throw new AgentCommunicationError(`agent ${this.id} answered something that is not a WorkResult`, this.id, 'protocol');
-      throw new AgentCommunicationError(`agent ${this.id} answered ${res.statusCode}`, this.id, 'status', { status: res.statusCode });
+      if (res.statusCode === 200)
+        throw new AgentCommunicationError(
+          `agent ${this.id} answered something that is not a WorkResult`,
+          this.id,
+          'protocol',
+        );
+      throw new AgentCommunicationError(`agent ${this.id} answered ${res.statusCode}`, this.id, 'status', {
+        status: res.statusCode,
+      });
     } catch (err) {
-      if (err instanceof AgentBusyError || err instanceof AgentClosedError || err instanceof AgentCommunicationError) throw err;
+      if (err instanceof AgentBusyError || err instanceof AgentClosedError || err instanceof AgentCommunicationError)
+        throw err;
       if (signal?.aborted) throw signal.reason;
       if (deadline.aborted) {
-        throw new AgentCommunicationError(`agent ${this.id} did not answer within ${item.timeoutMs + this.marginMs} ms`, this.id, 'deadline', { cause: err });
+        throw new AgentCommunicationError(
+          `agent ${this.id} did not answer within ${item.timeoutMs + this.marginMs} ms`,
+          this.id,
+          'deadline',
+          { cause: err },
+        );
       }
       const failure = neverSent(err) ? 'connect' : 'network';
-      throw new AgentCommunicationError(`agent ${this.id} cannot be reached (${failureCode(err)})`, this.id, failure, { cause: err });
+      throw new AgentCommunicationError(`agent ${this.id} cannot be reached (${failureCode(err)})`, this.id, failure, {
+        cause: err,
+      });
     } finally {
       this.inFlight--;
     }
@@ -100,10 +122,14 @@ export class RemoteAgent implements ProbedAgent {
   async probe(signal: AbortSignal): Promise<void> {
     const ready = await this.http.request({ method: 'GET', path: '/readyz', signal });
     await ready.body.dump();
-    if (ready.statusCode !== 200) throw new AgentCommunicationError(`agent ${this.id} is not ready (${ready.statusCode})`, this.id, 'status', { status: ready.statusCode });
+    if (ready.statusCode !== 200)
+      throw new AgentCommunicationError(`agent ${this.id} is not ready (${ready.statusCode})`, this.id, 'status', {
+        status: ready.statusCode,
+      });
     const res = await this.http.request({ method: 'GET', path: '/v1/stats', headers: this.auth, signal });
     const body = await this.readJson(res);
-    if (res.statusCode !== 200 || !isStats(body)) throw new AgentCommunicationError(`agent ${this.id} answered no stats (${res.statusCode})`, this.id, 'protocol');
+    if (res.statusCode !== 200 || !isStats(body))
+      throw new AgentCommunicationError(`agent ${this.id} answered no stats (${res.statusCode})`, this.id, 'protocol');
     this.last = body;
   }
 
@@ -127,7 +153,14 @@ export class RemoteAgent implements ProbedAgent {
 }
 
 /** Errors of the connect phase: the request never left this process, so another agent may take the item. */
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function failureCode(err: unknown): string {
   for (let e = err; isObject(e); e = (e as { cause?: unknown }).cause) {
@@ -153,5 +186,10 @@ function isWorkResult(v: unknown): v is WorkResult {
 }
 
 function isStats(v: unknown): v is AgentStats {
-  return isObject(v) && typeof v.agentId === 'string' && typeof v.maxInFlight === 'number' && typeof v.queriesProcessed === 'number';
+  return (
+    isObject(v) &&
+    typeof v.agentId === 'string' &&
+    typeof v.maxInFlight === 'number' &&
+    typeof v.queriesProcessed === 'number'
+  );
 }

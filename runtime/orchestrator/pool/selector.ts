@@ -7,7 +7,10 @@ export type LabelSelector = z.infer<typeof labelSelector>;
  * Kubernetes label-selector semantics: every matchLabels pair and every matchExpressions requirement must
  * hold. An absent or empty selector matches everything (`agentPool.selector` absent: all AgentConfigs).
  */
-export function matchesSelector(labels: Readonly<Record<string, string>> | undefined, selector: LabelSelector | undefined): boolean {
+export function matchesSelector(
+  labels: Readonly<Record<string, string>> | undefined,
+  selector: LabelSelector | undefined,
+): boolean {
   if (!selector) return true;
   const own = labels ?? {};
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

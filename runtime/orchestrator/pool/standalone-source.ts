@@ -23,7 +23,8 @@ interface Wanted {
   fingerprint: string;
 }
 
-const configName = (c: { metadata: { name: string; namespace?: string } }) => `${c.metadata.namespace ?? DEFAULT_NAMESPACE}/${c.metadata.name}`;
+const configName = (c: { metadata: { name: string; namespace?: string } }) =>
+  `${c.metadata.namespace ?? DEFAULT_NAMESPACE}/${c.metadata.name}`;
 
 /**
  * Standalone members: `spec.replicas` in-process agents per selected AgentConfig. Follows the declarative
@@ -72,7 +73,12 @@ export class StandaloneSource implements MemberSource {
   private orchestrator(): OrchestratorResource | undefined {
     const all = this.options.source.list('Orchestrator');
     const named = this.options.orchestrator;
-    if (named) return all.find((o) => o.metadata.name === named.name && (o.metadata.namespace ?? DEFAULT_NAMESPACE) === (named.namespace ?? DEFAULT_NAMESPACE));
+    if (named)
+      return all.find(
+        (o) =>
+          o.metadata.name === named.name &&
+          (o.metadata.namespace ?? DEFAULT_NAMESPACE) === (named.namespace ?? DEFAULT_NAMESPACE),
+      );
     return all.sort((a, b) => configName(a).localeCompare(configName(b)))[0];
   }
 

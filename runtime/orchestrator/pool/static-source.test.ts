@@ -6,11 +6,9 @@ import { StaticSource, parseAgentEndpoints } from './static-source.js';
 
 describe('STEWARD_AGENT_ENDPOINTS', () => {
   it('keeps the origins of http and https endpoints, in order', () => {
-    expect(parseAgentEndpoints(['http://agent-0:9000', 'https://agent-1.agents.svc:9443/', 'http://10.0.0.7'])).toEqual([
-      'http://agent-0:9000',
-      'https://agent-1.agents.svc:9443',
-      'http://10.0.0.7',
-    ]);
+    expect(parseAgentEndpoints(['http://agent-0:9000', 'https://agent-1.agents.svc:9443/', 'http://10.0.0.7'])).toEqual(
+      ['http://agent-0:9000', 'https://agent-1.agents.svc:9443', 'http://10.0.0.7'],
+    );
   });
 
   it.each([
@@ -42,7 +40,9 @@ describe('STEWARD_AGENT_ENDPOINTS', () => {
     expect(config.STEWARD_AGENT_ENDPOINTS).toEqual(['http://a:9000', 'https://b:9443']);
     expect(config.STEWARD_AGENT_PROBE_INTERVAL_MS).toBe(5000);
     expect(parseConfig(orchestratorConfigSchema, {}).STEWARD_AGENT_ENDPOINTS).toBeUndefined();
-    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_ENDPOINTS: 'http://a:9000,a:9000/x' })).toThrow(ConfigError);
+    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_ENDPOINTS: 'http://a:9000,a:9000/x' })).toThrow(
+      ConfigError,
+    );
   });
 });
 

@@ -10,13 +10,15 @@ export type StaticSourceOptions = Omit<RemoteAgentOptions, 'endpoint' | 'id'>;
  * PoolConfigError naming the setting: the orchestrator must not start with a pool it cannot reach.
  */
 export function parseAgentEndpoints(entries: readonly string[]): string[] {
-  if (entries.length === 0) throw new PoolConfigError('STEWARD_AGENT_ENDPOINTS lists no endpoint', 'STEWARD_AGENT_ENDPOINTS');
+  if (entries.length === 0)
+    throw new PoolConfigError('STEWARD_AGENT_ENDPOINTS lists no endpoint', 'STEWARD_AGENT_ENDPOINTS');
   const seen = new Set<string>();
   for (const entry of entries) {
     const problem = endpointProblem(entry);
     if (problem) throw new PoolConfigError(`STEWARD_AGENT_ENDPOINTS: ${problem}`, 'STEWARD_AGENT_ENDPOINTS');
     const origin = new URL(entry).origin;
-    if (seen.has(origin)) throw new PoolConfigError(`STEWARD_AGENT_ENDPOINTS: ${origin} is listed twice`, 'STEWARD_AGENT_ENDPOINTS');
+    if (seen.has(origin))
+      throw new PoolConfigError(`STEWARD_AGENT_ENDPOINTS: ${origin} is listed twice`, 'STEWARD_AGENT_ENDPOINTS');
     seen.add(origin);
   }
   return [...seen];

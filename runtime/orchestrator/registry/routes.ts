@@ -26,13 +26,20 @@ class AgentClock {
   private readonly times = new Map<string, AgentTimes>();
   readonly unsubscribe: () => void;
 
-  constructor(source: DeclarativeSource, private readonly now: () => Date) {
+  constructor(
+    source: DeclarativeSource,
+    private readonly now: () => Date,
+  ) {
     this.unsubscribe = source.subscribe((events) => {
       for (const e of events) {
         if (e.resource.kind !== 'AgentConfig') continue;
         const key = keyOf(e.resource as AgentConfigResource);
         if (e.type === 'deleted') this.times.delete(key);
-        else if (e.type === 'modified') this.times.set(key, { createdAt: this.of(e.resource as AgentConfigResource).createdAt, updatedAt: this.now() });
+        else if (e.type === 'modified')
+          this.times.set(key, {
+            createdAt: this.of(e.resource as AgentConfigResource).createdAt,
+            updatedAt: this.now(),
+          });
       }
     });
   }
@@ -42,7 +49,10 @@ class AgentClock {
     let t = this.times.get(key);
     if (!t) {
       const created = agent.metadata.creationTimestamp ? new Date(agent.metadata.creationTimestamp) : this.now();
-      t = { createdAt: Number.isNaN(created.getTime()) ? this.now() : created, updatedAt: Number.isNaN(created.getTime()) ? this.now() : created };
+      t = {
+        createdAt: Number.isNaN(created.getTime()) ? this.now() : created,
+        updatedAt: Number.isNaN(created.getTime()) ? this.now() : created,
+      };
       this.times.set(key, t);
     }
     return t;
@@ -64,7 +74,9 @@ export const registryRoutes: FastifyPluginAsync<RegistryRouteDeps> = async (app,
     const page = pageOf(query);
     const type = queryText(query, 'type');
     if (type !== undefined && !TYPES.has(type)) {
-      throw new ApiError('plan', 'INVALID_REQUEST', 'type must be specialist or coordinator', { fields: [{ field: 'type', message: 'specialist or coordinator' }] });
+      throw new ApiError('plan', 'INVALID_REQUEST', 'type must be specialist or coordinator', {
+        fields: [{ field: 'type', message: 'specialist or coordinator' }],
+      });
     }
     const filter = { domain: queryText(query, 'domain'), capability: queryText(query, 'capability'), type };
     const found = sorted().filter((a) => matches(a, filter));

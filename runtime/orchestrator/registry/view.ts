@@ -21,7 +21,11 @@ export interface AgentFilter {
 
 export function matches(agent: AgentConfigResource, f: AgentFilter): boolean {
   const s = agent.spec;
-  return (f.domain === undefined || s.domain === f.domain) && (f.type === undefined || s.type === f.type) && (f.capability === undefined || s.capabilities.includes(f.capability));
+  return (
+    (f.domain === undefined || s.domain === f.domain) &&
+    (f.type === undefined || s.type === f.type) &&
+    (f.capability === undefined || s.capabilities.includes(f.capability))
+  );
 }
 
 export function sourceOf(agent: AgentConfigResource, fromFiles: boolean): AgentSource {
@@ -32,7 +36,14 @@ export function sourceOf(agent: AgentConfigResource, fromFiles: boolean): AgentS
 /** The registry's list entry (the reference's registry agent without the detail-only fields). */
 export function listView(agent: AgentConfigResource, source: AgentSource) {
   const s = agent.spec;
-  return { name: agent.metadata.name, domain: s.domain, type: s.type, description: s.description, capabilities: s.capabilities, source };
+  return {
+    name: agent.metadata.name,
+    domain: s.domain,
+    type: s.type,
+    description: s.description,
+    capabilities: s.capabilities,
+    source,
+  };
 }
 
 /** The detail view: the list entry plus `llm`, `metadata {createdAt, updatedAt}` and the per-step timeout. */

@@ -7,15 +7,28 @@ export const NS = 'default';
 const API_VERSION = 'steward.dev/v1alpha1';
 
 export function orchestrator(name: string, matchLabels?: Record<string, string>, namespace = NS): KubeObject {
-  return { apiVersion: API_VERSION, kind: 'Orchestrator', metadata: { name, namespace }, spec: matchLabels ? { agentPool: { selector: { matchLabels } } } : {} };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Orchestrator',
+    metadata: { name, namespace },
+    spec: matchLabels ? { agentPool: { selector: { matchLabels } } } : {},
+  };
 }
 
-export function agentConfig(name: string, opts: { labels?: Record<string, string>; replicas?: number; namespace?: string } = {}): KubeObject {
+export function agentConfig(
+  name: string,
+  opts: { labels?: Record<string, string>; replicas?: number; namespace?: string } = {},
+): KubeObject {
   return {
     apiVersion: API_VERSION,
     kind: 'AgentConfig',
     metadata: { name, namespace: opts.namespace ?? NS, labels: opts.labels ?? {} },
-    spec: { type: 'specialist', domain: 'travel', llm: { provider: 'openai', model: 'gpt-4o-mini' }, replicas: opts.replicas ?? 1 },
+    spec: {
+      type: 'specialist',
+      domain: 'travel',
+      llm: { provider: 'openai', model: 'gpt-4o-mini' },
+      replicas: opts.replicas ?? 1,
+    },
   };
 }
 
@@ -29,7 +42,13 @@ export interface SliceEndpoint {
  * An EndpointSlice of AgentConfig `agent`'s Service, as the EndpointSlice controller would write it. Each test
  * agent listens on its own port of 127.0.0.1, and a slice has one port: one slice per agent.
  */
-export function agentSlice(name: string, agent: string, port: number, endpoints: SliceEndpoint[], namespace = NS): KubeObject {
+export function agentSlice(
+  name: string,
+  agent: string,
+  port: number,
+  endpoints: SliceEndpoint[],
+  namespace = NS,
+): KubeObject {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',
@@ -45,7 +64,11 @@ export function agentSlice(name: string, agent: string, port: number, endpoints:
 }
 
 /** The Deployment and Service the operator makes for AgentConfig `agent` (docs/cluster-mode.md), for simulated pods. */
-export function agentWorkload(agent: string, replicas: number, namespace = NS): { deployment: KubeObject; service: KubeObject } {
+export function agentWorkload(
+  agent: string,
+  replicas: number,
+  namespace = NS,
+): { deployment: KubeObject; service: KubeObject } {
   const labels = { 'steward.dev/agent': agent };
   return {
     deployment: {
@@ -57,7 +80,15 @@ export function agentWorkload(agent: string, replicas: number, namespace = NS): 
         selector: { matchLabels: labels },
         template: {
           metadata: { labels },
-          spec: { containers: [{ name: 'agent', image: 'ghcr.io/steward-dev/steward:test', ports: [{ name: 'http', containerPort: 8090 }] }] },
+          spec: {
+            containers: [
+              {
+                name: 'agent',
+                image: 'ghcr.io/steward-dev/steward:test',
+                ports: [{ name: 'http', containerPort: 8090 }],
+              },
+            ],
+          },
         },
       },
     },
@@ -69,4 +100,3 @@ export function agentWorkload(agent: string, replicas: number, namespace = NS): 
     },
   };
 }
-

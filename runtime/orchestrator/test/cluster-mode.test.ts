@@ -33,10 +33,22 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-const clusterEnv = () => ({ STEWARD_SOURCE: 'kubernetes', STEWARD_KUBECONFIG: cluster.kubeconfig, STEWARD_NAMESPACE: NS, STEWARD_HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+const clusterEnv = () => ({
+  STEWARD_SOURCE: 'kubernetes',
+  STEWARD_KUBECONFIG: cluster.kubeconfig,
+  STEWARD_NAMESPACE: NS,
+  STEWARD_HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+});
 
 function agentEnv(extra: Record<string, string> = {}) {
-  return parseConfig(agentConfigSchema, { ...clusterEnv(), STEWARD_AGENT_PORT: '0', STEWARD_AGENT_NAME: 'flights', STEWARD_AGENT_TOKEN: TOKEN, ...extra });
+  return parseConfig(agentConfigSchema, {
+    ...clusterEnv(),
+    STEWARD_AGENT_PORT: '0',
+    STEWARD_AGENT_NAME: 'flights',
+    STEWARD_AGENT_TOKEN: TOKEN,
+    ...extra,
+  });
 }
 
 describe('steward agent with STEWARD_SOURCE=kubernetes', () => {
@@ -57,7 +69,9 @@ describe('steward agent with STEWARD_SOURCE=kubernetes', () => {
     await client.create(Resources.AgentConfig, agentConfig('cars', { namespace: 'agents' }));
     const agent = await startAgent(agentEnv({ STEWARD_AGENT_NAME: 'cars', STEWARD_NAMESPACE: 'agents' }), log);
     await agent.close();
-    expect(cluster.requests.count({ verb: 'get', resource: 'agentconfigs', namespace: 'agents', name: 'cars' })).toBe(1);
+    expect(cluster.requests.count({ verb: 'get', resource: 'agentconfigs', namespace: 'agents', name: 'cars' })).toBe(
+      1,
+    );
   });
 
   it('fails to start with a StartupError naming STEWARD_AGENT_NAME when its AgentConfig does not exist', async () => {
@@ -70,10 +84,16 @@ describe('steward agent with STEWARD_SOURCE=kubernetes', () => {
 
 describe('the orchestrator settings', () => {
   it('require STEWARD_ORCHESTRATOR_NAME with STEWARD_AGENT_DISCOVERY=kubernetes, and no STEWARD_AGENT_ENDPOINTS', () => {
-    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_DISCOVERY: 'kubernetes' })).toThrow(/STEWARD_ORCHESTRATOR_NAME: required with STEWARD_AGENT_DISCOVERY=kubernetes/);
-    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_DISCOVERY: 'kubernetes', STEWARD_ORCHESTRATOR_NAME: 'main', STEWARD_AGENT_ENDPOINTS: 'http://a:8090' })).toThrow(
-      /STEWARD_AGENT_ENDPOINTS: set either/,
+    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_DISCOVERY: 'kubernetes' })).toThrow(
+      /STEWARD_ORCHESTRATOR_NAME: required with STEWARD_AGENT_DISCOVERY=kubernetes/,
     );
+    expect(() =>
+      parseConfig(orchestratorConfigSchema, {
+        STEWARD_AGENT_DISCOVERY: 'kubernetes',
+        STEWARD_ORCHESTRATOR_NAME: 'main',
+        STEWARD_AGENT_ENDPOINTS: 'http://a:8090',
+      }),
+    ).toThrow(/STEWARD_AGENT_ENDPOINTS: set either/);
   });
 });
 
@@ -86,7 +106,10 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
     await client.create(Resources.AgentConfig, agentConfig('hotels', { labels: { pool: 'main' }, replicas: 2 }));
     // NB: the echo stand-in is its only provider: the AgentConfig's openai falls back to it.
     agent = await startAgent(agentEnv({ STEWARD_AGENT_NAME: 'hotels', STEWARD_LLM_ECHO: 'true' }), log);
-    await client.create(Resources.EndpointSlice, agentSlice('hotels-agent-1', 'hotels', Number(new URL(agent.url).port), [{ ip: '127.0.0.1', pod: 'hotels-1' }]));
+    await client.create(
+      Resources.EndpointSlice,
+      agentSlice('hotels-agent-1', 'hotels', Number(new URL(agent.url).port), [{ ip: '127.0.0.1', pod: 'hotels-1' }]),
+    );
     const config = parseConfig(orchestratorConfigSchema, {
       ...clusterEnv(),
       PORT: '0',
@@ -115,11 +138,17 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
   });
 
   it('takes the pool agents from the EndpointSlices and writes the pool status to the cluster', async () => {
-    await eventually(() => expect(orch.parts.pool.status()).toEqual({ desired: 2, available: 1, healthy: 1, unhealthy: 0 }));
+    await eventually(() =>
+      expect(orch.parts.pool.status()).toEqual({ desired: 2, available: 1, healthy: 1, unhealthy: 0 }),
+    );
     await eventually(async () => {
       const o = await client.get<KubeObject & { status?: { pool?: unknown } }>(Resources.Orchestrator, NS, 'main');
       expect(o.status?.pool).toEqual({ desired: 2, available: 1, healthy: 1, unhealthy: 0 });
-      const a = await client.get<KubeObject & { status?: { healthyAgents?: number; llm?: unknown } }>(Resources.AgentConfig, NS, 'hotels');
+      const a = await client.get<KubeObject & { status?: { healthyAgents?: number; llm?: unknown } }>(
+        Resources.AgentConfig,
+        NS,
+        'hotels',
+      );
       expect(a.status?.healthyAgents).toBe(1);
       // The provider its agents report they call: a fallback shows in the AgentConfig's status.
       expect(a.status?.llm).toEqual({ provider: 'echo', fallback: true, requestedProvider: 'openai' });
@@ -134,11 +163,15 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
   });
 
   it("reads the built-in policy pack under the namespace's Policies", () => {
-    expect(orch.parts.deps.source.get('Policy', 'builtin-pii')?.metadata).toMatchObject({ namespace: NS, labels: { 'steward.dev/pack': 'builtin' } });
+    expect(orch.parts.deps.source.get('Policy', 'builtin-pii')?.metadata).toMatchObject({
+      namespace: NS,
+      labels: { 'steward.dev/pack': 'builtin' },
+    });
   });
 
   it('stores a dynamic policy as a Policy resource', async () => {
-    const rego = 'package custom.nobanana\n\ndeny contains msg if {\n  contains(lower(input.query), "banana")\n  msg := "no bananas"\n}\n';
+    const rego =
+      'package custom.nobanana\n\ndeny contains msg if {\n  contains(lower(input.query), "banana")\n  msg := "no bananas"\n}\n';
     const res = await fetch(`${orch.url}/api/v1/policies`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

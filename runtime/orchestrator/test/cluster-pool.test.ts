@@ -15,7 +15,11 @@ let client: KubeClient;
 const cleanup: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ crds: 'crds/', namespaces: ['everything'], workloads: { kubeletMode: 'simulated' } });
+  cluster = await startTestCluster({
+    crds: 'crds/',
+    namespaces: ['everything'],
+    workloads: { kubeletMode: 'simulated' },
+  });
   client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'cluster-pool-test' });
 });
 afterEach(async () => {
@@ -39,14 +43,23 @@ async function agents(n: number): Promise<HttpAgent[]> {
   return list;
 }
 
-async function startPool(orchestratorName: string, namespace = NS, c = client): Promise<{ pool: AgentPool; source: EndpointSliceSource }> {
+async function startPool(
+  orchestratorName: string,
+  namespace = NS,
+  c = client,
+): Promise<{ pool: AgentPool; source: EndpointSliceSource }> {
   const source = new EndpointSliceSource({ client: c, namespace, orchestrator: orchestratorName });
   const pool = await AgentPool.start({ source, probeIntervalMs: 50 });
   cleanup.push(() => pool.close());
   return { pool, source };
 }
 
-const memberKeys = (pool: AgentPool) => pool.members().filter((m) => !m.draining).map((m) => m.key).sort();
+const memberKeys = (pool: AgentPool) =>
+  pool
+    .members()
+    .filter((m) => !m.draining)
+    .map((m) => m.key)
+    .sort();
 const key = (agent: string, a: HttpAgent, namespace = NS) => `${namespace}/${agent}@${a.endpoint}`;
 
 describe('EndpointSlice discovery', () => {
@@ -55,8 +68,12 @@ describe('EndpointSlice discovery', () => {
     await create(orchestrator('disc', { pool: 'disc' }));
     await create(agentConfig('disc-travel', { labels: { pool: 'disc' }, replicas: 2 }));
     await create(agentConfig('disc-other', { labels: { pool: 'elsewhere' } }));
-    await create(agentSlice('disc-travel-agent-a', 'disc-travel', a!.port, [{ ip: '127.0.0.1', pod: 'disc-travel-a' }]));
-    await create(agentSlice('disc-travel-agent-b', 'disc-travel', b!.port, [{ ip: '127.0.0.1', pod: 'disc-travel-b' }]));
+    await create(
+      agentSlice('disc-travel-agent-a', 'disc-travel', a!.port, [{ ip: '127.0.0.1', pod: 'disc-travel-a' }]),
+    );
+    await create(
+      agentSlice('disc-travel-agent-b', 'disc-travel', b!.port, [{ ip: '127.0.0.1', pod: 'disc-travel-b' }]),
+    );
     await create(agentSlice('disc-other-agent-c', 'disc-other', c!.port, [{ ip: '127.0.0.1', pod: 'disc-other-c' }]));
 
     const { pool } = await startPool('disc');
@@ -64,7 +81,9 @@ describe('EndpointSlice discovery', () => {
     await eventually(() => expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 2, unhealthy: 0 }));
 
     // b's pod stops being ready: its endpoint stays in the slice with ready=false.
-    await client.patch(Resources.EndpointSlice, NS, 'disc-travel-agent-b', { endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: false, serving: false, terminating: true } }] });
+    await client.patch(Resources.EndpointSlice, NS, 'disc-travel-agent-b', {
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: false, serving: false, terminating: true } }],
+    });
     await eventually(() => expect(memberKeys(pool)).toEqual([key('disc-travel', a!)]));
 
     // a's pod is deleted: the controller removes its endpoint (here, its slice).
@@ -73,7 +92,9 @@ describe('EndpointSlice discovery', () => {
     expect(pool.status()).toEqual({ desired: 2, available: 0, healthy: 0, unhealthy: 0 });
 
     // A replacement pod becomes ready.
-    await create(agentSlice('disc-travel-agent-d', 'disc-travel', d!.port, [{ ip: '127.0.0.1', pod: 'disc-travel-d' }]));
+    await create(
+      agentSlice('disc-travel-agent-d', 'disc-travel', d!.port, [{ ip: '127.0.0.1', pod: 'disc-travel-d' }]),
+    );
     await eventually(() => expect(memberKeys(pool)).toEqual([key('disc-travel', d!)]));
     await eventually(() => expect(pool.status()).toEqual({ desired: 2, available: 1, healthy: 1, unhealthy: 0 }));
   });
@@ -93,7 +114,9 @@ describe('EndpointSlice discovery', () => {
     await eventually(() => expect(memberKeys(pool)).toEqual([key('sel-in', a!), key('sel-out', b!)].sort()));
     expect(pool.status().desired).toBe(4);
 
-    await client.patch(Resources.Orchestrator, NS, 'sel', { spec: { agentPool: { selector: { matchLabels: { pool: 'nothing' } } } } });
+    await client.patch(Resources.Orchestrator, NS, 'sel', {
+      spec: { agentPool: { selector: { matchLabels: { pool: 'nothing' } } } },
+    });
     await eventually(() => expect(memberKeys(pool)).toEqual([]));
     expect(pool.status().desired).toBe(0);
   });
@@ -130,7 +153,10 @@ describe('EndpointSlice discovery', () => {
     const victim = ids[0]!;
     await client.delete(Resources.Pod, NS, victim);
     await eventually(() => {
-      const now = pool.members().filter((m) => !m.draining).map((m) => m.id);
+      const now = pool
+        .members()
+        .filter((m) => !m.draining)
+        .map((m) => m.id);
       expect(now).not.toContain(victim);
       expect(now).toHaveLength(2);
     });
@@ -140,12 +166,29 @@ describe('EndpointSlice discovery', () => {
 describe('pool status', () => {
   const lease = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 };
 
-  function statusWriter(pool: AgentPool, source: EndpointSliceSource, orchestratorName: string, identity: string, c = client, minIntervalMs = 50): PoolStatusWriter {
-    const w = new PoolStatusWriter({ client: c, namespace: NS, orchestrator: orchestratorName, identity, pool, selection: source, minIntervalMs, lease }).start();
+  function statusWriter(
+    pool: AgentPool,
+    source: EndpointSliceSource,
+    orchestratorName: string,
+    identity: string,
+    c = client,
+    minIntervalMs = 50,
+  ): PoolStatusWriter {
+    const w = new PoolStatusWriter({
+      client: c,
+      namespace: NS,
+      orchestrator: orchestratorName,
+      identity,
+      pool,
+      selection: source,
+      minIntervalMs,
+      lease,
+    }).start();
     cleanup.push(() => w.stop());
     return w;
   }
-  const statusOf = async (ref: typeof Resources.Orchestrator, name: string) => (await client.get<KubeObject & { status?: Record<string, unknown> }>(ref, NS, name)).status ?? {};
+  const statusOf = async (ref: typeof Resources.Orchestrator, name: string) =>
+    (await client.get<KubeObject & { status?: Record<string, unknown> }>(ref, NS, name)).status ?? {};
   const patches = (name?: string) =>
     cluster.requests.count({ verb: 'patch', resource: 'orchestrators/status', ...(name ? { name } : {}) }) +
     cluster.requests.count({ verb: 'patch', resource: 'agentconfigs/status' });
@@ -162,12 +205,19 @@ describe('pool status', () => {
     statusWriter(pool, source, 'st', 'orch-0');
 
     await eventually(async () => {
-      expect((await statusOf(Resources.Orchestrator, 'st')).pool).toEqual({ desired: 3, available: 2, healthy: 1, unhealthy: 1 });
+      expect((await statusOf(Resources.Orchestrator, 'st')).pool).toEqual({
+        desired: 3,
+        available: 2,
+        healthy: 1,
+        unhealthy: 1,
+      });
       expect((await statusOf(Resources.AgentConfig, 'st-a')).healthyAgents).toBe(1);
       expect((await statusOf(Resources.AgentConfig, 'st-b')).healthyAgents).toBe(0);
     });
     // Converged: the informers hold what was written. More probe rounds change nothing, so write nothing.
-    await eventually(() => expect(source.orchestrator()?.status?.pool).toEqual({ desired: 3, available: 2, healthy: 1, unhealthy: 1 }));
+    await eventually(() =>
+      expect(source.orchestrator()?.status?.pool).toEqual({ desired: 3, available: 2, healthy: 1, unhealthy: 1 }),
+    );
     const before = patches();
     for (let i = 0; i < 5; i++) await pool.probeNow();
     await new Promise((r) => setTimeout(r, 200));
@@ -176,7 +226,12 @@ describe('pool status', () => {
     // A change is written: y becomes healthy.
     y!.ready = true;
     await eventually(async () => {
-      expect((await statusOf(Resources.Orchestrator, 'st')).pool).toEqual({ desired: 3, available: 2, healthy: 2, unhealthy: 0 });
+      expect((await statusOf(Resources.Orchestrator, 'st')).pool).toEqual({
+        desired: 3,
+        available: 2,
+        healthy: 2,
+        unhealthy: 0,
+      });
       expect((await statusOf(Resources.AgentConfig, 'st-a')).healthyAgents).toBe(2);
     });
   });
@@ -190,13 +245,17 @@ describe('pool status', () => {
     await create(agentSlice('rl-a-agent-y', 'rl-a', y!.port, [{ ip: '127.0.0.1' }]));
     const { pool, source } = await startPool('rl');
     statusWriter(pool, source, 'rl', 'orch-0', client, 2000);
-    await eventually(async () => expect((await statusOf(Resources.Orchestrator, 'rl')).pool).toMatchObject({ healthy: 1 }));
+    await eventually(async () =>
+      expect((await statusOf(Resources.Orchestrator, 'rl')).pool).toMatchObject({ healthy: 1 }),
+    );
     // Three changes within the interval: one trailing write carries the last.
     for (const ready of [true, false, true]) {
       y!.ready = ready;
       await pool.probeNow();
     }
-    await eventually(async () => expect((await statusOf(Resources.Orchestrator, 'rl')).pool).toMatchObject({ healthy: 2 }));
+    await eventually(async () =>
+      expect((await statusOf(Resources.Orchestrator, 'rl')).pool).toMatchObject({ healthy: 2 }),
+    );
     expect(cluster.requests.count({ verb: 'patch', resource: 'orchestrators/status', name: 'rl' })).toBe(2);
   });
 
@@ -204,7 +263,20 @@ describe('pool status', () => {
     const [x] = await agents(1);
     await create(orchestrator('own', { pool: 'own' }));
     await create(agentConfig('own-a', { labels: { pool: 'own' } }));
-    await client.patch(Resources.AgentConfig, NS, 'own-a', { status: { readyReplicas: 1, conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } }, { subresource: 'status' });
+    await client.patch(
+      Resources.AgentConfig,
+      NS,
+      'own-a',
+      {
+        status: {
+          readyReplicas: 1,
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+          ],
+        },
+      },
+      { subresource: 'status' },
+    );
     await create(agentSlice('own-a-agent-x', 'own-a', x!.port, [{ ip: '127.0.0.1' }]));
     const { pool, source } = await startPool('own');
     statusWriter(pool, source, 'own', 'orch-0');
@@ -222,18 +294,36 @@ describe('pool status', () => {
     await create(orchestrator('ha', { pool: 'ha' }));
     await create(agentConfig('ha-a', { labels: { pool: 'ha' } }));
     await create(agentSlice('ha-a-agent-x', 'ha-a', x!.port, [{ ip: '127.0.0.1' }]));
-    const clients = await Promise.all(['replica-1', 'replica-2'].map((userAgent) => KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent })));
+    const clients = await Promise.all(
+      ['replica-1', 'replica-2'].map((userAgent) =>
+        KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent }),
+      ),
+    );
     cleanup.push(() => Promise.all(clients.map((c) => c.close())));
     const replicas = await Promise.all(clients.map((c) => startPool('ha', NS, c)));
     const writers = replicas.map(({ pool, source }, i) => statusWriter(pool, source, 'ha', `orch-${i}`, clients[i]));
-    const writersOf = () => new Set(cluster.requests.filter({ verb: 'patch', resource: 'orchestrators/status', name: 'ha' }).map((r) => r.userAgent));
+    const writersOf = () =>
+      new Set(
+        cluster.requests
+          .filter({ verb: 'patch', resource: 'orchestrators/status', name: 'ha' })
+          .map((r) => r.userAgent),
+      );
 
-    await eventually(async () => expect((await statusOf(Resources.Orchestrator, 'ha')).pool).toEqual({ desired: 1, available: 1, healthy: 1, unhealthy: 0 }));
+    await eventually(async () =>
+      expect((await statusOf(Resources.Orchestrator, 'ha')).pool).toEqual({
+        desired: 1,
+        available: 1,
+        healthy: 1,
+        unhealthy: 0,
+      }),
+    );
     const leader = writers.findIndex((r) => r.leading);
     expect(leader).toBeGreaterThanOrEqual(0);
     expect(writers.filter((r) => r.leading)).toHaveLength(1);
     x!.ready = false;
-    await eventually(async () => expect((await statusOf(Resources.Orchestrator, 'ha')).pool).toMatchObject({ healthy: 0, unhealthy: 1 }));
+    await eventually(async () =>
+      expect((await statusOf(Resources.Orchestrator, 'ha')).pool).toMatchObject({ healthy: 0, unhealthy: 1 }),
+    );
     expect([...writersOf()]).toEqual([`replica-${leader + 1}`]);
 
     // The leader stops (a rolling update): it gives the Lease up and the other replica takes over.
@@ -241,7 +331,9 @@ describe('pool status', () => {
     const other = 1 - leader;
     await eventually(() => expect(writers[other]!.leading).toBe(true));
     x!.ready = true;
-    await eventually(async () => expect((await statusOf(Resources.Orchestrator, 'ha')).pool).toMatchObject({ healthy: 1, unhealthy: 0 }));
+    await eventually(async () =>
+      expect((await statusOf(Resources.Orchestrator, 'ha')).pool).toMatchObject({ healthy: 1, unhealthy: 0 }),
+    );
     expect(writersOf()).toContain(`replica-${other + 1}`);
   });
 });

@@ -80,22 +80,46 @@ describe('the pool over steward agent pods', () => {
   });
 
   it('gets healthy agents from their EndpointSlices, drops a deleted pod and takes its replacement', async () => {
-    const pool = await AgentPool.start({ source: new EndpointSliceSource({ client, namespace: NS, orchestrator: 'procs', token: TOKEN }), probeIntervalMs: 200 });
+    const pool = await AgentPool.start({
+      source: new EndpointSliceSource({ client, namespace: NS, orchestrator: 'procs', token: TOKEN }),
+      probeIntervalMs: 200,
+    });
     try {
-      await eventually(() => expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 2, unhealthy: 0 }), 60_000);
+      await eventually(
+        () => expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 2, unhealthy: 0 }),
+        60_000,
+      );
       // The pod behind one member, found by its IP.
       const victim = pool.members()[0]!;
       const ip = new URL(victim.key.slice(victim.key.indexOf('@') + 1)).hostname;
-      const pods = await client.list<KubeObject & { status?: { podIP?: string } }>(Resources.Pod, { namespace: NS, labelSelector: 'steward.dev/agent=procs' });
+      const pods = await client.list<KubeObject & { status?: { podIP?: string } }>(Resources.Pod, {
+        namespace: NS,
+        labelSelector: 'steward.dev/agent=procs',
+      });
       const pod = pods.items.find((p) => p.status?.podIP === ip);
       expect(pod).toBeDefined();
       await client.delete(Resources.Pod, NS, pod!.metadata.name!);
-      await eventually(() => expect(pool.members().filter((m) => !m.draining).map((m) => m.key)).not.toContain(victim.key), 60_000);
-      await eventually(() => expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 2, unhealthy: 0 }), 60_000);
+      await eventually(
+        () =>
+          expect(
+            pool
+              .members()
+              .filter((m) => !m.draining)
+              .map((m) => m.key),
+          ).not.toContain(victim.key),
+        60_000,
+      );
+      await eventually(
+        () => expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 2, unhealthy: 0 }),
+        60_000,
+      );
     } catch (err) {
       // The pods' states and logs say why an agent never became ready.
       const pods = await client.list<KubeObject & { status?: unknown }>(Resources.Pod, { namespace: NS });
-      const report = pods.items.map((p) => `${p.metadata.name}: ${JSON.stringify(p.status)}\n${cluster.workloads!.kubelet.logs.read(NS, p.metadata.name!, 'agent', { tailLines: 20 }) ?? ''}`);
+      const report = pods.items.map(
+        (p) =>
+          `${p.metadata.name}: ${JSON.stringify(p.status)}\n${cluster.workloads!.kubelet.logs.read(NS, p.metadata.name!, 'agent', { tailLines: 20 }) ?? ''}`,
+      );
       throw new Error(`${(err as Error).message}\n${report.join('\n')}`, { cause: err });
     } finally {
       await pool.close();
@@ -108,16 +132,25 @@ describe('the pool over steward agent pods', () => {
     await eventually(async () => {
       const o = await client.get<KubeObject & { status?: { pool?: unknown } }>(Resources.Orchestrator, NS, 'procs');
       expect(o.status?.pool).toEqual(expected);
-      const a = await client.get<KubeObject & { status?: { healthyAgents?: number } }>(Resources.AgentConfig, NS, 'procs');
+      const a = await client.get<KubeObject & { status?: { healthyAgents?: number } }>(
+        Resources.AgentConfig,
+        NS,
+        'procs',
+      );
       expect(a.status?.healthyAgents).toBe(2);
     }, 60_000);
     // The kubelet's readiness probe (GET /readyz) passes.
     await eventually(async () => {
-      const pods = await client.list<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(Resources.Pod, { namespace: NS, labelSelector: 'app.kubernetes.io/component=orchestrator' });
+      const pods = await client.list<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+        Resources.Pod,
+        { namespace: NS, labelSelector: 'app.kubernetes.io/component=orchestrator' },
+      );
       expect(pods.items).toHaveLength(1);
       expect(pods.items[0]!.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     }, 60_000);
-    expect(cluster.requests.count({ verb: 'patch', resource: 'orchestrators/status', name: 'procs' })).toBeGreaterThan(0);
+    expect(cluster.requests.count({ verb: 'patch', resource: 'orchestrators/status', name: 'procs' })).toBeGreaterThan(
+      0,
+    );
   }, 120_000);
 });
 

@@ -5,7 +5,13 @@
  * in-process agents; the provider is an OpenAI stand-in (the real SDK).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentConfigYaml, startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../../../testing/gateway.js';
+import {
+  agentConfigYaml,
+  startTestGateway,
+  startTestOrchestrator,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { OUTPUT_BLOCK } from '../../gateway/test/output-policies.js';
 import { postPlan } from '../plan/test/fixtures.js';
@@ -46,17 +52,31 @@ interface AuditRow {
 }
 
 async function auditRows(key: 'request_id' | 'plan_id', value: string): Promise<AuditRow[]> {
-  const { rows } = await gw.store.db.query<AuditRow>(`SELECT provider, prompt, response, metadata FROM audit_entries WHERE organization_id = 'acme' AND metadata->>'${key}' = $1 ORDER BY created_at, id`, [value]);
+  const { rows } = await gw.store.db.query<AuditRow>(
+    `SELECT provider, prompt, response, metadata FROM audit_entries WHERE organization_id = 'acme' AND metadata->>'${key}' = $1 ORDER BY created_at, id`,
+    [value],
+  );
   return rows;
 }
 
 interface ParallelAnswer {
   request_id: string;
-  results: { query_index: number; status: string; result?: unknown; error?: { code: string; message: string }; metadata: { policy_decision: string; agent_id: string } }[];
+  results: {
+    query_index: number;
+    status: string;
+    result?: unknown;
+    error?: { code: string; message: string };
+    metadata: { policy_decision: string; agent_id: string };
+  }[];
 }
 
 async function parallel(queries: Record<string, unknown>[]): Promise<ParallelAnswer> {
-  const res = await orch.app.inject({ method: 'POST', url: '/orchestrator/parallel', headers: acme(), payload: { queries } });
+  const res = await orch.app.inject({
+    method: 'POST',
+    url: '/orchestrator/parallel',
+    headers: acme(),
+    payload: { queries },
+  });
   expect(res.statusCode, res.body).toBe(200);
   return res.json<ParallelAnswer>();
 }
@@ -66,9 +86,16 @@ const query = (text: string) => ({ query: text, policy: ALLOW, llm: { provider: 
 describe('POST /orchestrator/parallel, governed', () => {
   it('answers a query with an SSN POLICY_VIOLATION naming builtin-pii; no agent and no provider sees it', async () => {
     const from = openai.requests.length;
-    const body = await parallel([query(`My SSN is ${SSN}, what is my credit score?`), query('What is a credit score?')]);
+    const body = await parallel([
+      query(`My SSN is ${SSN}, what is my credit score?`),
+      query('What is a credit score?'),
+    ]);
     const [blocked, fine] = body.results;
-    expect(blocked).toMatchObject({ status: 'error', error: { code: 'POLICY_VIOLATION' }, metadata: { policy_decision: 'deny', agent_id: '' } });
+    expect(blocked).toMatchObject({
+      status: 'error',
+      error: { code: 'POLICY_VIOLATION' },
+      metadata: { policy_decision: 'deny', agent_id: '' },
+    });
     expect(blocked!.error!.message).toContain('builtin-pii');
     expect(fine).toMatchObject({ status: 'success', metadata: { policy_decision: 'allow' } });
     const sent = sentSince(from);
@@ -97,13 +124,24 @@ describe('POST /orchestrator/parallel, governed', () => {
     const from = openai.requests.length;
     const deny = 'package parallel.t\n\ndeny contains "no weather" if contains(input.query, "weather")\n';
     const body = await parallel([{ ...query('What is the weather?'), policy: deny }]);
-    expect(body.results[0]).toMatchObject({ status: 'success', result: { deny: ['no weather'] }, metadata: { policy_decision: 'deny' } });
+    expect(body.results[0]).toMatchObject({
+      status: 'success',
+      result: { deny: ['no weather'] },
+      metadata: { policy_decision: 'deny' },
+    });
     expect(sentSince(from)).toHaveLength(0);
   });
 });
 
 describe('POST /api/v1/plan, governed', () => {
-  const step = (id: string, dependsOn: string[] = []) => ({ id, name: id, type: 'llm-call', description: `do ${id}`, depends_on: dependsOn, agent: 'writer' });
+  const step = (id: string, dependsOn: string[] = []) => ({
+    id,
+    name: id,
+    type: 'llm-call',
+    description: `do ${id}`,
+    depends_on: dependsOn,
+    agent: 'writer',
+  });
 
   it('refuses a query with an SSN with 403 POLICY_VIOLATION before the LLM planner asks the provider', async () => {
     const from = openai.requests.length;
@@ -113,16 +151,26 @@ describe('POST /api/v1/plan, governed', () => {
     expect(body.error?.message).toContain('builtin-pii');
     expect(openai.requests.length).toBe(from);
     const contextId = String(body.error?.details?.context_id);
-    const { rows } = await gw.store.db.query<AuditRow>('SELECT provider, prompt, response, metadata FROM audit_entries WHERE context_id = $1', [contextId]);
+    const { rows } = await gw.store.db.query<AuditRow>(
+      'SELECT provider, prompt, response, metadata FROM audit_entries WHERE context_id = $1',
+      [contextId],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.metadata).toMatchObject({ via: 'planner', surface: 'plan', decision: 'blocked_input' });
     expect(rows[0]!.prompt).not.toContain(SSN);
   });
 
   it('masks a card number in a step answer: the step that depends on it and the plan result read it masked', async () => {
-    openai.enqueue({ kind: 'reply', text: JSON.stringify({ steps: [step('a'), step('b', ['a'])] }) }, { kind: 'reply', text: CARD_ANSWER });
+    openai.enqueue(
+      { kind: 'reply', text: JSON.stringify({ steps: [step('a'), step('b', ['a'])] }) },
+      { kind: 'reply', text: CARD_ANSWER },
+    );
     const from = openai.requests.length;
-    const { status, body } = await postPlan(orch.app, { query: 'Find a test card number, then repeat it', domain: 'generic' }, acme());
+    const { status, body } = await postPlan(
+      orch.app,
+      { query: 'Find a test card number, then repeat it', domain: 'generic' },
+      acme(),
+    );
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.metadata.planner).toBe('llm');
     const sent = sentSince(from);
@@ -141,11 +189,17 @@ describe('POST /api/v1/plan, governed', () => {
   });
 
   it('fails a step whose answer an output policy blocks with POLICY_VIOLATION naming the policy', async () => {
-    openai.enqueue({ kind: 'reply', text: JSON.stringify({ steps: [step('a')] }) }, { kind: 'reply', text: 'the FORBIDDEN-WORD is 0000' });
+    openai.enqueue(
+      { kind: 'reply', text: JSON.stringify({ steps: [step('a')] }) },
+      { kind: 'reply', text: 'the FORBIDDEN-WORD is 0000' },
+    );
     const { status, body } = await postPlan(orch.app, { query: 'What are the codes?', domain: 'generic' }, acme());
     expect(status).toBe(403);
     expect(body.error?.code).toBe('POLICY_VIOLATION');
-    expect(body.error?.details).toMatchObject({ step: 'a', block_reason: expect.stringContaining('no-forbidden-word') });
+    expect(body.error?.details).toMatchObject({
+      step: 'a',
+      block_reason: expect.stringContaining('no-forbidden-word'),
+    });
     const failed = body.error?.details?.steps?.[0];
     expect(failed).toMatchObject({ step: 'a', code: 'POLICY_VIOLATION' });
     expect(failed?.message).toContain('no-forbidden-word');

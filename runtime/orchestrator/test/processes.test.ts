@@ -34,7 +34,10 @@ interface Answer {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }
 /** A metrics or health answer, read loosely. */
-type Loose = Record<string, Record<string, Record<string, unknown> & { healthy_agents?: number }> & Record<string, unknown>>;
+type Loose = Record<
+  string,
+  Record<string, Record<string, unknown> & { healthy_agents?: number }> & Record<string, unknown>
+>;
 
 let tmp: string;
 let tls: ThrowawayCertificate;
@@ -68,7 +71,12 @@ interface Health {
 }
 
 /** GET until the status (and body) are as wanted; the body, or throw with the processes' output after the deadline. */
-async function waitFor(url: string, deadlineMs: number, ok: (status: number) => boolean = (status) => status === 200, wanted: (body: unknown) => boolean = () => true): Promise<unknown> {
+async function waitFor(
+  url: string,
+  deadlineMs: number,
+  ok: (status: number) => boolean = (status) => status === 200,
+  wanted: (body: unknown) => boolean = () => true,
+): Promise<unknown> {
   const until = Date.now() + deadlineMs;
   let last = '';
   while (Date.now() < until) {
@@ -99,12 +107,30 @@ beforeAll(async () => {
     },
   });
   key = issueLicenseKey({ tier: 'ENT', expiresAt: new Date('2099-12-31T00:00:00Z'), secret: TEST_SIGNING_SECRET });
-  await writeFile(join(tmp, 'manifests.yaml'), licenseYaml('acme', 'acme', 'ACME_KEY') + agentConfigYaml('worker', AGENTS, { provider: 'openai', model: 'gpt-4o-mini' }));
-  const shared = { STEWARD_MANIFESTS: tmp, STEWARD_BUILTIN_POLICY_PACK: 'disabled', STEWARD_TLS_CERT_FILE: tls.certFile, STEWARD_TLS_KEY_FILE: tls.keyFile, STEWARD_AGENT_TOKEN: TOKEN };
+  await writeFile(
+    join(tmp, 'manifests.yaml'),
+    licenseYaml('acme', 'acme', 'ACME_KEY') +
+      agentConfigYaml('worker', AGENTS, { provider: 'openai', model: 'gpt-4o-mini' }),
+  );
+  const shared = {
+    STEWARD_MANIFESTS: tmp,
+    STEWARD_BUILTIN_POLICY_PACK: 'disabled',
+    STEWARD_TLS_CERT_FILE: tls.certFile,
+    STEWARD_TLS_KEY_FILE: tls.keyFile,
+    STEWARD_AGENT_TOKEN: TOKEN,
+  };
   for (let i = 0; i < AGENTS; i++) {
     const port = await freePort();
     const id = `agent-${i}`;
-    const child = start('agent', { ...shared, STEWARD_HOST: '127.0.0.1', STEWARD_AGENT_PORT: String(port), STEWARD_AGENT_NAME: 'worker', STEWARD_AGENT_ID: id, OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: llm.baseURL });
+    const child = start('agent', {
+      ...shared,
+      STEWARD_HOST: '127.0.0.1',
+      STEWARD_AGENT_PORT: String(port),
+      STEWARD_AGENT_NAME: 'worker',
+      STEWARD_AGENT_ID: id,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: llm.baseURL,
+    });
     agents.push({ id, port, child });
   }
   const port = await freePort();
@@ -121,7 +147,12 @@ beforeAll(async () => {
   });
   orchestratorUrl = `https://127.0.0.1:${port}`;
   // NB: a deadline, not a speed target: six processes start at once on a busy two-core machine.
-  await waitFor(`${orchestratorUrl}/orchestrator/health`, 180_000, (status) => status === 200, (body) => (body as Health).components.agents.healthy_agents === AGENTS);
+  await waitFor(
+    `${orchestratorUrl}/orchestrator/health`,
+    180_000,
+    (status) => status === 200,
+    (body) => (body as Health).components.agents.healthy_agents === AGENTS,
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -142,7 +173,6 @@ async function parallel(body: unknown): Promise<{ status: number; body: Answer }
 }
 
 const query = (text: string) => ({ query: text, policy: POLICY, llm: { provider: 'openai', model: 'gpt-4o-mini' } });
-
 
 describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 1.3', () => {
   it('speaks h2 to clients that offer it, and HTTP/1.1 to those that do not', async () => {
@@ -178,7 +208,12 @@ describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 
     const utilization = res.body.execution_summary.agent_utilization as Record<string, number>;
     expect(Object.keys(utilization).sort()).toEqual(agents.map((a) => a.id));
     expect(Object.values(utilization).sort()).toEqual([2, 2, 2, 3, 3]);
-    expect(maxOverlap(seen.slice(from).map((s) => s.at), DELAY_MS)).toBeLessThanOrEqual(5);
+    expect(
+      maxOverlap(
+        seen.slice(from).map((s) => s.at),
+        DELAY_MS,
+      ),
+    ).toBeLessThanOrEqual(5);
   });
 
   it('refuses a policy that does not compile in query 7 before any query runs', async () => {
@@ -187,17 +222,27 @@ describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 
     queries[7] = { ...query('q7'), policy: 'package p\n\nallow if {\n' };
     const res = await parallel({ queries });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { query_index: 7, field: 'policy', reason: expect.stringMatching(/query\.rego:\d+:\d+/) } });
+    expect(res.body.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { query_index: 7, field: 'policy', reason: expect.stringMatching(/query\.rego:\d+:\d+/) },
+    });
     expect(seen.length).toBe(from);
   });
 
   it('gives the query of a hung provider QUERY_TIMEOUT and runs sequential mode one at a time', async () => {
     const hung = await parallel({ queries: [query('ok'), query('HANG'), query('ok too')], timeout_ms: 1500 });
-    expect(hung.body.results.map((r: { status: string; error?: { code: string } }) => r.error?.code ?? r.status)).toEqual(['success', 'QUERY_TIMEOUT', 'success']);
+    expect(
+      hung.body.results.map((r: { status: string; error?: { code: string } }) => r.error?.code ?? r.status),
+    ).toEqual(['success', 'QUERY_TIMEOUT', 'success']);
     const from = seen.length;
     const seq = await parallel({ queries: [query('s0'), query('s1'), query('s2')], execution_mode: 'sequential' });
     expect(seq.status).toBe(200);
-    expect(maxOverlap(seen.slice(from).map((s) => s.at), DELAY_MS)).toBe(1);
+    expect(
+      maxOverlap(
+        seen.slice(from).map((s) => s.at),
+        DELAY_MS,
+      ),
+    ).toBe(1);
   });
 
   it('answers AGENT_COMMUNICATION_ERROR for the query of an agent killed mid-request, and marks it unhealthy', async () => {
@@ -213,13 +258,21 @@ describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 
       const failed = res.body.results.filter((r: { status: string }) => r.status === 'error');
       expect(failed).toHaveLength(1);
       // NB: not retried on another agent: the item had been sent, and the agent may have run its LLM call.
-      expect(failed[0]).toMatchObject({ error: { code: 'AGENT_COMMUNICATION_ERROR' }, metadata: { agent_id: victim.id } });
+      expect(failed[0]).toMatchObject({
+        error: { code: 'AGENT_COMMUNICATION_ERROR' },
+        metadata: { agent_id: victim.id },
+      });
       expect(res.body.execution_summary).toMatchObject({ successful: AGENTS - 1, failed: 1 });
     } finally {
       onRequest = undefined;
     }
     const health = (await waitFor(`${orchestratorUrl}/orchestrator/health`, 10_000)) as Loose;
-    expect(health.components.agents).toMatchObject({ status: 'degraded', desired: AGENTS, healthy_agents: AGENTS - 1, unhealthy_agents: 1 });
+    expect(health.components.agents).toMatchObject({
+      status: 'degraded',
+      desired: AGENTS,
+      healthy_agents: AGENTS - 1,
+      unhealthy_agents: 1,
+    });
     // The survivors take every query while it is down.
     const after = await parallel({ queries: Array.from({ length: 4 }, (_, i) => query(`a${i}`)) });
     expect(Object.keys(after.body.execution_summary.agent_utilization)).not.toContain(victim.id);
@@ -227,10 +280,20 @@ describe('steward orchestrator with steward agent processes over HTTP/2 and TLS 
 
   it('answers 503 ORCHESTRATOR_UNAVAILABLE, and /orchestrator/health 503, once every agent is down', async () => {
     for (const a of agents) if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill('SIGKILL');
-    const health = (await waitFor(`${orchestratorUrl}/orchestrator/health`, 30_000, (status) => status === 503)) as Loose;
-    expect(health).toMatchObject({ status: 'unhealthy', components: { agents: { healthy_agents: 0, unhealthy_agents: AGENTS }, load_balancer: { status: 'unhealthy' } } });
+    const health = (await waitFor(
+      `${orchestratorUrl}/orchestrator/health`,
+      30_000,
+      (status) => status === 503,
+    )) as Loose;
+    expect(health).toMatchObject({
+      status: 'unhealthy',
+      components: { agents: { healthy_agents: 0, unhealthy_agents: AGENTS }, load_balancer: { status: 'unhealthy' } },
+    });
     const res = await parallel({ queries: [query('anyone?')] });
     expect(res.status).toBe(503);
-    expect(res.body.error).toMatchObject({ code: 'ORCHESTRATOR_UNAVAILABLE', details: { healthy_agents: 0, unhealthy_agents: AGENTS } });
+    expect(res.body.error).toMatchObject({
+      code: 'ORCHESTRATOR_UNAVAILABLE',
+      details: { healthy_agents: 0, unhealthy_agents: AGENTS },
+    });
   });
 });

@@ -59,7 +59,13 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const validate = (payload: string) => app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'application/yaml' }, payload });
+const validate = (payload: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/agents/validate',
+    headers: { 'content-type': 'application/yaml' },
+    payload,
+  });
 const fields = (issues: { field: string }[]) => issues.map((i) => i.field);
 
 describe('POST /api/v1/agents/validate with axonflow.io/v1 files', () => {
@@ -67,8 +73,12 @@ describe('POST /api/v1/agents/validate with axonflow.io/v1 files', () => {
     const body = (await validate(SINGLE)).json();
     expect(body.valid).toBe(true);
     expect(body.errors).toEqual([]);
-    expect(body.warnings.find((w: { field: string }) => w.field === 'apiVersion').message).toContain('steward.dev/v1alpha1');
-    expect(fields(body.warnings)).toEqual(expect.arrayContaining(['spec.llm.temperature', 'spec.prompt_template', 'metadata.domain']));
+    expect(body.warnings.find((w: { field: string }) => w.field === 'apiVersion').message).toContain(
+      'steward.dev/v1alpha1',
+    );
+    expect(fields(body.warnings)).toEqual(
+      expect.arrayContaining(['spec.llm.temperature', 'spec.prompt_template', 'metadata.domain']),
+    );
   });
 
   it('validates a domain file as its llm-call agents, warning about execution, routing, synthesis and connector-call agents', async () => {
@@ -87,7 +97,9 @@ describe('POST /api/v1/agents/validate with axonflow.io/v1 files', () => {
         'spec.agents',
       ]),
     );
-    expect(body.warnings.find((w: { field: string }) => w.field === 'apiVersion').message).toContain('steward.dev/v1alpha1');
+    expect(body.warnings.find((w: { field: string }) => w.field === 'apiVersion').message).toContain(
+      'steward.dev/v1alpha1',
+    );
   });
 
   it("names a domain file's invalid agent field by its place in the file", async () => {
@@ -98,8 +110,16 @@ describe('POST /api/v1/agents/validate with axonflow.io/v1 files', () => {
 
   it.each([
     { name: 'a domain file without agents', yaml: DOMAIN.slice(0, DOMAIN.indexOf('  agents:')), field: 'spec.agents' },
-    { name: 'a domain file without a domain', yaml: DOMAIN.replace('  domain: travel\n', ''), field: 'metadata.domain' },
-    { name: 'an agent of an unknown type', yaml: DOMAIN.replace('type: llm-call', 'type: robot'), field: 'spec.agents[0].type' },
+    {
+      name: 'a domain file without a domain',
+      yaml: DOMAIN.replace('  domain: travel\n', ''),
+      field: 'metadata.domain',
+    },
+    {
+      name: 'an agent of an unknown type',
+      yaml: DOMAIN.replace('type: llm-call', 'type: robot'),
+      field: 'spec.agents[0].type',
+    },
     { name: 'a specialist without llm', yaml: SINGLE.replace(/ {2}llm: .*\n/, ''), field: 'spec.llm' },
   ])('refuses $name', async ({ yaml, field }) => {
     const body = (await validate(yaml)).json();
@@ -113,14 +133,32 @@ describe('the standalone loader (and steward validate) with axonflow.io/v1 files
     const parsed = parseManifestFile('travel.yaml', DOMAIN);
     expect(parsed.issues).toEqual([]);
     expect(parsed.resources.map((r) => [r.resource.metadata.name, r.resource.spec])).toEqual([
-      ['flight-search', expect.objectContaining({ type: 'specialist', domain: 'travel', timeout: '45s', llm: { provider: 'anthropic', model: 'claude-sonnet-4-5' } })],
-      ['hotel-search', expect.objectContaining({ type: 'specialist', domain: 'travel', timeout: '45s', llm: { provider: 'openai', model: 'gpt-4o-mini' } })],
+      [
+        'flight-search',
+        expect.objectContaining({
+          type: 'specialist',
+          domain: 'travel',
+          timeout: '45s',
+          llm: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+        }),
+      ],
+      [
+        'hotel-search',
+        expect.objectContaining({
+          type: 'specialist',
+          domain: 'travel',
+          timeout: '45s',
+          llm: { provider: 'openai', model: 'gpt-4o-mini' },
+        }),
+      ],
     ]);
     expect(parsed.resources[0]!.warnings.map((w) => w.field)).toContain('spec.routing');
   });
 
   it('loads a single agent with its timeout in seconds read as a duration', () => {
     const parsed = parseManifestFile('flight.yaml', SINGLE);
-    expect(parsed.resources.map((r) => r.resource.spec)).toEqual([expect.objectContaining({ domain: 'travel', timeout: '30s', capabilities: ['flight-search'] })]);
+    expect(parsed.resources.map((r) => r.resource.spec)).toEqual([
+      expect.objectContaining({ domain: 'travel', timeout: '30s', capabilities: ['flight-search'] }),
+    ]);
   });
 });

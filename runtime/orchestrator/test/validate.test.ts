@@ -19,23 +19,48 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const yaml = (payload: string) => app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'application/yaml' }, payload });
+const yaml = (payload: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/agents/validate',
+    headers: { 'content-type': 'application/yaml' },
+    payload,
+  });
 const HEAD = 'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: travel}\n';
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: v`).join('\n');
 
 describe('YAML bodies', () => {
   it.each([
-    { name: 'refuses 2,000 short keys (24 KB) by the node limit', body: () => HEAD + Array.from({ length: 2_000 }, (_, i) => `${i}: v`).join('\n'), message: /more than 2000 nodes/ },
+    {
+      name: 'refuses 2,000 short keys (24 KB) by the node limit',
+      body: () => HEAD + Array.from({ length: 2_000 }, (_, i) => `${i}: v`).join('\n'),
+      message: /more than 2000 nodes/,
+    },
     { name: 'refuses a repeated key', body: () => `${HEAD}spec: {}\nspec: {}\n`, message: /key "spec" appears twice/ },
-    { name: 'refuses nesting deeper than 64 levels', body: () => `${HEAD}spec: ${'['.repeat(100)}${']'.repeat(100)}`, message: /deeper than 64/ },
-    { name: 'refuses block nesting deeper than 64 levels', body: () => `${HEAD}spec:\n  ${'- '.repeat(500)}x\n`, message: /deeper than 64/ },
-    { name: 'refuses an alias bomb', body: () => `a: &a [x, x]\n${Array.from({ length: 150 }, (_, i) => `b${i}: *a`).join('\n')}\n`, message: /more than 100 aliases/ },
+    {
+      name: 'refuses nesting deeper than 64 levels',
+      body: () => `${HEAD}spec: ${'['.repeat(100)}${']'.repeat(100)}`,
+      message: /deeper than 64/,
+    },
+    {
+      name: 'refuses block nesting deeper than 64 levels',
+      body: () => `${HEAD}spec:\n  ${'- '.repeat(500)}x\n`,
+      message: /deeper than 64/,
+    },
+    {
+      name: 'refuses an alias bomb',
+      body: () => `a: &a [x, x]\n${Array.from({ length: 150 }, (_, i) => `b${i}: *a`).join('\n')}\n`,
+      message: /more than 100 aliases/,
+    },
     { name: 'refuses two documents', body: () => `${HEAD}---\n${HEAD}`, message: /one YAML document/ },
     { name: 'refuses a syntax error', body: () => 'a: [1, 2\n', message: /invalid YAML/ },
   ])('$name', async ({ body, message }) => {
     const res = await yaml(body());
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST', request_id: res.headers['x-request-id'], timestamp: expect.any(String) } });
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_REQUEST', request_id: res.headers['x-request-id'], timestamp: expect.any(String) },
+    });
     expect(res.json().error.message).toMatch(message);
   });
 
@@ -59,14 +84,24 @@ describe('YAML bodies', () => {
 
 describe('other bodies', () => {
   it('answers text/plain with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'text/plain' }, payload: 'kind: AgentConfig' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/validate',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'kind: AgentConfig',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json().error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', request_id: expect.any(String) });
   });
 
   it('refuses JSON nested 10,000 levels with 400', async () => {
     const payload = '['.repeat(10_000) + ']'.repeat(10_000);
-    const res = await app.inject({ method: 'POST', url: '/api/v1/agents/validate', headers: { 'content-type': 'application/json' }, payload });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/validate',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ code: 'INVALID_REQUEST' });
   });

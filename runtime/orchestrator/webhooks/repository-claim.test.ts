@@ -28,7 +28,8 @@ const payload = { event: 'plan.failed', timestamp: T0.toISOString(), data: {} };
 
 /** `hooks` registrations of `org` at `url` (+ `/<n>`), each with one due delivery queued at `when`. */
 async function queue(org: string, url: string, hooks: number, when = T0): Promise<void> {
-  for (let i = 0; i < hooks; i++) await repo.create(org, null, { url: `${url}/${i}`, events: ['plan.failed'], secret: 's', active: true }, when);
+  for (let i = 0; i < hooks; i++)
+    await repo.create(org, null, { url: `${url}/${i}`, events: ['plan.failed'], secret: 's', active: true }, when);
   expect(await repo.enqueue({ organizationId: org }, 'plan.failed', payload, `plan-${org}`, when)).toBe(hooks);
 }
 
@@ -52,10 +53,17 @@ describe.each(BACKENDS)('claimDue fairness on $name', (backend) => {
     expect(second.map((d) => d.organizationId).sort()).toEqual(['org-b', 'org-b', 'org-c']);
   });
 
-  it('names each delivery\'s organization and target: the URL origin, lower-cased', async () => {
-    await repo.create('org-a', null, { url: 'HTTPS://Hooks.Example.com:8443/In?x=1', events: ['plan.failed'], secret: 's', active: true }, T0);
+  it("names each delivery's organization and target: the URL origin, lower-cased", async () => {
+    await repo.create(
+      'org-a',
+      null,
+      { url: 'HTTPS://Hooks.Example.com:8443/In?x=1', events: ['plan.failed'], secret: 's', active: true },
+      T0,
+    );
     await repo.enqueue({ organizationId: 'org-a' }, 'plan.failed', payload, 'p', T0);
-    expect(await repo.claimDue(at(1), 1, 5_000)).toEqual([expect.objectContaining({ organizationId: 'org-a', target: 'https://hooks.example.com:8443' })]);
+    expect(await repo.claimDue(at(1), 1, 5_000)).toEqual([
+      expect.objectContaining({ organizationId: 'org-a', target: 'https://hooks.example.com:8443' }),
+    ]);
   });
 
   it('leaves an organization at its cap, counting the sends already in flight, and prefers the least busy organization', async () => {
@@ -63,14 +71,23 @@ describe.each(BACKENDS)('claimDue fairness on $name', (backend) => {
     await queue('org-a', 'https://a.example/hook', 3, at(5));
     const fairness = { perOrganization: 4, perTarget: 8, inFlight: { organizations: { 'org-b': 3 }, targets: {} } };
     // org-b has 3 in flight, org-a none: org-a's three come first although org-b's backlog is older.
-    expect((await repo.claimDue(at(10), 3, 5_000, fairness)).map((d) => d.organizationId)).toEqual(['org-a', 'org-a', 'org-a']);
+    expect((await repo.claimDue(at(10), 3, 5_000, fairness)).map((d) => d.organizationId)).toEqual([
+      'org-a',
+      'org-a',
+      'org-a',
+    ]);
     // Then org-b gets one more, its fourth, and no fifth however many slots are free.
     expect((await repo.claimDue(at(10), 8, 5_000, fairness)).map((d) => d.organizationId)).toEqual(['org-b']);
   });
 
   it("caps one target of an organization without holding back the organization's other targets", async () => {
     await queue('org-b', 'https://dead.example/hook', 10);
-    await repo.create('org-b', null, { url: 'https://live.example/hook', events: ['step.completed'], secret: 's', active: true }, T0);
+    await repo.create(
+      'org-b',
+      null,
+      { url: 'https://live.example/hook', events: ['step.completed'], secret: 's', active: true },
+      T0,
+    );
     await repo.enqueue({ organizationId: 'org-b' }, 'step.completed', payload, 'plan-live', at(5));
     const claimed = await repo.claimDue(at(10), 8, 5_000, {
       perOrganization: 4,

@@ -20,7 +20,12 @@ afterAll(async () => {
 
 describe('WebhookRepository', () => {
   it("holds a plan's later events back while an earlier one waits for its retry, and says when to look again", async () => {
-    const hook = await repo.create('org-a', null, { url: 'https://h.example/1', events: ['step.completed', 'plan.completed'], secret: 's', active: true }, T0);
+    const hook = await repo.create(
+      'org-a',
+      null,
+      { url: 'https://h.example/1', events: ['step.completed', 'plan.completed'], secret: 's', active: true },
+      T0,
+    );
     await repo.enqueue({ organizationId: 'org-a' }, 'step.completed', payload('step.completed'), 'plan-1', T0);
     await repo.enqueue({ organizationId: 'org-a' }, 'plan.completed', payload('plan.completed'), 'plan-1', at(1));
     await repo.enqueue({ organizationId: 'org-a' }, 'plan.completed', payload('plan.completed'), 'plan-2', at(2));
@@ -32,20 +37,37 @@ describe('WebhookRepository', () => {
     expect(await repo.claimDue(at(20), 10, 5_000)).toEqual([]);
     // A leased head makes the next look-up the lease's end, not "now".
     expect(await repo.nextDueAt()).toEqual(at(5_010));
-    await repo.recordAttempt(plan2.id, { attempt: 1, startedAt: at(30), durationMs: 1, responseStatus: 200, error: null }, { delivered: true });
-    await repo.recordAttempt(step.id, { attempt: 1, startedAt: at(30), durationMs: 1, responseStatus: 500, error: 'the receiver answered 500' }, { delivered: false, retryAt: at(1_000) });
+    await repo.recordAttempt(
+      plan2.id,
+      { attempt: 1, startedAt: at(30), durationMs: 1, responseStatus: 200, error: null },
+      { delivered: true },
+    );
+    await repo.recordAttempt(
+      step.id,
+      { attempt: 1, startedAt: at(30), durationMs: 1, responseStatus: 500, error: 'the receiver answered 500' },
+      { delivered: false, retryAt: at(1_000) },
+    );
     expect(await repo.nextDueAt()).toEqual(at(1_000));
     expect(await repo.claimDue(at(500), 10, 5_000)).toEqual([]);
     const retry = await repo.claimDue(at(1_000), 10, 5_000);
     expect(retry.map((d) => [d.id, d.attempts])).toEqual([[step.id, 1]]);
-    await repo.recordAttempt(step.id, { attempt: 2, startedAt: at(1_000), durationMs: 1, responseStatus: 200, error: null }, { delivered: true });
+    await repo.recordAttempt(
+      step.id,
+      { attempt: 2, startedAt: at(1_000), durationMs: 1, responseStatus: 200, error: null },
+      { delivered: true },
+    );
     expect((await repo.claimDue(at(1_001), 10, 5_000)).map((d) => d.event)).toEqual(['plan.completed']);
     const log = await repo.deliveries(orgScope('org-a'), hook.id, 10);
     expect(log.map((d) => d.status).sort()).toEqual(['delivered', 'delivered', 'pending']);
   });
 
   it('sends nothing for an inactive registration until it is active again', async () => {
-    const hook = await repo.create('org-b', null, { url: 'https://h.example/2', events: ['plan.failed'], secret: 's', active: true }, T0);
+    const hook = await repo.create(
+      'org-b',
+      null,
+      { url: 'https://h.example/2', events: ['plan.failed'], secret: 's', active: true },
+      T0,
+    );
     await repo.enqueue({ organizationId: 'org-b' }, 'plan.failed', payload('plan.failed'), 'plan-9', at(100_000));
     await repo.update(orgScope('org-b'), hook.id, { active: false }, at(100_000));
     const mine = async (now: Date) => (await repo.claimDue(now, 10, 5_000)).filter((d) => d.webhookId === hook.id);
@@ -55,6 +77,8 @@ describe('WebhookRepository', () => {
   });
 
   it("queues nothing for another organization's registrations", async () => {
-    expect(await repo.enqueue({ organizationId: 'org-c' }, 'plan.failed', payload('plan.failed'), 'plan-x', T0)).toBe(0);
+    expect(await repo.enqueue({ organizationId: 'org-c' }, 'plan.failed', payload('plan.failed'), 'plan-x', T0)).toBe(
+      0,
+    );
   });
 });

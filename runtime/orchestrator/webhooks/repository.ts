@@ -95,7 +95,10 @@ const COLUMNS = 'id, organization_id, tenant_id, url, events, active, created_at
 export type WebhookScope = { organizationId: string } & ReturnType<typeof tenantFilter>;
 
 /** The scope of `identity`'s reads and writes. */
-export const webhookScope = (identity: Identity): WebhookScope => ({ organizationId: identity.organizationId, ...tenantFilter(identity) });
+export const webhookScope = (identity: Identity): WebhookScope => ({
+  organizationId: identity.organizationId,
+  ...tenantFilter(identity),
+});
 
 const IN_SCOPE = `organization_id = $1 AND ${tenantSql('tenant_id', '$2', '$3')}`;
 const scopeParams = (s: WebhookScope) => [s.organizationId, s.bound, s.narrowed];
@@ -132,27 +135,49 @@ export class WebhookRepository {
   }
 
   async list(scope: WebhookScope): Promise<WebhookRecord[]> {
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE ${IN_SCOPE} ORDER BY created_at, id`, scopeParams(scope));
+    const { rows } = await this.db.query<WebhookRow>(
+      `SELECT ${COLUMNS} FROM webhooks WHERE ${IN_SCOPE} ORDER BY created_at, id`,
+      scopeParams(scope),
+    );
     return rows.map(toWebhook);
   }
 
   async get(scope: WebhookScope, id: string): Promise<WebhookRecord | undefined> {
-    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE ${IN_SCOPE} AND id = $4`, [...scopeParams(scope), id]);
+    const { rows } = await this.db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE ${IN_SCOPE} AND id = $4`, [
+      ...scopeParams(scope),
+      id,
+    ]);
     return rows[0] ? toWebhook(rows[0]) : undefined;
   }
 
-  async update(scope: WebhookScope, id: string, patch: Partial<WebhookInput>, at: Date): Promise<WebhookRecord | undefined> {
+  async update(
+    scope: WebhookScope,
+    id: string,
+    patch: Partial<WebhookInput>,
+    at: Date,
+  ): Promise<WebhookRecord | undefined> {
     const { rows } = await this.db.query<WebhookRow>(
       `UPDATE webhooks SET url = COALESCE($5, url), events = COALESCE($6::jsonb, events), secret = COALESCE($7, secret),
          active = COALESCE($8, active), updated_at = $9
        WHERE ${IN_SCOPE} AND id = $4 RETURNING ${COLUMNS}`,
-      [...scopeParams(scope), id, patch.url ?? null, patch.events ? JSON.stringify(patch.events) : null, patch.secret ?? null, patch.active ?? null, at],
+      [
+        ...scopeParams(scope),
+        id,
+        patch.url ?? null,
+        patch.events ? JSON.stringify(patch.events) : null,
+        patch.secret ?? null,
+        patch.active ?? null,
+        at,
+      ],
     );
     return rows[0] ? toWebhook(rows[0]) : undefined;
   }
 
   async remove(scope: WebhookScope, id: string): Promise<boolean> {
-    const { rows } = await this.db.query(`DELETE FROM webhooks WHERE ${IN_SCOPE} AND id = $4 RETURNING id`, [...scopeParams(scope), id]);
+    const { rows } = await this.db.query(`DELETE FROM webhooks WHERE ${IN_SCOPE} AND id = $4 RETURNING id`, [
+      ...scopeParams(scope),
+      id,
+    ]);
     return rows.length > 0;
   }
 
@@ -160,7 +185,13 @@ export class WebhookRepository {
    * One pending delivery per active registration that subscribes to the event and hears of the plan's tenant (an
    * organization-wide one, or the tenant's own), committed in one transaction. Returns how many.
    */
-  async enqueue(source: { organizationId: string; tenantId?: string }, event: WebhookEvent, payload: unknown, orderKey: string, at: Date): Promise<number> {
+  async enqueue(
+    source: { organizationId: string; tenantId?: string },
+    event: WebhookEvent,
+    payload: unknown,
+    orderKey: string,
+    at: Date,
+  ): Promise<number> {
     const { organizationId } = source;
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>(
@@ -189,7 +220,15 @@ export class WebhookRepository {
   async claimDue(now: Date, limit: number, leaseMs: number, fairness?: ClaimFairness): Promise<ClaimedDelivery[]> {
     const caps = fairness ?? { perOrganization: limit, perTarget: limit, inFlight: { organizations: {}, targets: {} } };
     const { rows } = await this.db.query<{
-      id: string; webhook_id: string; organization_id: string; target: string; url: string; secret: string; event: string; payload: ClaimedDelivery['payload']; attempts: number;
+      id: string;
+      webhook_id: string;
+      organization_id: string;
+      target: string;
+      url: string;
+      secret: string;
+      event: string;
+      payload: ClaimedDelivery['payload'];
+      attempts: number;
     }>(
       // NB: FOR UPDATE may not share a query level with window functions, hence the CTEs; the locking level repeats
       // the claimability test on d, so that a row another worker claimed meanwhile is re-checked, not taken twice.
@@ -237,7 +276,11 @@ export class WebhookRepository {
    * Records one attempt and its outcome in one transaction: delivered, retried at `retryAt`, or failed for good
    * (`retryAt` undefined after an unsuccessful attempt).
    */
-  async recordAttempt(id: string, attempt: AttemptRecord, outcome: { delivered: true } | { delivered: false; retryAt?: Date }): Promise<void> {
+  async recordAttempt(
+    id: string,
+    attempt: AttemptRecord,
+    outcome: { delivered: true } | { delivered: false; retryAt?: Date },
+  ): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(
         // NB: the registration (and its deliveries) may have been deleted during the send: then nothing is recorded.
@@ -250,7 +293,15 @@ export class WebhookRepository {
       await tx.query(
         `UPDATE webhook_deliveries SET attempts = $2, status = $3, locked_until = NULL, last_error = $4, response_status = $5,
            next_attempt_at = COALESCE($6, next_attempt_at), delivered_at = $7 WHERE id = $1`,
-        [id, attempt.attempt, status, attempt.error, attempt.responseStatus, outcome.delivered ? null : (outcome.retryAt ?? null), outcome.delivered ? finished : null],
+        [
+          id,
+          attempt.attempt,
+          status,
+          attempt.error,
+          attempt.responseStatus,
+          outcome.delivered ? null : (outcome.retryAt ?? null),
+          outcome.delivered ? finished : null,
+        ],
       );
     });
   }
@@ -295,7 +346,15 @@ export class WebhookRepository {
       deliveredAt: r.delivered_at ? new Date(r.delivered_at as string) : null,
       lastError: (r.last_error as string | null) ?? null,
       responseStatus: r.response_status === null ? null : Number(r.response_status),
-      attemptLog: (r.attempt_log as { attempt: number; started_at: string; duration_ms: number; response_status: number | null; error: string | null }[]).map((a) => ({
+      attemptLog: (
+        r.attempt_log as {
+          attempt: number;
+          started_at: string;
+          duration_ms: number;
+          response_status: number | null;
+          error: string | null;
+        }[]
+      ).map((a) => ({
         attempt: Number(a.attempt),
         startedAt: new Date(a.started_at),
         durationMs: Number(a.duration_ms),

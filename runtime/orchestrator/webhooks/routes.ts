@@ -62,7 +62,8 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteDeps> = async (app, d
   const { webhooks } = deps;
   const checkUrl = (url: string | undefined) => {
     const problem = url === undefined ? undefined : registrationProblem(url, webhooks.allowPrivateTargets);
-    if (problem) throw new ApiError('plan', 'INVALID_REQUEST', problem, { fields: [{ field: 'url', message: problem }] });
+    if (problem)
+      throw new ApiError('plan', 'INVALID_REQUEST', problem, { fields: [{ field: 'url', message: problem }] });
   };
 
   app.post('/api/v1/webhooks', AUTH, async (req, reply) => {
@@ -72,7 +73,12 @@ export const webhookRoutes: FastifyPluginAsync<WebhookRouteDeps> = async (app, d
     const events = [...new Set(body.events)];
     const identity = identityOf(req);
     const tenant = tenantsForWrite(identity, undefined, 'plan')?.[0] ?? null;
-    const created = await webhooks.repo.create(identity.organizationId, tenant, { url: body.url, events, secret: body.secret ?? generated!, active: body.active ?? true }, now());
+    const created = await webhooks.repo.create(
+      identity.organizationId,
+      tenant,
+      { url: body.url, events, secret: body.secret ?? generated!, active: body.active ?? true },
+      now(),
+    );
     return reply.code(201).send({ ...view(created), ...(generated ? { secret: generated } : {}) });
   });
 

@@ -28,11 +28,22 @@ export interface SendResult {
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Resolves like dns.lookup, refusing every address the shared policy refuses. */
-const checkedLookup = guardedLookup(STRICT_POLICY, (hostname, refusal) =>
-  new TargetRefusedError(refusal ? `${hostname} resolves to a private, loopback, link-local or reserved address` : `${hostname} has no address`),
+const checkedLookup = guardedLookup(
+  STRICT_POLICY,
+  (hostname, refusal) =>
+    new TargetRefusedError(
+      refusal
+        ? `${hostname} resolves to a private, loopback, link-local or reserved address`
+        : `${hostname} has no address`,
+    ),
 );
 
-export function postWebhook(target: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendResult> {
+export function postWebhook(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<SendResult> {
   const url = new URL(target);
   const host = hostOf(url);
   if (!options.allowPrivate && isIP(host) && !STRICT_POLICY.allows(host)) {
@@ -57,7 +68,9 @@ export function postWebhook(target: string, body: string, headers: Record<string
       res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
     });
     // NB: the deadline is the only signal, so an error once it fired is the abort it caused.
-    req.on('error', (err: Error) => reject(deadline.aborted ? new Error(`no answer within ${options.timeoutMs} ms`, { cause: err }) : err));
+    req.on('error', (err: Error) =>
+      reject(deadline.aborted ? new Error(`no answer within ${options.timeoutMs} ms`, { cause: err }) : err),
+    );
     req.end(body);
   });
 }

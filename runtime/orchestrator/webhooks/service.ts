@@ -36,7 +36,12 @@ export class WebhookService implements WebhookEmitter {
   private readonly worker: DeliveryWorker;
   private readonly listeners = new Set<(a: RecordedAttempt) => void>();
 
-  constructor(db: Db, settings: WebhookSettings, private readonly log: Logger, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    db: Db,
+    settings: WebhookSettings,
+    private readonly log: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.repo = new WebhookRepository(db);
     this.allowPrivateTargets = settings.allowPrivateTargets ?? false;
     this.worker = new DeliveryWorker({
@@ -63,10 +68,21 @@ export class WebhookService implements WebhookEmitter {
     this.worker.start();
   }
 
-  async emit(organizationId: string, event: WebhookEvent, data: Record<string, unknown>, tenantId?: string): Promise<void> {
+  async emit(
+    organizationId: string,
+    event: WebhookEvent,
+    data: Record<string, unknown>,
+    tenantId?: string,
+  ): Promise<void> {
     const at = this.now();
     const payload = { event, timestamp: at.toISOString(), data };
-    const queued = await this.repo.enqueue({ organizationId, tenantId }, event, payload, typeof data.planId === 'string' ? data.planId : '', at);
+    const queued = await this.repo.enqueue(
+      { organizationId, tenantId },
+      event,
+      payload,
+      typeof data.planId === 'string' ? data.planId : '',
+      at,
+    );
     if (queued) {
       this.log.debug({ organizationId, event, queued }, 'webhook deliveries queued');
       this.worker.wake();

@@ -34,7 +34,8 @@ export function registrationProblem(text: string, allowPrivate: boolean): string
   } catch {
     return 'url is not an absolute URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `url scheme ${url.protocol.slice(0, 16)} is not allowed; use http or https`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `url scheme ${url.protocol.slice(0, 16)} is not allowed; use http or https`;
   if (url.username || url.password) return 'url must not carry credentials; use the secret to authenticate deliveries';
   if (allowPrivate) return undefined;
   // NB: WHATWG URL parsing already turned 2130706433, 0x7f.1 and 017700000001 into 127.0.0.1, and [::127.0.0.1]
@@ -44,5 +45,7 @@ export function registrationProblem(text: string, allowPrivate: boolean): string
   if (host === 'localhost' || host.endsWith('.localhost')) return 'url host is loopback (localhost)';
   if (isIP(host) === 0) return undefined;
   const refusal = addressRefusal(host);
-  return refusal === undefined ? undefined : `url host is a private, loopback, link-local or reserved address (${refusal})`;
+  return refusal === undefined
+    ? undefined
+    : `url host is a private, loopback, link-local or reserved address (${refusal})`;
 }

@@ -120,14 +120,31 @@ async function harness(limits: Partial<WorkerOptions> = {}): Promise<Harness> {
     setClock: (ms) => (clock = T0 + ms),
     async queue(org, host, hooks, event = 'plan.failed') {
       const ids: string[] = [];
-      for (let i = 0; i < hooks; i++) ids.push((await repo.create(org, null, { url: `https://${host}/${i}`, events: [event as 'plan.failed'], secret: 's', active: true }, new Date(clock))).id);
-      await repo.enqueue({ organizationId: org }, event as 'plan.failed', payload(event), `plan-${++plans}`, new Date(clock));
+      for (let i = 0; i < hooks; i++)
+        ids.push(
+          (
+            await repo.create(
+              org,
+              null,
+              { url: `https://${host}/${i}`, events: [event as 'plan.failed'], secret: 's', active: true },
+              new Date(clock),
+            )
+          ).id,
+        );
+      await repo.enqueue(
+        { organizationId: org },
+        event as 'plan.failed',
+        payload(event),
+        `plan-${++plans}`,
+        new Date(clock),
+      );
       return ids;
     },
   };
 }
 
-const deliveredTo = (h: Harness, ids: string[]) => h.recorded.filter((a) => ids.includes(a.webhookId) && a.status === 'delivered').length;
+const deliveredTo = (h: Harness, ids: string[]) =>
+  h.recorded.filter((a) => ids.includes(a.webhookId) && a.status === 'delivered').length;
 
 describe('DeliveryWorker fairness', () => {
   it("sends another organization's delivery while one organization's 30 receivers hang", async () => {
@@ -158,7 +175,13 @@ describe('DeliveryWorker fairness', () => {
     h.receivers.timeOut('dead.example');
     await eventually(() => expect(deliveredTo(h, a)).toBe(1), 5_000);
     // The slot went to org-a, not to org-b's next delivery, though org-b's backlog is older.
-    expect(h.receivers.calls.slice(0, 5).map((c) => c.host)).toEqual(['dead.example', 'dead.example', 'dead.example', 'dead.example', 'a.example']);
+    expect(h.receivers.calls.slice(0, 5).map((c) => c.host)).toEqual([
+      'dead.example',
+      'dead.example',
+      'dead.example',
+      'dead.example',
+      'a.example',
+    ]);
   });
 
   it('keeps one organization to perOrganizationConcurrency sends and one target to perTargetConcurrency', async () => {
@@ -174,7 +197,8 @@ describe('DeliveryWorker fairness', () => {
     await eventually(() => expect(claims.mock.calls.length).toBeGreaterThan(before), 5_000);
     await claims.mock.results.at(-1)!.value;
     expect(h.receivers.hanging()).toBe(LIMITS.perOrganizationConcurrency);
-    for (const host of ['d1.example', 'd2.example', 'd3.example']) expect(h.receivers.hanging(host)).toBeLessThanOrEqual(LIMITS.perTargetConcurrency);
+    for (const host of ['d1.example', 'd2.example', 'd3.example'])
+      expect(h.receivers.hanging(host)).toBeLessThanOrEqual(LIMITS.perTargetConcurrency);
   });
 
   it('waits in close() for the sends in flight, and records them', async () => {
@@ -195,7 +219,12 @@ describe('DeliveryWorker circuit breaker', () => {
     const h = await harness({ breakerFailureThreshold: 2 });
     h.receivers.behaviour.set('dead.example', 'hang');
     const hooks = await h.queue('org-a', 'dead.example', 5);
-    const attemptsOf = async () => (await Promise.all(hooks.map((id) => h.repo.deliveries({ organizationId: 'org-a', bound: null, narrowed: null }, id, 1)))).map(([d]) => d!);
+    const attemptsOf = async () =>
+      (
+        await Promise.all(
+          hooks.map((id) => h.repo.deliveries({ organizationId: 'org-a', bound: null, narrowed: null }, id, 1)),
+        )
+      ).map(([d]) => d!);
     h.worker.start();
     await eventually(() => expect(h.receivers.hanging('dead.example')).toBe(2), 5_000);
     h.receivers.timeOut('dead.example');
@@ -212,7 +241,10 @@ describe('DeliveryWorker circuit breaker', () => {
       // Not before the cool-down ends (the plain retry would be 1 s later).
       expect(d.nextAttemptAt).toEqual(new Date(T0 + 60_000));
     }
-    expect(first.filter((d) => d.lastError === 'no answer within 10000 ms').map((d) => d.nextAttemptAt)).toEqual([new Date(T0 + 1_000), new Date(T0 + 1_000)]);
+    expect(first.filter((d) => d.lastError === 'no answer within 10000 ms').map((d) => d.nextAttemptAt)).toEqual([
+      new Date(T0 + 1_000),
+      new Date(T0 + 1_000),
+    ]);
 
     // The two timed-out deliveries fall due within the cool-down: recorded again, still without a request.
     h.setClock(1_000);

@@ -58,7 +58,8 @@ export interface WorkerOptions extends RetryPolicy, FairnessLimits, SendOptions 
 const MIN_WAIT_MS = 10;
 
 /** The error of an attempt the breaker kept from being sent. */
-export const BREAKER_OPEN_ERROR = 'not sent: the circuit breaker of this target is open after consecutive timeouts or connection failures';
+export const BREAKER_OPEN_ERROR =
+  'not sent: the circuit breaker of this target is open after consecutive timeouts or connection failures';
 
 export interface RecordedAttempt {
   deliveryId: string;
@@ -86,11 +87,20 @@ export class DeliveryWorker {
   private readonly breakers: CircuitBreakers;
 
   constructor(private readonly options: WorkerOptions) {
-    for (const limit of ['concurrency', 'perOrganizationConcurrency', 'perTargetConcurrency', 'breakerFailureThreshold'] as const) {
+    for (const limit of [
+      'concurrency',
+      'perOrganizationConcurrency',
+      'perTargetConcurrency',
+      'breakerFailureThreshold',
+    ] as const) {
       if (!(options[limit] >= 1)) throw new RangeError(`webhook worker: ${limit} must be at least 1`);
     }
     this.send = options.send ?? postWebhook;
-    this.breakers = new CircuitBreakers({ failureThreshold: options.breakerFailureThreshold, cooldownMs: options.breakerCooldownMs, probeTimeoutMs: options.timeoutMs });
+    this.breakers = new CircuitBreakers({
+      failureThreshold: options.breakerFailureThreshold,
+      cooldownMs: options.breakerCooldownMs,
+      probeTimeoutMs: options.timeoutMs,
+    });
   }
 
   start(): void {
@@ -130,14 +140,22 @@ export class DeliveryWorker {
         if (this.closed) return;
         const free = o.concurrency - this.inFlight.size;
         if (free <= 0) return;
-        const fairness = { perOrganization: o.perOrganizationConcurrency, perTarget: o.perTargetConcurrency, inFlight: this.inFlight.counts() };
+        const fairness = {
+          perOrganization: o.perOrganizationConcurrency,
+          perTarget: o.perTargetConcurrency,
+          inFlight: this.inFlight.counts(),
+        };
         const claimed = await o.repo.claimDue(o.now(), free, o.timeoutMs * 2 + 5_000, fairness);
         // NB: claimed rows are leased: they are sent (and recorded) even when close() came during the claim.
         for (const d of claimed) {
           this.inFlight.run(
             d,
             () => this.attempt(d),
-            (err) => o.log.error({ err, delivery: d.id, webhook: d.webhookId }, 'webhook attempt could not be recorded; its lease will return it'),
+            (err) =>
+              o.log.error(
+                { err, delivery: d.id, webhook: d.webhookId },
+                'webhook attempt could not be recorded; its lease will return it',
+              ),
             () => this.wake(),
           );
         }
@@ -190,24 +208,36 @@ export class DeliveryWorker {
       const res = await this.send(d.url, signed.body, headers, this.options);
       responseStatus = res.status;
       if (res.status < 200 || res.status >= 300) error = `the receiver answered ${res.status}`;
-      if (this.breakers.answered(key)) this.options.log.info({ organizationId: d.organizationId, target: d.target }, 'webhook target circuit closed');
+      if (this.breakers.answered(key))
+        this.options.log.info({ organizationId: d.organizationId, target: d.target }, 'webhook target circuit closed');
     } catch (err) {
       refused = err instanceof TargetRefusedError;
       error = (err as Error).message.slice(0, 500);
       // NB: a refused target (SSRF guard) says nothing of the receiver's health; timeouts and connection failures do.
       if (refused) this.breakers.inconclusive(key);
       else if (this.breakers.failed(key, this.options.now())) {
-        this.options.log.warn({ organizationId: d.organizationId, target: d.target, cooldownMs: this.options.breakerCooldownMs }, 'webhook target circuit opened');
+        this.options.log.warn(
+          { organizationId: d.organizationId, target: d.target, cooldownMs: this.options.breakerCooldownMs },
+          'webhook target circuit opened',
+        );
       }
     }
-    await this.record(d, { attempt, startedAt, durationMs: performance.now() - t0, responseStatus, error }, { sent: true, refused });
+    await this.record(
+      d,
+      { attempt, startedAt, durationMs: performance.now() - t0, responseStatus, error },
+      { sent: true, refused },
+    );
   }
 
   /**
    * Records an attempt and schedules the retry: after the back-off, and not before `notBefore` (the breaker's
    * cool-down), so that an open breaker never uses up attempts faster than failed sends would.
    */
-  private async record(d: ClaimedDelivery, a: AttemptRecord, how: { sent: boolean; refused: boolean; notBefore?: Date }): Promise<void> {
+  private async record(
+    d: ClaimedDelivery,
+    a: AttemptRecord,
+    how: { sent: boolean; refused: boolean; notBefore?: Date },
+  ): Promise<void> {
     const o = this.options;
     const delivered = a.error === null;
     // NB: a refused target is retried too: DNS may change, and the attempt log shows why each one failed.
@@ -217,8 +247,21 @@ export class DeliveryWorker {
       retryAt = new Date(Math.max(backoff, how.notBefore?.getTime() ?? 0));
     }
     await o.repo.recordAttempt(d.id, a, delivered ? { delivered: true } : { delivered: false, retryAt });
-    o.onRecorded?.({ deliveryId: d.id, webhookId: d.webhookId, attempt: a.attempt, status: delivered ? 'delivered' : retryAt ? 'pending' : 'failed' });
-    const log = { delivery: d.id, webhook: d.webhookId, event: d.event, attempt: a.attempt, status: a.responseStatus, refused: how.refused, sent: how.sent };
+    o.onRecorded?.({
+      deliveryId: d.id,
+      webhookId: d.webhookId,
+      attempt: a.attempt,
+      status: delivered ? 'delivered' : retryAt ? 'pending' : 'failed',
+    });
+    const log = {
+      delivery: d.id,
+      webhook: d.webhookId,
+      event: d.event,
+      attempt: a.attempt,
+      status: a.responseStatus,
+      refused: how.refused,
+      sent: how.sent,
+    };
     if (delivered) o.log.info(log, 'webhook delivered');
     else if (retryAt) o.log.warn({ ...log, error: a.error, retryAt }, 'webhook attempt failed; will retry');
     else o.log.error({ ...log, error: a.error }, 'webhook delivery failed for good');

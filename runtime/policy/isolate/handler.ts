@@ -13,7 +13,8 @@ let plans = new Map<string, ScopePlan>();
 function load(list: [string, PlanEntry[]][]): void {
   const next = new Map<string, ScopePlan>();
   // NB: the engine sends only modules that compiled on its side.
-  for (const [key, entries] of list) next.set(key, plans.get(key) ?? new ScopePlan(key, entries, (modules) => sets.get(modules)));
+  for (const [key, entries] of list)
+    next.set(key, plans.get(key) ?? new ScopePlan(key, entries, (modules) => sets.get(modules)));
   plans = next;
   // Like the engine, fill this thread's regex cache before the first request.
   const first = next.values().next().value;

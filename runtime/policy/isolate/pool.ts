@@ -119,7 +119,8 @@ export class IsolatePool {
   close(): void {
     this.closed = true;
     clearTimeout(this.startTimer);
-    for (const j of this.queue.splice(0)) this.finish(j, { failure: 'engine_exception', message: 'the policy engine is closed' });
+    for (const j of this.queue.splice(0))
+      this.finish(j, { failure: 'engine_exception', message: 'the policy engine is closed' });
     for (const s of this.slots) {
       if (s.job) this.finish(s.job, { failure: 'engine_exception', message: 'the policy engine is closed' });
       void s.worker.terminate();
@@ -157,7 +158,8 @@ export class IsolatePool {
   private onExit(slot: Slot): void {
     if (this.slots.indexOf(slot) < 0 || this.closed) return;
     slot.generation = -1; // takes no more jobs
-    if (slot.job) this.finish(slot.job, { failure: 'engine_exception', message: 'the policy worker exited during the evaluation' });
+    if (slot.job)
+      this.finish(slot.job, { failure: 'engine_exception', message: 'the policy worker exited during the evaluation' });
     slot.job = undefined;
     // NB: a worker that cannot start (a broken build) would otherwise be respawned in a tight loop.
     const replace = () => {
@@ -188,7 +190,10 @@ export class IsolatePool {
     if (at >= 0) this.slots[at] = this.spawn();
     void slot.worker.terminate();
     this.log.warn({ limitMs: job.limits.deadlineMs + this.graceMs }, 'policy evaluation overran; worker terminated');
-    this.finish(job, { failure: 'isolation_timeout', message: `no answer within ${job.limits.deadlineMs + this.graceMs} ms; the worker was replaced` });
+    this.finish(job, {
+      failure: 'isolation_timeout',
+      message: `no answer within ${job.limits.deadlineMs + this.graceMs} ms; the worker was replaced`,
+    });
   }
 
   /** A queued job waits `deadline + grace` for a worker, or up to `loadWaitMs` while no worker has the current plans. */
@@ -197,9 +202,13 @@ export class IsolatePool {
       const at = this.queue.indexOf(job);
       if (at < 0) return;
       const waited = performance.now() - job.queuedAt;
-      if (!this.slots.some((s) => s.generation === this.generation) && waited < this.loadWaitMs) return this.armQueued(job);
+      if (!this.slots.some((s) => s.generation === this.generation) && waited < this.loadWaitMs)
+        return this.armQueued(job);
       this.queue.splice(at, 1);
-      this.finish(job, { failure: 'isolation_timeout', message: `no policy worker was free within ${Math.round(waited)} ms` });
+      this.finish(job, {
+        failure: 'isolation_timeout',
+        message: `no policy worker was free within ${Math.round(waited)} ms`,
+      });
     }, job.limits.deadlineMs + this.graceMs);
   }
 

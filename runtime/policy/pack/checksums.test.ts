@@ -14,8 +14,10 @@ beforeAll(async () => {
   set = PolicySet.compile(toModules(pii));
 });
 
-const holds = (fn: string, arg: string) => set.prepared.query(`data.steward.builtin.pii.${fn}(${JSON.stringify(arg)})`).length > 0;
-const value = (fn: string, arg: string) => set.prepared.query(`x := data.steward.builtin.pii.${fn}(${JSON.stringify(arg)})`)[0]?.x;
+const holds = (fn: string, arg: string) =>
+  set.prepared.query(`data.steward.builtin.pii.${fn}(${JSON.stringify(arg)})`).length > 0;
+const value = (fn: string, arg: string) =>
+  set.prepared.query(`x := data.steward.builtin.pii.${fn}(${JSON.stringify(arg)})`)[0]?.x;
 
 function luhn(d: string): boolean {
   let sum = 0;
@@ -61,22 +63,36 @@ function verhoeff(d: string): boolean {
   return c === 0;
 }
 
-const digits = (min: number, max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((a) => a.join(''));
+const digits = (min: number, max: number) =>
+  fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((a) => a.join(''));
 const ibanLike = fc
-  .tuple(fc.constantFrom('DE', 'GB', 'FR', 'NL', 'MT', 'LC'), digits(2, 2), fc.array(fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'), { minLength: 11, maxLength: 30 }))
+  .tuple(
+    fc.constantFrom('DE', 'GB', 'FR', 'NL', 'MT', 'LC'),
+    digits(2, 2),
+    fc.array(fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'), { minLength: 11, maxLength: 30 }),
+  )
   .map(([cc, check, rest]) => cc + check + rest.join(''));
 
 describe('checksums computed in Rego', () => {
   it('Luhn agrees with the reference on 13-19 digit numbers', () => {
-    fc.assert(fc.property(digits(13, 19), (d) => holds('luhn', d) === luhn(d)), { numRuns: 300 });
+    fc.assert(
+      fc.property(digits(13, 19), (d) => holds('luhn', d) === luhn(d)),
+      { numRuns: 300 },
+    );
   });
 
   it('mod-97 agrees with the reference (BigInt) on IBAN-shaped strings up to 34 characters', () => {
-    fc.assert(fc.property(ibanLike, (s) => value('iban_mod97', s) === mod97(s)), { numRuns: 300 });
+    fc.assert(
+      fc.property(ibanLike, (s) => value('iban_mod97', s) === mod97(s)),
+      { numRuns: 300 },
+    );
   });
 
   it('Verhoeff agrees with the reference on 12-digit numbers', () => {
-    fc.assert(fc.property(digits(12, 12), (d) => holds('verhoeff', d) === verhoeff(d)), { numRuns: 300 });
+    fc.assert(
+      fc.property(digits(12, 12), (d) => holds('verhoeff', d) === verhoeff(d)),
+      { numRuns: 300 },
+    );
   });
 
   it.each([

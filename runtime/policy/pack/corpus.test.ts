@@ -32,7 +32,9 @@ describe('built-in pack accuracy on the labelled corpus', () => {
 
   it.each(LABELS)(`%s keeps the false-positive rate <= ${TARGET_FALSE_POSITIVE_RATE}`, (label) => {
     const s = scores[label];
-    expect(s.falsePositiveRate, s.errors.filter((e) => e.startsWith('FP')).join('\n')).toBeLessThanOrEqual(TARGET_FALSE_POSITIVE_RATE);
+    expect(s.falsePositiveRate, s.errors.filter((e) => e.startsWith('FP')).join('\n')).toBeLessThanOrEqual(
+      TARGET_FALSE_POSITIVE_RATE,
+    );
   });
 });
 

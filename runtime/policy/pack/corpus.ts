@@ -55,7 +55,9 @@ export interface Example {
 /** Reads every corpus file; a malformed line is an error naming it. */
 export function readCorpus(dir: string = CORPUS_DIR): Example[] {
   const out: Example[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()) {
     readFileSync(join(dir, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
@@ -69,7 +71,8 @@ export function readCorpus(dir: string = CORPUS_DIR): Example[] {
           throw new Error(`${at}: expected {text | messages, labels, note}`);
         }
         for (const l of labels) if (!(l in POLICY_BY_LABEL)) throw new Error(`${at}: unknown label ${String(l)}`);
-        if (row.surface !== undefined && row.surface !== 'mcp') throw new Error(`${at}: surface must be "mcp" when set`);
+        if (row.surface !== undefined && row.surface !== 'mcp')
+          throw new Error(`${at}: surface must be "mcp" when set`);
         if (row.user !== undefined && typeof row.user !== 'string') throw new Error(`${at}: user must be a string`);
         if (row.via !== undefined && row.via !== 'base64') throw new Error(`${at}: via must be "base64" when set`);
         out.push({
@@ -115,7 +118,12 @@ export function inputFor(ex: Example): PolicyInput {
   };
   if (ex.surface === 'mcp') input.mcp = { statement: ex.text };
   if (ex.messages) {
-    input.llm = { provider: 'corpus', model: 'corpus', messages: ex.messages, ...(ex.user !== undefined ? { user: ex.user } : {}) };
+    input.llm = {
+      provider: 'corpus',
+      model: 'corpus',
+      messages: ex.messages,
+      ...(ex.user !== undefined ? { user: ex.user } : {}),
+    };
   }
   return withNormalized(input);
 }
@@ -135,7 +143,10 @@ export interface Score {
 /** A policy "fires" on an example when it produces any deny or warn message. */
 export function measure(set: PolicySet, corpus: readonly Example[]): Record<Label, Score> {
   const scores = Object.fromEntries(
-    LABELS.map((l) => [l, { tp: 0, fp: 0, fn: 0, tn: 0, precision: 0, recall: 0, falsePositiveRate: 0, errors: [] as string[] }]),
+    LABELS.map((l) => [
+      l,
+      { tp: 0, fp: 0, fn: 0, tn: 0, precision: 0, recall: 0, falsePositiveRate: 0, errors: [] as string[] },
+    ]),
   ) as Record<Label, Score>;
   for (const ex of corpus) {
     const result = set.evaluate(inputFor(ex), { deadlineMs: 10_000 });
@@ -170,5 +181,9 @@ export function scoreTable(scores: Record<Label, Score>): string {
     const s = scores[l];
     return `| ${l} | ${s.tp + s.fn} | ${s.fp + s.tn} | ${s.precision.toFixed(3)} | ${s.recall.toFixed(3)} | ${s.falsePositiveRate.toFixed(4)} |`;
   });
-  return ['| policy | positives | negatives | precision | recall | false-positive rate |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| policy | positives | negatives | precision | recall | false-positive rate |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }

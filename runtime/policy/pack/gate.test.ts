@@ -34,7 +34,10 @@ const REWRITES: readonly [string, (s: string) => string][] = [
   // the engine normalizes these back (input.normalized): the gate reads the same text as the detectors
   ['full-width', (s) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0))],
   ['Cyrillic look-alikes', (s) => s.replace(/[aeopcxAEOPCX]/g, (c) => 'аеорсхАЕОРСХ'['aeopcxAEOPCX'.indexOf(c)]!)],
-  ['Unicode dashes and digits', (s) => s.replace(/-/g, '\u2013').replace(/[0-9]/g, (d) => String.fromCharCode(0x660 + Number(d)))],
+  [
+    'Unicode dashes and digits',
+    (s) => s.replace(/-/g, '\u2013').replace(/[0-9]/g, (d) => String.fromCharCode(0x660 + Number(d))),
+  ],
 ];
 
 let set: PolicySet;
@@ -74,7 +77,13 @@ describe('the cheap gate in front of each policy', () => {
     corpus.forEach((ex, i) => {
       if (ex.messages || ex.text.length < 2) return;
       const at = 1 + (i % (ex.text.length - 1));
-      const labels = ungated({ ...ex, messages: [{ role: 'user', content: ex.text.slice(0, at) }, { role: 'user', content: ex.text.slice(at) }] });
+      const labels = ungated({
+        ...ex,
+        messages: [
+          { role: 'user', content: ex.text.slice(0, at) },
+          { role: 'user', content: ex.text.slice(at) },
+        ],
+      });
       if (labels.length > 0) missed.push(`${ex.at} ${labels.join(',')} ${JSON.stringify(ex.text.slice(0, 100))}`);
     });
     expect(missed, missed.join('\n')).toEqual([]);
@@ -86,7 +95,13 @@ describe('the cheap gate in front of each policy', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.constantFrom(...texts), sep), { minLength: 2, maxLength: 4 }), (parts) => {
         const text = parts.map(([e, s]) => e.text + s).join('');
-        const ex: Example = { text, labels: [], note: '', at: 'generated', ...(parts[0]![0].surface ? { surface: 'mcp' as const } : {}) };
+        const ex: Example = {
+          text,
+          labels: [],
+          note: '',
+          at: 'generated',
+          ...(parts[0]![0].surface ? { surface: 'mcp' as const } : {}),
+        };
         expect(ungated(ex)).toEqual([]);
       }),
       { numRuns: 150, seed: 20261121 },

@@ -63,9 +63,11 @@ export class PolicyManifestError extends Error {
 export function fromResource(resource: PolicyResource, source: string): PackPolicy {
   const spec = resource.spec;
   if (spec.rego === undefined || spec.action === 'redact') {
-    throw new PolicyManifestError(`policy ${resource.metadata.name}: only spec.rego policies can be loaded here`, source, [
-      { field: 'spec.rego', message: 'spec.rego is required for this loader' },
-    ]);
+    throw new PolicyManifestError(
+      `policy ${resource.metadata.name}: only spec.rego policies can be loaded here`,
+      source,
+      [{ field: 'spec.rego', message: 'spec.rego is required for this loader' }],
+    );
   }
   return {
     name: resource.metadata.name,
@@ -99,7 +101,11 @@ export function parsePolicyManifests(source: string, text: string): PackPolicy[]
     const result = validateManifest(value);
     if (!result.valid || !result.resource) {
       const first = result.errors[0];
-      throw new PolicyManifestError(`${where}: ${first ? `${first.field}: ${first.message}` : 'invalid manifest'}`, where, result.errors);
+      throw new PolicyManifestError(
+        `${where}: ${first ? `${first.field}: ${first.message}` : 'invalid manifest'}`,
+        where,
+        result.errors,
+      );
     }
     const resource = result.resource as PolicyResource;
     // a redact policy has no Rego: the source gives it to the engine, which runs the redact detectors for it
@@ -115,7 +121,9 @@ export async function loadPolicyManifests(dir: string = BUILTIN_PACK_DIR): Promi
   try {
     files = (await readdir(dir)).filter((f) => MANIFEST_EXT.has(extname(f))).sort();
   } catch (err) {
-    throw new PolicyManifestError(`cannot read policy folder ${dir}: ${(err as Error).message}`, dir, [], { cause: err });
+    throw new PolicyManifestError(`cannot read policy folder ${dir}: ${(err as Error).message}`, dir, [], {
+      cause: err,
+    });
   }
   const out: PackPolicy[] = [];
   const seen = new Map<string, string>();
@@ -127,7 +135,8 @@ export async function loadPolicyManifests(dir: string = BUILTIN_PACK_DIR): Promi
     }
     for (const p of parsePolicyManifests(path, buf.toString('utf8'))) {
       const earlier = seen.get(p.name);
-      if (earlier) throw new PolicyManifestError(`${p.source}: policy ${p.name} is already defined in ${earlier}`, p.source);
+      if (earlier)
+        throw new PolicyManifestError(`${p.source}: policy ${p.name} is already defined in ${earlier}`, p.source);
       seen.set(p.name, p.source);
       out.push(p);
     }

@@ -15,23 +15,49 @@ const builtinErrors = [
 describe('policy failures', () => {
   it.each(builtinErrors)('blocks and names the policy and class when a deny rule hits $name', async ({ body }) => {
     const e = await startEngine(policy('fragile', {}, `package p.fragile\ndeny contains "never" if ${body}\n`));
-    expect(ask(e, 'garbage')).toMatchObject({ approved: false, blockReason: 'fragile: evaluation failed (builtin error)', triggered: ['fragile'] });
+    expect(ask(e, 'garbage')).toMatchObject({
+      approved: false,
+      blockReason: 'fragile: evaluation failed (builtin error)',
+      triggered: ['fragile'],
+    });
     expect(e.failureCounts()).toEqual([{ policy: 'fragile', class: 'builtin_error', value: 1 }]);
   });
 
-  it.each(builtinErrors)('keeps OPA non-strict semantics (undefined, approved) for $name when the policy opts out', async ({ body }) => {
-    const e = await startEngine(policy('lenient', { strictBuiltinErrors: false }, `package p.lenient\ndeny contains "never" if ${body}\n`));
-    expect(ask(e, 'garbage')).toMatchObject({ approved: true, triggered: [] });
-    expect(e.failureCounts()).toEqual([]);
-  });
+  it.each(builtinErrors)(
+    'keeps OPA non-strict semantics (undefined, approved) for $name when the policy opts out',
+    async ({ body }) => {
+      const e = await startEngine(
+        policy('lenient', { strictBuiltinErrors: false }, `package p.lenient\ndeny contains "never" if ${body}\n`),
+      );
+      expect(ask(e, 'garbage')).toMatchObject({ approved: true, triggered: [] });
+      expect(e.failureCounts()).toEqual([]);
+    },
+  );
 
   it('evaluates strict and opted-out policies together in priority order', async () => {
     const e = await startEngine(
-      policy('lenient', { strictBuiltinErrors: false, priority: 300 }, 'package p.lenient\ndeny contains "never" if to_number(input.query) > 0\ndeny contains "lenient found x" if contains(input.query, "x")\n') +
-        policy('strict', { priority: 200 }, 'package p.strict\ndeny contains "strict found x" if contains(input.query, "x")\n') +
-        policy('last', { priority: 100, strictBuiltinErrors: false }, 'package p.last\ndeny contains "last found x" if contains(input.query, "x")\n'),
+      policy(
+        'lenient',
+        { strictBuiltinErrors: false, priority: 300 },
+        'package p.lenient\ndeny contains "never" if to_number(input.query) > 0\ndeny contains "lenient found x" if contains(input.query, "x")\n',
+      ) +
+        policy(
+          'strict',
+          { priority: 200 },
+          'package p.strict\ndeny contains "strict found x" if contains(input.query, "x")\n',
+        ) +
+        policy(
+          'last',
+          { priority: 100, strictBuiltinErrors: false },
+          'package p.last\ndeny contains "last found x" if contains(input.query, "x")\n',
+        ),
     );
-    expect(ask(e, 'x')).toMatchObject({ approved: false, blockReason: 'lenient: lenient found x', triggered: ['lenient', 'strict', 'last'], evaluated: ['lenient', 'strict', 'last'] });
+    expect(ask(e, 'x')).toMatchObject({
+      approved: false,
+      blockReason: 'lenient: lenient found x',
+      triggered: ['lenient', 'strict', 'last'],
+      evaluated: ['lenient', 'strict', 'last'],
+    });
   });
 
   it('blocks on a failure even when the policy only warns or logs', async () => {
@@ -46,20 +72,42 @@ describe('policy failures', () => {
   });
 
   it('names the step budget when an evaluation exceeds it', async () => {
-    const e = await startEngine(policy('busy', {}, 'package p.busy\ndeny contains "n" if { some i in numbers.range(1, 100000); i < 0 }\n'), { limits: { deadlineMs: 10_000, maxSteps: 1000 } });
-    expect(ask(e, 'q')).toMatchObject({ approved: false, blockReason: 'busy: evaluation failed (step budget exceeded)' });
+    const e = await startEngine(
+      policy('busy', {}, 'package p.busy\ndeny contains "n" if { some i in numbers.range(1, 100000); i < 0 }\n'),
+      { limits: { deadlineMs: 10_000, maxSteps: 1000 } },
+    );
+    expect(ask(e, 'q')).toMatchObject({
+      approved: false,
+      blockReason: 'busy: evaluation failed (step budget exceeded)',
+    });
     expect(e.failureCounts()).toEqual([{ policy: 'busy', class: 'step_budget', value: 1 }]);
   });
 
   it('answers PolicyInputTooLargeError above the input maximum, counting the context text too', async () => {
-    const e = await startEngine(policy('any', {}, 'package p.any\ndeny contains "x" if contains(input.query, "x")\n'), { inputMaxBytes: 4096, inlineMaxBytes: 1024 });
-    expect(() => e.evaluate({ query: 'é'.repeat(2100), surface: 'pre-check' }, { surface: 'pre-check' })).toThrow(PolicyInputTooLargeError);
-    expect(() => e.evaluate({ query: 'q', surface: 'pre-check', context: { notes: ['a'.repeat(5000)] } }, { surface: 'pre-check' })).toThrow(PolicyInputTooLargeError);
+    const e = await startEngine(policy('any', {}, 'package p.any\ndeny contains "x" if contains(input.query, "x")\n'), {
+      inputMaxBytes: 4096,
+      inlineMaxBytes: 1024,
+    });
+    expect(() => e.evaluate({ query: 'é'.repeat(2100), surface: 'pre-check' }, { surface: 'pre-check' })).toThrow(
+      PolicyInputTooLargeError,
+    );
+    expect(() =>
+      e.evaluate(
+        { query: 'q', surface: 'pre-check', context: { notes: ['a'.repeat(5000)] } },
+        { surface: 'pre-check' },
+      ),
+    ).toThrow(PolicyInputTooLargeError);
     expect(ask(e, 'a'.repeat(300))).toMatchObject({ approved: true });
   });
 
   it('compiles the set of every named tenant before the first request', async () => {
-    const e = await startEngine(policy('eu-only', { scope: { tenants: ['eu'] } }, 'package p.eu\ndeny contains "eu" if contains(input.query, "y")\n'));
+    const e = await startEngine(
+      policy(
+        'eu-only',
+        { scope: { tenants: ['eu'] } },
+        'package p.eu\ndeny contains "eu" if contains(input.query, "y")\n',
+      ),
+    );
     // the plans exist: a tenant no policy names shares the untenanted plan, a named one has its own
     const plans = (e as unknown as { byScope: Map<string, { key: string }> }).byScope;
     expect(plans.get('pre-check\u0000\u0000eu')?.key).toBeDefined();
@@ -68,8 +116,14 @@ describe('policy failures', () => {
     expect(ask(e, 'y', { surface: 'pre-check', tenantId: 'elsewhere' }).approved).toBe(true);
   });
 
-  it("applies a policy scoped to organizations to their requests only (dynamic policies), whatever the tenant", async () => {
-    const e = await startEngine(policy('acme-only', { scope: { organizations: ['acme'] } }, 'package p.acme\ndeny contains "acme" if contains(input.query, "y")\n'));
+  it('applies a policy scoped to organizations to their requests only (dynamic policies), whatever the tenant', async () => {
+    const e = await startEngine(
+      policy(
+        'acme-only',
+        { scope: { organizations: ['acme'] } },
+        'package p.acme\ndeny contains "acme" if contains(input.query, "y")\n',
+      ),
+    );
     expect(ask(e, 'y', { surface: 'pre-check', organizationId: 'acme' }).approved).toBe(false);
     expect(ask(e, 'y', { surface: 'pre-check', organizationId: 'acme', tenantId: 'team-a' }).approved).toBe(false);
     expect(ask(e, 'y', { surface: 'pre-check', organizationId: 'globex' }).approved).toBe(true);

@@ -24,7 +24,13 @@ export async function startEngine(yaml: string, options: Partial<PolicyEngineOpt
   await writeFile(join(dir, 'p.yaml'), yaml);
   source = new FolderSource({ dirs: [dir], watch: false });
   await source.ready();
-  engine = new RegoPolicyEngine({ source, log: createLogger({ level: 'silent' }), limits: { deadlineMs: 1000, maxSteps: 1_000_000 }, isolation: false, ...options });
+  engine = new RegoPolicyEngine({
+    source,
+    log: createLogger({ level: 'silent' }),
+    limits: { deadlineMs: 1000, maxSteps: 1_000_000 },
+    isolation: false,
+    ...options,
+  });
   return engine;
 }
 
@@ -42,7 +48,11 @@ export async function closeEngine(): Promise<void> {
 }
 
 /** Evaluates a short query, which must stay on the inline (synchronous) path. */
-export function ask(e: RegoPolicyEngine, query: string, scope: PolicyScope = { surface: 'pre-check' }): PolicyEvaluation {
+export function ask(
+  e: RegoPolicyEngine,
+  query: string,
+  scope: PolicyScope = { surface: 'pre-check' },
+): PolicyEvaluation {
   const outcome = e.evaluate({ query, surface: scope.surface, context: {} }, scope);
   if (outcome instanceof Promise) throw new Error('a short query was not evaluated inline');
   return outcome;

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PII_REDACTION_KINDS, SECRET_REDACTION_KINDS, validateManifest } from '../../../api/index.js';
 import { ask, closeEngine, policy, startEngine } from './harness.js';
 
-const BLOCK_WORD = (pkg: string, word: string) => `package ${pkg}\ndeny contains "found ${word}" if contains(input.query, "${word}")\n`;
+const BLOCK_WORD = (pkg: string, word: string) =>
+  `package ${pkg}\ndeny contains "found ${word}" if contains(input.query, "${word}")\n`;
 const redact = (name: string, spec: Record<string, unknown>) =>
   `apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata: {name: ${name}}\nspec: ${JSON.stringify({ type: 'redaction', action: 'redact', ...spec })}\n---\n`;
 const OUT = { surface: 'llm_output' } as const;
@@ -11,7 +12,10 @@ afterEach(closeEngine);
 
 describe('the llm_output surface', () => {
   it('is opt-in: a policy without surfaces applies to every input surface, not to the answer', async () => {
-    const e = await startEngine(policy('everywhere', {}, BLOCK_WORD('p.everywhere', 'x')) + policy('answers', { scope: { surfaces: ['llm_output'] } }, BLOCK_WORD('p.answers', 'y')));
+    const e = await startEngine(
+      policy('everywhere', {}, BLOCK_WORD('p.everywhere', 'x')) +
+        policy('answers', { scope: { surfaces: ['llm_output'] } }, BLOCK_WORD('p.answers', 'y')),
+    );
     expect(ask(e, 'x').approved).toBe(false);
     expect(ask(e, 'x', { surface: 'llm' }).approved).toBe(false);
     expect(ask(e, 'x', OUT).approved).toBe(true);
@@ -47,13 +51,28 @@ describe('redactKinds', () => {
 
 describe('validation of a redact policy', () => {
   const check = (spec: Record<string, unknown>) =>
-    validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'r' }, spec: { type: 'redaction', action: 'redact', ...spec } });
+    validateManifest({
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Policy',
+      metadata: { name: 'r' },
+      spec: { type: 'redaction', action: 'redact', ...spec },
+    });
 
   it.each([
     ['has Rego', { redact: { kinds: ['pii'] }, rego: 'package x' }, 'spec.rego', /redact policy has no spec.rego/],
-    ['has a wasm bundle', { redact: { kinds: ['pii'] }, wasm: { bundleBase64: 'AA==', entrypoint: 'x/deny' } }, 'spec.wasm', /redact policy has no spec.rego or spec.wasm/],
+    [
+      'has a wasm bundle',
+      { redact: { kinds: ['pii'] }, wasm: { bundleBase64: 'AA==', entrypoint: 'x/deny' } },
+      'spec.wasm',
+      /redact policy has no spec.rego or spec.wasm/,
+    ],
     ['lists no kinds', {}, 'spec.redact', /spec.redact.kinds is required/],
-    ['names an input surface', { redact: { kinds: ['pii'] }, scope: { surfaces: ['llm_output', 'pre-check'] } }, 'spec.scope.surfaces', /llm_output only, not pre-check/],
+    [
+      'names an input surface',
+      { redact: { kinds: ['pii'] }, scope: { surfaces: ['llm_output', 'pre-check'] } },
+      'spec.scope.surfaces',
+      /llm_output only, not pre-check/,
+    ],
     ['names an unknown kind', { redact: { kinds: ['credit_card'] } }, 'spec.redact.kinds[0]', /pii.*secrets.*us_ssn/],
   ])('is refused when it %s', (_name, spec, field, message) => {
     const r = check(spec);
@@ -66,11 +85,21 @@ describe('validation of a redact policy', () => {
   });
 
   it('refuses spec.redact on a block policy', () => {
-    const r = validateManifest({ apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'b' }, spec: { type: 'x', rego: 'package x', redact: { kinds: ['pii'] } } });
-    expect(r.errors).toContainEqual({ field: 'spec.redact', message: 'spec.redact is only allowed with action redact' });
+    const r = validateManifest({
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Policy',
+      metadata: { name: 'b' },
+      spec: { type: 'x', rego: 'package x', redact: { kinds: ['pii'] } },
+    });
+    expect(r.errors).toContainEqual({
+      field: 'spec.redact',
+      message: 'spec.redact is only allowed with action redact',
+    });
   });
 
   it('knows every kind once', () => {
-    expect(new Set([...PII_REDACTION_KINDS, ...SECRET_REDACTION_KINDS]).size).toBe(PII_REDACTION_KINDS.length + SECRET_REDACTION_KINDS.length);
+    expect(new Set([...PII_REDACTION_KINDS, ...SECRET_REDACTION_KINDS]).size).toBe(
+      PII_REDACTION_KINDS.length + SECRET_REDACTION_KINDS.length,
+    );
   });
 });

@@ -26,7 +26,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function waitForEvents(s: FolderSource, predicate: (e: readonly SourceEvent[]) => boolean, timeoutMs = 5000): Promise<readonly SourceEvent[]> {
+function waitForEvents(
+  s: FolderSource,
+  predicate: (e: readonly SourceEvent[]) => boolean,
+  timeoutMs = 5000,
+): Promise<readonly SourceEvent[]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('no matching source event')), timeoutMs);
     const off = s.subscribe((events) => {
@@ -45,19 +49,29 @@ describe('FolderSource', () => {
     await writeFile(join(dir, 'nested', 'b.yml'), agentYaml('three', 'generic'));
     source = new FolderSource({ dirs: [dir], watch: false });
     await source.ready();
-    expect(source.list('AgentConfig').map((a) => a.metadata.name).sort()).toEqual(['one', 'three', 'two']);
+    expect(
+      source
+        .list('AgentConfig')
+        .map((a) => a.metadata.name)
+        .sort(),
+    ).toEqual(['one', 'three', 'two']);
     expect(source.get('AgentConfig', 'two')?.spec.domain).toBe('finance');
     expect(source.get('AgentConfig', 'two')?.metadata.namespace).toBe('default');
     expect(source.issues()).toEqual([]);
   });
 
   it('skips invalid documents and reports file, document index and field', async () => {
-    await writeFile(join(dir, 'mixed.yaml'), `${agentYaml('good')}---\n${agentYaml('bad').replace('  llm: { provider: openai, model: gpt-4o }\n', '')}---\nkind: [unclosed\n`);
+    await writeFile(
+      join(dir, 'mixed.yaml'),
+      `${agentYaml('good')}---\n${agentYaml('bad').replace('  llm: { provider: openai, model: gpt-4o }\n', '')}---\nkind: [unclosed\n`,
+    );
     source = new FolderSource({ dirs: [dir], watch: false });
     await source.ready();
     expect(source.list('AgentConfig').map((a) => a.metadata.name)).toEqual(['good']);
     const issues = source.issues();
-    expect(issues).toContainEqual(expect.objectContaining({ file: join(dir, 'mixed.yaml'), documentIndex: 1, field: 'spec.llm' }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({ file: join(dir, 'mixed.yaml'), documentIndex: 1, field: 'spec.llm' }),
+    );
     expect(issues).toContainEqual(expect.objectContaining({ documentIndex: 2, field: '(yaml)' }));
   });
 
@@ -77,7 +91,10 @@ describe('FolderSource', () => {
   });
 
   it('ignores documents of other Kubernetes kinds in the same folder', async () => {
-    await writeFile(join(dir, 'secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {k: v}\n');
+    await writeFile(
+      join(dir, 'secret.yaml'),
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {k: v}\n',
+    );
     source = new FolderSource({ dirs: [dir], watch: false });
     await source.ready();
     expect(source.issues()).toEqual([]);
@@ -103,7 +120,9 @@ describe('FolderSource', () => {
     source = new FolderSource({ dirs: [dir], watch: false });
     await source.ready();
     await source.apply({
-      apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'no-pii' },
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Policy',
+      metadata: { name: 'no-pii' },
       spec: { type: 'pii', rego: 'package p\ndeny contains "x" if false\n' },
     } as never);
     expect(source.get('Policy', 'no-pii')?.spec).toMatchObject({ enabled: true, action: 'block' });
@@ -127,7 +146,12 @@ describe('FolderSource', () => {
   it('refuses to write an invalid resource and writes nothing', async () => {
     source = new FolderSource({ dirs: [dir], watch: false });
     await source.ready();
-    const bad = { apiVersion: 'steward.dev/v1alpha1', kind: 'AgentConfig', metadata: { name: 'x' }, spec: { type: 'specialist', domain: 'travel' } };
+    const bad = {
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'AgentConfig',
+      metadata: { name: 'x' },
+      spec: { type: 'specialist', domain: 'travel' },
+    };
     await expect(source.apply(bad as never)).rejects.toBeInstanceOf(SourceWriteError);
     expect(await readdir(dir)).toEqual([]);
   });

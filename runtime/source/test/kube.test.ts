@@ -23,7 +23,11 @@ afterEach(async () => {
   source = undefined;
 });
 
-const policy = (name: string, rego = 'package t\n\ndeny contains "no" if input.query == "bad"\n', extra: Record<string, unknown> = {}): KubeObject => ({
+const policy = (
+  name: string,
+  rego = 'package t\n\ndeny contains "no" if input.query == "bad"\n',
+  extra: Record<string, unknown> = {},
+): KubeObject => ({
   apiVersion: 'steward.dev/v1alpha1',
   kind: 'Policy',
   metadata: { name, namespace: 'default' },
@@ -31,20 +35,28 @@ const policy = (name: string, rego = 'package t\n\ndeny contains "no" if input.q
 });
 
 function start(): KubernetesSource {
-  source = new KubernetesSource({ client, namespace: 'default', informer: { backoffMs: 20, maxBackoffMs: 100, watchTimeoutSeconds: 1 } });
+  source = new KubernetesSource({
+    client,
+    namespace: 'default',
+    informer: { backoffMs: 20, maxBackoffMs: 100, watchTimeoutSeconds: 1 },
+  });
   return source;
 }
 
 function recorder(s: KubernetesSource): string[] {
   const seen: string[] = [];
-  s.subscribe((events: readonly SourceEvent[]) => seen.push(...events.map((e) => `${e.type} ${e.resource.kind} ${e.resource.metadata.name}`)));
+  s.subscribe((events: readonly SourceEvent[]) =>
+    seen.push(...events.map((e) => `${e.type} ${e.resource.kind} ${e.resource.metadata.name}`)),
+  );
   return seen;
 }
 
 describe('KubernetesSource', () => {
   it('lists and gets the five kinds of its namespace from the caches, validated and defaulted', async () => {
     await client.create(Resources.Policy, policy('pii'));
-    await client.create(Resources.Policy, { ...policy('elsewhere'), metadata: { name: 'elsewhere', namespace: 'other' } }).catch(() => undefined);
+    await client
+      .create(Resources.Policy, { ...policy('elsewhere'), metadata: { name: 'elsewhere', namespace: 'other' } })
+      .catch(() => undefined);
     const s = start();
     await s.ready();
     expect(s.synced).toBe(true);
@@ -72,7 +84,16 @@ describe('KubernetesSource', () => {
     await s.ready();
     // NB: the CRD cannot say "exactly one of rego or wasm"; the api/ rules can.
     await client.create(Resources.Policy, { ...policy('neither'), spec: { type: 'custom' } });
-    await eventually(() => expect(s.issues()).toEqual([{ file: 'policies/default/neither', documentIndex: 0, field: 'spec.rego', message: 'exactly one of spec.rego or spec.wasm must be set' }]));
+    await eventually(() =>
+      expect(s.issues()).toEqual([
+        {
+          file: 'policies/default/neither',
+          documentIndex: 0,
+          field: 'spec.rego',
+          message: 'exactly one of spec.rego or spec.wasm must be set',
+        },
+      ]),
+    );
     expect(s.get('Policy', 'neither')).toBeUndefined();
     await client.patch(Resources.Policy, 'default', 'neither', { spec: { rego: 'package t\n' } });
     await eventually(() => expect(s.get('Policy', 'neither')).toBeDefined());
@@ -82,12 +103,20 @@ describe('KubernetesSource', () => {
   it('applies by creating the object when absent and replacing it (new generation) when present', async () => {
     const s = start();
     await s.ready();
-    const doc = { apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'org-acme.p' }, spec: { type: 'custom', rego: 'package p\n' } } as unknown as AnyResource;
+    const doc = {
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Policy',
+      metadata: { name: 'org-acme.p' },
+      spec: { type: 'custom', rego: 'package p\n' },
+    } as unknown as AnyResource;
     const created = (await s.apply(doc)) as PolicyResource;
     expect(created.metadata).toMatchObject({ name: 'org-acme.p', namespace: 'default', generation: 1 });
     // Visible to a read right after the write, as a folder's write is.
     expect(s.get('Policy', 'org-acme.p')?.metadata.generation).toBe(1);
-    const replaced = (await s.apply({ ...doc, spec: { type: 'custom', rego: 'package p\n', priority: 5 } } as unknown as AnyResource)) as PolicyResource;
+    const replaced = (await s.apply({
+      ...doc,
+      spec: { type: 'custom', rego: 'package p\n', priority: 5 },
+    } as unknown as AnyResource)) as PolicyResource;
     expect(replaced.spec.priority).toBe(5);
     expect(replaced.metadata.generation).toBe(2);
     expect(cluster.requests.count({ verb: 'create', resource: 'policies' })).toBe(1);
@@ -100,7 +129,9 @@ describe('KubernetesSource', () => {
     await client.create(Resources.Policy, policy('raced'));
     await eventually(() => expect(s.get('Policy', 'raced')).toBeDefined());
     cluster.faults.inject({ verb: 'update', resource: 'policies', status: 409, times: 1 });
-    const out = (await s.apply({ ...(policy('raced', 'package t\n', { priority: 9 }) as unknown as AnyResource) })) as PolicyResource;
+    const out = (await s.apply({
+      ...(policy('raced', 'package t\n', { priority: 9 }) as unknown as AnyResource),
+    })) as PolicyResource;
     expect(out.spec.priority).toBe(9);
     expect(cluster.requests.count({ verb: 'update', resource: 'policies' })).toBe(2);
   });
@@ -108,11 +139,24 @@ describe('KubernetesSource', () => {
   it('refuses an invalid document and a stale resourceVersion with SourceWriteError', async () => {
     const s = start();
     await s.ready();
-    await expect(s.apply({ apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name: 'x' }, spec: { type: 'custom' } } as unknown as AnyResource)).rejects.toBeInstanceOf(SourceWriteError);
+    await expect(
+      s.apply({
+        apiVersion: 'steward.dev/v1alpha1',
+        kind: 'Policy',
+        metadata: { name: 'x' },
+        spec: { type: 'custom' },
+      } as unknown as AnyResource),
+    ).rejects.toBeInstanceOf(SourceWriteError);
     const created = await client.create(Resources.Policy, policy('pinned'));
     await client.patch(Resources.Policy, 'default', 'pinned', { spec: { priority: 3 } });
-    const stale = { ...policy('pinned'), metadata: { name: 'pinned', namespace: 'default', resourceVersion: created.metadata.resourceVersion } } as unknown as AnyResource;
-    await expect(s.apply(stale)).rejects.toMatchObject({ name: 'SourceWriteError', issues: [{ field: 'metadata.resourceVersion' }] });
+    const stale = {
+      ...policy('pinned'),
+      metadata: { name: 'pinned', namespace: 'default', resourceVersion: created.metadata.resourceVersion },
+    } as unknown as AnyResource;
+    await expect(s.apply(stale)).rejects.toMatchObject({
+      name: 'SourceWriteError',
+      issues: [{ field: 'metadata.resourceVersion' }],
+    });
   });
 
   it('deletes the object, and answers false for one that is not there', async () => {
@@ -139,7 +183,9 @@ describe('KubernetesSource', () => {
     const stopFailing = cluster.faults.inject({ verb: 'watch', resource: 'policies', status: 500, times: 1_000_000 });
     const before = cluster.requests.count({ verb: 'watch', resource: 'policies' });
     cluster.closeWatches('policies.steward.dev');
-    await eventually(() => expect(cluster.requests.count({ verb: 'watch', resource: 'policies' })).toBeGreaterThan(before));
+    await eventually(() =>
+      expect(cluster.requests.count({ verb: 'watch', resource: 'policies' })).toBeGreaterThan(before),
+    );
     await client.delete(Resources.Policy, 'default', 'removed-in-gap');
     await client.create(Resources.Policy, policy('created-in-gap'));
     cluster.compact();
@@ -148,11 +194,22 @@ describe('KubernetesSource', () => {
       expect(s.get('Policy', 'created-in-gap')).toBeDefined();
       expect(s.get('Policy', 'removed-in-gap')).toBeUndefined();
     });
-    expect(seen).toEqual(expect.arrayContaining(['added Policy after-drop', 'deleted Policy removed-in-gap', 'added Policy created-in-gap']));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        'added Policy after-drop',
+        'deleted Policy removed-in-gap',
+        'added Policy created-in-gap',
+      ]),
+    );
   });
 
   it('reads Secret keys of its namespace, and tells the Connectors that use a Secret when it changes', async () => {
-    await client.create(Resources.Secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default' }, data: { url: Buffer.from('postgres://a@h/db').toString('base64') } });
+    await client.create(Resources.Secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db', namespace: 'default' },
+      data: { url: Buffer.from('postgres://a@h/db').toString('base64') },
+    });
     await client.create(Resources.Connector, {
       apiVersion: 'steward.dev/v1alpha1',
       kind: 'Connector',
@@ -165,7 +222,9 @@ describe('KubernetesSource', () => {
     expect(s.secret('default', 'db', 'missing')).toBeUndefined();
     expect(s.secret('other', 'db', 'url')).toBeUndefined();
     const seen = recorder(s);
-    await client.patch(Resources.Secret, 'default', 'db', { data: { url: Buffer.from('postgres://b@h/db').toString('base64') } });
+    await client.patch(Resources.Secret, 'default', 'db', {
+      data: { url: Buffer.from('postgres://b@h/db').toString('base64') },
+    });
     await eventually(() => expect(seen).toContain('modified Connector orders'));
     expect(s.secret('default', 'db', 'url')).toBe('postgres://b@h/db');
   });

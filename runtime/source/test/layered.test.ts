@@ -3,11 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyResource, PolicyResource } from '../../../api/index.js';
-import { builtinPackDir, FolderSource, LayeredSource, withBuiltinPack, type DeclarativeSource, type SourceEvent } from '../index.js';
+import {
+  builtinPackDir,
+  FolderSource,
+  LayeredSource,
+  withBuiltinPack,
+  type DeclarativeSource,
+  type SourceEvent,
+} from '../index.js';
 
 const NS = 'team';
 
-const policyYaml = (name: string, opts: { namespace?: string; priority?: number } = {}) => `apiVersion: steward.dev/v1alpha1
+const policyYaml = (
+  name: string,
+  opts: { namespace?: string; priority?: number } = {},
+) => `apiVersion: steward.dev/v1alpha1
 kind: Policy
 metadata:
   name: ${name}
@@ -18,7 +28,12 @@ ${opts.namespace ? `  namespace: ${opts.namespace}\n` : ''}spec:
 `;
 
 const policy = (name: string, priority: number): AnyResource =>
-  ({ apiVersion: 'steward.dev/v1alpha1', kind: 'Policy', metadata: { name, namespace: NS }, spec: { type: 'custom', priority, rego: 'package override\n' } }) as unknown as AnyResource;
+  ({
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'Policy',
+    metadata: { name, namespace: NS },
+    spec: { type: 'custom', priority, rego: 'package override\n' },
+  }) as unknown as AnyResource;
 
 let dir: string;
 let layered: LayeredSource | undefined;
@@ -36,7 +51,10 @@ afterEach(async () => {
 
 /** A pack of `pack-a` and `pack-b` (no namespace) under a top folder of namespace `team` holding `own`. */
 async function start(): Promise<{ top: FolderSource; base: FolderSource; events: string[] }> {
-  await writeFile(join(dir, 'base', 'pack.yaml'), `${policyYaml('pack-a', { priority: 1 })}---\n${policyYaml('pack-b', { priority: 2 })}`);
+  await writeFile(
+    join(dir, 'base', 'pack.yaml'),
+    `${policyYaml('pack-a', { priority: 1 })}---\n${policyYaml('pack-b', { priority: 2 })}`,
+  );
   await writeFile(join(dir, 'top', 'own.yaml'), policyYaml('own', { namespace: NS, priority: 3 }));
   const base = new FolderSource({ dirs: [join(dir, 'base')], watch: false });
   const top = new FolderSource({ dirs: [join(dir, 'top')], watch: false });
@@ -47,8 +65,10 @@ async function start(): Promise<{ top: FolderSource; base: FolderSource; events:
   return { top, base, events };
 }
 
-const describeEvent = (e: SourceEvent) => `${e.type} ${e.resource.metadata.namespace}/${e.resource.metadata.name} ${(e.resource as PolicyResource).spec.priority}`;
-const names = (s: DeclarativeSource, namespace?: string) => s.list('Policy', namespace).map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+const describeEvent = (e: SourceEvent) =>
+  `${e.type} ${e.resource.metadata.namespace}/${e.resource.metadata.name} ${(e.resource as PolicyResource).spec.priority}`;
+const names = (s: DeclarativeSource, namespace?: string) =>
+  s.list('Policy', namespace).map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
 
 describe('LayeredSource', () => {
   it("lists the top's documents, then the base's, shown in the top's namespace", async () => {
@@ -95,7 +115,10 @@ describe('LayeredSource', () => {
     const { base, events } = await start();
     await layered!.apply(policy('pack-a', 50));
     events.length = 0;
-    await writeFile(join(dir, 'base', 'pack.yaml'), `${policyYaml('pack-a', { priority: 11 })}---\n${policyYaml('pack-c', { priority: 12 })}`);
+    await writeFile(
+      join(dir, 'base', 'pack.yaml'),
+      `${policyYaml('pack-a', { priority: 11 })}---\n${policyYaml('pack-c', { priority: 12 })}`,
+    );
     await base.reload();
     expect(events.sort()).toEqual(['added team/pack-c 12', 'deleted team/pack-b 2']);
     expect(layered!.get('Policy', 'pack-a')?.spec.priority).toBe(50);
@@ -107,12 +130,15 @@ describe('LayeredSource', () => {
     await writeFile(join(dir, 'base', 'broken.yaml'), 'kind: [unclosed\n');
     await writeFile(join(dir, 'top', 'broken.yaml'), 'kind: [unclosed\n');
     await start();
-    expect(layered!.issues().map((i) => i.file)).toEqual([join(dir, 'top', 'broken.yaml'), join(dir, 'base', 'broken.yaml')]);
+    expect(layered!.issues().map((i) => i.file)).toEqual([
+      join(dir, 'top', 'broken.yaml'),
+      join(dir, 'base', 'broken.yaml'),
+    ]);
   });
 });
 
 describe('withBuiltinPack', () => {
-  it("puts the built-in pack under the top, or leaves the top alone when it is disabled", async () => {
+  it('puts the built-in pack under the top, or leaves the top alone when it is disabled', async () => {
     const top = Object.assign(new FolderSource({ dirs: [join(dir, 'top')], watch: false }), { namespace: 'default' });
     expect(withBuiltinPack(top, { enabled: false })).toBe(top);
     const source = withBuiltinPack(top, { enabled: true, dir: builtinPackDir() });

@@ -56,12 +56,62 @@ describe('standalone HTTP surfaces', () => {
   });
 
   it.each([
-    { name: 'an unknown gateway path is a JSON 404 with a code', which: 'gateway', method: 'GET', path: '/nope', status: 404, check: { success: false, code: 'NOT_FOUND' } },
-    { name: 'invalid JSON to the gateway is a 400 INVALID_JSON', which: 'gateway', method: 'POST', path: '/health', body: '{bad', type: 'application/json', status: 400, check: { code: 'INVALID_JSON' } },
-    { name: 'a body over the limit is a 413', which: 'gateway', method: 'POST', path: '/health', body: JSON.stringify({ x: 'a'.repeat(4096) }), type: 'application/json', status: 413, check: { code: 'PAYLOAD_TOO_LARGE' } },
-    { name: 'an unknown orchestrator path is an envelope 404', which: 'orchestrator', method: 'GET', path: '/api/v1/nope', status: 404, check: { success: false, error: { code: 'NOT_FOUND' } } },
-    { name: 'an unsupported media type on the orchestrator is a 415', which: 'orchestrator', method: 'POST', path: '/api/v1/agents/validate', body: 'x', type: 'application/xml', status: 415, check: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } } },
-    { name: 'unparseable YAML to validate is a 400', which: 'orchestrator', method: 'POST', path: '/api/v1/agents/validate', body: 'kind: [x', type: 'application/yaml', status: 400, check: { error: { code: 'INVALID_REQUEST' } } },
+    {
+      name: 'an unknown gateway path is a JSON 404 with a code',
+      which: 'gateway',
+      method: 'GET',
+      path: '/nope',
+      status: 404,
+      check: { success: false, code: 'NOT_FOUND' },
+    },
+    {
+      name: 'invalid JSON to the gateway is a 400 INVALID_JSON',
+      which: 'gateway',
+      method: 'POST',
+      path: '/health',
+      body: '{bad',
+      type: 'application/json',
+      status: 400,
+      check: { code: 'INVALID_JSON' },
+    },
+    {
+      name: 'a body over the limit is a 413',
+      which: 'gateway',
+      method: 'POST',
+      path: '/health',
+      body: JSON.stringify({ x: 'a'.repeat(4096) }),
+      type: 'application/json',
+      status: 413,
+      check: { code: 'PAYLOAD_TOO_LARGE' },
+    },
+    {
+      name: 'an unknown orchestrator path is an envelope 404',
+      which: 'orchestrator',
+      method: 'GET',
+      path: '/api/v1/nope',
+      status: 404,
+      check: { success: false, error: { code: 'NOT_FOUND' } },
+    },
+    {
+      name: 'an unsupported media type on the orchestrator is a 415',
+      which: 'orchestrator',
+      method: 'POST',
+      path: '/api/v1/agents/validate',
+      body: 'x',
+      type: 'application/xml',
+      status: 415,
+      check: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } },
+    },
+    {
+      name: 'unparseable YAML to validate is a 400',
+      which: 'orchestrator',
+      method: 'POST',
+      path: '/api/v1/agents/validate',
+      body: 'kind: [x',
+      type: 'application/yaml',
+      status: 400,
+      check: { error: { code: 'INVALID_REQUEST' } },
+    },
   ] as const)('$name', async (c) => {
     const res = await app[c.which].inject({
       method: c.method,
@@ -77,14 +127,25 @@ describe('standalone HTTP surfaces', () => {
   });
 
   it('validates an AgentConfig sent as YAML, naming spec.llm when a specialist lacks it', async () => {
-    const yaml = 'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: a}\nspec: {type: specialist, domain: travel}\n';
-    const res = await app.orchestrator.inject({ method: 'POST', url: '/api/v1/agents/validate', payload: yaml, headers: { 'content-type': 'application/yaml' } });
+    const yaml =
+      'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: a}\nspec: {type: specialist, domain: travel}\n';
+    const res = await app.orchestrator.inject({
+      method: 'POST',
+      url: '/api/v1/agents/validate',
+      payload: yaml,
+      headers: { 'content-type': 'application/yaml' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ valid: false, errors: [{ field: 'spec.llm' }] });
   });
 
   it('validates an AgentConfig sent as JSON and creates nothing', async () => {
-    const doc = { apiVersion: 'steward.dev/v1alpha1', kind: 'AgentConfig', metadata: { name: 'zz-new' }, spec: { type: 'coordinator', domain: 'travel' } };
+    const doc = {
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'AgentConfig',
+      metadata: { name: 'zz-new' },
+      spec: { type: 'coordinator', domain: 'travel' },
+    };
     const res = await app.orchestrator.inject({ method: 'POST', url: '/api/v1/agents/validate', payload: doc });
     expect(res.json()).toEqual({ valid: true, errors: [], warnings: [] });
     expect(app.source.get('AgentConfig', 'zz-new')).toBeUndefined();

@@ -45,7 +45,11 @@ describe('standalone metrics and API reference', () => {
     expect(res.status).toBe(200);
     const m = parseExposition(await res.text());
     for (const server of ['gateway', 'orchestrator']) {
-      expect(m.find('steward_http_requests_total', { server, route: '/health', method: 'GET', status_class: '2xx' })[0]?.value, server).toBeGreaterThanOrEqual(1);
+      expect(
+        m.find('steward_http_requests_total', { server, route: '/health', method: 'GET', status_class: '2xx' })[0]
+          ?.value,
+        server,
+      ).toBeGreaterThanOrEqual(1);
     }
     expect(m.find('steward_build_info')).toHaveLength(1);
   });
@@ -64,7 +68,10 @@ describe('standalone metrics and API reference', () => {
 
   it('serves /openapi.json and /docs on both API ports', async () => {
     for (const which of ['gateway', 'orchestrator'] as const) {
-      const doc = (await (await fetch(url(which, '/openapi.json'))).json()) as { openapi: string; paths: Record<string, unknown> };
+      const doc = (await (await fetch(url(which, '/openapi.json'))).json()) as {
+        openapi: string;
+        paths: Record<string, unknown>;
+      };
       expect(doc.openapi).toBe('3.1.0');
       expect(Object.keys(doc.paths)).toContain('/metrics/prometheus');
       const page = await fetch(url(which, '/docs/'));

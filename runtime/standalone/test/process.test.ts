@@ -21,7 +21,14 @@ describe('steward standalone as a process', () => {
     const [gw, orch] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [BIN, 'standalone'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: '', STEWARD_GATEWAY_PORT: String(gw), STEWARD_ORCHESTRATOR_PORT: String(orch), STEWARD_DATA_DIR: tmp, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        STEWARD_GATEWAY_PORT: String(gw),
+        STEWARD_ORCHESTRATOR_PORT: String(orch),
+        STEWARD_DATA_DIR: tmp,
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -46,7 +53,8 @@ describe('steward standalone as a process', () => {
 });
 
 describe('steward validate', () => {
-  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'validate', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [BIN, 'validate', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
 
   it('exits 0 on the shipped samples and examples', () => {
     const res = run('config/samples', 'config/examples');
@@ -56,7 +64,10 @@ describe('steward validate', () => {
 
   it('exits 1 naming the file and spec.llm for a specialist without an llm', async () => {
     const file = join(tmp, 'bad.yaml');
-    await writeFile(file, 'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: a}\nspec: {type: specialist, domain: travel}\n');
+    await writeFile(
+      file,
+      'apiVersion: steward.dev/v1alpha1\nkind: AgentConfig\nmetadata: {name: a}\nspec: {type: specialist, domain: travel}\n',
+    );
     const res = run(file);
     expect(res.status).toBe(1);
     expect(res.stderr).toContain(`${file}#0 spec.llm`);

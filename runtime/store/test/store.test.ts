@@ -27,9 +27,15 @@ for (const backend of testBackends()) {
     });
 
     it('creates a client whose key is stored hashed and found again by the key', async () => {
-      const { client, apiKey } = await store.clients.create({ organizationId: 'org-a', name: 'Travel App', description: 'web' });
+      const { client, apiKey } = await store.clients.create({
+        organizationId: 'org-a',
+        name: 'Travel App',
+        description: 'web',
+      });
       expect(apiKey).toMatch(/^client-travel-app-prod-[A-Za-z0-9_-]{43}$/);
-      const { rows } = await db.query<{ api_key_hash: string }>('SELECT api_key_hash FROM clients WHERE id = $1', [client.id]);
+      const { rows } = await db.query<{ api_key_hash: string }>('SELECT api_key_hash FROM clients WHERE id = $1', [
+        client.id,
+      ]);
       expect(rows[0]!.api_key_hash).not.toContain(apiKey);
       expect((await store.clients.findByApiKey(apiKey))?.id).toBe(client.id);
       expect(await store.clients.findByApiKey(`${apiKey}x`)).toBeUndefined();
@@ -67,7 +73,9 @@ for (const backend of testBackends()) {
         expiresAt: new Date(now.getTime() + 300_000),
       });
       expect(ctx.id).toMatch(/^ctx_/);
-      const { rows } = await db.query<Record<string, unknown>>('SELECT * FROM precheck_contexts WHERE id = $1', [ctx.id]);
+      const { rows } = await db.query<Record<string, unknown>>('SELECT * FROM precheck_contexts WHERE id = $1', [
+        ctx.id,
+      ]);
       expect(JSON.stringify(rows[0])).not.toContain('123-45-6789');
       const back = await store.contexts.get('org-a', ctx.id);
       expect(back).toMatchObject({ approved: false, policies: ['pii'], blockReason: 'PII detected: US SSN' });
@@ -77,26 +85,53 @@ for (const backend of testBackends()) {
     it('commits an audit entry that references its context', async () => {
       const now = new Date();
       const ctx = await store.contexts.record({
-        organizationId: 'org-a', clientId: 'cli_1', userToken: 'u', query: 'q', approved: true, policies: [],
-        createdAt: now, expiresAt: new Date(now.getTime() + 300_000),
+        organizationId: 'org-a',
+        clientId: 'cli_1',
+        userToken: 'u',
+        query: 'q',
+        approved: true,
+        policies: [],
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 300_000),
       });
       const entry = await store.audit.record({
-        organizationId: 'org-a', clientId: 'cli_1', contextId: ctx.id, model: 'gpt-4o', prompt: 'hi', response: 'hello',
-        latencyMs: 12.5, promptTokens: 3, completionTokens: 5, totalTokens: 8, metadata: { sdk: 'ts' },
+        organizationId: 'org-a',
+        clientId: 'cli_1',
+        contextId: ctx.id,
+        model: 'gpt-4o',
+        prompt: 'hi',
+        response: 'hello',
+        latencyMs: 12.5,
+        promptTokens: 3,
+        completionTokens: 5,
+        totalTokens: 8,
+        metadata: { sdk: 'ts' },
       });
       const back = await store.audit.get('org-a', entry.id);
-      expect(back).toMatchObject({ contextId: ctx.id, model: 'gpt-4o', latencyMs: 12.5, totalTokens: 8, metadata: { sdk: 'ts' } });
+      expect(back).toMatchObject({
+        contextId: ctx.id,
+        model: 'gpt-4o',
+        latencyMs: 12.5,
+        totalTokens: 8,
+        metadata: { sdk: 'ts' },
+      });
     });
 
     it('rejects an audit entry naming a context that does not exist', async () => {
-      await expect(store.audit.record({ organizationId: 'org-a', clientId: 'c', contextId: 'ctx_missing' })).rejects.toThrow();
+      await expect(
+        store.audit.record({ organizationId: 'org-a', clientId: 'c', contextId: 'ctx_missing' }),
+      ).rejects.toThrow();
     });
 
     it('rolls a transaction back when its function throws', async () => {
       const before = await store.audit.count('org-t');
       await expect(
         db.transaction(async (tx) => {
-          await storeOn({ ...db, query: tx.query } as Db).audit.record({ organizationId: 'org-t', clientId: 'c', contextId: null });
+          await storeOn({ ...db, query: tx.query } as Db).audit.record({
+            organizationId: 'org-t',
+            clientId: 'c',
+            contextId: null,
+          });
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
@@ -106,8 +141,14 @@ for (const backend of testBackends()) {
     it('purges expired contexts that no audit entry references', async () => {
       const past = new Date(Date.now() - 3_600_000);
       const ctx = await store.contexts.record({
-        organizationId: 'org-p', clientId: 'c', userToken: 'u', query: 'q', approved: true, policies: [],
-        createdAt: past, expiresAt: new Date(past.getTime() + 1000),
+        organizationId: 'org-p',
+        clientId: 'c',
+        userToken: 'u',
+        query: 'q',
+        approved: true,
+        policies: [],
+        createdAt: past,
+        expiresAt: new Date(past.getTime() + 1000),
       });
       expect(await store.contexts.purgeExpired(new Date())).toBeGreaterThanOrEqual(1);
       expect(await store.contexts.get('org-p', ctx.id)).toBeUndefined();
@@ -132,11 +173,19 @@ for (const backend of testBackends()) {
       expect(idx[0]!.indexdef).toContain('USING brin (expires_at)');
       // The audit's reference to its context still holds under the new collation.
       const ctx = await store.contexts.record({
-        organizationId: 'org-m', clientId: 'c', userToken: 'u', query: 'q', approved: true, policies: [],
-        createdAt: new Date(), expiresAt: new Date(Date.now() + 60_000),
+        organizationId: 'org-m',
+        clientId: 'c',
+        userToken: 'u',
+        query: 'q',
+        approved: true,
+        policies: [],
+        createdAt: new Date(),
+        expiresAt: new Date(Date.now() + 60_000),
       });
       await store.audit.record({ organizationId: 'org-m', clientId: 'c', contextId: ctx.id });
-      await expect(store.audit.record({ organizationId: 'org-m', clientId: 'c', contextId: `${ctx.id}x` })).rejects.toThrow(/foreign key/);
+      await expect(
+        store.audit.record({ organizationId: 'org-m', clientId: 'c', contextId: `${ctx.id}x` }),
+      ).rejects.toThrow(/foreign key/);
     });
   });
 }

@@ -21,8 +21,17 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Markers that only appear when protected data came back. */
 export const LEAK_MARKERS = [
-  'TOPSECRET', 'UPPERCASE-ORDERS-SECRET', 'ADMIN-SECRET', 'MariaDB', '10.11.', 'PostgreSQL 15', 'root@', 'data_directory',
-  '/var/lib/postgresql', 'pg_authid', 'attack-bound-user',
+  'TOPSECRET',
+  'UPPERCASE-ORDERS-SECRET',
+  'ADMIN-SECRET',
+  'MariaDB',
+  '10.11.',
+  'PostgreSQL 15',
+  'root@',
+  'data_directory',
+  '/var/lib/postgresql',
+  'pg_authid',
+  'attack-bound-user',
 ];
 export const leaked = (text, extra = []) => [...LEAK_MARKERS, ...extra].find((m) => text.includes(m));
 
@@ -48,8 +57,7 @@ export async function call(method, url, { headers = {}, body, raw, timeoutMs = 2
   if (raw !== undefined) {
     init.body = raw;
     init.headers['content-type'] ??= 'application/json';
-  }
-  else if (body !== undefined) {
+  } else if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers['content-type'] ??= 'application/json';
   }
@@ -69,7 +77,8 @@ export async function call(method, url, { headers = {}, body, raw, timeoutMs = 2
 }
 
 /** The error code of a gateway or orchestrator answer. */
-export const codeOf = (r) => r.body?.code ?? r.body?.error?.code ?? (typeof r.body?.error === 'object' ? undefined : undefined) ?? r.error ?? '';
+export const codeOf = (r) =>
+  r.body?.code ?? r.body?.error?.code ?? (typeof r.body?.error === 'object' ? undefined : undefined) ?? r.error ?? '';
 export const reasonOf = (r) => r.body?.details?.reason ?? r.body?.error?.details?.reason ?? '';
 
 /** A request with raw header lines (duplicates kept), through node:http. */
@@ -142,14 +151,21 @@ export const REDIRECTS = [
 
 export async function startServers({ blackholes = 0 } = {}) {
   const app = createServer((req, res) => {
-    appHits.push({ at: Date.now(), method: req.method, url: req.url, host: req.headers.host, remote: req.socket.remoteAddress });
+    appHits.push({
+      at: Date.now(),
+      method: req.method,
+      url: req.url,
+      host: req.headers.host,
+      remote: req.socket.remoteAddress,
+    });
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     const json = (status, obj, extra = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...extra });
       res.end(JSON.stringify(obj));
     };
-    if (path === '/' || path === '/api' || path === '/api/' || path === '/api/ok') return json(200, { ok: true, path: url });
+    if (path === '/' || path === '/api' || path === '/api/' || path === '/api/ok')
+      return json(200, { ok: true, path: url });
     if (path === '/api/x') return json(302, { moved: true }, { location: '/admin/secret' });
     const m = /^\/api\/r\/(\d+)$/.exec(path);
     if (m) return json(302, { moved: true }, { location: REDIRECTS[Number(m[1])] ?? '/api/ok' });
@@ -207,7 +223,7 @@ export async function startServers({ blackholes = 0 } = {}) {
     sock.on('close', () => clearInterval(t));
   });
   trickle.requestTimeout = 0;
-  trickle.on('connection', () => holeSockets.trickle = (holeSockets.trickle ?? 0) + 1);
+  trickle.on('connection', () => (holeSockets.trickle = (holeSockets.trickle ?? 0) + 1));
   servers.push(await listen(trickle, TRICKLE_PORT, '127.0.0.1'));
 }
 
@@ -222,12 +238,16 @@ export async function stopServers() {
 // Steward
 
 export function licenseKey(tier = 'ENT') {
-  const out = execFileSync(NODE, [join(ROOT, 'bin/steward.mjs'), 'license', 'issue', '--tier', tier, '--expires', '2027-06-30'], {
-    cwd: ROOT,
-    env: { ...process.env, STEWARD_LICENSE_SIGNING_SECRET: SIGNING_SECRET },
-    encoding: 'utf8',
-    timeout: 60000,
-  });
+  const out = execFileSync(
+    NODE,
+    [join(ROOT, 'bin/steward.mjs'), 'license', 'issue', '--tier', tier, '--expires', '2027-06-30'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, STEWARD_LICENSE_SIGNING_SECRET: SIGNING_SECRET },
+      encoding: 'utf8',
+      timeout: 60000,
+    },
+  );
   return out.trim().split('\n').pop().trim();
 }
 
@@ -235,7 +255,8 @@ export function licenseKey(tier = 'ENT') {
 export function writeManifests(dir, extraYaml) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const f of readdirSync(join(ROOT, 'config/samples'))) if (f.endsWith('.yaml')) copyFileSync(join(ROOT, 'config/samples', f), join(dir, f));
+  for (const f of readdirSync(join(ROOT, 'config/samples')))
+    if (f.endsWith('.yaml')) copyFileSync(join(ROOT, 'config/samples', f), join(dir, f));
   writeFileSync(join(dir, 'steward-rerun.yaml'), extraYaml);
 }
 

@@ -5,7 +5,21 @@
  */
 import type { ClusterApi } from '../client.js';
 import type { JsonObject } from '../schema/types.js';
-import { controllerRef, isDeleting, keyOf, meta, nameOf, namespaceOf, newControllerRef, obj, ownerReferences, selectorMatcher, selectorMatches, statusCode, uidOf } from './util.js';
+import {
+  controllerRef,
+  isDeleting,
+  keyOf,
+  meta,
+  nameOf,
+  namespaceOf,
+  newControllerRef,
+  obj,
+  ownerReferences,
+  selectorMatcher,
+  selectorMatches,
+  statusCode,
+  uidOf,
+} from './util.js';
 
 export interface ClaimTarget {
   /** The owned resource (`pods`, `replicasets.apps`). */
@@ -28,7 +42,9 @@ export function claim(api: ClusterApi, t: ClaimTarget, candidates: JsonObject[])
       continue;
     }
     if (!ref && (!matches || isDeleting(owner) || isDeleting(o))) continue;
-    const refs = ref ? ownerReferences(o).filter((r) => r.uid !== uidOf(owner)) : [...ownerReferences(o), newControllerRef(owner, t.ownerApiVersion, t.ownerKind)];
+    const refs = ref
+      ? ownerReferences(o).filter((r) => r.uid !== uidOf(owner))
+      : [...ownerReferences(o), newControllerRef(owner, t.ownerApiVersion, t.ownerKind)];
     const m: JsonObject = { ...meta(o), ownerReferences: refs };
     if (!refs.length) delete m.ownerReferences;
     try {
@@ -48,7 +64,11 @@ export function claim(api: ClusterApi, t: ClaimTarget, candidates: JsonObject[])
 export function claimCandidates(api: ClusterApi, resource: string, owner: JsonObject): JsonObject[] {
   const uid = uidOf(owner);
   const matches = selectorMatcher(obj(owner.spec).selector);
-  return api.listWhere(resource, namespaceOf(owner), (o) => controllerRef(o as JsonObject)?.uid === uid || matches(meta(o as JsonObject).labels));
+  return api.listWhere(
+    resource,
+    namespaceOf(owner),
+    (o) => controllerRef(o as JsonObject)?.uid === uid || matches(meta(o as JsonObject).labels),
+  );
 }
 
 /** The objects of the owner's namespace it controls. */
@@ -60,5 +80,8 @@ export function controlledBy(api: ClusterApi, resource: string, owner: JsonObjec
 /** Keys of the controllers (of `resource`, in the object's namespace) that could adopt an orphan. */
 export function adopterKeys(api: ClusterApi, resource: string, o: JsonObject): string[] {
   if (controllerRef(o) || isDeleting(o)) return [];
-  return api.list(resource, { namespace: namespaceOf(o) }).items.filter((c) => selectorMatches(obj(c.spec).selector, meta(o).labels) && nameOf(c)).map(keyOf);
+  return api
+    .list(resource, { namespace: namespaceOf(o) })
+    .items.filter((c) => selectorMatches(obj(c.spec).selector, meta(o).labels) && nameOf(c))
+    .map(keyOf);
 }

@@ -43,7 +43,10 @@ export class ControllerLoop {
     private readonly reconciler: Reconciler,
     private readonly log: (msg: string) => void,
   ) {
-    this.queue = new WorkQueue((key) => reconciler.reconcile(key), (msg) => log(`${reconciler.name}: ${msg}`));
+    this.queue = new WorkQueue(
+      (key) => reconciler.reconcile(key),
+      (msg) => log(`${reconciler.name}: ${msg}`),
+    );
   }
 
   start(): void {

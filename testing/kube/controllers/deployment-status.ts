@@ -32,7 +32,6 @@ export const Reasons = {
   DeploymentResumed: 'DeploymentResumed',
 } as const;
 
-
 export interface DeploymentCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
@@ -60,11 +59,18 @@ export function setDeploymentCondition(status: JsonObject, c: DeploymentConditio
 }
 
 export function deploymentCondition(status: JsonObject, type: string): JsonObject | undefined {
-  return arr(status.conditions).map(obj).find((c) => c.type === type);
+  return arr(status.conditions)
+    .map(obj)
+    .find((c) => c.type === type);
 }
 
 /** calculateStatus: counts summed over the ReplicaSets, and the Available condition. */
-export function calculateStatus(d: JsonObject, all: JsonObject[], newRS: JsonObject | undefined, now: string): JsonObject {
+export function calculateStatus(
+  d: JsonObject,
+  all: JsonObject[],
+  newRS: JsonObject | undefined,
+  now: string,
+): JsonObject {
   const old = obj(d.status);
   const available = sum(all, (rs) => statusCount(rs, 'availableReplicas'));
   const status: JsonObject = {
@@ -78,19 +84,42 @@ export function calculateStatus(d: JsonObject, all: JsonObject[], newRS: JsonObj
   if (old.collisionCount !== undefined) status.collisionCount = old.collisionCount;
   if (old.conditions !== undefined) status.conditions = JSON.parse(JSON.stringify(old.conditions)) as unknown;
   if (available >= replicasOf(d) - maxUnavailable(d)) {
-    setDeploymentCondition(status, { type: 'Available', status: 'True', reason: Reasons.MinimumReplicasAvailable, message: 'Deployment has minimum availability.' }, now);
+    setDeploymentCondition(
+      status,
+      {
+        type: 'Available',
+        status: 'True',
+        reason: Reasons.MinimumReplicasAvailable,
+        message: 'Deployment has minimum availability.',
+      },
+      now,
+    );
   } else {
-    setDeploymentCondition(status, { type: 'Available', status: 'False', reason: Reasons.MinimumReplicasUnavailable, message: 'Deployment does not have minimum availability.' }, now);
+    setDeploymentCondition(
+      status,
+      {
+        type: 'Available',
+        status: 'False',
+        reason: Reasons.MinimumReplicasUnavailable,
+        message: 'Deployment does not have minimum availability.',
+      },
+      now,
+    );
   }
-  for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
+  for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'])
+    if (status[k] === 0) delete status[k];
   return status;
 }
 
 /** DeploymentComplete: every desired replica updated and available, nothing old left. */
 export function isComplete(d: JsonObject, status: JsonObject): boolean {
   const want = replicasOf(d);
-  return Number(status.updatedReplicas ?? 0) === want && Number(status.replicas ?? 0) === want && Number(status.availableReplicas ?? 0) === want
-    && Number(status.observedGeneration ?? 0) >= Number(meta(d).generation ?? 0);
+  return (
+    Number(status.updatedReplicas ?? 0) === want &&
+    Number(status.replicas ?? 0) === want &&
+    Number(status.availableReplicas ?? 0) === want &&
+    Number(status.observedGeneration ?? 0) >= Number(meta(d).generation ?? 0)
+  );
 }
 
 /** DeploymentProgressing: the new status moved forward compared with the old one. */
@@ -98,13 +127,22 @@ export function hasProgressed(oldStatus: JsonObject, status: JsonObject): boolea
   const n = (s: JsonObject, k: string): number => Number(s[k] ?? 0);
   const oldOld = n(oldStatus, 'replicas') - n(oldStatus, 'updatedReplicas');
   const newOld = n(status, 'replicas') - n(status, 'updatedReplicas');
-  return n(status, 'updatedReplicas') > n(oldStatus, 'updatedReplicas') || newOld < oldOld
-    || n(status, 'readyReplicas') > n(oldStatus, 'readyReplicas') || n(status, 'availableReplicas') > n(oldStatus, 'availableReplicas');
+  return (
+    n(status, 'updatedReplicas') > n(oldStatus, 'updatedReplicas') ||
+    newOld < oldOld ||
+    n(status, 'readyReplicas') > n(oldStatus, 'readyReplicas') ||
+    n(status, 'availableReplicas') > n(oldStatus, 'availableReplicas')
+  );
 }
 
-
 /** syncRolloutStatus: the next status, and when to look again for a progress deadline. */
-export function rolloutStatus(d: JsonObject, all: JsonObject[], newRS: JsonObject | undefined, created: boolean, nowMs: number): { status: JsonObject; requeueAfterMs?: number } {
+export function rolloutStatus(
+  d: JsonObject,
+  all: JsonObject[],
+  newRS: JsonObject | undefined,
+  created: boolean,
+  nowMs: number,
+): { status: JsonObject; requeueAfterMs?: number } {
   const now = isoSeconds(nowMs);
   const oldStatus = obj(d.status);
   const status = calculateStatus(d, all, newRS, now);
@@ -114,16 +152,22 @@ export function rolloutStatus(d: JsonObject, all: JsonObject[], newRS: JsonObjec
   const cur = deploymentCondition(status, 'Progressing');
   const rsName = newRS ? `ReplicaSet "${nameOf(newRS)}"` : 'Deployment';
   if (obj(d.spec).paused === true) {
-    if (cur?.reason !== Reasons.DeploymentPaused) progressing('Unknown', Reasons.DeploymentPaused, 'Deployment is paused');
+    if (cur?.reason !== Reasons.DeploymentPaused)
+      progressing('Unknown', Reasons.DeploymentPaused, 'Deployment is paused');
   } else if (cur?.reason === Reasons.DeploymentPaused) {
     progressing('Unknown', Reasons.DeploymentResumed, 'Deployment is resumed');
   } else if (deadline === NO_DEADLINE) {
-    status.conditions = arr(status.conditions).map(obj).filter((c) => c.type !== 'Progressing');
+    status.conditions = arr(status.conditions)
+      .map(obj)
+      .filter((c) => c.type !== 'Progressing');
   } else if (created && newRS) {
     progressing('True', Reasons.NewReplicaSetCreated, `Created new replica set "${nameOf(newRS)}"`);
   } else if (newRS && !cur) {
     progressing('True', Reasons.FoundNewReplicaSet, `Found new replica set "${nameOf(newRS)}"`);
-  } else if (Number(status.replicas ?? 0) === Number(status.updatedReplicas ?? 0) && cur?.reason === Reasons.NewReplicaSetAvailable) {
+  } else if (
+    Number(status.replicas ?? 0) === Number(status.updatedReplicas ?? 0) &&
+    cur?.reason === Reasons.NewReplicaSetAvailable
+  ) {
     // Complete and still complete: nothing to say.
   } else if (isComplete(d, status)) {
     progressing('True', Reasons.NewReplicaSetAvailable, `${rsName} has successfully progressed.`);

@@ -15,7 +15,12 @@ export const MAX_REPLICAS = 'deployment.kubernetes.io/max-replicas';
 
 /** Deployment annotations that never reach a ReplicaSet (annotationsToSkip upstream). */
 const SKIPPED_ANNOTATIONS = new Set([
-  'kubectl.kubernetes.io/last-applied-configuration', REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS, 'deprecated.deployment.rollback.to',
+  'kubectl.kubernetes.io/last-applied-configuration',
+  REVISION,
+  REVISION_HISTORY,
+  DESIRED_REPLICAS,
+  MAX_REPLICAS,
+  'deprecated.deployment.rollback.to',
 ]);
 
 /** Alphabet of rand.SafeEncodeString: no vowels, no 0/1/3 (avoids bad words and look-alikes). */
@@ -26,7 +31,11 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as JsonObject;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -125,7 +134,11 @@ export function revisionAnnotations(d: JsonObject, revision: number, existing: J
 
 /** SetReplicasAnnotations: the spec.replicas and replicas + maxSurge a ReplicaSet was last sized for. */
 export function replicasAnnotations(d: JsonObject, existing: JsonObject): JsonObject {
-  return { ...existing, [DESIRED_REPLICAS]: String(replicasOf(d)), [MAX_REPLICAS]: String(replicasOf(d) + maxSurge(d)) };
+  return {
+    ...existing,
+    [DESIRED_REPLICAS]: String(replicasOf(d)),
+    [MAX_REPLICAS]: String(replicasOf(d) + maxSurge(d)),
+  };
 }
 
 function createdAt(rs: JsonObject): number {
@@ -140,7 +153,12 @@ function annotationNumber(rs: JsonObject, key: string): number | undefined {
 
 /** isScalingEvent: an active ReplicaSet was sized for a different spec.replicas (desired-replicas annotation). */
 export function isScalingEvent(d: JsonObject, all: JsonObject[]): boolean {
-  return all.some((rs) => replicasOf(rs) > 0 && annotationNumber(rs, DESIRED_REPLICAS) !== undefined && annotationNumber(rs, DESIRED_REPLICAS) !== replicasOf(d));
+  return all.some(
+    (rs) =>
+      replicasOf(rs) > 0 &&
+      annotationNumber(rs, DESIRED_REPLICAS) !== undefined &&
+      annotationNumber(rs, DESIRED_REPLICAS) !== replicasOf(d),
+  );
 }
 
 /** FindActiveOrLatest: the only active ReplicaSet, or the newest when none is active; undefined when several are. */
@@ -155,7 +173,11 @@ export function activeOrLatest(newRS: JsonObject | undefined, old: JsonObject[])
 /** IsSaturated: the new ReplicaSet has every desired replica, and all of them available. */
 export function isSaturated(d: JsonObject, newRS: JsonObject): boolean {
   const want = replicasOf(d);
-  return replicasOf(newRS) === want && annotationNumber(newRS, DESIRED_REPLICAS) === want && statusCount(newRS, 'availableReplicas') === want;
+  return (
+    replicasOf(newRS) === want &&
+    annotationNumber(newRS, DESIRED_REPLICAS) === want &&
+    statusCount(newRS, 'availableReplicas') === want
+  );
 }
 
 /**

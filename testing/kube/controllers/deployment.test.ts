@@ -24,7 +24,9 @@ async function settle(name: string): Promise<void> {
 }
 
 function condition(o: JsonObject, type: string): JsonObject | undefined {
-  return arr(obj(o.status).conditions).map(obj).find((c) => c.type === type);
+  return arr(obj(o.status).conditions)
+    .map(obj)
+    .find((c) => c.type === type);
 }
 
 describe('Deployment controller', () => {
@@ -35,15 +37,39 @@ describe('Deployment controller', () => {
     const hash = String(obj(meta(rs!).labels)['pod-template-hash']);
     expect(nameOf(rs!)).toBe(`web-${hash}`);
     expect(rs).toMatchObject({
-      metadata: { annotations: { 'deployment.kubernetes.io/revision': '1', 'deployment.kubernetes.io/desired-replicas': '3', 'deployment.kubernetes.io/max-replicas': '4' } },
-      spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': hash } }, template: { metadata: { labels: { 'pod-template-hash': hash } } } },
+      metadata: {
+        annotations: {
+          'deployment.kubernetes.io/revision': '1',
+          'deployment.kubernetes.io/desired-replicas': '3',
+          'deployment.kubernetes.io/max-replicas': '4',
+        },
+      },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'web', 'pod-template-hash': hash } },
+        template: { metadata: { labels: { 'pod-template-hash': hash } } },
+      },
     });
     const d = deployment('web');
-    expect(d.status).toMatchObject({ observedGeneration: 1, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
+    expect(d.status).toMatchObject({
+      observedGeneration: 1,
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+    });
     expect(obj(d.status).unavailableReplicas).toBeUndefined();
     expect(obj(meta(d).annotations)['deployment.kubernetes.io/revision']).toBe('1');
-    expect(condition(d, 'Available')).toMatchObject({ status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' });
-    expect(condition(d, 'Progressing')).toMatchObject({ status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "web-${hash}" has successfully progressed.` });
+    expect(condition(d, 'Available')).toMatchObject({
+      status: 'True',
+      reason: 'MinimumReplicasAvailable',
+      message: 'Deployment has minimum availability.',
+    });
+    expect(condition(d, 'Progressing')).toMatchObject({
+      status: 'True',
+      reason: 'NewReplicaSetAvailable',
+      message: `ReplicaSet "web-${hash}" has successfully progressed.`,
+    });
     const ev = api().list('events', { namespace: 'default', fieldSelector: 'reason=ScalingReplicaSet' }).items;
     expect(ev.map((e) => e.message)).toEqual([`Scaled up replica set web-${hash} from 0 to 3`]);
   });
@@ -57,18 +83,47 @@ describe('Deployment controller', () => {
   });
 
   it.each([
-    { name: 'percentages round surge up and unavailable down', replicas: 10, surge: '25%', unavailable: '25%', want: { maxSurge: 3, maxUnavailable: 2 } },
-    { name: 'integers are taken as they are', replicas: 10, surge: 2, unavailable: 0, want: { maxSurge: 2, maxUnavailable: 0 } },
-    { name: 'both zero makes maxUnavailable 1', replicas: 3, surge: '0%', unavailable: 0, want: { maxSurge: 0, maxUnavailable: 1 } },
+    {
+      name: 'percentages round surge up and unavailable down',
+      replicas: 10,
+      surge: '25%',
+      unavailable: '25%',
+      want: { maxSurge: 3, maxUnavailable: 2 },
+    },
+    {
+      name: 'integers are taken as they are',
+      replicas: 10,
+      surge: 2,
+      unavailable: 0,
+      want: { maxSurge: 2, maxUnavailable: 0 },
+    },
+    {
+      name: 'both zero makes maxUnavailable 1',
+      replicas: 3,
+      surge: '0%',
+      unavailable: 0,
+      want: { maxSurge: 0, maxUnavailable: 1 },
+    },
   ])('fenceposts: $name', ({ replicas, surge, unavailable, want }) => {
-    const d = deploymentObj('web', { replicas, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } } });
+    const d = deploymentObj('web', {
+      replicas,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: surge, maxUnavailable: unavailable } },
+    });
     expect(fenceposts(d)).toEqual(want);
   });
 
   it('rolls a new template out within maxSurge and maxUnavailable, keeping the old ReplicaSet at zero', async () => {
-    api().create('deployments.apps', deploymentObj('web', { replicas: 4, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    api().create(
+      'deployments.apps',
+      deploymentObj('web', {
+        replicas: 4,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      }),
+    );
     await settle('web');
-    api().patch('deployments.apps', 'default', 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } } });
+    api().patch('deployments.apps', 'default', 'web', {
+      spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } },
+    });
     let maxPods = 0;
     for (let i = 0; i < 50; i++) {
       await controllers().idle();
@@ -79,7 +134,11 @@ describe('Deployment controller', () => {
       if (readyAll(api(), cluster().clock, 'app=web') === 0) break;
     }
     expect(maxPods).toBe(5); // maxSurge 1
-    const rss = replicaSets('web').sort((a, b) => Number(obj(meta(a).annotations)['deployment.kubernetes.io/revision']) - Number(obj(meta(b).annotations)['deployment.kubernetes.io/revision']));
+    const rss = replicaSets('web').sort(
+      (a, b) =>
+        Number(obj(meta(a).annotations)['deployment.kubernetes.io/revision']) -
+        Number(obj(meta(b).annotations)['deployment.kubernetes.io/revision']),
+    );
     expect(rss.map((rs) => obj(rs.spec).replicas)).toEqual([0, 4]);
     expect(obj(meta(rss[1]!).annotations)['deployment.kubernetes.io/revision']).toBe('2');
     expect(deployment('web').status).toMatchObject({ replicas: 4, updatedReplicas: 4, availableReplicas: 4 });
@@ -89,7 +148,9 @@ describe('Deployment controller', () => {
   it('Recreate scales the old ReplicaSet to zero before the new one scales up', async () => {
     api().create('deployments.apps', deploymentObj('web', { replicas: 2, strategy: { type: 'Recreate' } }));
     await settle('web');
-    api().patch('deployments.apps', 'default', 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } } });
+    api().patch('deployments.apps', 'default', 'web', {
+      spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } },
+    });
     await controllers().idle();
     const images = activePods(api(), 'app=web').map((p) => obj(arr(obj(p.spec).containers)[0]).image);
     expect(images).toEqual(['nginx:2', 'nginx:2']);
@@ -101,11 +162,17 @@ describe('Deployment controller', () => {
   it('scales with spec.replicas, and a paused Deployment scales but does not roll out', async () => {
     api().create('deployments.apps', deploymentObj('web', { replicas: 1 }));
     await settle('web');
-    api().patch('deployments.apps', 'default', 'web', { spec: { paused: true, replicas: 3, template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } } });
+    api().patch('deployments.apps', 'default', 'web', {
+      spec: { paused: true, replicas: 3, template: { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } } },
+    });
     await settle('web');
     expect(replicaSets('web')).toHaveLength(1);
     expect(activePods(api(), 'app=web')).toHaveLength(3);
-    expect(condition(deployment('web'), 'Progressing')).toMatchObject({ status: 'Unknown', reason: 'DeploymentPaused', message: 'Deployment is paused' });
+    expect(condition(deployment('web'), 'Progressing')).toMatchObject({
+      status: 'Unknown',
+      reason: 'DeploymentPaused',
+      message: 'Deployment is paused',
+    });
     api().patch('deployments.apps', 'default', 'web', { spec: { paused: false } });
     await settle('web');
     expect(replicaSets('web')).toHaveLength(2);
@@ -113,17 +180,29 @@ describe('Deployment controller', () => {
   });
 
   it('scales mid-rollout in proportion (the documented 10 → 15 example: 8+5 becomes 11+7)', async () => {
-    api().create('deployments.apps', deploymentObj('web', { replicas: 10, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }));
+    api().create(
+      'deployments.apps',
+      deploymentObj('web', {
+        replicas: 10,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } },
+      }),
+    );
     await settle('web');
     // The new image never becomes ready: the rollout stops at 8 old + 5 new.
-    api().patch('deployments.apps', 'default', 'web', { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:broken' }] } } } });
+    api().patch('deployments.apps', 'default', 'web', {
+      spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:broken' }] } } },
+    });
     await controllers().idle();
-    const sizes = (): number[] => replicaSets('web').map((rs) => Number(obj(rs.spec).replicas)).sort((a, b) => b - a);
+    const sizes = (): number[] =>
+      replicaSets('web')
+        .map((rs) => Number(obj(rs.spec).replicas))
+        .sort((a, b) => b - a);
     expect(sizes()).toEqual([8, 5]);
     api().patch('deployments.apps', 'default', 'web', { spec: { replicas: 15 } });
     await controllers().idle();
     expect(sizes()).toEqual([11, 7]);
-    const byRevision = (rev: string): JsonObject => replicaSets('web').find((rs) => obj(meta(rs).annotations)['deployment.kubernetes.io/revision'] === rev)!;
+    const byRevision = (rev: string): JsonObject =>
+      replicaSets('web').find((rs) => obj(meta(rs).annotations)['deployment.kubernetes.io/revision'] === rev)!;
     expect(obj(byRevision('1').spec).replicas).toBe(11);
     expect(obj(byRevision('2').spec).replicas).toBe(7);
   });
@@ -132,10 +211,14 @@ describe('Deployment controller', () => {
     api().create('deployments.apps', deploymentObj('web', { replicas: 1, extraSpec: { revisionHistoryLimit: 1 } }));
     await settle('web');
     for (const image of ['nginx:2', 'nginx:3', 'nginx:4']) {
-      api().patch('deployments.apps', 'default', 'web', { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } });
+      api().patch('deployments.apps', 'default', 'web', {
+        spec: { template: { spec: { containers: [{ name: 'app', image }] } } },
+      });
       await settle('web');
     }
-    const revisions = replicaSets('web').map((rs) => obj(meta(rs).annotations)['deployment.kubernetes.io/revision']).sort();
+    const revisions = replicaSets('web')
+      .map((rs) => obj(meta(rs).annotations)['deployment.kubernetes.io/revision'])
+      .sort();
     expect(revisions).toEqual(['3', '4']);
   });
 
@@ -146,6 +229,9 @@ describe('Deployment controller', () => {
     cluster().clock.advance(61_000);
     controllers().resync();
     await controllers().idle();
-    expect(condition(deployment('web'), 'Progressing')).toMatchObject({ status: 'False', reason: 'ProgressDeadlineExceeded' });
+    expect(condition(deployment('web'), 'Progressing')).toMatchObject({
+      status: 'False',
+      reason: 'ProgressDeadlineExceeded',
+    });
   });
 });

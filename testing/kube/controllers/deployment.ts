@@ -9,12 +9,39 @@ import { adopterKeys, claim, claimCandidates, controlledBy } from './claim.js';
 import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { calculateStatus, isComplete, rolloutStatus } from './deployment-status.js';
 import {
-  activeOrLatest, fenceposts, HASH_LABEL, isRollingUpdate, isSaturated, isScalingEvent, newRSReplicas, podTemplateHash, proportionalSizes,
-  replicasAnnotations, replicasOf, REVISION, REVISION_HISTORY, revisionAnnotations, revisionOf, sameTemplate, statusCount, sum,
+  activeOrLatest,
+  fenceposts,
+  HASH_LABEL,
+  isRollingUpdate,
+  isSaturated,
+  isScalingEvent,
+  newRSReplicas,
+  podTemplateHash,
+  proportionalSizes,
+  replicasAnnotations,
+  replicasOf,
+  REVISION,
+  REVISION_HISTORY,
+  revisionAnnotations,
+  revisionOf,
+  sameTemplate,
+  statusCount,
+  sum,
 } from './deployment-util.js';
 import { recordEvent } from './events.js';
 import type { ReconcileResult } from './queue.js';
-import { isControlledBy, isDeleting, keyOf, meta, nameOf, newControllerRef, obj, ownerKeys, splitKey, statusCode } from './util.js';
+import {
+  isControlledBy,
+  isDeleting,
+  keyOf,
+  meta,
+  nameOf,
+  newControllerRef,
+  obj,
+  ownerKeys,
+  splitKey,
+  statusCode,
+} from './util.js';
 
 const COMPONENT = 'deployment-controller';
 const MANAGER = 'kube-controller-manager';
@@ -23,7 +50,10 @@ export class DeploymentController implements Reconciler {
   readonly name = 'deployment';
   readonly watches: WatchSpec[] = [
     { resource: 'deployments.apps', keys: (o) => [keyOf(o)] },
-    { resource: 'replicasets.apps', keys: (o) => [...ownerKeys(o, 'Deployment'), ...adopterKeys(this.deps.api, 'deployments.apps', o)] },
+    {
+      resource: 'replicasets.apps',
+      keys: (o) => [...ownerKeys(o, 'Deployment'), ...adopterKeys(this.deps.api, 'deployments.apps', o)],
+    },
   ];
 
   constructor(private readonly deps: ControllerDeps) {}
@@ -33,7 +63,11 @@ export class DeploymentController implements Reconciler {
     let d = this.deps.api.tryGet('deployments.apps', namespace, name);
     if (!d || isDeleting(d)) return;
     const candidates = claimCandidates(this.deps.api, 'replicasets.apps', d);
-    const owned = claim(this.deps.api, { resource: 'replicasets.apps', owner: d, ownerApiVersion: 'apps/v1', ownerKind: 'Deployment' }, candidates);
+    const owned = claim(
+      this.deps.api,
+      { resource: 'replicasets.apps', owner: d, ownerApiVersion: 'apps/v1', ownerKind: 'Deployment' },
+      candidates,
+    );
     let newRS = owned.find((rs) => sameTemplate(obj(rs.spec).template, obj(d!.spec).template));
     const old = owned.filter((rs) => rs !== newRS);
     const paused = obj(d.spec).paused === true;
@@ -44,7 +78,10 @@ export class DeploymentController implements Reconciler {
       // sync(): scaling only, no rollout step.
       this.scaleDeployment(d, newRS, old);
     } else {
-      if (!newRS && (isRollingUpdate(d) || old.every((rs) => replicasOf(rs) === 0 && statusCount(rs, 'replicas') === 0))) {
+      if (
+        !newRS &&
+        (isRollingUpdate(d) || old.every((rs) => replicasOf(rs) === 0 && statusCount(rs, 'replicas') === 0))
+      ) {
         newRS = this.createNewRS(d, owned, old);
         if (!newRS) return; // a hash collision: the collision count moved, the status write brings us back
         created = true;
@@ -56,7 +93,8 @@ export class DeploymentController implements Reconciler {
     const fresh = controlledBy(this.deps.api, 'replicasets.apps', d);
     const freshNew = newRS && fresh.find((rs) => meta(rs).uid === meta(newRS!).uid);
     const freshOld = fresh.filter((rs) => rs !== freshNew);
-    if (paused || (freshNew && isComplete(d, calculateStatus(d, fresh, freshNew, this.deps.clock.nowIso())))) this.cleanup(d, freshOld);
+    if (paused || (freshNew && isComplete(d, calculateStatus(d, fresh, freshNew, this.deps.clock.nowIso()))))
+      this.cleanup(d, freshOld);
     return this.writeStatus(d, fresh, freshNew, created);
   }
 
@@ -92,7 +130,8 @@ export class DeploymentController implements Reconciler {
     } catch (err) {
       if (statusCode(err) !== 409) throw err;
       const existing = api.tryGet('replicasets.apps', String(meta(d).namespace), `${nameOf(d)}-${hash}`);
-      if (existing && isControlledBy(existing, d) && sameTemplate(obj(existing.spec).template, obj(d.spec).template)) return existing;
+      if (existing && isControlledBy(existing, d) && sameTemplate(obj(existing.spec).template, obj(d.spec).template))
+        return existing;
       const status = { ...obj(d.status), collisionCount: (collisionCount ?? 0) + 1 };
       api.updateStatus('deployments.apps', { ...d, status }, { fieldManager: MANAGER });
       return undefined;
@@ -111,11 +150,19 @@ export class DeploymentController implements Reconciler {
       annotations[REVISION_HISTORY] = history ? `${history},${current}` : String(current);
     }
     if (!jsonEqual(annotations, obj(meta(newRS).annotations))) {
-      newRS = api.update('replicasets.apps', { ...newRS, metadata: { ...meta(newRS), annotations } }, { fieldManager: MANAGER });
+      newRS = api.update(
+        'replicasets.apps',
+        { ...newRS, metadata: { ...meta(newRS), annotations } },
+        { fieldManager: MANAGER },
+      );
     }
     const dAnn = obj(meta(d).annotations);
     if (dAnn[REVISION] !== String(revision)) {
-      d = api.update('deployments.apps', { ...d, metadata: { ...meta(d), annotations: { ...dAnn, [REVISION]: String(revision) } } }, { fieldManager: MANAGER });
+      d = api.update(
+        'deployments.apps',
+        { ...d, metadata: { ...meta(d), annotations: { ...dAnn, [REVISION]: String(revision) } } },
+        { fieldManager: MANAGER },
+      );
     }
     return { d, newRS };
   }
@@ -125,15 +172,28 @@ export class DeploymentController implements Reconciler {
     const from = replicasOf(rs);
     const annotations = replicasAnnotations(d, obj(meta(rs).annotations));
     if (from === replicas && jsonEqual(annotations, obj(meta(rs).annotations))) return;
-    this.deps.api.update('replicasets.apps', { ...rs, metadata: { ...meta(rs), annotations }, spec: { ...obj(rs.spec), replicas } }, { fieldManager: MANAGER });
+    this.deps.api.update(
+      'replicasets.apps',
+      { ...rs, metadata: { ...meta(rs), annotations }, spec: { ...obj(rs.spec), replicas } },
+      { fieldManager: MANAGER },
+    );
     if (from !== replicas) this.scaledEvent(d, rs, from, replicas);
   }
 
   private scaledEvent(d: JsonObject, rs: JsonObject, from: number, to: number): void {
     const message = `Scaled ${to > from ? 'up' : 'down'} replica set ${nameOf(rs)} from ${from} to ${to}`;
-    recordEvent(this.deps.api, this.deps.clock, {
-      regarding: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata }, type: 'Normal', reason: 'ScalingReplicaSet', message, component: COMPONENT,
-    }, this.deps.log);
+    recordEvent(
+      this.deps.api,
+      this.deps.clock,
+      {
+        regarding: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: d.metadata },
+        type: 'Normal',
+        reason: 'ScalingReplicaSet',
+        message,
+        component: COMPONENT,
+      },
+      this.deps.log,
+    );
   }
 
   /**
@@ -170,7 +230,11 @@ export class DeploymentController implements Reconciler {
     let budget = sum(all, replicasOf) - minAvailable - newUnavailable;
     if (budget <= 0) return;
     // cleanupUnhealthyReplicas: unavailable old pods go first, oldest ReplicaSet first.
-    const oldest = [...old].sort((a, b) => String(meta(a).creationTimestamp).localeCompare(String(meta(b).creationTimestamp)) || revisionOf(a) - revisionOf(b));
+    const oldest = [...old].sort(
+      (a, b) =>
+        String(meta(a).creationTimestamp).localeCompare(String(meta(b).creationTimestamp)) ||
+        revisionOf(a) - revisionOf(b),
+    );
     const current = new Map(oldest.map((rs) => [rs, replicasOf(rs)]));
     for (const rs of oldest) {
       if (budget <= 0) break;
@@ -203,20 +267,38 @@ export class DeploymentController implements Reconciler {
   private cleanup(d: JsonObject, old: JsonObject[]): void {
     const limit = Number(obj(d.spec).revisionHistoryLimit ?? 10);
     const cleanable = old
-      .filter((rs) => replicasOf(rs) === 0 && statusCount(rs, 'replicas') === 0 && !isDeleting(rs) && Number(obj(rs.status).observedGeneration ?? 0) >= Number(meta(rs).generation ?? 0))
-      .sort((a, b) => String(meta(a).creationTimestamp).localeCompare(String(meta(b).creationTimestamp)) || revisionOf(a) - revisionOf(b));
+      .filter(
+        (rs) =>
+          replicasOf(rs) === 0 &&
+          statusCount(rs, 'replicas') === 0 &&
+          !isDeleting(rs) &&
+          Number(obj(rs.status).observedGeneration ?? 0) >= Number(meta(rs).generation ?? 0),
+      )
+      .sort(
+        (a, b) =>
+          String(meta(a).creationTimestamp).localeCompare(String(meta(b).creationTimestamp)) ||
+          revisionOf(a) - revisionOf(b),
+      );
     for (const rs of cleanable.slice(0, Math.max(0, cleanable.length - limit))) {
       try {
-        this.deps.api.delete('replicasets.apps', String(meta(rs).namespace), nameOf(rs), { preconditions: { uid: String(meta(rs).uid) } });
+        this.deps.api.delete('replicasets.apps', String(meta(rs).namespace), nameOf(rs), {
+          preconditions: { uid: String(meta(rs).uid) },
+        });
       } catch (err) {
         if (statusCode(err) !== 404) throw err;
       }
     }
   }
 
-  private writeStatus(d: JsonObject, all: JsonObject[], newRS: JsonObject | undefined, created: boolean): ReconcileResult | void {
+  private writeStatus(
+    d: JsonObject,
+    all: JsonObject[],
+    newRS: JsonObject | undefined,
+    created: boolean,
+  ): ReconcileResult | void {
     const { status, requeueAfterMs } = rolloutStatus(d, all, newRS, created, this.deps.clock.now());
-    if (!jsonEqual(obj(d.status), status)) this.deps.api.updateStatus('deployments.apps', { ...d, status }, { fieldManager: MANAGER });
+    if (!jsonEqual(obj(d.status), status))
+      this.deps.api.updateStatus('deployments.apps', { ...d, status }, { fieldManager: MANAGER });
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
   }
 }

@@ -7,13 +7,25 @@ const { cluster, controllers, api } = useControllerCluster();
 
 function service(name: string, extraSpec: JsonObject = {}): JsonObject {
   return {
-    apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default', labels: { team: 'a' } },
-    spec: { selector: { app: name }, ports: [{ name: 'web', port: 80, targetPort: 'http' }, { name: 'raw', port: 9000 }], ...extraSpec },
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default', labels: { team: 'a' } },
+    spec: {
+      selector: { app: name },
+      ports: [
+        { name: 'web', port: 80, targetPort: 'http' },
+        { name: 'raw', port: 9000 },
+      ],
+      ...extraSpec,
+    },
   };
 }
 
 function slices(svc: string): JsonObject[] {
-  return api().list('endpointslices.discovery.k8s.io', { namespace: 'default', labelSelector: `kubernetes.io/service-name=${svc}` }).items;
+  return api().list('endpointslices.discovery.k8s.io', {
+    namespace: 'default',
+    labelSelector: `kubernetes.io/service-name=${svc}`,
+  }).items;
 }
 
 describe('EndpointSlice controller', () => {
@@ -32,10 +44,26 @@ describe('EndpointSlice controller', () => {
     expect(slice).toMatchObject({
       addressType: 'IPv4',
       metadata: {
-        labels: { 'kubernetes.io/service-name': 'web', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io', team: 'a' },
-        ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: 'web', uid: meta(svc).uid, controller: true, blockOwnerDeletion: true }],
+        labels: {
+          'kubernetes.io/service-name': 'web',
+          'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io',
+          team: 'a',
+        },
+        ownerReferences: [
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            name: 'web',
+            uid: meta(svc).uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
-      ports: [{ name: 'web', port: 8080, protocol: 'TCP' }, { name: 'raw', port: 9000, protocol: 'TCP' }],
+      ports: [
+        { name: 'web', port: 8080, protocol: 'TCP' },
+        { name: 'raw', port: 9000, protocol: 'TCP' },
+      ],
     });
     expect(arr(slice!.endpoints).map((e) => [obj(obj(e).targetRef).name, obj(e).conditions])).toEqual([
       ['web-a', { ready: true, serving: true, terminating: false }],
@@ -58,7 +86,12 @@ describe('EndpointSlice controller', () => {
   });
 
   it('leaves Services without a selector alone', async () => {
-    api().create('services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext', namespace: 'default' }, spec: { ports: [{ port: 80 }] } });
+    api().create('services', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'ext', namespace: 'default' },
+      spec: { ports: [{ port: 80 }] },
+    });
     await controllers().idle();
     expect(slices('ext')).toEqual([]);
   });
@@ -74,11 +107,26 @@ describe('endpoints controller (legacy Endpoints)', () => {
     await controllers().idle();
     const ep = api().get('endpoints', 'default', 'web');
     expect(meta(ep).labels).toEqual({ team: 'a', 'endpointslice.kubernetes.io/skip-mirror': 'true' });
-    expect(ep.subsets).toEqual([{
-      addresses: [{ ip: obj(readyA.status).podIP, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a', uid: meta(a).uid } }],
-      notReadyAddresses: [{ ip: obj(notReadyB.status).podIP, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-b', uid: meta(b).uid } }],
-      ports: [{ name: 'web', port: 8080, protocol: 'TCP' }, { name: 'raw', port: 9000, protocol: 'TCP' }],
-    }]);
+    expect(ep.subsets).toEqual([
+      {
+        addresses: [
+          {
+            ip: obj(readyA.status).podIP,
+            targetRef: { kind: 'Pod', namespace: 'default', name: 'web-a', uid: meta(a).uid },
+          },
+        ],
+        notReadyAddresses: [
+          {
+            ip: obj(notReadyB.status).podIP,
+            targetRef: { kind: 'Pod', namespace: 'default', name: 'web-b', uid: meta(b).uid },
+          },
+        ],
+        ports: [
+          { name: 'web', port: 8080, protocol: 'TCP' },
+          { name: 'raw', port: 9000, protocol: 'TCP' },
+        ],
+      },
+    ]);
     api().delete('services', 'default', 'web');
     await controllers().idle();
     expect(api().tryGet('endpoints', 'default', 'web')).toBeUndefined();

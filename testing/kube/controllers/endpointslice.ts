@@ -7,7 +7,19 @@
 import { jsonEqual, type JsonObject } from '../schema/types.js';
 import { equalitySelector, ServiceSelectors } from './service-index.js';
 import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
-import { arr, isDeleting, isPodReady, keyOf, meta, nameOf, namespaceOf, newControllerRef, obj, selectorMatches, splitKey } from './util.js';
+import {
+  arr,
+  isDeleting,
+  isPodReady,
+  keyOf,
+  meta,
+  nameOf,
+  namespaceOf,
+  newControllerRef,
+  obj,
+  selectorMatches,
+  splitKey,
+} from './util.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
@@ -24,7 +36,8 @@ export function resolveTargetPort(pod: JsonObject, servicePort: JsonObject): num
   if (typeof target === 'number') return target;
   const protocol = servicePort.protocol ?? 'TCP';
   for (const c of arr(obj(pod.spec).containers)) {
-    for (const p of arr(obj(c).ports).map(obj)) if (p.name === target && (p.protocol ?? 'TCP') === protocol) return Number(p.containerPort);
+    for (const p of arr(obj(c).ports).map(obj))
+      if (p.name === target && (p.protocol ?? 'TCP') === protocol) return Number(p.containerPort);
   }
   const n = Number(target);
   return Number.isInteger(n) && n > 0 ? n : undefined;
@@ -47,7 +60,11 @@ function endpointFor(svc: JsonObject, pod: JsonObject): JsonObject {
   const ready = isPodReady(pod);
   const e: JsonObject = {
     addresses: [String(obj(pod.status).podIP)],
-    conditions: { ready: obj(svc.spec).publishNotReadyAddresses === true || (ready && !terminating), serving: ready, terminating },
+    conditions: {
+      ready: obj(svc.spec).publishNotReadyAddresses === true || (ready && !terminating),
+      serving: ready,
+      terminating,
+    },
     targetRef: { kind: 'Pod', namespace: namespaceOf(pod), name: nameOf(pod), uid: meta(pod).uid },
   };
   const node = obj(pod.spec).nodeName;
@@ -57,7 +74,11 @@ function endpointFor(svc: JsonObject, pod: JsonObject): JsonObject {
 
 /** The slice's labels: the Service's own, then the ones the controller owns. */
 function sliceLabels(svc: JsonObject): JsonObject {
-  const labels: JsonObject = { ...obj(meta(svc).labels), [SERVICE_NAME_LABEL]: nameOf(svc), [MANAGED_BY_LABEL]: MANAGED_BY };
+  const labels: JsonObject = {
+    ...obj(meta(svc).labels),
+    [SERVICE_NAME_LABEL]: nameOf(svc),
+    [MANAGED_BY_LABEL]: MANAGED_BY,
+  };
   if (obj(svc.spec).clusterIP === 'None') labels['service.kubernetes.io/headless'] = '';
   return labels;
 }
@@ -76,7 +97,9 @@ export class EndpointSliceController implements Reconciler {
 
   private sliceService(slice: JsonObject): string[] {
     const labels = obj(meta(slice).labels);
-    return labels[MANAGED_BY_LABEL] === MANAGED_BY && labels[SERVICE_NAME_LABEL] ? [`${namespaceOf(slice)}/${String(labels[SERVICE_NAME_LABEL])}`] : [];
+    return labels[MANAGED_BY_LABEL] === MANAGED_BY && labels[SERVICE_NAME_LABEL]
+      ? [`${namespaceOf(slice)}/${String(labels[SERVICE_NAME_LABEL])}`]
+      : [];
   }
 
   reconcile(key: string): void {
@@ -84,24 +107,42 @@ export class EndpointSliceController implements Reconciler {
     const [namespace, name] = splitKey(key);
     const svc = api.tryGet('services', namespace, name);
     if (!svc || isDeleting(svc) || !hasSelector(svc)) return; // the garbage collector removes slices of deleted Services
-    const pods = api.list('pods', { namespace, labelSelector: equalitySelector(obj(obj(svc.spec).selector)) })
-      .items.filter((p) => selectorMatches({ matchLabels: obj(svc.spec).selector }, meta(p).labels) && obj(p.status).podIP && !['Succeeded', 'Failed'].includes(String(obj(p.status).phase)))
+    const pods = api
+      .list('pods', { namespace, labelSelector: equalitySelector(obj(obj(svc.spec).selector)) })
+      .items.filter(
+        (p) =>
+          selectorMatches({ matchLabels: obj(svc.spec).selector }, meta(p).labels) &&
+          obj(p.status).podIP &&
+          !['Succeeded', 'Failed'].includes(String(obj(p.status).phase)),
+      )
       .sort((a, b) => nameOf(a).localeCompare(nameOf(b)));
     const endpoints = pods.map((p) => endpointFor(svc, p));
     const ports = pods.length ? endpointPorts(svc, pods[0]!) : [];
-    const slices = api.list('endpointslices.discovery.k8s.io', { namespace, labelSelector: `${SERVICE_NAME_LABEL}=${name},${MANAGED_BY_LABEL}=${MANAGED_BY}` }).items;
+    const slices = api.list('endpointslices.discovery.k8s.io', {
+      namespace,
+      labelSelector: `${SERVICE_NAME_LABEL}=${name},${MANAGED_BY_LABEL}=${MANAGED_BY}`,
+    }).items;
     const [slice, ...extra] = slices;
     for (const s of extra) api.delete('endpointslices.discovery.k8s.io', namespace, nameOf(s));
     const desired: JsonObject = {
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',
-      metadata: { ...(slice ? meta(slice) : { generateName: `${name}-`, namespace }), labels: sliceLabels(svc), ownerReferences: [newControllerRef(svc, 'v1', 'Service')] },
+      metadata: {
+        ...(slice ? meta(slice) : { generateName: `${name}-`, namespace }),
+        labels: sliceLabels(svc),
+        ownerReferences: [newControllerRef(svc, 'v1', 'Service')],
+      },
       addressType: 'IPv4',
       endpoints,
       ports,
     };
     if (!slice) api.create('endpointslices.discovery.k8s.io', desired, { fieldManager: MANAGER });
-    else if (!jsonEqual({ l: meta(slice).labels, e: slice.endpoints, p: slice.ports ?? [] }, { l: sliceLabels(svc), e: endpoints, p: ports })) {
+    else if (
+      !jsonEqual(
+        { l: meta(slice).labels, e: slice.endpoints, p: slice.ports ?? [] },
+        { l: sliceLabels(svc), e: endpoints, p: ports },
+      )
+    ) {
       api.update('endpointslices.discovery.k8s.io', desired, { fieldManager: MANAGER });
     }
   }

@@ -24,19 +24,30 @@ export interface EventRecord {
 }
 
 function eventName(e: EventRecord): string {
-  const digest = createHash('sha256').update([meta(e.regarding).uid, e.type, e.reason, e.message, e.fieldPath ?? ''].join('\0')).digest('hex');
+  const digest = createHash('sha256')
+    .update([meta(e.regarding).uid, e.type, e.reason, e.message, e.fieldPath ?? ''].join('\0'))
+    .digest('hex');
   return `${nameOf(e.regarding)}.${digest.slice(0, 16)}`;
 }
 
 /** Writes (or counts again) an Event; failures are logged, never thrown (events are best effort). */
-export function recordEvent(api: ClusterApi, clock: TestClock, e: EventRecord, log: (msg: string) => void = () => {}): void {
+export function recordEvent(
+  api: ClusterApi,
+  clock: TestClock,
+  e: EventRecord,
+  log: (msg: string) => void = () => {},
+): void {
   const namespace = namespaceOf(e.regarding) || 'default';
   const name = eventName(e);
   const now = clock.nowIso();
   try {
     const existing = api.tryGet('events', namespace, name);
     if (existing) {
-      api.update('events', { ...existing, count: Number(existing.count ?? 1) + 1, lastTimestamp: now }, { fieldManager: e.component });
+      api.update(
+        'events',
+        { ...existing, count: Number(existing.count ?? 1) + 1, lastTimestamp: now },
+        { fieldManager: e.component },
+      );
       return;
     }
     const m = meta(e.regarding);
@@ -51,23 +62,29 @@ export function recordEvent(api: ClusterApi, clock: TestClock, e: EventRecord, l
     if (e.fieldPath) involvedObject.fieldPath = e.fieldPath;
     const source: JsonObject = { component: e.component };
     if (e.host) source.host = e.host;
-    api.create('events', {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name, namespace },
-      involvedObject,
-      reason: e.reason,
-      message: e.message,
-      type: e.type,
-      source,
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-      reportingComponent: e.component,
-      reportingInstance: e.host ?? '',
-    }, { fieldManager: e.component });
+    api.create(
+      'events',
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name, namespace },
+        involvedObject,
+        reason: e.reason,
+        message: e.message,
+        type: e.type,
+        source,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+        reportingComponent: e.component,
+        reportingInstance: e.host ?? '',
+      },
+      { fieldManager: e.component },
+    );
   } catch (err) {
     // NB: a namespace being deleted still takes events; anything else is lost, as upstream drops them.
-    log(`event ${e.reason} for ${namespace}/${nameOf(e.regarding)} not recorded (${statusCode(err) ?? 'error'}): ${(err as Error).message}`);
+    log(
+      `event ${e.reason} for ${namespace}/${nameOf(e.regarding)} not recorded (${statusCode(err) ?? 'error'}): ${(err as Error).message}`,
+    );
   }
 }

@@ -9,7 +9,10 @@ import type { TestClock } from '../clock.js';
 import type { JsonObject } from '../schema/types.js';
 import { isPodActive, isPodReady, meta, nameOf } from './util.js';
 
-export function deploymentObj(name: string, opts: { replicas?: number; image?: string; strategy?: JsonObject; extraSpec?: JsonObject } = {}): JsonObject {
+export function deploymentObj(
+  name: string,
+  opts: { replicas?: number; image?: string; strategy?: JsonObject; extraSpec?: JsonObject } = {},
+): JsonObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -18,7 +21,12 @@ export function deploymentObj(name: string, opts: { replicas?: number; image?: s
       replicas: opts.replicas ?? 1,
       selector: { matchLabels: { app: name } },
       ...(opts.strategy ? { strategy: opts.strategy } : {}),
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: opts.image ?? 'nginx:1', ports: [{ name: 'http', containerPort: 8080 }] }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [{ name: 'app', image: opts.image ?? 'nginx:1', ports: [{ name: 'http', containerPort: 8080 }] }],
+        },
+      },
       ...opts.extraSpec,
     },
   };
@@ -47,7 +55,17 @@ export function setPodReady(api: ClusterApi, clock: TestClock, pod: JsonObject, 
       { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: now },
       { type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: now },
     ],
-    containerStatuses: [{ name: 'app', ready, restartCount: 0, image: 'nginx:1', imageID: '', started: true, state: { running: { startedAt: now } } }],
+    containerStatuses: [
+      {
+        name: 'app',
+        ready,
+        restartCount: 0,
+        image: 'nginx:1',
+        imageID: '',
+        started: true,
+        state: { running: { startedAt: now } },
+      },
+    ],
   };
   return api.updateStatus('pods', { ...pod, status: { ...(pod.status as JsonObject), ...status } });
 }
@@ -79,7 +97,11 @@ export function labelsOf(o: JsonObject): Record<string, string> {
  * A stand-in kubelet for tests: watches pods and, as each one appears, marks it Running and Ready
  * (or, with `finish`, Succeeded — for Job pods). Event-driven, so tests still wait on `idle()`.
  */
-export function fakeKubelet(api: ClusterApi, clock: TestClock, opts: { finish?: (pod: JsonObject) => 'Succeeded' | 'Failed' | undefined } = {}): { stop(): void } {
+export function fakeKubelet(
+  api: ClusterApi,
+  clock: TestClock,
+  opts: { finish?: (pod: JsonObject) => 'Succeeded' | 'Failed' | undefined } = {},
+): { stop(): void } {
   const handle = api.watch('pods', {}, (ev) => {
     if (ev.type === 'DELETED' || !isPodActive(ev.object)) return;
     const pod = api.tryGet('pods', String(meta(ev.object).namespace), nameOf(ev.object));
@@ -95,7 +117,11 @@ export function fakeKubelet(api: ClusterApi, clock: TestClock, opts: { finish?: 
  * One test cluster per file with Jobs served, fresh controllers per test (after `reset()`, with the
  * clock back to real time).
  */
-export function useControllerCluster(): { cluster: () => TestCluster; controllers: () => Controllers; api: () => ClusterApi } {
+export function useControllerCluster(): {
+  cluster: () => TestCluster;
+  controllers: () => Controllers;
+  api: () => ClusterApi;
+} {
   let cluster: TestCluster | undefined;
   let controllers: Controllers | undefined;
   beforeAll(async () => {

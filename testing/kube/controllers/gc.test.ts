@@ -51,10 +51,27 @@ describe('garbage collector', () => {
   });
 
   it('drops an owner that is gone from a dependent that keeps another owner', async () => {
-    const a = api().create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
-    const b = api().create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'default' } });
-    const ref = (o: JsonObject): JsonObject => ({ apiVersion: 'v1', kind: 'ConfigMap', name: meta(o).name, uid: uidOf(o) });
-    api().create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default', ownerReferences: [ref(a), ref(b)] } });
+    const a = api().create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'default' },
+    });
+    const b = api().create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', namespace: 'default' },
+    });
+    const ref = (o: JsonObject): JsonObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: meta(o).name,
+      uid: uidOf(o),
+    });
+    api().create('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'default', ownerReferences: [ref(a), ref(b)] },
+    });
     api().delete('configmaps', 'default', 'a');
     await controllers().idle();
     expect(meta(api().get('secrets', 'default', 's')).ownerReferences).toEqual([ref(b)]);
@@ -65,8 +82,15 @@ describe('garbage collector', () => {
 
   it('deletes a dependent created with an owner uid that no longer exists', async () => {
     api().create('secrets', {
-      apiVersion: 'v1', kind: 'Secret',
-      metadata: { name: 's', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '00000000-0000-0000-0000-000000000000' }] },
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 's',
+        namespace: 'default',
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '00000000-0000-0000-0000-000000000000' },
+        ],
+      },
     });
     await controllers().idle();
     expect(api().tryGet('secrets', 'default', 's')).toBeUndefined();
@@ -82,7 +106,14 @@ describe('garbage collector with custom resources', () => {
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 
@@ -90,9 +121,22 @@ describe('garbage collector with custom resources', () => {
     api().create('customresourcedefinitions.apiextensions.k8s.io', crd);
     await cluster().idle();
     await controllers().idle();
-    const w = api().create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } });
+    const w = api().create('widgets.example.com', {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'default' },
+    });
     const d = deploymentObj('web');
-    (d.metadata as JsonObject).ownerReferences = [{ apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid: uidOf(w), controller: true, blockOwnerDeletion: true }];
+    (d.metadata as JsonObject).ownerReferences = [
+      {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        name: 'w',
+        uid: uidOf(w),
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ];
     api().create('deployments.apps', d);
     await controllers().idle();
     expect(activePods(api(), 'app=web')).toHaveLength(1);

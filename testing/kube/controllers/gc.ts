@@ -13,9 +13,21 @@ import { arr, isDeleting, obj, meta, nameOf, namespaceOf, ownerReferences, statu
 
 /** Resources the collector tracks (as owners and dependents); those not served are skipped. */
 export const GC_RESOURCES = [
-  'pods', 'configmaps', 'secrets', 'services', 'serviceaccounts', 'replicasets.apps', 'deployments.apps', 'jobs.batch',
-  'endpointslices.discovery.k8s.io', 'endpoints', 'poddisruptionbudgets.policy', 'leases.coordination.k8s.io', 'ingresses.networking.k8s.io',
-  'roles.rbac.authorization.k8s.io', 'rolebindings.rbac.authorization.k8s.io',
+  'pods',
+  'configmaps',
+  'secrets',
+  'services',
+  'serviceaccounts',
+  'replicasets.apps',
+  'deployments.apps',
+  'jobs.batch',
+  'endpointslices.discovery.k8s.io',
+  'endpoints',
+  'poddisruptionbudgets.policy',
+  'leases.coordination.k8s.io',
+  'ingresses.networking.k8s.io',
+  'roles.rbac.authorization.k8s.io',
+  'rolebindings.rbac.authorization.k8s.io',
 ];
 
 const ORPHAN = 'orphan';
@@ -35,7 +47,6 @@ export class GarbageCollector implements Reconciler {
   readonly name = 'garbage-collector';
   readonly watches: WatchSpec[];
   private readonly types: ResourceType[];
-
 
   constructor(private readonly deps: ControllerDeps) {
     this.types = GC_RESOURCES.flatMap((r) => {
@@ -88,13 +99,15 @@ export class GarbageCollector implements Reconciler {
   private keysFor(t: ResourceType, o: JsonObject, ev: string): string[] {
     const keys: string[] = [];
     const fin = finalizers(o);
-    if (ev !== 'DELETED' && (ownerReferences(o).length || fin.includes(ORPHAN) || fin.includes(FOREGROUND))) keys.push(this.key(t, namespaceOf(o), nameOf(o)));
+    if (ev !== 'DELETED' && (ownerReferences(o).length || fin.includes(ORPHAN) || fin.includes(FOREGROUND)))
+      keys.push(this.key(t, namespaceOf(o), nameOf(o)));
     // Owners waiting in foreground deletion look again when a dependent goes or changes.
     for (const r of ownerReferences(o)) {
       const ot = this.typeOfRef(r);
       if (ot) keys.push(this.key(ot, namespaceOf(o), String(r.name)));
     }
-    if (ev === 'DELETED') for (const [dt, d] of this.dependents(o, t)) keys.push(this.key(dt, namespaceOf(d), nameOf(d)));
+    if (ev === 'DELETED')
+      for (const [dt, d] of this.dependents(o, t)) keys.push(this.key(dt, namespaceOf(d), nameOf(d)));
     return keys;
   }
 
@@ -167,7 +180,10 @@ export class GarbageCollector implements Reconciler {
 
   private delete(t: ResourceType, o: JsonObject, propagationPolicy: string): 'gone' | 'deleting' {
     try {
-      const r = this.deps.api.delete(this.ref(t), t.namespaced ? namespaceOf(o) : undefined, nameOf(o), { propagationPolicy, preconditions: { uid: uidOf(o) } });
+      const r = this.deps.api.delete(this.ref(t), t.namespaced ? namespaceOf(o) : undefined, nameOf(o), {
+        propagationPolicy,
+        preconditions: { uid: uidOf(o) },
+      });
       return r.deleted ? 'gone' : 'deleting';
     } catch (err) {
       if (statusCode(err) === 404) return 'gone';

@@ -60,9 +60,14 @@ let home: string;
 
 function helm(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(HELM!, args, { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: cluster.kubeconfig }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? 1 : 0, out: stdout + stderr });
-    });
+    execFile(
+      HELM!,
+      args,
+      { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: cluster.kubeconfig }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? 1 : 0, out: stdout + stderr });
+      },
+    );
   });
 }
 
@@ -72,7 +77,9 @@ describe('helm v4 with the controllers', () => {
     if (!cluster.registry.lookup('batch', 'v1', 'jobs')) cluster.registry.add(jobs);
     controllers = await startControllers({ api: cluster.store, clock: cluster.clock });
     // Job pods finish at once; the rest become ready.
-    kubelet = fakeKubelet(cluster.store, cluster.clock, { finish: (p) => (controllerRef(p)?.kind === 'Job' ? 'Succeeded' : undefined) });
+    kubelet = fakeKubelet(cluster.store, cluster.clock, {
+      finish: (p) => (controllerRef(p)?.kind === 'Job' ? 'Succeeded' : undefined),
+    });
     home = mkdtempSync(join(tmpdir(), 'helm-home-'));
     chart = join(home, 'chart');
     for (const [f, text] of Object.entries(CHART)) {

@@ -49,10 +49,20 @@ function served(api: ClusterApi, resources: string[]): boolean {
 
 export function reconcilers(deps: ControllerDeps): Reconciler[] {
   const out: Reconciler[] = [
-    new DeploymentController(deps), new ReplicaSetController(deps), new JobController(deps), new EndpointSliceController(deps), new EndpointsController(deps),
-    new DisruptionController(deps), new GarbageCollector(deps),
+    new DeploymentController(deps),
+    new ReplicaSetController(deps),
+    new JobController(deps),
+    new EndpointSliceController(deps),
+    new EndpointsController(deps),
+    new DisruptionController(deps),
+    new GarbageCollector(deps),
   ];
-  return out.filter((r) => served(deps.api, r.watches.map((w) => w.resource)));
+  return out.filter((r) =>
+    served(
+      deps.api,
+      r.watches.map((w) => w.resource),
+    ),
+  );
 }
 
 export async function startControllers(opts: ControllerOptions): Promise<Controllers> {

@@ -7,7 +7,12 @@ const { cluster, controllers, api } = useControllerCluster();
 
 describe('Job controller', () => {
   function job(name: string, spec: JsonObject = {}, restartPolicy = 'Never'): JsonObject {
-    return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'default' }, spec: { template: { spec: { restartPolicy, containers: [{ name: 'c', image: 'busybox' }] } }, ...spec } };
+    return {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name, namespace: 'default' },
+      spec: { template: { spec: { restartPolicy, containers: [{ name: 'c', image: 'busybox' }] } }, ...spec },
+    };
   }
 
   function jobPods(name: string): JsonObject[] {
@@ -37,7 +42,10 @@ describe('Job controller', () => {
       ['Complete', 'True', 'CompletionsReached'],
     ]);
     expect(jobPods('hook')).toHaveLength(3);
-    expect(api().list('events', { namespace: 'default', fieldSelector: 'involvedObject.kind=Job,reason=SuccessfulCreate' }).items).toHaveLength(3);
+    expect(
+      api().list('events', { namespace: 'default', fieldSelector: 'involvedObject.kind=Job,reason=SuccessfulCreate' })
+        .items,
+    ).toHaveLength(3);
   });
 
   it('fails the Job once more pods failed than backoffLimit', async () => {
@@ -49,7 +57,9 @@ describe('Job controller', () => {
     }
     const j = api().get('jobs.batch', 'default', 'hook');
     expect(j.status).toMatchObject({ failed: 2 });
-    expect(arr(obj(j.status).conditions)).toContainEqual(expect.objectContaining({ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }));
+    expect(arr(obj(j.status).conditions)).toContainEqual(
+      expect.objectContaining({ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }),
+    );
   });
 
   it('deletes a finished Job after ttlSecondsAfterFinished on the cluster clock', async () => {
@@ -73,14 +83,20 @@ describe('Job controller', () => {
     api().patch('jobs.batch', 'default', 'hook', { spec: { suspend: true } });
     await controllers().idle();
     expect(runningPods('hook')).toEqual([]);
-    expect(arr(obj(api().get('jobs.batch', 'default', 'hook').status).conditions)).toMatchObject([{ type: 'Suspended', status: 'True', reason: 'JobSuspended' }]);
+    expect(arr(obj(api().get('jobs.batch', 'default', 'hook').status).conditions)).toMatchObject([
+      { type: 'Suspended', status: 'True', reason: 'JobSuspended' },
+    ]);
     api().patch('jobs.batch', 'default', 'hook', { spec: { suspend: false } });
     await controllers().idle();
     expect(runningPods('hook')).toHaveLength(2);
-    expect(arr(obj(api().get('jobs.batch', 'default', 'hook').status).conditions)).toMatchObject([{ type: 'Suspended', status: 'False', reason: 'JobResumed' }]);
+    expect(arr(obj(api().get('jobs.batch', 'default', 'hook').status).conditions)).toMatchObject([
+      { type: 'Suspended', status: 'False', reason: 'JobResumed' },
+    ]);
   });
 
   it('refuses a template with restartPolicy Always', () => {
-    expect(() => api().create('jobs.batch', job('bad', {}, 'Always'))).toThrow(/restartPolicy.*Unsupported value: "Always"/);
+    expect(() => api().create('jobs.batch', job('bad', {}, 'Always'))).toThrow(
+      /restartPolicy.*Unsupported value: "Always"/,
+    );
   });
 });

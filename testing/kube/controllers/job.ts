@@ -12,7 +12,21 @@ import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { recordEvent } from './events.js';
 import type { ReconcileResult } from './queue.js';
 import { podFromTemplate } from './replicaset.js';
-import { arr, condition, isControlledBy, isDeleting, isPodActive, isPodReady, keyOf, meta, nameOf, obj, ownerKeys, splitKey, statusCode } from './util.js';
+import {
+  arr,
+  condition,
+  isControlledBy,
+  isDeleting,
+  isPodActive,
+  isPodReady,
+  keyOf,
+  meta,
+  nameOf,
+  obj,
+  ownerKeys,
+  splitKey,
+  statusCode,
+} from './util.js';
 
 const COMPONENT = 'job-controller';
 const MANAGER = 'kube-controller-manager';
@@ -58,27 +72,46 @@ export class JobController implements Reconciler {
     const active = pods.filter(isPodActive);
     const old = obj(job.status);
     const spec = obj(job.spec);
-    const succeeded = Math.max(Number(old.succeeded ?? 0), pods.filter((p) => obj(p.status).phase === 'Succeeded').length);
+    const succeeded = Math.max(
+      Number(old.succeeded ?? 0),
+      pods.filter((p) => obj(p.status).phase === 'Succeeded').length,
+    );
     const failedPods = pods.filter((p) => obj(p.status).phase === 'Failed').length;
     const failed = Math.max(Number(old.failed ?? 0), failedPods);
-    const onFailureRestarts = spec.template && obj(obj(spec.template).spec).restartPolicy === 'OnFailure' ? active.reduce((n, p) => n + restarts(p), 0) : 0;
+    const onFailureRestarts =
+      spec.template && obj(obj(spec.template).spec).restartPolicy === 'OnFailure'
+        ? active.reduce((n, p) => n + restarts(p), 0)
+        : 0;
     const now = this.deps.clock.now();
-    const status: JsonObject = { ...JSON.parse(JSON.stringify(old)) as JsonObject };
+    const status: JsonObject = { ...(JSON.parse(JSON.stringify(old)) as JsonObject) };
     const suspended = spec.suspend === true;
     const wasSuspended = condition(job, 'Suspended')?.status === 'True';
     if (suspended && !wasSuspended) {
-      setCondition(status, { type: 'Suspended', status: 'True', reason: JobReasons.JobSuspended, message: 'Job suspended' }, this.deps.clock.nowIso());
+      setCondition(
+        status,
+        { type: 'Suspended', status: 'True', reason: JobReasons.JobSuspended, message: 'Job suspended' },
+        this.deps.clock.nowIso(),
+      );
       delete status.startTime; // a resumed Job starts its activeDeadlineSeconds again
     } else if (!suspended && wasSuspended) {
-      setCondition(status, { type: 'Suspended', status: 'False', reason: JobReasons.JobResumed, message: 'Job resumed' }, this.deps.clock.nowIso());
+      setCondition(
+        status,
+        { type: 'Suspended', status: 'False', reason: JobReasons.JobResumed, message: 'Job resumed' },
+        this.deps.clock.nowIso(),
+      );
     }
     if (!status.startTime && !suspended) status.startTime = this.deps.clock.nowIso();
 
     const completions = spec.completions as number | undefined;
     const deadline = spec.activeDeadlineSeconds as number | undefined;
     let failure: [string, string] | undefined;
-    if (failed + onFailureRestarts > Number(spec.backoffLimit ?? 6)) failure = [JobReasons.BackoffLimitExceeded, 'Job has reached the specified backoff limit'];
-    else if (deadline !== undefined && status.startTime && Date.parse(String(status.startTime)) + deadline * 1000 <= now) {
+    if (failed + onFailureRestarts > Number(spec.backoffLimit ?? 6))
+      failure = [JobReasons.BackoffLimitExceeded, 'Job has reached the specified backoff limit'];
+    else if (
+      deadline !== undefined &&
+      status.startTime &&
+      Date.parse(String(status.startTime)) + deadline * 1000 <= now
+    ) {
       failure = [JobReasons.DeadlineExceeded, 'Job was active longer than specified deadline'];
     }
     const complete = completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0;
@@ -89,7 +122,8 @@ export class JobController implements Reconciler {
       stillActive = [];
     } else {
       const parallelism = Number(spec.parallelism ?? 1);
-      const want = completions !== undefined ? Math.min(parallelism, completions - succeeded) : succeeded > 0 ? 0 : parallelism;
+      const want =
+        completions !== undefined ? Math.min(parallelism, completions - succeeded) : succeeded > 0 ? 0 : parallelism;
       if (active.length < want) {
         for (let i = active.length; i < want; i++) stillActive = [...stillActive, this.createPod(job)];
       } else if (active.length > want) {
@@ -97,7 +131,8 @@ export class JobController implements Reconciler {
         this.deletePods(job, extra);
         stillActive = active.slice(0, want);
       }
-      if (deadline !== undefined && status.startTime) requeueAfterMs = Math.max(1, Date.parse(String(status.startTime)) + deadline * 1000 - now);
+      if (deadline !== undefined && status.startTime)
+        requeueAfterMs = Math.max(1, Date.parse(String(status.startTime)) + deadline * 1000 - now);
     }
 
     status.active = stillActive.length;
@@ -111,8 +146,26 @@ export class JobController implements Reconciler {
       setCondition(status, { type: 'Failed', status: 'True', reason: failure[0], message: failure[1] }, nowIso);
       this.event(job, 'Warning', failure[0], failure[1]);
     } else if (complete) {
-      setCondition(status, { type: 'SuccessCriteriaMet', status: 'True', reason: JobReasons.CompletionsReached, message: 'Reached expected number of succeeded pods' }, nowIso);
-      setCondition(status, { type: 'Complete', status: 'True', reason: JobReasons.CompletionsReached, message: 'Reached expected number of succeeded pods' }, nowIso);
+      setCondition(
+        status,
+        {
+          type: 'SuccessCriteriaMet',
+          status: 'True',
+          reason: JobReasons.CompletionsReached,
+          message: 'Reached expected number of succeeded pods',
+        },
+        nowIso,
+      );
+      setCondition(
+        status,
+        {
+          type: 'Complete',
+          status: 'True',
+          reason: JobReasons.CompletionsReached,
+          message: 'Reached expected number of succeeded pods',
+        },
+        nowIso,
+      );
       status.completionTime = nowIso;
       this.event(job, 'Normal', 'Completed', 'Job completed');
     }
@@ -124,12 +177,16 @@ export class JobController implements Reconciler {
   private expire(job: JsonObject): ReconcileResult | void {
     const ttl = obj(job.spec).ttlSecondsAfterFinished;
     if (typeof ttl !== 'number') return;
-    const finished = condition(job, 'Complete')?.status === 'True' ? condition(job, 'Complete') : condition(job, 'Failed');
+    const finished =
+      condition(job, 'Complete')?.status === 'True' ? condition(job, 'Complete') : condition(job, 'Failed');
     const at = Date.parse(String(obj(job.status).completionTime ?? finished?.lastTransitionTime ?? '')) + ttl * 1000;
     const left = at - this.deps.clock.now();
     if (left > 0) return { requeueAfterMs: left };
     try {
-      this.deps.api.delete('jobs.batch', String(meta(job).namespace), nameOf(job), { propagationPolicy: 'Background', preconditions: { uid: String(meta(job).uid) } });
+      this.deps.api.delete('jobs.batch', String(meta(job).namespace), nameOf(job), {
+        propagationPolicy: 'Background',
+        preconditions: { uid: String(meta(job).uid) },
+      });
     } catch (err) {
       if (statusCode(err) !== 404) throw err;
     }
@@ -144,7 +201,9 @@ export class JobController implements Reconciler {
   private deletePods(job: JsonObject, pods: JsonObject[]): void {
     for (const p of pods) {
       try {
-        this.deps.api.delete('pods', String(meta(p).namespace), nameOf(p), { preconditions: { uid: String(meta(p).uid) } });
+        this.deps.api.delete('pods', String(meta(p).namespace), nameOf(p), {
+          preconditions: { uid: String(meta(p).uid) },
+        });
       } catch (err) {
         if (statusCode(err) !== 404) throw err;
         continue;
@@ -154,6 +213,17 @@ export class JobController implements Reconciler {
   }
 
   private event(job: JsonObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    recordEvent(this.deps.api, this.deps.clock, { regarding: { apiVersion: 'batch/v1', kind: 'Job', metadata: job.metadata }, type, reason, message, component: COMPONENT }, this.deps.log);
+    recordEvent(
+      this.deps.api,
+      this.deps.clock,
+      {
+        regarding: { apiVersion: 'batch/v1', kind: 'Job', metadata: job.metadata },
+        type,
+        reason,
+        message,
+        component: COMPONENT,
+      },
+      this.deps.log,
+    );
   }
 }

@@ -35,12 +35,15 @@ afterEach(async () => {
 const api = (): TestCluster['store'] => cluster.store;
 
 function image(): unknown {
-  return obj(arr(obj(obj(obj(api().get('deployments.apps', 'default', 'web').spec).template).spec).containers)[0]).image;
+  return obj(arr(obj(obj(obj(api().get('deployments.apps', 'default', 'web').spec).template).spec).containers)[0])
+    .image;
 }
 
 async function createAndRollOut(): Promise<void> {
   await kubectl.ok(['create', 'deployment', 'web', '--image=nginx:1', '--replicas=2', '--port=8080']);
-  expect(await kubectl.ok(['rollout', 'status', 'deployment/web', '--timeout=20s'])).toContain('deployment "web" successfully rolled out');
+  expect(await kubectl.ok(['rollout', 'status', 'deployment/web', '--timeout=20s'])).toContain(
+    'deployment "web" successfully rolled out',
+  );
   await controllers.idle();
 }
 
@@ -49,7 +52,9 @@ describe('controllers with kubectl', () => {
     await createAndRollOut();
     expect(activePods(api(), 'app=web')).toHaveLength(2);
     expect(await kubectl.ok(['get', 'deployment', 'web', '--no-headers'])).toMatch(/^web\s+2\/2\s+2\s+2\s+/);
-    expect(await kubectl.ok(['describe', 'deployment', 'web'])).toMatch(/ScalingReplicaSet\s+.*Scaled up replica set web-\w+ from 0 to 2/);
+    expect(await kubectl.ok(['describe', 'deployment', 'web'])).toMatch(
+      /ScalingReplicaSet\s+.*Scaled up replica set web-\w+ from 0 to 2/,
+    );
   });
 
   it('kubectl scale changes the pod count', async () => {
@@ -69,11 +74,16 @@ describe('controllers with kubectl', () => {
     await kubectl.ok(['rollout', 'status', 'deployment/web', '--timeout=20s']);
     await controllers.idle();
     expect(image()).toBe('nginx:1');
-    expect(obj(meta(api().get('deployments.apps', 'default', 'web')).annotations)['deployment.kubernetes.io/revision']).toBe('3');
+    expect(
+      obj(meta(api().get('deployments.apps', 'default', 'web')).annotations)['deployment.kubernetes.io/revision'],
+    ).toBe('3');
     const history = await kubectl.ok(['rollout', 'history', 'deployment/web']);
     expect(history).toMatch(/^2\s/m);
     expect(history).toMatch(/^3\s/m);
-    expect(activePods(api(), 'app=web').map((p) => obj(arr(obj(p.spec).containers)[0]).image)).toEqual(['nginx:1', 'nginx:1']);
+    expect(activePods(api(), 'app=web').map((p) => obj(arr(obj(p.spec).containers)[0]).image)).toEqual([
+      'nginx:1',
+      'nginx:1',
+    ]);
   });
 
   it('kubectl rollout restart replaces every pod through a new ReplicaSet', async () => {

@@ -12,7 +12,15 @@ function rs(name: string, replicas: number, extraSpec: JsonObject = {}): JsonObj
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
     metadata: { name, namespace: 'default' },
-    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name, tier: 'web' } }, spec: { containers: [{ name: 'app', image: 'nginx:1' }] } }, ...extraSpec },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name, tier: 'web' } },
+        spec: { containers: [{ name: 'app', image: 'nginx:1' }] },
+      },
+      ...extraSpec,
+    },
   };
 }
 
@@ -26,13 +34,30 @@ describe('ReplicaSet controller', () => {
       expect(p.metadata).toMatchObject({
         name: expect.stringMatching(/^web-[bcdfghjklmnpqrstvwxz2456789]{5}$/) as unknown,
         labels: { app: 'web', tier: 'web' },
-        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: (created.metadata as JsonObject).uid, controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: 'web',
+            uid: (created.metadata as JsonObject).uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       });
     }
-    expect(api().get('replicasets.apps', 'default', 'web').status).toEqual({ replicas: 3, fullyLabeledReplicas: 3, observedGeneration: 1 });
+    expect(api().get('replicasets.apps', 'default', 'web').status).toEqual({
+      replicas: 3,
+      fullyLabeledReplicas: 3,
+      observedGeneration: 1,
+    });
     const events = api().list('events', { namespace: 'default', fieldSelector: 'reason=SuccessfulCreate' }).items;
     expect(events).toHaveLength(3);
-    expect(events[0]).toMatchObject({ involvedObject: { kind: 'ReplicaSet', name: 'web' }, source: { component: 'replicaset-controller' }, type: 'Normal' });
+    expect(events[0]).toMatchObject({
+      involvedObject: { kind: 'ReplicaSet', name: 'web' },
+      source: { component: 'replicaset-controller' },
+      type: 'Normal',
+    });
   });
 
   it('counts ready pods and reports them available after minReadySeconds on the cluster clock', async () => {
@@ -41,7 +66,11 @@ describe('ReplicaSet controller', () => {
     await controllers().idle();
     readyAll(api(), cluster().clock, 'app=web');
     await controllers().idle();
-    expect(api().get('replicasets.apps', 'default', 'web').status).toMatchObject({ replicas: 2, readyReplicas: 2, fullyLabeledReplicas: 2 });
+    expect(api().get('replicasets.apps', 'default', 'web').status).toMatchObject({
+      replicas: 2,
+      readyReplicas: 2,
+      fullyLabeledReplicas: 2,
+    });
     expect((api().get('replicasets.apps', 'default', 'web').status as JsonObject).availableReplicas).toBeUndefined();
     cluster().clock.advance(31_000);
     controllers().resync();
@@ -59,7 +88,9 @@ describe('ReplicaSet controller', () => {
     await controllers().idle();
     const left = activePods(api(), 'app=web').map((p) => (p.metadata as JsonObject).name);
     expect(left.sort()).toEqual([(a!.metadata as JsonObject).name, (b!.metadata as JsonObject).name].sort());
-    expect(api().list('events', { namespace: 'default', fieldSelector: 'reason=SuccessfulDelete' }).items).toHaveLength(1);
+    expect(api().list('events', { namespace: 'default', fieldSelector: 'reason=SuccessfulDelete' }).items).toHaveLength(
+      1,
+    );
   });
 
   it('lists and watches again when its watches end, missing nothing written in between', async () => {
@@ -86,11 +117,18 @@ describe('ReplicaSet controller', () => {
   });
 
   it('adopts a matching orphan pod instead of creating one, and releases a pod whose labels stop matching', async () => {
-    api().create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stray', namespace: 'default', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } });
+    api().create('pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'stray', namespace: 'default', labels: { app: 'web' } },
+      spec: { containers: [{ name: 'c', image: 'nginx:1' }] },
+    });
     const owner = api().create('replicasets.apps', rs('web', 2));
     await controllers().idle();
     expect(activePods(api(), 'app=web')).toHaveLength(2);
-    expect((api().get('pods', 'default', 'stray').metadata as JsonObject).ownerReferences).toMatchObject([{ uid: (owner.metadata as JsonObject).uid, controller: true }]);
+    expect((api().get('pods', 'default', 'stray').metadata as JsonObject).ownerReferences).toMatchObject([
+      { uid: (owner.metadata as JsonObject).uid, controller: true },
+    ]);
     api().patch('pods', 'default', 'stray', { metadata: { labels: { app: 'debug' } } });
     await controllers().idle();
     expect((api().get('pods', 'default', 'stray').metadata as JsonObject).ownerReferences).toBeUndefined();
@@ -99,8 +137,16 @@ describe('ReplicaSet controller', () => {
 
   it.each([
     { name: 'an unscheduled pod before a scheduled one', a: { spec: {} }, b: { spec: { nodeName: 'n1' } } },
-    { name: 'a pending pod before a running one', a: { status: { phase: 'Pending' } }, b: { status: { phase: 'Running' } } },
-    { name: 'a not-ready pod before a ready one', a: { status: { phase: 'Running' } }, b: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } },
+    {
+      name: 'a pending pod before a running one',
+      a: { status: { phase: 'Pending' } },
+      b: { status: { phase: 'Running' } },
+    },
+    {
+      name: 'a not-ready pod before a ready one',
+      a: { status: { phase: 'Running' } },
+      b: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+    },
     {
       name: 'the lower pod-deletion-cost first',
       a: { metadata: { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '-5' } } },
@@ -128,9 +174,19 @@ describe('ReplicaSet controller when pods cannot be created', () => {
       c.store.patch('replicasets.apps', 'doomed', 'web', { spec: { replicas: 1 } });
       await ctl.idle();
       const status = (): JsonObject => c.store.get('replicasets.apps', 'doomed', 'web').status as JsonObject;
-      expect(status().conditions).toMatchObject([{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: expect.stringContaining('is being terminated') as unknown }]);
+      expect(status().conditions).toMatchObject([
+        {
+          type: 'ReplicaFailure',
+          status: 'True',
+          reason: 'FailedCreate',
+          message: expect.stringContaining('is being terminated') as unknown,
+        },
+      ]);
       const events = c.store.list('events', { namespace: 'doomed', fieldSelector: 'reason=FailedCreate' }).items;
-      expect(events[0]).toMatchObject({ type: 'Warning', message: expect.stringMatching(/^Error creating: /) as unknown });
+      expect(events[0]).toMatchObject({
+        type: 'Warning',
+        message: expect.stringMatching(/^Error creating: /) as unknown,
+      });
       c.store.patch('replicasets.apps', 'doomed', 'web', { spec: { replicas: 0 } });
       await ctl.idle();
       expect(status().conditions).toBeUndefined();

@@ -10,8 +10,21 @@ import type { ControllerDeps, Reconciler, WatchSpec } from './controller.js';
 import { recordEvent } from './events.js';
 import type { ReconcileResult } from './queue.js';
 import {
-  arr, condition, isDeleting, isPodActive, isPodReady, keyOf, meta, msUntilAvailable, nameOf, newControllerRef, obj,
-  ownerKeys, selectorMatches, splitKey, statusCode,
+  arr,
+  condition,
+  isDeleting,
+  isPodActive,
+  isPodReady,
+  keyOf,
+  meta,
+  msUntilAvailable,
+  nameOf,
+  newControllerRef,
+  obj,
+  ownerKeys,
+  selectorMatches,
+  splitKey,
+  statusCode,
 } from './util.js';
 
 /** Upstream's burst limit for one sync (slowStartBatch caps at 500). */
@@ -28,14 +41,16 @@ export function deletionOrder(a: JsonObject, b: JsonObject): number {
   if (phase(a) !== phase(b)) return phase(a) - phase(b);
   const ready = (p: JsonObject): number => (isPodReady(p) ? 1 : 0);
   if (ready(a) !== ready(b)) return ready(a) - ready(b);
-  const cost = (p: JsonObject): number => Number(obj(meta(p).annotations)['controller.kubernetes.io/pod-deletion-cost'] ?? 0) || 0;
+  const cost = (p: JsonObject): number =>
+    Number(obj(meta(p).annotations)['controller.kubernetes.io/pod-deletion-cost'] ?? 0) || 0;
   if (cost(a) !== cost(b)) return cost(a) - cost(b);
   if (ready(a)) {
     // Ready for less time goes first.
     const since = (p: JsonObject): number => Date.parse(String(condition(p, 'Ready')?.lastTransitionTime ?? '')) || 0;
     if (since(a) !== since(b)) return since(b) - since(a);
   }
-  const restarts = (p: JsonObject): number => arr(obj(p.status).containerStatuses).reduce<number>((n, c) => n + Number(obj(c).restartCount ?? 0), 0);
+  const restarts = (p: JsonObject): number =>
+    arr(obj(p.status).containerStatuses).reduce<number>((n, c) => n + Number(obj(c).restartCount ?? 0), 0);
   if (restarts(a) !== restarts(b)) return restarts(b) - restarts(a);
   const created = (p: JsonObject): number => Date.parse(String(meta(p).creationTimestamp ?? '')) || 0;
   if (created(a) !== created(b)) return created(b) - created(a);
@@ -52,14 +67,22 @@ export function podFromTemplate(rs: JsonObject, ownerKind = 'ReplicaSet', ownerA
     ownerReferences: [newControllerRef(rs, ownerApiVersion, ownerKind)],
   };
   for (const k of ['labels', 'annotations', 'finalizers']) if (tm[k] !== undefined) metadata[k] = tm[k];
-  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: JSON.parse(JSON.stringify(obj(template.spec))) as JsonObject };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata,
+    spec: JSON.parse(JSON.stringify(obj(template.spec))) as JsonObject,
+  };
 }
 
 export class ReplicaSetController implements Reconciler {
   readonly name = 'replicaset';
   readonly watches: WatchSpec[] = [
     { resource: 'replicasets.apps', keys: (o) => [keyOf(o)] },
-    { resource: 'pods', keys: (o) => [...ownerKeys(o, 'ReplicaSet'), ...adopterKeys(this.deps.api, 'replicasets.apps', o)] },
+    {
+      resource: 'pods',
+      keys: (o) => [...ownerKeys(o, 'ReplicaSet'), ...adopterKeys(this.deps.api, 'replicasets.apps', o)],
+    },
   ];
 
   constructor(private readonly deps: ControllerDeps) {}
@@ -70,7 +93,11 @@ export class ReplicaSetController implements Reconciler {
     const rs = api.tryGet('replicasets.apps', namespace, name);
     if (!rs) return;
     const spec = obj(rs.spec);
-    const owned = claim(api, { resource: 'pods', owner: rs, ownerApiVersion: 'apps/v1', ownerKind: 'ReplicaSet' }, claimCandidates(api, 'pods', rs));
+    const owned = claim(
+      api,
+      { resource: 'pods', owner: rs, ownerApiVersion: 'apps/v1', ownerKind: 'ReplicaSet' },
+      claimCandidates(api, 'pods', rs),
+    );
     const active = owned.filter(isPodActive);
     let failure: Error | undefined;
     try {
@@ -101,7 +128,9 @@ export class ReplicaSetController implements Reconciler {
       const victims = [...active].sort(deletionOrder).slice(0, Math.min(diff, BURST));
       for (const pod of victims) {
         try {
-          this.deps.api.delete('pods', meta(pod).namespace as string, nameOf(pod), { preconditions: { uid: String(meta(pod).uid) } });
+          this.deps.api.delete('pods', meta(pod).namespace as string, nameOf(pod), {
+            preconditions: { uid: String(meta(pod).uid) },
+          });
         } catch (err) {
           if (statusCode(err) !== 404) throw err;
           continue;
@@ -130,20 +159,46 @@ export class ReplicaSetController implements Reconciler {
       availableReplicas: available,
       observedGeneration: meta(rs).generation,
     };
-    for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'] as const) if (status[k] === 0) delete status[k];
+    for (const k of ['readyReplicas', 'availableReplicas', 'fullyLabeledReplicas'] as const)
+      if (status[k] === 0) delete status[k];
     const old = obj(rs.status);
     // ReplicaFailure=True while pods cannot be created; gone once a sync succeeds.
-    const others = arr(old.conditions).map(obj).filter((c) => c.type !== 'ReplicaFailure');
-    const prevFailure = arr(old.conditions).map(obj).find((c) => c.type === 'ReplicaFailure');
+    const others = arr(old.conditions)
+      .map(obj)
+      .filter((c) => c.type !== 'ReplicaFailure');
+    const prevFailure = arr(old.conditions)
+      .map(obj)
+      .find((c) => c.type === 'ReplicaFailure');
     const conditions = failure
-      ? [...others, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: prevFailure?.lastTransitionTime ?? this.deps.clock.nowIso(), reason: 'FailedCreate', message: failure.message }]
+      ? [
+          ...others,
+          {
+            type: 'ReplicaFailure',
+            status: 'True',
+            lastTransitionTime: prevFailure?.lastTransitionTime ?? this.deps.clock.nowIso(),
+            reason: 'FailedCreate',
+            message: failure.message,
+          },
+        ]
       : others;
     if (conditions.length) status.conditions = conditions;
-    if (!jsonEqual(old, status)) this.deps.api.updateStatus('replicasets.apps', { ...rs, status }, { fieldManager: 'kube-controller-manager' });
+    if (!jsonEqual(old, status))
+      this.deps.api.updateStatus('replicasets.apps', { ...rs, status }, { fieldManager: 'kube-controller-manager' });
     return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
   }
 
   private event(rs: JsonObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    recordEvent(this.deps.api, this.deps.clock, { regarding: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata }, type, reason, message, component: COMPONENT }, this.deps.log);
+    recordEvent(
+      this.deps.api,
+      this.deps.clock,
+      {
+        regarding: { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: rs.metadata },
+        type,
+        reason,
+        message,
+        component: COMPONENT,
+      },
+      this.deps.log,
+    );
   }
 }

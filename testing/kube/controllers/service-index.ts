@@ -43,5 +43,7 @@ export class ServiceSelectors {
 
 /** `a=1,b=2`: the label selector that lists only the pods a Service's `spec.selector` matches. */
 export function equalitySelector(matchLabels: JsonObject): string {
-  return Object.entries(matchLabels).map(([k, v]) => `${k}=${String(v)}`).join(',');
+  return Object.entries(matchLabels)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(',');
 }

@@ -69,7 +69,9 @@ export function selectorMatcher(selector: unknown): (labels: unknown) => boolean
 }
 
 export function condition(o: JsonObject, type: string): JsonObject | undefined {
-  return arr(obj(o.status).conditions).map(obj).find((c) => c.type === type);
+  return arr(obj(o.status).conditions)
+    .map(obj)
+    .find((c) => c.type === type);
 }
 
 export function isPodReady(pod: JsonObject): boolean {

@@ -77,9 +77,14 @@ export class CrdLifecycle {
     const crd = this.store.versioned.get(CRD_BUCKET, type.crdName);
     if (crd && metaOf(crd).deletionTimestamp) {
       throw new ApiError({
-        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
         message: 'create not allowed while custom resource definition is terminating',
-        reason: 'MethodNotAllowed', details: { group: type.group, kind: type.resource }, code: 405,
+        reason: 'MethodNotAllowed',
+        details: { group: type.group, kind: type.resource },
+        code: 405,
       });
     }
   }
@@ -102,9 +107,12 @@ export class CrdLifecycle {
     let remaining = 0;
     if (type) {
       if (!this.cleanupSubs.has(name)) {
-        this.cleanupSubs.set(name, this.store.versioned.subscribe(type.storageKey, (ev) => {
-          if (ev.type === 'DELETED') this.schedule(name);
-        }));
+        this.cleanupSubs.set(
+          name,
+          this.store.versioned.subscribe(type.storageKey, (ev) => {
+            if (ev.type === 'DELETED') this.schedule(name);
+          }),
+        );
       }
       for (const [, o] of this.store.versioned.list(type.storageKey)) {
         const m = metaOf(o);
@@ -120,12 +128,25 @@ export class CrdLifecycle {
     const next = JSON.parse(JSON.stringify(crd)) as JsonObject;
     const status = isObject(next.status) ? next.status : {};
     if (remaining > 0) {
-      setCondition(status, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, this.store.clock.nowIso());
+      setCondition(
+        status,
+        {
+          type: 'Terminating',
+          status: 'True',
+          reason: 'InstanceDeletionInProgress',
+          message: 'CustomResource deletion is in progress',
+        },
+        this.store.clock.nowIso(),
+      );
       next.status = status;
       this.store.commitUpdate(crdType, crd, next);
       return;
     }
-    setCondition(status, { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }, this.store.clock.nowIso());
+    setCondition(
+      status,
+      { type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' },
+      this.store.clock.nowIso(),
+    );
     next.status = status;
     metaOf(next).finalizers = finalizers.filter((f) => f !== CRD_CLEANUP_FINALIZER);
     this.store.commitUpdate(crdType, crd, next);

@@ -34,7 +34,14 @@ export function crdNames(crd: JsonObject): CrdNames {
 function columns(version: JsonObject): PrinterColumn[] {
   const cols = arr(version.additionalPrinterColumns).map(obj);
   if (cols.length === 0) {
-    return [{ name: 'Age', type: 'date', description: CREATION_TIMESTAMP_DESCRIPTION, jsonPath: '.metadata.creationTimestamp' }];
+    return [
+      {
+        name: 'Age',
+        type: 'date',
+        description: CREATION_TIMESTAMP_DESCRIPTION,
+        jsonPath: '.metadata.creationTimestamp',
+      },
+    ];
   }
   return cols.map((c) => ({
     name: String(c.name),

@@ -7,13 +7,27 @@ import type { WatchRegistry } from '../store/watch.js';
 import type { ResourceRequest } from './request-info.js';
 
 /** Supplies pod logs (the simulated kubelet registers one later); undefined means "no logs yet". */
-export type LogProvider = (namespace: string, pod: string, container: string, opts: { tailLines?: number; previous?: boolean }) => string | undefined;
+export type LogProvider = (
+  namespace: string,
+  pod: string,
+  container: string,
+  opts: { tailLines?: number; previous?: boolean },
+) => string | undefined;
 
 /** Streams a running container's new output (`kubectl logs -f`) until it stops; returns an unsubscribe. */
-export type LogFollow = (namespace: string, pod: string, container: string, sink: { data(text: string): void; end(): void }) => () => void;
+export type LogFollow = (
+  namespace: string,
+  pod: string,
+  container: string,
+  sink: { data(text: string): void; end(): void },
+) => () => void;
 
 /** Where a services/pods proxy request goes; throws an ApiError (503) when there is no endpoint. */
-export type ProxyResolver = (resource: 'pods' | 'services', namespace: string, nameAndPort: string) => { host: string; port: number };
+export type ProxyResolver = (
+  resource: 'pods' | 'services',
+  namespace: string,
+  nameAndPort: string,
+) => { host: string; port: number };
 
 export interface ServerDeps {
   registry: Registry;

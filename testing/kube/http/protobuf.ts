@@ -46,11 +46,26 @@ const OBJECT_META: Schema = {
 };
 
 const LOCAL_REF: Schema = { 1: { name: 'name', type: 'string' } };
-const OBJECT_REF: Schema = { 1: { name: 'kind', type: 'string' }, 2: { name: 'namespace', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'uid', type: 'string' }, 5: { name: 'apiVersion', type: 'string' } };
+const OBJECT_REF: Schema = {
+  1: { name: 'kind', type: 'string' },
+  2: { name: 'namespace', type: 'string' },
+  3: { name: 'name', type: 'string' },
+  4: { name: 'uid', type: 'string' },
+  5: { name: 'apiVersion', type: 'string' },
+};
 
 const LABEL_SELECTOR: Schema = {
   1: { name: 'matchLabels', type: 'map', value: 'string' },
-  2: { name: 'matchExpressions', type: 'message', repeated: true, of: { 1: { name: 'key', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } } },
+  2: {
+    name: 'matchExpressions',
+    type: 'message',
+    repeated: true,
+    of: {
+      1: { name: 'key', type: 'string' },
+      2: { name: 'operator', type: 'string' },
+      3: { name: 'values', type: 'string', repeated: true },
+    },
+  },
 };
 
 const CONTAINER: Schema = {
@@ -60,11 +75,31 @@ const CONTAINER: Schema = {
   4: { name: 'args', type: 'string', repeated: true },
   5: { name: 'workingDir', type: 'string' },
   6: {
-    name: 'ports', type: 'message', repeated: true,
-    of: { 1: { name: 'name', type: 'string' }, 2: { name: 'hostPort', type: 'int64' }, 3: { name: 'containerPort', type: 'int64' }, 4: { name: 'protocol', type: 'string' }, 5: { name: 'hostIP', type: 'string' } },
+    name: 'ports',
+    type: 'message',
+    repeated: true,
+    of: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'hostPort', type: 'int64' },
+      3: { name: 'containerPort', type: 'int64' },
+      4: { name: 'protocol', type: 'string' },
+      5: { name: 'hostIP', type: 'string' },
+    },
   },
-  7: { name: 'env', type: 'message', repeated: true, of: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } } },
-  8: { name: 'resources', type: 'message', of: { 1: { name: 'limits', type: 'map', value: 'quantity' }, 2: { name: 'requests', type: 'map', value: 'quantity' } } },
+  7: {
+    name: 'env',
+    type: 'message',
+    repeated: true,
+    of: { 1: { name: 'name', type: 'string' }, 2: { name: 'value', type: 'string' } },
+  },
+  8: {
+    name: 'resources',
+    type: 'message',
+    of: {
+      1: { name: 'limits', type: 'map', value: 'quantity' },
+      2: { name: 'requests', type: 'map', value: 'quantity' },
+    },
+  },
   13: { name: 'terminationMessagePath', type: 'string' },
   14: { name: 'imagePullPolicy', type: 'string' },
   16: { name: 'stdin', type: 'bool' },
@@ -94,15 +129,26 @@ const POD_SPEC: Schema = {
   24: { name: 'priorityClassName', type: 'string' },
 };
 
-const POD_TEMPLATE_SPEC: Schema = { 1: { name: 'metadata', type: 'message', of: OBJECT_META }, 2: { name: 'spec', type: 'message', of: POD_SPEC } };
+const POD_TEMPLATE_SPEC: Schema = {
+  1: { name: 'metadata', type: 'message', of: OBJECT_META },
+  2: { name: 'spec', type: 'message', of: POD_SPEC },
+};
 
 const DEPLOYMENT_SPEC: Schema = {
   1: { name: 'replicas', type: 'int64', presence: true },
   2: { name: 'selector', type: 'message', of: LABEL_SELECTOR },
   3: { name: 'template', type: 'message', of: POD_TEMPLATE_SPEC },
   4: {
-    name: 'strategy', type: 'message',
-    of: { 1: { name: 'type', type: 'string' }, 2: { name: 'rollingUpdate', type: 'message', of: { 1: { name: 'maxUnavailable', type: 'intstr' }, 2: { name: 'maxSurge', type: 'intstr' } } } },
+    name: 'strategy',
+    type: 'message',
+    of: {
+      1: { name: 'type', type: 'string' },
+      2: {
+        name: 'rollingUpdate',
+        type: 'message',
+        of: { 1: { name: 'maxUnavailable', type: 'intstr' }, 2: { name: 'maxSurge', type: 'intstr' } },
+      },
+    },
   },
   5: { name: 'minReadySeconds', type: 'int64' },
   6: { name: 'revisionHistoryLimit', type: 'int64', presence: true },
@@ -122,7 +168,14 @@ const DEPLOYMENT_STATUS: Schema = {
 
 const DELETE_OPTIONS: Schema = {
   1: { name: 'gracePeriodSeconds', type: 'int64', presence: true },
-  2: { name: 'preconditions', type: 'message', of: { 1: { name: 'uid', type: 'string', presence: true }, 2: { name: 'resourceVersion', type: 'string', presence: true } } },
+  2: {
+    name: 'preconditions',
+    type: 'message',
+    of: {
+      1: { name: 'uid', type: 'string', presence: true },
+      2: { name: 'resourceVersion', type: 'string', presence: true },
+    },
+  },
   3: { name: 'orphanDependents', type: 'bool', presence: true },
   4: { name: 'propagationPolicy', type: 'string', presence: true },
   5: { name: 'dryRun', type: 'string', repeated: true },
@@ -169,7 +222,10 @@ const KINDS: Record<string, Schema> = {
 
 class Reader {
   pos = 0;
-  constructor(readonly buf: Buffer, readonly end = buf.length) {}
+  constructor(
+    readonly buf: Buffer,
+    readonly end = buf.length,
+  ) {}
 
   varint(): bigint {
     let result = 0n;
@@ -230,7 +286,11 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
         value = Number(BigInt.asIntN(64, r.varint()));
         break;
       case 'intstr': {
-        const v = decodeMessage(r.bytes(), { 1: { name: 'type', type: 'int64' }, 2: { name: 'intVal', type: 'int64' }, 3: { name: 'strVal', type: 'string' } });
+        const v = decodeMessage(r.bytes(), {
+          1: { name: 'type', type: 'int64' },
+          2: { name: 'intVal', type: 'int64' },
+          3: { name: 'strVal', type: 'string' },
+        });
         value = v.type === 1 ? String(v.strVal ?? '') : Number(v.intVal ?? 0);
         if (value === 0) value = { zero: 0 }; // NB: an explicit 0 survives the zero-value filter below
         break;
@@ -247,7 +307,10 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
         break;
       }
       case 'map': {
-        const valueField: Field = f.value === 'quantity' ? { name: 'v', type: 'message', of: { 1: { name: 'string', type: 'string' } } } : { name: 'v', type: f.value };
+        const valueField: Field =
+          f.value === 'quantity'
+            ? { name: 'v', type: 'message', of: { 1: { name: 'string', type: 'string' } } }
+            : { name: 'v', type: f.value };
         const entry = decodeMessage(r.bytes(), { 1: { name: 'k', type: 'string' }, 2: valueField });
         const m = (out[f.name] as JsonObject | undefined) ?? {};
         const v = f.value === 'quantity' ? (entry.v as JsonObject | undefined)?.string : entry.v;
@@ -261,7 +324,8 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
       list.push(value);
       out[f.name] = list;
     } else if (isObject(value) && 'zero' in value) out[f.name] = 0;
-    else if (value !== undefined && (f.presence || (value !== '' && value !== 0 && value !== false))) out[f.name] = value;
+    else if (value !== undefined && (f.presence || (value !== '' && value !== 0 && value !== false)))
+      out[f.name] = value;
   }
   return out;
 }
@@ -272,7 +336,11 @@ const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 export function decodeProtobufObject(body: Buffer): JsonObject {
   if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) throw badRequest('protobuf: missing the k8s magic prefix');
   const unknown = decodeMessage(body.subarray(4), {
-    1: { name: 'typeMeta', type: 'message', of: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } } },
+    1: {
+      name: 'typeMeta',
+      type: 'message',
+      of: { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } },
+    },
     2: { name: 'raw', type: 'bytes' },
   });
   const tm = (unknown.typeMeta ?? {}) as JsonObject;

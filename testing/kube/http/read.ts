@@ -26,7 +26,8 @@ export function negotiate(accept: string | undefined): Form {
       if (as === 'Table') return 'table';
       if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return 'metadata';
     }
-    if (!as && (mt === 'application/json' || mt === '*/*' || mt === 'application/*' || mt === 'application/yaml')) sawJson = true;
+    if (!as && (mt === 'application/json' || mt === '*/*' || mt === 'application/*' || mt === 'application/yaml'))
+      sawJson = true;
   }
   if (!sawJson && accept.includes('as=')) throw notAcceptable(['application/json', 'application/yaml']);
   return 'object';
@@ -48,7 +49,11 @@ function partial(o: JsonObject): JsonObject {
 }
 
 function tableOptions(ctx: RouteContext, noHeaders = false) {
-  return { includeObject: parseIncludeObject(query(ctx, 'includeObject')), noHeaders, nowMs: ctx.deps.store.clock.now() };
+  return {
+    includeObject: parseIncludeObject(query(ctx, 'includeObject')),
+    noHeaders,
+    nowMs: ctx.deps.store.clock.now(),
+  };
 }
 
 export function handleGet(ctx: RouteContext): void {
@@ -56,8 +61,15 @@ export function handleGet(ctx: RouteContext): void {
   const form = negotiate(ctx.req.headers.accept);
   if (form === 'table') {
     const meta = isObject(o.metadata) ? o.metadata : {};
-    sendJson(ctx.res, 200, toTable(ctx.type, [o], { resourceVersion: meta.resourceVersion }, tableOptions(ctx)), {}, TABLE_CT);
-  } else if (form === 'metadata') sendJson(ctx.res, 200, partial(o), {}, 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
+    sendJson(
+      ctx.res,
+      200,
+      toTable(ctx.type, [o], { resourceVersion: meta.resourceVersion }, tableOptions(ctx)),
+      {},
+      TABLE_CT,
+    );
+  } else if (form === 'metadata')
+    sendJson(ctx.res, 200, partial(o), {}, 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
   else sendJson(ctx.res, 200, o);
 }
 
@@ -80,11 +92,21 @@ export function handleList(ctx: RouteContext): void {
     return;
   }
   if (form === 'metadata') {
-    const body = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: listMeta, items: result.items.map(partial) };
+    const body = {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: listMeta,
+      items: result.items.map(partial),
+    };
     sendJson(ctx.res, 200, body, {}, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io');
     return;
   }
-  sendJson(ctx.res, 200, { kind: ctx.type.listKind, apiVersion: apiVersion(ctx.type), metadata: listMeta, items: result.items.map((o) => listItem(ctx.type, o)) });
+  sendJson(ctx.res, 200, {
+    kind: ctx.type.listKind,
+    apiVersion: apiVersion(ctx.type),
+    metadata: listMeta,
+    items: result.items.map((o) => listItem(ctx.type, o)),
+  });
 }
 
 /** Soft limit on unsent watch data per connection; a consumer this far behind is cut off. */
@@ -124,7 +146,12 @@ export function handleWatch(ctx: RouteContext): void {
     if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return ev.object;
     if (form === 'table') {
       const meta = isObject(ev.object.metadata) ? ev.object.metadata : {};
-      const t = toTable(ctx.type, [ev.object], { resourceVersion: meta.resourceVersion }, tableOptions(ctx, !firstTable));
+      const t = toTable(
+        ctx.type,
+        [ev.object],
+        { resourceVersion: meta.resourceVersion },
+        tableOptions(ctx, !firstTable),
+      );
       firstTable = false;
       return t;
     }
@@ -141,7 +168,11 @@ export function handleWatch(ctx: RouteContext): void {
   };
 
   const start = (): void => {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     res.flushHeaders();
   };
 
@@ -180,7 +211,8 @@ export function handleWatch(ctx: RouteContext): void {
     cut();
     return;
   }
-  const timeoutMs = timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : deps.defaultWatchTimeoutMs;
+  const timeoutMs =
+    timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds * 1000 : deps.defaultWatchTimeoutMs;
   live.timer = setTimeout(() => {
     handle.bookmark();
     finish();

@@ -35,13 +35,23 @@ export function parsePath(pathname: string): PathKind {
   const raw = pathname.replace(/\/+$/, '');
   if (raw === '') return { kind: 'root' };
   if (raw === '/version') return { kind: 'version' };
-  if (raw === '/healthz' || raw === '/readyz' || raw === '/livez' || raw.startsWith('/healthz/') || raw.startsWith('/readyz/') || raw.startsWith('/livez/')) {
+  if (
+    raw === '/healthz' ||
+    raw === '/readyz' ||
+    raw === '/livez' ||
+    raw.startsWith('/healthz/') ||
+    raw.startsWith('/readyz/') ||
+    raw.startsWith('/livez/')
+  ) {
     return { kind: 'healthz', path: raw };
   }
   if (raw === '/openapi/v3') return { kind: 'openapi-v3-root' };
   if (raw.startsWith('/openapi/v3/')) return { kind: 'openapi-v3', path: raw.slice('/openapi/v3/'.length) };
   if (raw === '/openapi/v2' || raw === '/swagger.json') return { kind: 'openapi-v2' };
-  const parts = raw.split('/').slice(1).map((p) => decodeURIComponent(p));
+  const parts = raw
+    .split('/')
+    .slice(1)
+    .map((p) => decodeURIComponent(p));
   let rest: string[];
   let group: string;
   let version: string;
@@ -67,10 +77,20 @@ export function parsePath(pathname: string): PathKind {
     namespace = seg(rest, 1);
     rest = rest.slice(2);
     if (group === '' && (rest[0] === 'status' || rest[0] === 'finalize') && rest.length === 1) {
-      return { kind: 'resource', info: { group, version, namespace: '', resource: 'namespaces', name: namespace, subresource: rest[0] } };
+      return {
+        kind: 'resource',
+        info: { group, version, namespace: '', resource: 'namespaces', name: namespace, subresource: rest[0] },
+      };
     }
   }
-  const info: ResourceRequest = { group, version, namespace, resource: seg(rest, 0), name: seg(rest, 1), subresource: rest.slice(2).join('/') };
+  const info: ResourceRequest = {
+    group,
+    version,
+    namespace,
+    resource: seg(rest, 0),
+    name: seg(rest, 1),
+    subresource: rest.slice(2).join('/'),
+  };
   if (!info.resource) return { kind: 'unknown' };
   return { kind: 'resource', info };
 }

@@ -54,10 +54,21 @@ export function warningHeader(text: string): string {
   return `299 - "${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}, contentType = 'application/json'): void {
+export function sendJson(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+  contentType = 'application/json',
+): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': contentType, 'Cache-Control': 'no-cache, private', ...headers, 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(code, {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-cache, private',
+    ...headers,
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

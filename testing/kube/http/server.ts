@@ -4,7 +4,15 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions, serverVersion, wantsAggregated } from '../discovery.js';
+import {
+  aggregatedDiscovery,
+  apiGroupDoc,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  serverVersion,
+  wantsAggregated,
+} from '../discovery.js';
 import type { RequestFacts, RequestLog, Verb } from '../faults.js';
 import { OpenApiCache } from '../openapi.js';
 import { ApiError, methodNotAllowed } from '../status-errors.js';
@@ -23,7 +31,16 @@ export interface HttpServerOptions {
   requests: RequestLog;
 }
 
-const NOT_FOUND = new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 });
+const NOT_FOUND = new ApiError({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'the server could not find the requested resource',
+  reason: 'NotFound',
+  details: {},
+  code: 404,
+});
 
 function verbOf(method: string, info: ResourceRequest, url: URL): Verb | undefined {
   const watch = url.searchParams.get('watch');
@@ -79,17 +96,32 @@ export function createApiServer(deps: ServerDeps, opts: HttpServerOptions): Serv
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     void serve(deps, openapi, opts.requests, req, res);
   };
-  const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createHttpServer(handler);
+  const server = opts.tls
+    ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler)
+    : createHttpServer(handler);
   server.keepAliveTimeout = 5_000;
   return server;
 }
 
-async function serve(deps: ServerDeps, openapi: OpenApiCache, log: RequestLog, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(
+  deps: ServerDeps,
+  openapi: OpenApiCache,
+  log: RequestLog,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const started = Date.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
   const entry: Parameters<RequestLog['add']>[0] = {
-    at: started, method, path: url.pathname, query: url.search, status: 0, durationMs: 0, userAgent: req.headers['user-agent'] ?? '', contentType: req.headers['content-type'],
+    at: started,
+    method,
+    path: url.pathname,
+    query: url.search,
+    status: 0,
+    durationMs: 0,
+    userAgent: req.headers['user-agent'] ?? '',
+    contentType: req.headers['content-type'],
   };
   res.on('finish', () => {
     entry.status = res.statusCode;
@@ -106,7 +138,12 @@ async function serve(deps: ServerDeps, openapi: OpenApiCache, log: RequestLog, r
     const info = p.info;
     const proxy = parseProxyPath(url);
     if (proxy) {
-      Object.assign(entry, { resource: proxy.resource, subresource: 'proxy', namespace: proxy.namespace, name: proxy.name });
+      Object.assign(entry, {
+        resource: proxy.resource,
+        subresource: 'proxy',
+        namespace: proxy.namespace,
+        name: proxy.name,
+      });
       await handleProxy(deps, proxy, req, res);
       return;
     }
@@ -120,7 +157,14 @@ async function serve(deps: ServerDeps, openapi: OpenApiCache, log: RequestLog, r
     entry.name = info.name;
     if (!type) throw NOT_FOUND;
     if (!verb) throw methodNotAllowed();
-    const facts: RequestFacts = { verb, group: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name };
+    const facts: RequestFacts = {
+      verb,
+      group: info.group,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+    };
     const delay = deps.faults.delayFor(facts);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const fault = deps.faults.take(facts);
@@ -130,7 +174,8 @@ async function serve(deps: ServerDeps, openapi: OpenApiCache, log: RequestLog, r
       return;
     }
     // Namespaced paths need a namespace except for lists and watches across all namespaces.
-    if (type.namespaced && !info.namespace && verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection') throw NOT_FOUND;
+    if (type.namespaced && !info.namespace && verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection')
+      throw NOT_FOUND;
     if (!type.namespaced && info.namespace) throw NOT_FOUND;
     if (info.subresource && !subresourceServed(type, info.subresource)) throw NOT_FOUND;
     const route = routeFor(verb, info.subresource);
@@ -157,7 +202,14 @@ function subresourceServed(type: RouteContext['type'], sub: string): boolean {
   return false;
 }
 
-function serveStatic(deps: ServerDeps, openapi: OpenApiCache, p: ReturnType<typeof parsePath>, req: IncomingMessage, res: ServerResponse, url: URL): void {
+function serveStatic(
+  deps: ServerDeps,
+  openapi: OpenApiCache,
+  p: ReturnType<typeof parsePath>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): void {
   const reg = deps.registry;
   const accept = req.headers.accept;
   const host = req.headers.host ?? '127.0.0.1';
@@ -173,7 +225,13 @@ function serveStatic(deps: ServerDeps, openapi: OpenApiCache, p: ReturnType<type
       const agg = wantsAggregated(accept);
       if (agg) {
         const body = aggregatedDiscovery(reg, p.kind === 'api', `apidiscovery.k8s.io/${agg}`);
-        return sendJson(res, 200, body, { Vary: 'Accept' }, `application/json;g=apidiscovery.k8s.io;v=${agg};as=APIGroupDiscoveryList`);
+        return sendJson(
+          res,
+          200,
+          body,
+          { Vary: 'Accept' },
+          `application/json;g=apidiscovery.k8s.io;v=${agg};as=APIGroupDiscoveryList`,
+        );
       }
       return sendJson(res, 200, p.kind === 'api' ? apiVersions(host) : apiGroupList(reg), { Vary: 'Accept' });
     }
@@ -192,7 +250,11 @@ function serveStatic(deps: ServerDeps, openapi: OpenApiCache, p: ReturnType<type
     case 'openapi-v3': {
       const text = openapi.document(p.path);
       if (!text) throw NOT_FOUND;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': url.searchParams.has('hash') ? 'public, immutable' : 'no-cache, private' });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+        'Cache-Control': url.searchParams.has('hash') ? 'public, immutable' : 'no-cache, private',
+      });
       res.end(text);
       return;
     }

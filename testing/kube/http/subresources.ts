@@ -20,12 +20,29 @@ function scaleOf(ctx: RouteContext, o: JsonObject): JsonObject {
   }
   // Built-in Deployments and ReplicaSets report their selector from spec.selector.
   if (ctx.type.builtin && !status.selector) {
-    const ml = isObject(o.spec) && isObject(o.spec.selector) && isObject(o.spec.selector.matchLabels) ? o.spec.selector.matchLabels : {};
-    const s = Object.entries(ml).map(([k, v]) => `${k}=${String(v)}`).join(',');
+    const ml =
+      isObject(o.spec) && isObject(o.spec.selector) && isObject(o.spec.selector.matchLabels)
+        ? o.spec.selector.matchLabels
+        : {};
+    const s = Object.entries(ml)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
     if (s) status.selector = s;
   }
-  const metadata: JsonObject = { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp };
-  return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 }, status };
+  const metadata: JsonObject = {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    creationTimestamp: m.creationTimestamp,
+  };
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata,
+    spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 },
+    status,
+  };
 }
 
 function current(ctx: RouteContext): JsonObject {
@@ -45,7 +62,9 @@ function writeReplicas(ctx: RouteContext, obj: JsonObject, scale: JsonObject): v
   }
   const replicas = isObject(scale.spec) ? scale.spec.replicas : undefined;
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    throw invalid('autoscaling', 'Scale', ctx.info.name, [fieldErrors.invalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0')]);
+    throw invalid('autoscaling', 'Scale', ctx.info.name, [
+      fieldErrors.invalid('spec.replicas', replicas ?? null, 'must be greater than or equal to 0'),
+    ]);
   }
   const next = JSON.parse(JSON.stringify(obj)) as JsonObject;
   setSimplePath(next, ctx.type.subresources.scale!.specReplicasPath, replicas);
@@ -84,21 +103,31 @@ export function handleLog(ctx: RouteContext): void {
   let container = query(ctx, 'container') ?? '';
   if (!container) {
     if (containers.length !== 1) {
-      throw badRequest(`a container name must be specified for pod ${ctx.info.name}, choose one of: [${containers.join(' ')}]`);
+      throw badRequest(
+        `a container name must be specified for pod ${ctx.info.name}, choose one of: [${containers.join(' ')}]`,
+      );
     }
     container = containers[0]!;
   } else if (!containers.includes(container)) {
     throw badRequest(`container ${container} is not valid for pod ${ctx.info.name}`);
   }
   const provider = ctx.deps.logs.provider;
-  const text = provider?.(String(metaOf(pod).namespace), ctx.info.name, container, { tailLines: intParam(ctx, 'tailLines'), previous: query(ctx, 'previous') === 'true' });
+  const text = provider?.(String(metaOf(pod).namespace), ctx.info.name, container, {
+    tailLines: intParam(ctx, 'tailLines'),
+    previous: query(ctx, 'previous') === 'true',
+  });
   if (text === undefined) {
-    if (query(ctx, 'previous') === 'true') throw badRequest(`previous terminated container "${container}" in pod "${ctx.info.name}" not found`);
+    if (query(ctx, 'previous') === 'true')
+      throw badRequest(`previous terminated container "${container}" in pod "${ctx.info.name}" not found`);
     const status = isObject(pod.status) ? pod.status : {};
-    const cs = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []).find((c) => isObject(c) && c.name === container);
+    const cs = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []).find(
+      (c) => isObject(c) && c.name === container,
+    );
     const waiting = isObject(cs) && isObject(cs.state) && isObject(cs.state.waiting) ? cs.state.waiting : undefined;
     if (status.phase === 'Pending' || !status.phase || waiting) {
-      throw badRequest(`container "${container}" in pod "${ctx.info.name}" is waiting to start: ${String(waiting?.reason ?? 'ContainerCreating')}`);
+      throw badRequest(
+        `container "${container}" in pod "${ctx.info.name}" is waiting to start: ${String(waiting?.reason ?? 'ContainerCreating')}`,
+      );
     }
     throw notFound({ group: '', resource: 'pods/log' }, ctx.info.name);
   }

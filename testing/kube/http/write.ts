@@ -39,7 +39,10 @@ export async function handleCreate(ctx: RouteContext): Promise<void> {
 
 export async function handleUpdate(ctx: RouteContext, subresource?: 'status'): Promise<void> {
   const body = parseObjectBody(await readRaw(ctx.req), ctx.req.headers['content-type']);
-  const r = ctx.deps.store.update(ctx.type, ns(ctx), ctx.info.name, body, { ...writeOptions(ctx, 'UpdateOptions'), subresource });
+  const r = ctx.deps.store.update(ctx.type, ns(ctx), ctx.info.name, body, {
+    ...writeOptions(ctx, 'UpdateOptions'),
+    subresource,
+  });
   sendJson(ctx.res, r.created ? 201 : 200, r.object, warningHeaders(r.warnings));
 }
 
@@ -54,10 +57,16 @@ async function deleteOptions(ctx: RouteContext): Promise<DeleteOptions> {
   }
   const opts: DeleteOptions = {};
   const pre = isObject(body.preconditions) ? body.preconditions : undefined;
-  if (pre) opts.preconditions = { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined };
+  if (pre)
+    opts.preconditions = {
+      uid: pre.uid as string | undefined,
+      resourceVersion: pre.resourceVersion as string | undefined,
+    };
   const policy = query(ctx, 'propagationPolicy') ?? (body.propagationPolicy as string | undefined);
   if (policy) opts.propagationPolicy = policy;
-  const grace = intParam(ctx, 'gracePeriodSeconds') ?? (typeof body.gracePeriodSeconds === 'number' ? body.gracePeriodSeconds : undefined);
+  const grace =
+    intParam(ctx, 'gracePeriodSeconds') ??
+    (typeof body.gracePeriodSeconds === 'number' ? body.gracePeriodSeconds : undefined);
   if (grace !== undefined) opts.gracePeriodSeconds = grace;
   const orphan = query(ctx, 'orphanDependents');
   if (orphan !== null) opts.orphanDependents = boolParam(orphan);
@@ -76,11 +85,21 @@ export async function handleDelete(ctx: RouteContext): Promise<void> {
 
 export async function handleDeleteCollection(ctx: RouteContext): Promise<void> {
   const opts = await deleteOptions(ctx);
-  const items = deleteCollection(ctx.deps.store, ctx.type, {
-    namespace: ns(ctx),
-    labelSelector: query(ctx, 'labelSelector') ?? undefined,
-    fieldSelector: query(ctx, 'fieldSelector') ?? undefined,
-  }, opts);
+  const items = deleteCollection(
+    ctx.deps.store,
+    ctx.type,
+    {
+      namespace: ns(ctx),
+      labelSelector: query(ctx, 'labelSelector') ?? undefined,
+      fieldSelector: query(ctx, 'fieldSelector') ?? undefined,
+    },
+    opts,
+  );
   const t = ctx.type;
-  sendJson(ctx.res, 200, { kind: t.listKind, apiVersion: t.group ? `${t.group}/${t.version}` : t.version, metadata: { resourceVersion: String(ctx.deps.store.versioned.currentRv) }, items });
+  sendJson(ctx.res, 200, {
+    kind: t.listKind,
+    apiVersion: t.group ? `${t.group}/${t.version}` : t.version,
+    metadata: { resourceVersion: String(ctx.deps.store.versioned.currentRv) },
+    items,
+  });
 }

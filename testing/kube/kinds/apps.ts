@@ -17,7 +17,9 @@ function defaultTemplate(spec: JsonObject): void {
 
 function goSelector(sel: unknown): GoRepr {
   const s = obj(sel);
-  const labels = Object.entries(obj(s.matchLabels)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(String(v))}`);
+  const labels = Object.entries(obj(s.matchLabels)).map(
+    ([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(String(v))}`,
+  );
   const ml = labels.length ? `map[string]string{${labels.join(', ')}}` : 'map[string]string(nil)';
   const exprs = arr(s.matchExpressions);
   const me = exprs.length ? `[]v1.LabelSelectorRequirement{...}` : '[]v1.LabelSelectorRequirement(nil)';
@@ -41,14 +43,22 @@ function validateSelectorAndTemplate(o: JsonObject): FieldError[] {
     errs.push(...validateLabels(sel.matchLabels, 'spec.selector.matchLabels'));
     const tl = obj(obj(obj(spec.template).metadata).labels);
     if (!matchesLabels(fromLabelSelectorObject(sel as JsonObject), tl as Record<string, string>)) {
-      errs.push(fieldErrors.invalid('spec.template.metadata.labels', goLabels(tl), '`selector` does not match template `labels`'));
+      errs.push(
+        fieldErrors.invalid(
+          'spec.template.metadata.labels',
+          goLabels(tl),
+          '`selector` does not match template `labels`',
+        ),
+      );
     }
   }
   const replicas = spec.replicas;
-  if (typeof replicas === 'number' && replicas < 0) errs.push(fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'));
+  if (typeof replicas === 'number' && replicas < 0)
+    errs.push(fieldErrors.invalid('spec.replicas', replicas, 'must be greater than or equal to 0'));
   errs.push(...validatePodSpec(obj(spec.template).spec, 'spec.template.spec'));
   const rp = obj(obj(spec.template).spec).restartPolicy;
-  if (rp !== undefined && rp !== 'Always') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
+  if (rp !== undefined && rp !== 'Always')
+    errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
   return errs;
 }
 
@@ -58,14 +68,22 @@ function selectorImmutable(n: JsonObject, old: JsonObject): FieldError[] {
   return jsonEqual(ns, os) ? [] : [fieldErrors.invalid('spec.selector', goSelector(ns), 'field is immutable')];
 }
 
-const scale = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
+const scale = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+  labelSelectorPath: '.status.selector',
+};
 
 function containers(o: JsonObject): string {
-  return arr(obj(obj(obj(o.spec).template).spec).containers).map((c) => String(obj(c).name ?? '')).join(',');
+  return arr(obj(obj(obj(o.spec).template).spec).containers)
+    .map((c) => String(obj(c).name ?? ''))
+    .join(',');
 }
 
 function images(o: JsonObject): string {
-  return arr(obj(obj(obj(o.spec).template).spec).containers).map((c) => String(obj(c).image ?? '')).join(',');
+  return arr(obj(obj(obj(o.spec).template).spec).containers)
+    .map((c) => String(obj(c).image ?? ''))
+    .join(',');
 }
 
 function selectorText(o: JsonObject): string {
@@ -138,15 +156,18 @@ export const replicasets = builtin({
     col('Images', 'string', images, 1),
     col('Selector', 'string', selectorText, 1),
   ],
-  strategy: combine(statusStrategy(() => ({ replicas: 0 })), {
-    defaults(o) {
-      if (!isObject(o.spec)) o.spec = {};
-      dflt(o.spec as JsonObject, 'replicas', 1);
-      defaultTemplate(o.spec as JsonObject);
+  strategy: combine(
+    statusStrategy(() => ({ replicas: 0 })),
+    {
+      defaults(o) {
+        if (!isObject(o.spec)) o.spec = {};
+        dflt(o.spec as JsonObject, 'replicas', 1);
+        defaultTemplate(o.spec as JsonObject);
+      },
+      validate: validateSelectorAndTemplate,
+      validateUpdate: selectorImmutable,
     },
-    validate: validateSelectorAndTemplate,
-    validateUpdate: selectorImmutable,
-  }),
+  ),
 });
 
 export const APPS_KINDS = [deployments, replicasets];

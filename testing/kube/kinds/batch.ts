@@ -37,7 +37,13 @@ function generateSelector(o: JsonObject): void {
   const name = String(meta(o).name);
   spec.selector = { matchLabels: { [JOB_UID_LABEL]: uid } };
   const tm = obj(obj(spec.template).metadata);
-  tm.labels = { ...obj(tm.labels), [JOB_UID_LABEL]: uid, [JOB_NAME_LABEL]: name, 'controller-uid': uid, 'job-name': name };
+  tm.labels = {
+    ...obj(tm.labels),
+    [JOB_UID_LABEL]: uid,
+    [JOB_NAME_LABEL]: name,
+    'controller-uid': uid,
+    'job-name': name,
+  };
   obj(spec.template).metadata = tm;
 }
 
@@ -46,20 +52,25 @@ function validate(o: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of ['completions', 'parallelism', 'backoffLimit']) {
     const v = spec[f];
-    if (typeof v === 'number' && v < 0) errs.push(fieldErrors.invalid(`spec.${f}`, v, 'must be greater than or equal to 0'));
+    if (typeof v === 'number' && v < 0)
+      errs.push(fieldErrors.invalid(`spec.${f}`, v, 'must be greater than or equal to 0'));
   }
   const tspec = obj(obj(spec.template).spec);
   errs.push(...validatePodSpec(tspec, 'spec.template.spec'));
   const rp = tspec.restartPolicy;
-  if (rp !== 'OnFailure' && rp !== 'Never') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp ?? '', ['OnFailure', 'Never']));
+  if (rp !== 'OnFailure' && rp !== 'Never')
+    errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp ?? '', ['OnFailure', 'Never']));
   return errs;
 }
 
 function validateUpdate(n: JsonObject, old: JsonObject): FieldError[] {
   const errs: FieldError[] = [];
-  if (!jsonEqual(obj(n.spec).selector, obj(old.spec).selector)) errs.push(fieldErrors.immutable('spec.selector', obj(n.spec).selector));
-  if (!jsonEqual(obj(n.spec).template, obj(old.spec).template)) errs.push(fieldErrors.immutable('spec.template', obj(n.spec).template));
-  if (!jsonEqual(obj(n.spec).completions, obj(old.spec).completions)) errs.push(fieldErrors.immutable('spec.completions', obj(n.spec).completions));
+  if (!jsonEqual(obj(n.spec).selector, obj(old.spec).selector))
+    errs.push(fieldErrors.immutable('spec.selector', obj(n.spec).selector));
+  if (!jsonEqual(obj(n.spec).template, obj(old.spec).template))
+    errs.push(fieldErrors.immutable('spec.template', obj(n.spec).template));
+  if (!jsonEqual(obj(n.spec).completions, obj(old.spec).completions))
+    errs.push(fieldErrors.immutable('spec.completions', obj(n.spec).completions));
   return errs;
 }
 
@@ -85,11 +96,7 @@ export const jobs = builtin({
   categories: ['all'],
   status: true,
   generation: 'spec',
-  columns: [
-    col('Status', 'string', statusText),
-    col('Completions', 'string', completionsText),
-    ageColumn(),
-  ],
+  columns: [col('Status', 'string', statusText), col('Completions', 'string', completionsText), ageColumn()],
   strategy: combine(statusStrategy(), { defaults, prepareForCreate: generateSelector, validate, validateUpdate }),
 });
 

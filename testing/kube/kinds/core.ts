@@ -25,7 +25,8 @@ function validateDataKeys(o: JsonObject, fields: string[]): FieldError[] {
       total += typeof v === 'string' ? Buffer.byteLength(v) : 0;
     }
   }
-  if (total > MAX_DATA_BYTES) errs.push({ type: 'FieldValueTooLong', field: '', value: '', detail: `must have at most ${MAX_DATA_BYTES} bytes` });
+  if (total > MAX_DATA_BYTES)
+    errs.push({ type: 'FieldValueTooLong', field: '', value: '', detail: `must have at most ${MAX_DATA_BYTES} bytes` });
   return errs;
 }
 
@@ -34,8 +35,11 @@ function immutableData(fields: string[]) {
   return (n: JsonObject, old: JsonObject): FieldError[] => {
     const errs: FieldError[] = [];
     if (old.immutable === true) {
-      if (n.immutable !== true) errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
-      for (const f of fields) if (!jsonEqual(n[f] ?? {}, old[f] ?? {})) errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
+      if (n.immutable !== true)
+        errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
+      for (const f of fields)
+        if (!jsonEqual(n[f] ?? {}, old[f] ?? {}))
+          errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
     }
     return errs;
   };
@@ -45,7 +49,9 @@ function checkBase64(o: JsonObject, field: string): void {
   if (!isObject(o[field])) return;
   for (const [k, v] of Object.entries(o[field] as JsonObject)) {
     if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v) || v.length % 4 === 1) {
-      throw badRequest(`illegal base64 data at input byte ${typeof v === 'string' ? Math.max(0, v.search(/[^A-Za-z0-9+/=]/)) : 0} (${field}[${k}])`);
+      throw badRequest(
+        `illegal base64 data at input byte ${typeof v === 'string' ? Math.max(0, v.search(/[^A-Za-z0-9+/=]/)) : 0} (${field}[${k}])`,
+      );
     }
   }
 }
@@ -88,7 +94,10 @@ export const configmaps = builtin({
   model: 'V1ConfigMap',
   namespaced: true,
   shortNames: ['cm'],
-  columns: [col('Data', 'integer', (o) => Object.keys(obj(o.data)).length + Object.keys(obj(o.binaryData)).length), ageColumn()],
+  columns: [
+    col('Data', 'integer', (o) => Object.keys(obj(o.data)).length + Object.keys(obj(o.binaryData)).length),
+    ageColumn(),
+  ],
   strategy: {
     defaults: (o) => checkBase64(o, 'binaryData'),
     validate: (o) => validateDataKeys(o, ['data', 'binaryData']),

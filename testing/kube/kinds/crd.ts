@@ -25,7 +25,13 @@ export function setCondition(status: JsonObject, c: Omit<Condition, 'lastTransit
   const list = arr(status.conditions).map(obj) as JsonObject[];
   const i = list.findIndex((x) => x.type === c.type);
   const prev = i >= 0 ? list[i]! : undefined;
-  const next = { type: c.type, status: c.status, lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : now, reason: c.reason, message: c.message };
+  const next = {
+    type: c.type,
+    status: c.status,
+    lastTransitionTime: prev && prev.status === c.status ? prev.lastTransitionTime : now,
+    reason: c.reason,
+    message: c.message,
+  };
   if (i >= 0) list[i] = next;
   else list.push(next);
   status.conditions = list;
@@ -40,7 +46,9 @@ function acceptedNames(crd: JsonObject): JsonObject {
 }
 
 function storageVersion(crd: JsonObject): string | undefined {
-  const v = arr(obj(crd.spec).versions).map(obj).find((x) => x.storage === true);
+  const v = arr(obj(crd.spec).versions)
+    .map(obj)
+    .find((x) => x.storage === true);
   return v ? String(v.name) : undefined;
 }
 
@@ -50,8 +58,21 @@ function refreshStatus(crd: JsonObject, status: JsonObject, ctx: StrategyContext
   const sv = storageVersion(crd);
   if (sv) stored.add(sv);
   status.storedVersions = [...stored];
-  setCondition(status, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }, ctx.now());
-  setCondition(status, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, ctx.now());
+  setCondition(
+    status,
+    { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
+    ctx.now(),
+  );
+  setCondition(
+    status,
+    {
+      type: 'Established',
+      status: 'True',
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    },
+    ctx.now(),
+  );
   return status;
 }
 
@@ -60,20 +81,31 @@ function validateSchemaNode(s: unknown, path: string, root: boolean, errs: Field
   const node = s as JSONSchemaProps;
   const open = node['x-kubernetes-int-or-string'] === true || node['x-kubernetes-preserve-unknown-fields'] === true;
   if (!node.type && !open) {
-    errs.push(fieldErrors.required(`${path}.type`, root ? 'must not be empty at the root' : 'must not be empty for specified object fields'));
+    errs.push(
+      fieldErrors.required(
+        `${path}.type`,
+        root ? 'must not be empty at the root' : 'must not be empty for specified object fields',
+      ),
+    );
   }
-  if (root && node.type && node.type !== 'object') errs.push(fieldErrors.invalid(`${path}.type`, node.type, 'must be object at the root'));
+  if (root && node.type && node.type !== 'object')
+    errs.push(fieldErrors.invalid(`${path}.type`, node.type, 'must be object at the root'));
   const allowed = ['object', 'array', 'string', 'integer', 'number', 'boolean'];
-  if (node.type && !allowed.includes(node.type)) errs.push(fieldErrors.notSupported(`${path}.type`, node.type, allowed));
-  if (node.type === 'array' && !node.items && !open) errs.push(fieldErrors.required(`${path}.items`, 'must be specified'));
+  if (node.type && !allowed.includes(node.type))
+    errs.push(fieldErrors.notSupported(`${path}.type`, node.type, allowed));
+  if (node.type === 'array' && !node.items && !open)
+    errs.push(fieldErrors.required(`${path}.items`, 'must be specified'));
   for (const [k, v] of Object.entries(node.properties ?? {})) {
     if (root && k === 'metadata' && isObject(v)) continue; // metadata: only name/generateName may be restricted
     validateSchemaNode(v, `${path}.properties[${k}]`, false, errs);
   }
   if (node.items) validateSchemaNode(node.items, `${path}.items`, false, errs);
-  if (isObject(node.additionalProperties)) validateSchemaNode(node.additionalProperties, `${path}.additionalProperties`, false, errs);
+  if (isObject(node.additionalProperties))
+    validateSchemaNode(node.additionalProperties, `${path}.additionalProperties`, false, errs);
   if (node.additionalProperties !== undefined && node.properties) {
-    errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
+    errs.push(
+      fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'),
+    );
   }
 }
 
@@ -88,10 +120,12 @@ function validateCrd(crd: JsonObject): FieldError[] {
   if (!group) errs.push(fieldErrors.required('spec.group'));
   else {
     for (const m of dns1123SubdomainErrors(group)) errs.push(fieldErrors.invalid('spec.group', group, m));
-    if (!group.includes('.')) errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
+    if (!group.includes('.'))
+      errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
   }
   const plural = String(names.plural ?? '');
-  if (name && plural && group && name !== `${plural}.${group}`) errs.push(fieldErrors.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+  if (name && plural && group && name !== `${plural}.${group}`)
+    errs.push(fieldErrors.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
   if (!plural) errs.push(fieldErrors.required('spec.names.plural'));
   else {
     const e = dns1035LabelErrors(plural);
@@ -101,11 +135,16 @@ function validateCrd(crd: JsonObject): FieldError[] {
   if (!kind) errs.push(fieldErrors.required('spec.names.kind'));
   else {
     const e = dns1035LabelErrors(kind.toLowerCase());
-    if (e.length) errs.push(fieldErrors.invalid('spec.names.kind', kind, `may have mixed case, but should otherwise match: ${e.join(',')}`));
+    if (e.length)
+      errs.push(
+        fieldErrors.invalid('spec.names.kind', kind, `may have mixed case, but should otherwise match: ${e.join(',')}`),
+      );
   }
-  if (!['Namespaced', 'Cluster'].includes(String(spec.scope))) errs.push(fieldErrors.notSupported('spec.scope', spec.scope ?? '', ['Cluster', 'Namespaced']));
+  if (!['Namespaced', 'Cluster'].includes(String(spec.scope)))
+    errs.push(fieldErrors.notSupported('spec.scope', spec.scope ?? '', ['Cluster', 'Namespaced']));
   const versions = arr(spec.versions).map(obj);
-  if (versions.length === 0) errs.push(fieldErrors.invalid('spec.versions', [], 'must have exactly one version marked as storage version'));
+  if (versions.length === 0)
+    errs.push(fieldErrors.invalid('spec.versions', [], 'must have exactly one version marked as storage version'));
   const seen = new Set<string>();
   let storage = 0;
   versions.forEach((v, i) => {
@@ -118,15 +157,32 @@ function validateCrd(crd: JsonObject): FieldError[] {
     const schema = obj(v.schema).openAPIV3Schema;
     if (!isObject(schema)) errs.push(fieldErrors.required(`${p}.schema.openAPIV3Schema`, 'schemas are required'));
     else validateSchemaNode(schema, `${p}.schema.openAPIV3Schema`, true, errs);
-    arr(v.additionalPrinterColumns).map(obj).forEach((c, j) => {
-      const cp = `${p}.additionalPrinterColumns[${j}]`;
-      if (!c.name) errs.push(fieldErrors.required(`${cp}.name`));
-      if (!COLUMN_TYPES.includes(String(c.type))) errs.push(fieldErrors.notSupported(`${cp}.type`, c.type ?? '', COLUMN_TYPES));
-      if (!c.jsonPath) errs.push(fieldErrors.required(`${cp}.jsonPath`));
-    });
+    arr(v.additionalPrinterColumns)
+      .map(obj)
+      .forEach((c, j) => {
+        const cp = `${p}.additionalPrinterColumns[${j}]`;
+        if (!c.name) errs.push(fieldErrors.required(`${cp}.name`));
+        if (!COLUMN_TYPES.includes(String(c.type)))
+          errs.push(fieldErrors.notSupported(`${cp}.type`, c.type ?? '', COLUMN_TYPES));
+        if (!c.jsonPath) errs.push(fieldErrors.required(`${cp}.jsonPath`));
+      });
   });
-  if (versions.length && storage !== 1) errs.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
-  if (versions.length && !versions.some((v) => v.served === true)) errs.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have at least one version served'));
+  if (versions.length && storage !== 1)
+    errs.push(
+      fieldErrors.invalid(
+        'spec.versions',
+        versions.map((v) => v.name),
+        'must have exactly one version marked as storage version',
+      ),
+    );
+  if (versions.length && !versions.some((v) => v.served === true))
+    errs.push(
+      fieldErrors.invalid(
+        'spec.versions',
+        versions.map((v) => v.name),
+        'must have at least one version served',
+      ),
+    );
   return errs;
 }
 
@@ -163,7 +219,16 @@ export const customresourcedefinitions = builtin({
       if (!fin.includes(CRD_CLEANUP_FINALIZER)) m.finalizers = [...fin, CRD_CLEANUP_FINALIZER];
       o.metadata = m;
       const status = JSON.parse(JSON.stringify(obj(o.status))) as JsonObject;
-      setCondition(status, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionPending', message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon' }, ctx.now());
+      setCondition(
+        status,
+        {
+          type: 'Terminating',
+          status: 'True',
+          reason: 'InstanceDeletionPending',
+          message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+        },
+        ctx.now(),
+      );
       o.status = status;
     },
     prepareForUpdate(n, old, ctx) {

@@ -67,14 +67,29 @@ export function builtin(spec: BuiltinSpec): ResourceType {
 }
 
 export function ageColumn(): PrinterColumn {
-  return { name: 'Age', type: 'string', description: CREATION_TIMESTAMP_DESCRIPTION, cell: (o, now) => age(meta(o).creationTimestamp, now) };
+  return {
+    name: 'Age',
+    type: 'string',
+    description: CREATION_TIMESTAMP_DESCRIPTION,
+    cell: (o, now) => age(meta(o).creationTimestamp, now),
+  };
 }
 
 export function createdAtColumn(): PrinterColumn {
-  return { name: 'Created At', type: 'date', description: CREATION_TIMESTAMP_DESCRIPTION, cell: (o) => meta(o).creationTimestamp ?? null };
+  return {
+    name: 'Created At',
+    type: 'date',
+    description: CREATION_TIMESTAMP_DESCRIPTION,
+    cell: (o) => meta(o).creationTimestamp ?? null,
+  };
 }
 
-export function col(name: string, type: PrinterColumn['type'], cell: (o: JsonObject, now: number) => unknown, priority = 0): PrinterColumn {
+export function col(
+  name: string,
+  type: PrinterColumn['type'],
+  cell: (o: JsonObject, now: number) => unknown,
+  priority = 0,
+): PrinterColumn {
   return { name, type, priority, cell };
 }
 

@@ -12,7 +12,11 @@ export const endpoints = builtin({
   allowCreateOnUpdate: true,
   columns: [
     col('Endpoints', 'string', (o) => {
-      const all = arr(o.subsets).flatMap((s) => arr(obj(s).addresses).flatMap((a) => arr(obj(s).ports).map((p) => `${String(obj(a).ip)}:${String(obj(p).port)}`)));
+      const all = arr(o.subsets).flatMap((s) =>
+        arr(obj(s).addresses).flatMap((a) =>
+          arr(obj(s).ports).map((p) => `${String(obj(a).ip)}:${String(obj(p).port)}`),
+        ),
+      );
       if (!all.length) return '<none>';
       return all.length > 3 ? `${all.slice(0, 3).join(',')} + ${all.length - 3} more...` : all.join(',');
     }),

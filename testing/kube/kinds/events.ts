@@ -31,7 +31,11 @@ export const eventColumns = [
   col('Last Seen', 'string', lastSeen),
   col('Type', 'string', (o) => o.type ?? ''),
   col('Reason', 'string', (o) => o.reason ?? ''),
-  col('Object', 'string', (o) => `${String(obj(o.involvedObject).kind ?? '').toLowerCase()}/${String(obj(o.involvedObject).name ?? '')}`),
+  col(
+    'Object',
+    'string',
+    (o) => `${String(obj(o.involvedObject).kind ?? '').toLowerCase()}/${String(obj(o.involvedObject).name ?? '')}`,
+  ),
   col('Subobject', 'string', (o) => obj(o.involvedObject).fieldPath ?? '', 1),
   col('Source', 'string', (o) => obj(o.source).component ?? o.reportingComponent ?? '', 1),
   col('Message', 'string', (o) => String(o.message ?? '').trim()),
@@ -114,7 +118,12 @@ export const eventsV1 = builtin({
   columns: eventColumns,
   convert: {
     toStorage: (o) => mapFields(o, EVENT_FIELDS, 'v1'),
-    fromStorage: (o) => mapFields(o, EVENT_FIELDS.map(([a, b]) => [b, a]), 'events.k8s.io/v1'),
+    fromStorage: (o) =>
+      mapFields(
+        o,
+        EVENT_FIELDS.map(([a, b]) => [b, a]),
+        'events.k8s.io/v1',
+      ),
   },
   strategy: {
     validate(o) {
@@ -125,9 +134,9 @@ export const eventsV1 = builtin({
       if (!o.action) errs.push(fieldErrors.required('action'));
       if (!o.reason) errs.push(fieldErrors.required('reason'));
       const t = o.type;
-      if (t !== 'Normal' && t !== 'Warning') errs.push(fieldErrors.invalid('type', t ?? '', 'has invalid value: ' + String(t ?? '')));
+      if (t !== 'Normal' && t !== 'Warning')
+        errs.push(fieldErrors.invalid('type', t ?? '', 'has invalid value: ' + String(t ?? '')));
       return errs;
     },
   },
 });
-

@@ -13,12 +13,35 @@ import { services } from './service.js';
 
 export function builtinTypes(): ResourceType[] {
   const byGroup = new Map<string, ResourceType[]>();
-  for (const t of [...CORE_KINDS, nodes, pods, events, services, endpoints, ...APPS_KINDS, jobs, eventsV1, ...OTHER_KINDS, customresourcedefinitions]) {
+  for (const t of [
+    ...CORE_KINDS,
+    nodes,
+    pods,
+    events,
+    services,
+    endpoints,
+    ...APPS_KINDS,
+    jobs,
+    eventsV1,
+    ...OTHER_KINDS,
+    customresourcedefinitions,
+  ]) {
     const list = byGroup.get(t.group) ?? [];
     list.push(t);
     byGroup.set(t.group, list);
   }
-  const order = ['', 'apps', 'batch', 'events.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io'];
+  const order = [
+    '',
+    'apps',
+    'batch',
+    'events.k8s.io',
+    'networking.k8s.io',
+    'policy',
+    'rbac.authorization.k8s.io',
+    'apiextensions.k8s.io',
+    'coordination.k8s.io',
+    'discovery.k8s.io',
+  ];
   return order.flatMap((g) => byGroup.get(g) ?? []);
 }
 

@@ -2,7 +2,9 @@
 import { ageColumn, arr, builtin, col, meta, obj } from './define.js';
 
 function nodeStatus(o: Parameters<Parameters<typeof col>[2]>[0]): string {
-  const ready = arr(obj(o.status).conditions).map(obj).find((c) => c.type === 'Ready');
+  const ready = arr(obj(o.status).conditions)
+    .map(obj)
+    .find((c) => c.type === 'Ready');
   const text = ready?.status === 'True' ? 'Ready' : 'NotReady';
   return obj(o.spec).unschedulable === true ? `${text},SchedulingDisabled` : text;
 }
@@ -19,12 +21,22 @@ export const nodes = builtin({
   columns: [
     col('Status', 'string', nodeStatus),
     col('Roles', 'string', (o) => {
-      const roles = Object.keys(obj(meta(o).labels)).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice('node-role.kubernetes.io/'.length));
+      const roles = Object.keys(obj(meta(o).labels))
+        .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+        .map((k) => k.slice('node-role.kubernetes.io/'.length));
       return roles.length ? roles.join(',') : '<none>';
     }),
     ageColumn(),
     col('Version', 'string', (o) => obj(obj(o.status).nodeInfo).kubeletVersion ?? ''),
-    col('Internal-IP', 'string', (o) => arr(obj(o.status).addresses).map(obj).find((a) => a.type === 'InternalIP')?.address ?? '<none>', 1),
+    col(
+      'Internal-IP',
+      'string',
+      (o) =>
+        arr(obj(o.status).addresses)
+          .map(obj)
+          .find((a) => a.type === 'InternalIP')?.address ?? '<none>',
+      1,
+    ),
     col('External-IP', 'string', () => '<none>', 1),
     col('OS-Image', 'string', (o) => obj(obj(o.status).nodeInfo).osImage ?? '', 1),
     col('Kernel-Version', 'string', (o) => obj(obj(o.status).nodeInfo).kernelVersion ?? '', 1),

@@ -28,20 +28,27 @@ export const poddisruptionbudgets = builtin({
   status: true,
   generation: 'spec',
   columns: [
-    col('Min Available', 'string', (o) => (obj(o.spec).minAvailable !== undefined ? String(obj(o.spec).minAvailable) : 'N/A')),
-    col('Max Unavailable', 'string', (o) => (obj(o.spec).maxUnavailable !== undefined ? String(obj(o.spec).maxUnavailable) : 'N/A')),
+    col('Min Available', 'string', (o) =>
+      obj(o.spec).minAvailable !== undefined ? String(obj(o.spec).minAvailable) : 'N/A',
+    ),
+    col('Max Unavailable', 'string', (o) =>
+      obj(o.spec).maxUnavailable !== undefined ? String(obj(o.spec).maxUnavailable) : 'N/A',
+    ),
     col('Allowed Disruptions', 'integer', (o) => Number(obj(o.status).disruptionsAllowed ?? 0)),
     ageColumn(),
   ],
-  strategy: combine(statusStrategy(() => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 })), {
-    validate(o) {
-      const spec = obj(o.spec);
-      if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) {
-        return [fieldErrors.invalid('spec', spec, 'minAvailable and maxUnavailable cannot be both set')];
-      }
-      return [];
+  strategy: combine(
+    statusStrategy(() => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 })),
+    {
+      validate(o) {
+        const spec = obj(o.spec);
+        if (spec.minAvailable !== undefined && spec.maxUnavailable !== undefined) {
+          return [fieldErrors.invalid('spec', spec, 'minAvailable and maxUnavailable cannot be both set')];
+        }
+        return [];
+      },
     },
-  }),
+  ),
 });
 
 export const ingresses = builtin({
@@ -56,25 +63,40 @@ export const ingresses = builtin({
   generation: 'spec',
   columns: [
     col('Class', 'string', (o) => obj(o.spec).ingressClassName ?? '<none>'),
-    col('Hosts', 'string', (o) => arr(obj(o.spec).rules).map((r) => obj(r).host ?? '*').join(',') || '*'),
-    col('Address', 'string', (o) => arr(obj(obj(o.status).loadBalancer).ingress).map((x) => obj(x).ip ?? obj(x).hostname).join(',')),
+    col(
+      'Hosts',
+      'string',
+      (o) =>
+        arr(obj(o.spec).rules)
+          .map((r) => obj(r).host ?? '*')
+          .join(',') || '*',
+    ),
+    col('Address', 'string', (o) =>
+      arr(obj(obj(o.status).loadBalancer).ingress)
+        .map((x) => obj(x).ip ?? obj(x).hostname)
+        .join(','),
+    ),
     col('Ports', 'string', (o) => (arr(obj(o.spec).tls).length ? '80, 443' : '80')),
     ageColumn(),
   ],
-  strategy: combine(statusStrategy(() => ({ loadBalancer: {} })), {
-    validate(o) {
-      const errs: FieldError[] = [];
-      arr(obj(o.spec).rules).forEach((r, i) => {
-        arr(obj(obj(r).http).paths).forEach((p, j) => {
-          const pt = obj(p).pathType;
-          const f = `spec.rules[${i}].http.paths[${j}].pathType`;
-          if (pt === undefined) errs.push(fieldErrors.required(f, 'pathType must be specified'));
-          else if (!['Exact', 'Prefix', 'ImplementationSpecific'].includes(String(pt))) errs.push(fieldErrors.notSupported(f, pt, ['Exact', 'ImplementationSpecific', 'Prefix']));
+  strategy: combine(
+    statusStrategy(() => ({ loadBalancer: {} })),
+    {
+      validate(o) {
+        const errs: FieldError[] = [];
+        arr(obj(o.spec).rules).forEach((r, i) => {
+          arr(obj(obj(r).http).paths).forEach((p, j) => {
+            const pt = obj(p).pathType;
+            const f = `spec.rules[${i}].http.paths[${j}].pathType`;
+            if (pt === undefined) errs.push(fieldErrors.required(f, 'pathType must be specified'));
+            else if (!['Exact', 'Prefix', 'ImplementationSpecific'].includes(String(pt)))
+              errs.push(fieldErrors.notSupported(f, pt, ['Exact', 'ImplementationSpecific', 'Prefix']));
+          });
         });
-      });
-      return errs;
+        return errs;
+      },
     },
-  }),
+  ),
 });
 
 const rbacName = (name: string): string[] => pathSegmentErrors(name);
@@ -122,7 +144,13 @@ const rbac = (resource: string, kind: string, model: string, namespaced: boolean
 export const roles = rbac('roles', 'Role', 'V1Role', true, false);
 export const rolebindings = rbac('rolebindings', 'RoleBinding', 'V1RoleBinding', true, true);
 export const clusterroles = rbac('clusterroles', 'ClusterRole', 'V1ClusterRole', false, false);
-export const clusterrolebindings = rbac('clusterrolebindings', 'ClusterRoleBinding', 'V1ClusterRoleBinding', false, true);
+export const clusterrolebindings = rbac(
+  'clusterrolebindings',
+  'ClusterRoleBinding',
+  'V1ClusterRoleBinding',
+  false,
+  true,
+);
 
 export const endpointslices = builtin({
   group: 'discovery.k8s.io',
@@ -138,8 +166,22 @@ export const endpointslices = builtin({
   },
   columns: [
     col('AddressType', 'string', (o) => o.addressType ?? ''),
-    col('Ports', 'string', (o) => arr(o.ports).map((p) => String(obj(p).port ?? '')).join(',') || '<unset>'),
-    col('Endpoints', 'string', (o) => arr(o.endpoints).flatMap((e) => arr(obj(e).addresses)).join(',') || '<unset>'),
+    col(
+      'Ports',
+      'string',
+      (o) =>
+        arr(o.ports)
+          .map((p) => String(obj(p).port ?? ''))
+          .join(',') || '<unset>',
+    ),
+    col(
+      'Endpoints',
+      'string',
+      (o) =>
+        arr(o.endpoints)
+          .flatMap((e) => arr(obj(e).addresses))
+          .join(',') || '<unset>',
+    ),
     ageColumn(),
   ],
   strategy: {
@@ -148,7 +190,9 @@ export const endpointslices = builtin({
     },
     validate(o) {
       const t = o.addressType;
-      return ['IPv4', 'IPv6', 'FQDN'].includes(String(t)) ? [] : [fieldErrors.notSupported('addressType', t ?? '', ['FQDN', 'IPv4', 'IPv6'])];
+      return ['IPv4', 'IPv6', 'FQDN'].includes(String(t))
+        ? []
+        : [fieldErrors.notSupported('addressType', t ?? '', ['FQDN', 'IPv4', 'IPv6'])];
     },
     validateUpdate(n, old) {
       return n.addressType === old.addressType ? [] : [fieldErrors.immutable('addressType', n.addressType ?? '')];
@@ -156,4 +200,13 @@ export const endpointslices = builtin({
   },
 });
 
-export const OTHER_KINDS = [leases, poddisruptionbudgets, ingresses, roles, rolebindings, clusterroles, clusterrolebindings, endpointslices];
+export const OTHER_KINDS = [
+  leases,
+  poddisruptionbudgets,
+  ingresses,
+  roles,
+  rolebindings,
+  clusterroles,
+  clusterrolebindings,
+  endpointslices,
+];

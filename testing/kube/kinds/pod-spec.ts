@@ -37,7 +37,8 @@ function defaultContainer(c: unknown): void {
   dflt(c, 'resources', {});
   for (const port of arr(c.ports)) if (isObject(port)) dflt(port, 'protocol', 'TCP');
   for (const env of arr(c.env)) {
-    if (isObject(env) && isObject(env.valueFrom) && isObject(env.valueFrom.fieldRef)) dflt(env.valueFrom.fieldRef, 'apiVersion', 'v1');
+    if (isObject(env) && isObject(env.valueFrom) && isObject(env.valueFrom.fieldRef))
+      dflt(env.valueFrom.fieldRef, 'apiVersion', 'v1');
   }
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
@@ -95,7 +96,9 @@ function validateContainers(list: unknown, path: string, required: boolean): Fie
     arr(co.ports).forEach((port, j) => {
       const n = obj(port).containerPort;
       if (typeof n !== 'number' || n < 1 || n > 65535) {
-        errs.push(fieldErrors.invalid(`${p}.ports[${j}].containerPort`, n ?? 0, 'must be between 1 and 65535, inclusive'));
+        errs.push(
+          fieldErrors.invalid(`${p}.ports[${j}].containerPort`, n ?? 0, 'must be between 1 and 65535, inclusive'),
+        );
       }
     });
   });
@@ -104,7 +107,10 @@ function validateContainers(list: unknown, path: string, required: boolean): Fie
 
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = obj(spec);
-  const errs = [...validateContainers(s.containers, `${path}.containers`, true), ...validateContainers(s.initContainers, `${path}.initContainers`, false)];
+  const errs = [
+    ...validateContainers(s.containers, `${path}.containers`, true),
+    ...validateContainers(s.initContainers, `${path}.initContainers`, false),
+  ];
   const rp = s.restartPolicy;
   if (rp !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(rp))) {
     errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, rp, ['Always', 'OnFailure', 'Never']));

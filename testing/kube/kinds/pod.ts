@@ -63,12 +63,19 @@ export const pods = builtin({
       return `${statuses.filter((s) => obj(s).ready === true).length}/${arr(obj(o.spec).containers).length}`;
     }),
     col('Status', 'string', podStatusText),
-    col('Restarts', 'string', (o) => String(arr(obj(o.status).containerStatuses).reduce<number>((n, s) => n + Number(obj(s).restartCount ?? 0), 0))),
+    col('Restarts', 'string', (o) =>
+      String(arr(obj(o.status).containerStatuses).reduce<number>((n, s) => n + Number(obj(s).restartCount ?? 0), 0)),
+    ),
     ageColumn(),
     col('IP', 'string', (o) => obj(o.status).podIP ?? '<none>', 1),
     col('Node', 'string', (o) => obj(o.spec).nodeName ?? '<none>', 1),
     col('Nominated Node', 'string', (o) => obj(o.status).nominatedNodeName ?? '<none>', 1),
-    col('Readiness Gates', 'string', (o) => (arr(obj(o.spec).readinessGates).length ? String(arr(obj(o.spec).readinessGates).length) : '<none>'), 1),
+    col(
+      'Readiness Gates',
+      'string',
+      (o) => (arr(obj(o.spec).readinessGates).length ? String(arr(obj(o.spec).readinessGates).length) : '<none>'),
+      1,
+    ),
   ],
   strategy: combine(statusStrategy(), {
     prepareForCreate(o) {
@@ -96,10 +103,14 @@ export const pods = builtin({
         return rest;
       };
       if (!jsonEqual(strip(bound(n.spec, old.spec)), strip(bound(old.spec, old.spec)))) {
-        return [fieldErrors.forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)')];
+        return [
+          fieldErrors.forbidden(
+            'spec',
+            'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+          ),
+        ];
       }
       return [];
     },
   }),
 });
-

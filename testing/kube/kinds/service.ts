@@ -91,7 +91,8 @@ function validate(o: JsonObject): FieldError[] {
   const types = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
   if (!types.includes(String(spec.type))) errs.push(fieldErrors.notSupported('spec.type', spec.type, types));
   const ports = arr(spec.ports);
-  if (ports.length === 0 && spec.type !== 'ExternalName' && spec.clusterIP !== 'None') errs.push(fieldErrors.required('spec.ports'));
+  if (ports.length === 0 && spec.type !== 'ExternalName' && spec.clusterIP !== 'None')
+    errs.push(fieldErrors.required('spec.ports'));
   ports.forEach((p, i) => {
     const port = obj(p).port;
     if (typeof port !== 'number' || port < 1 || port > 65535) {
@@ -104,7 +105,9 @@ function validate(o: JsonObject): FieldError[] {
 }
 
 function goStrings(v: unknown): GoRepr {
-  return new GoRepr(Array.isArray(v) ? `[]string{${v.map((x) => JSON.stringify(String(x))).join(', ')}}` : '[]string(nil)');
+  return new GoRepr(
+    Array.isArray(v) ? `[]string{${v.map((x) => JSON.stringify(String(x))).join(', ')}}` : '[]string(nil)',
+  );
 }
 
 function validateUpdate(n: JsonObject, old: JsonObject): FieldError[] {
@@ -114,8 +117,12 @@ function validateUpdate(n: JsonObject, old: JsonObject): FieldError[] {
   const oldIPs = arr(os.clusterIPs);
   const newIPs = arr(ns.clusterIPs);
   if (needsClusterIP(ns) && needsClusterIP(os)) {
-    if (newIPs.length === 0 && oldIPs.length > 0) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', goStrings(ns.clusterIPs), 'primary clusterIP can not be unset'));
-    else if (oldIPs.length && newIPs[0] !== oldIPs[0]) errs.push(fieldErrors.invalid('spec.clusterIPs[0]', goStrings(ns.clusterIPs), 'may not change once set'));
+    if (newIPs.length === 0 && oldIPs.length > 0)
+      errs.push(
+        fieldErrors.invalid('spec.clusterIPs[0]', goStrings(ns.clusterIPs), 'primary clusterIP can not be unset'),
+      );
+    else if (oldIPs.length && newIPs[0] !== oldIPs[0])
+      errs.push(fieldErrors.invalid('spec.clusterIPs[0]', goStrings(ns.clusterIPs), 'may not change once set'));
   }
   return errs;
 }
@@ -145,25 +152,35 @@ export const services = builtin({
     col('Port(s)', 'string', (o) => {
       const ports = arr(obj(o.spec).ports).map((p) => {
         const q = obj(p);
-        return q.nodePort ? `${String(q.port)}:${String(q.nodePort)}/${String(q.protocol ?? 'TCP')}` : `${String(q.port)}/${String(q.protocol ?? 'TCP')}`;
+        return q.nodePort
+          ? `${String(q.port)}:${String(q.nodePort)}/${String(q.protocol ?? 'TCP')}`
+          : `${String(q.port)}/${String(q.protocol ?? 'TCP')}`;
       });
       return ports.length ? ports.join(',') : '<none>';
     }),
     ageColumn(),
-    col('Selector', 'string', (o) => {
-      const sel = obj(obj(o.spec).selector);
-      const parts = Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`);
-      return parts.length ? parts.join(',') : '<none>';
-    }, 1),
+    col(
+      'Selector',
+      'string',
+      (o) => {
+        const sel = obj(obj(o.spec).selector);
+        const parts = Object.entries(sel).map(([k, v]) => `${k}=${String(v)}`);
+        return parts.length ? parts.join(',') : '<none>';
+      },
+      1,
+    ),
   ],
-  strategy: combine(statusStrategy(() => ({ loadBalancer: {} })), {
-    defaults,
-    prepareForCreate: (o) => allocate(obj(o.spec)),
-    prepareForUpdate(n, old) {
-      keepAllocated(obj(n.spec), obj(old.spec));
-      allocate(obj(n.spec));
+  strategy: combine(
+    statusStrategy(() => ({ loadBalancer: {} })),
+    {
+      defaults,
+      prepareForCreate: (o) => allocate(obj(o.spec)),
+      prepareForUpdate(n, old) {
+        keepAllocated(obj(n.spec), obj(old.spec));
+        allocate(obj(n.spec));
+      },
+      validate,
+      validateUpdate,
     },
-    validate,
-    validateUpdate,
-  }),
+  ),
 });

@@ -51,7 +51,10 @@ export class ContainerRunner {
   private stopping = false;
   private runs = 0;
 
-  constructor(private readonly s: ContainerSpec, private readonly now: () => string) {}
+  constructor(
+    private readonly s: ContainerSpec,
+    private readonly now: () => string,
+  ) {}
 
   get name(): string {
     return String(this.s.container.name);
@@ -68,7 +71,12 @@ export class ContainerRunner {
 
   start(): void {
     if (!this.s.argv) {
-      this.state = { waiting: { reason: 'ErrImagePull', message: `image ${this.image} is not mapped to a command (startTestCluster workloads.images)` } };
+      this.state = {
+        waiting: {
+          reason: 'ErrImagePull',
+          message: `image ${this.image} is not mapped to a command (startTestCluster workloads.images)`,
+        },
+      };
       this.s.record('Warning', 'Failed', `Failed to pull image "${this.image}": not mapped to a command`);
       this.s.changed();
       return;
@@ -112,7 +120,13 @@ export class ContainerRunner {
     this.s.changed();
   }
 
-  private onExit(code: number | null, signal: NodeJS.Signals | null, startedAt: string, startedMs: number, error?: string): void {
+  private onExit(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    startedAt: string,
+    startedMs: number,
+    error?: string,
+  ): void {
     if (this.child === undefined && !error) return;
     this.child = undefined;
     this.stopProbes();
@@ -130,7 +144,8 @@ export class ContainerRunner {
     if (error) terminated.message = error;
     if (signal) terminated.signal = ({ SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal] ?? 0;
     this.state = { terminated };
-    const restart = !this.stopping && (this.s.restartPolicy === 'Always' || (this.s.restartPolicy === 'OnFailure' && exitCode !== 0));
+    const restart =
+      !this.stopping && (this.s.restartPolicy === 'Always' || (this.s.restartPolicy === 'OnFailure' && exitCode !== 0));
     if (restart) this.scheduleRestart(Date.now() - startedMs);
     this.s.changed();
   }
@@ -156,29 +171,43 @@ export class ContainerRunner {
     this.backoffTimer = setTimeout(restart, delay);
   }
 
-  private probeTarget = (): ProbeTarget => ({ podIP: this.s.podIP, container: this.s.container, env: this.s.env, cwd: this.s.cwd });
+  private probeTarget = (): ProbeTarget => ({
+    podIP: this.s.podIP,
+    container: this.s.container,
+    env: this.s.env,
+    cwd: this.s.cwd,
+  });
 
   private startProbes(): void {
     const c = this.s.container;
     const startReadyAndLive = (): void => {
       this.started = true;
-      if (isObject(c.livenessProbe)) this.addProbe(new ProbeWorker('liveness', c.livenessProbe, this.probeTarget, (_ok, msg, failed) => this.onLiveness(failed, msg, 'Liveness')));
+      if (isObject(c.livenessProbe))
+        this.addProbe(
+          new ProbeWorker('liveness', c.livenessProbe, this.probeTarget, (_ok, msg, failed) =>
+            this.onLiveness(failed, msg, 'Liveness'),
+          ),
+        );
       if (isObject(c.readinessProbe)) {
-        this.addProbe(new ProbeWorker('readiness', c.readinessProbe, this.probeTarget, (ok, msg) => {
-          if (msg) this.s.record('Warning', 'Unhealthy', `Readiness probe failed: ${msg}`);
-          if (this.ready !== ok) {
-            this.ready = ok;
-            this.s.changed();
-          }
-        }));
+        this.addProbe(
+          new ProbeWorker('readiness', c.readinessProbe, this.probeTarget, (ok, msg) => {
+            if (msg) this.s.record('Warning', 'Unhealthy', `Readiness probe failed: ${msg}`);
+            if (this.ready !== ok) {
+              this.ready = ok;
+              this.s.changed();
+            }
+          }),
+        );
       } else this.ready = true;
       this.s.changed();
     };
     if (isObject(c.startupProbe)) {
-      this.addProbe(new ProbeWorker('startup', c.startupProbe, this.probeTarget, (ok, msg, failed) => {
-        if (ok && !msg) startReadyAndLive();
-        else this.onLiveness(failed, msg, 'Startup');
-      }));
+      this.addProbe(
+        new ProbeWorker('startup', c.startupProbe, this.probeTarget, (ok, msg, failed) => {
+          if (ok && !msg) startReadyAndLive();
+          else this.onLiveness(failed, msg, 'Startup');
+        }),
+      );
     } else startReadyAndLive();
   }
 

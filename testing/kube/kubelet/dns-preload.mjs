@@ -30,7 +30,8 @@ function clusterAddress(hostname) {
 const original = dns.lookup;
 dns.lookup = function lookup(hostname, options, callback) {
   const cb = typeof options === 'function' ? options : callback;
-  const opts = typeof options === 'object' && options !== null ? options : { family: typeof options === 'number' ? options : 0 };
+  const opts =
+    typeof options === 'object' && options !== null ? options : { family: typeof options === 'number' ? options : 0 };
   const address = clusterAddress(hostname);
   if (address === undefined || opts.family === 6) return original.call(dns, hostname, options, callback);
   process.nextTick(() => (opts.all ? cb(null, [{ address, family: 4 }]) : cb(null, address, 4)));
@@ -39,7 +40,8 @@ dns.lookup = function lookup(hostname, options, callback) {
 
 const originalPromise = dns.promises.lookup;
 dns.promises.lookup = async function lookup(hostname, options) {
-  const opts = typeof options === 'object' && options !== null ? options : { family: typeof options === 'number' ? options : 0 };
+  const opts =
+    typeof options === 'object' && options !== null ? options : { family: typeof options === 'number' ? options : 0 };
   const address = clusterAddress(hostname);
   if (address === undefined || opts.family === 6) return originalPromise.call(dns.promises, hostname, options);
   return opts.all ? [{ address, family: 4 }] : { address, family: 4 };
@@ -51,7 +53,13 @@ if (podIP) {
   const originalListen = net.Server.prototype.listen;
   net.Server.prototype.listen = function listen(...args) {
     const [first, second] = args;
-    if (typeof first === 'object' && first !== null && first.path === undefined && first.handle === undefined && first.fd === undefined) {
+    if (
+      typeof first === 'object' &&
+      first !== null &&
+      first.path === undefined &&
+      first.handle === undefined &&
+      first.fd === undefined
+    ) {
       if (anyHost(first.host)) args[0] = { ...first, host: podIP };
     } else if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
       if (typeof second === 'function' || typeof second === 'number') args.splice(1, 0, podIP);

@@ -9,7 +9,10 @@ import { DNS_PRELOAD } from './preload-path.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dns-preload-'));
 const hosts = join(dir, 'hosts.json');
-writeFileSync(hosts, JSON.stringify({ 'web.shop.svc.cluster.local': '127.96.1.2', 'db.other.svc.cluster.local': '127.96.1.3' }));
+writeFileSync(
+  hosts,
+  JSON.stringify({ 'web.shop.svc.cluster.local': '127.96.1.2', 'db.other.svc.cluster.local': '127.96.1.3' }),
+);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const SCRIPT = `
@@ -26,15 +29,35 @@ console.log(JSON.stringify(out));
 
 function lookup(names: string[]): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
-    execFile(projectNode(), ['--input-type=module', '-e', SCRIPT, JSON.stringify(names)], {
-      env: { PATH: process.env.PATH, NODE_OPTIONS: `--import=${DNS_PRELOAD}`, STEWARD_KUBE_HOSTS: hosts, STEWARD_KUBE_NAMESPACE: 'shop' },
-    }, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(JSON.parse(stdout) as Record<string, string>)));
+    execFile(
+      projectNode(),
+      ['--input-type=module', '-e', SCRIPT, JSON.stringify(names)],
+      {
+        env: {
+          PATH: process.env.PATH,
+          NODE_OPTIONS: `--import=${DNS_PRELOAD}`,
+          STEWARD_KUBE_HOSTS: hosts,
+          STEWARD_KUBE_NAMESPACE: 'shop',
+        },
+      },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(stderr || err.message)) : resolve(JSON.parse(stdout) as Record<string, string>),
+    );
   });
 }
 
 describe('DNS preload', () => {
   it('resolves NAME, NAME.NS, NAME.NS.svc and the full name; other names go to the system resolver', async () => {
-    const got = await lookup(['web', 'WEB.', 'web.shop', 'web.shop.svc', 'web.shop.svc.cluster.local', 'db.other', 'db', 'localhost']);
+    const got = await lookup([
+      'web',
+      'WEB.',
+      'web.shop',
+      'web.shop.svc',
+      'web.shop.svc.cluster.local',
+      'db.other',
+      'db',
+      'localhost',
+    ]);
     expect(got).toMatchObject({
       web: '127.96.1.2',
       'WEB.': '127.96.1.2',
@@ -65,9 +88,15 @@ console.log(JSON.stringify(out));
 describe('listen preload', () => {
   it('binds the pod IP when a server listens on every interface, and keeps an explicit address', async () => {
     const got = await new Promise<string[]>((resolve, reject) => {
-      execFile(projectNode(), ['--input-type=module', '-e', LISTEN], {
-        env: { PATH: process.env.PATH, NODE_OPTIONS: `--import=${DNS_PRELOAD}`, STEWARD_KUBE_POD_IP: '127.77.250.9' },
-      }, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(JSON.parse(stdout) as string[])));
+      execFile(
+        projectNode(),
+        ['--input-type=module', '-e', LISTEN],
+        {
+          env: { PATH: process.env.PATH, NODE_OPTIONS: `--import=${DNS_PRELOAD}`, STEWARD_KUBE_POD_IP: '127.77.250.9' },
+        },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(stderr || err.message)) : resolve(JSON.parse(stdout) as string[]),
+      );
     });
     expect(got).toEqual(['127.77.250.9', '127.77.250.9', '127.77.250.9', '127.77.250.9', '127.0.0.1']);
   }, 30_000);

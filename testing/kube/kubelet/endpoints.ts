@@ -19,7 +19,9 @@ export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 function podReady(pod: JsonObject): boolean {
   if (o(pod.metadata).deletionTimestamp) return false;
-  return a(o(pod.status).conditions).map(o).some((c) => c.type === 'Ready' && c.status === 'True');
+  return a(o(pod.status).conditions)
+    .map(o)
+    .some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 function selects(selector: JsonObject, pod: JsonObject): boolean {
@@ -46,17 +48,25 @@ function targetOn(svcPort: JsonObject, pod: JsonObject): number | undefined {
   return undefined;
 }
 
-export function endpointsFor(service: JsonObject, svcPort: JsonObject, slices: JsonObject[], pods: JsonObject[]): Endpoint[] {
+export function endpointsFor(
+  service: JsonObject,
+  svcPort: JsonObject,
+  slices: JsonObject[],
+  pods: JsonObject[],
+): Endpoint[] {
   const name = String(o(service.metadata).name);
   const own = slices.filter((s) => o(o(s.metadata).labels)[SERVICE_NAME_LABEL] === name);
   if (own.length > 0) {
     const out: Endpoint[] = [];
     for (const s of own) {
-      const p = a(s.ports).map(o).find((x) => (x.name ?? '') === (svcPort.name ?? ''));
+      const p = a(s.ports)
+        .map(o)
+        .find((x) => (x.name ?? '') === (svcPort.name ?? ''));
       if (!p || typeof p.port !== 'number') continue;
       for (const e of a(s.endpoints).map(o)) {
         if (o(e.conditions).ready === false) continue;
-        for (const ip of a(e.addresses)) out.push({ ip: String(ip), port: p.port, pod: o(e.targetRef).name as string | undefined });
+        for (const ip of a(e.addresses))
+          out.push({ ip: String(ip), port: p.port, pod: o(e.targetRef).name as string | undefined });
       }
     }
     return out;

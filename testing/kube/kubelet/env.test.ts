@@ -8,8 +8,15 @@ const pod: JsonObject = {
   status: { podIP: '127.77.0.9', hostIP: '127.0.0.1' },
 };
 const sources: EnvSources = {
-  secret: (n) => (n === 'creds' ? { metadata: { name: 'creds', namespace: 'shop' }, data: { user: Buffer.from('ann').toString('base64'), pass: Buffer.from('pw').toString('base64') } } : undefined),
-  configMap: (n) => (n === 'conf' ? { metadata: { name: 'conf', namespace: 'shop' }, data: { level: 'debug' } } : undefined),
+  secret: (n) =>
+    n === 'creds'
+      ? {
+          metadata: { name: 'creds', namespace: 'shop' },
+          data: { user: Buffer.from('ann').toString('base64'), pass: Buffer.from('pw').toString('base64') },
+        }
+      : undefined,
+  configMap: (n) =>
+    n === 'conf' ? { metadata: { name: 'conf', namespace: 'shop' }, data: { level: 'debug' } } : undefined,
   serviceVars: { DB_SERVICE_HOST: '127.96.0.20' },
 };
 const env = (container: JsonObject): Record<string, string> => containerEnv(pod, container, sources);
@@ -24,28 +31,46 @@ describe('container environment', () => {
   });
 
   it('resolves value, secretKeyRef, configMapKeyRef, fieldRef and resourceFieldRef in order', () => {
-    expect(env({
-      resources: { limits: { memory: '256Mi' } },
-      env: [
-        { name: 'USER', valueFrom: { secretKeyRef: { name: 'creds', key: 'user' } } },
-        { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'conf', key: 'level' } } },
-        { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-        { name: 'NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-        { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
-        { name: 'MEM_MI', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
-        { name: 'URL', value: 'http://$(USER)@$(IP)/$(DB_SERVICE_HOST)' },
-      ],
-    })).toMatchObject({ USER: 'ann', LEVEL: 'debug', IP: '127.77.0.9', NS: 'shop', APP: 'web', MEM_MI: '256', URL: 'http://ann@127.77.0.9/127.96.0.20' });
+    expect(
+      env({
+        resources: { limits: { memory: '256Mi' } },
+        env: [
+          { name: 'USER', valueFrom: { secretKeyRef: { name: 'creds', key: 'user' } } },
+          { name: 'LEVEL', valueFrom: { configMapKeyRef: { name: 'conf', key: 'level' } } },
+          { name: 'IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+          { name: 'NS', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+          { name: 'MEM_MI', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
+          { name: 'URL', value: 'http://$(USER)@$(IP)/$(DB_SERVICE_HOST)' },
+        ],
+      }),
+    ).toMatchObject({
+      USER: 'ann',
+      LEVEL: 'debug',
+      IP: '127.77.0.9',
+      NS: 'shop',
+      APP: 'web',
+      MEM_MI: '256',
+      URL: 'http://ann@127.77.0.9/127.96.0.20',
+    });
   });
 
   it('takes envFrom with a prefix, and env wins over it', () => {
-    expect(env({ envFrom: [{ secretRef: { name: 'creds' }, prefix: 'DB_' }], env: [{ name: 'DB_user', value: 'bob' }] })).toMatchObject({ DB_user: 'bob', DB_pass: 'pw' });
+    expect(
+      env({ envFrom: [{ secretRef: { name: 'creds' }, prefix: 'DB_' }], env: [{ name: 'DB_user', value: 'bob' }] }),
+    ).toMatchObject({ DB_user: 'bob', DB_pass: 'pw' });
   });
 
   it('fails with CreateContainerConfigError for a missing Secret key, unless optional', () => {
-    expect(() => env({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'creds', key: 'nope' } } }] })).toThrow(EnvError);
-    expect(() => env({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'missing', key: 'k' } } }] })).toThrow(/configmap "missing" not found/);
-    expect(env({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'missing', key: 'k', optional: true } } }] })).not.toHaveProperty('X');
+    expect(() => env({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'creds', key: 'nope' } } }] })).toThrow(
+      EnvError,
+    );
+    expect(() => env({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'missing', key: 'k' } } }] })).toThrow(
+      /configmap "missing" not found/,
+    );
+    expect(
+      env({ env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'missing', key: 'k', optional: true } } }] }),
+    ).not.toHaveProperty('X');
   });
 
   it('reads quantities', () => {
@@ -55,7 +80,9 @@ describe('container environment', () => {
   });
 
   it('writes the Kubernetes service variables', () => {
-    expect(serviceEnv([{ name: 'my-db', host: '127.96.0.20', ports: [{ name: 'sql', port: 5432, protocol: 'TCP' }] }])).toEqual({
+    expect(
+      serviceEnv([{ name: 'my-db', host: '127.96.0.20', ports: [{ name: 'sql', port: 5432, protocol: 'TCP' }] }]),
+    ).toEqual({
       MY_DB_SERVICE_HOST: '127.96.0.20',
       MY_DB_SERVICE_PORT: '5432',
       MY_DB_SERVICE_PORT_SQL: '5432',

@@ -39,8 +39,12 @@ function fieldValue(pod: JsonObject, path: string): string {
     'spec.serviceAccountName': o(pod.spec).serviceAccountName,
     'status.hostIP': o(pod.status).hostIP,
     'status.podIP': o(pod.status).podIP,
-    'status.podIPs': a(o(pod.status).podIPs).map((p) => o(p).ip).join(','),
-    'status.hostIPs': a(o(pod.status).hostIPs).map((p) => o(p).ip).join(','),
+    'status.podIPs': a(o(pod.status).podIPs)
+      .map((p) => o(p).ip)
+      .join(','),
+    'status.hostIPs': a(o(pod.status).hostIPs)
+      .map((p) => o(p).ip)
+      .join(','),
   };
   if (!(path in fields)) throw new EnvError(`unsupported fieldRef ${path}`);
   return String(fields[path] ?? '');
@@ -50,7 +54,18 @@ function fieldValue(pod: JsonObject, path: string): string {
 export function quantity(v: unknown): number {
   const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(String(v ?? ''));
   if (!m) return 0;
-  const units: Record<string, number> = { '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+  const units: Record<string, number> = {
+    '': 1,
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 1024,
+    Mi: 1024 ** 2,
+    Gi: 1024 ** 3,
+    Ti: 1024 ** 4,
+  };
   return Number(m[1]) * (units[m[2]!] ?? 1);
 }
 
@@ -59,14 +74,26 @@ function resourceValue(container: JsonObject, ref: JsonObject): string {
   const r = o(o(container.resources)[kind === 'requests' ? 'requests' : 'limits']);
   const divisor = quantity(ref.divisor ?? 1) || 1;
   // Unset limits report the node's allocatable; this node claims 2 cores and 8Gi.
-  const value = r[res!] !== undefined ? quantity(r[res!]) : res === 'cpu' ? (kind === 'requests' ? 0 : 2) : kind === 'requests' ? 0 : 8 * 1024 ** 3;
+  const value =
+    r[res!] !== undefined
+      ? quantity(r[res!])
+      : res === 'cpu'
+        ? kind === 'requests'
+          ? 0
+          : 2
+        : kind === 'requests'
+          ? 0
+          : 8 * 1024 ** 3;
   return String(Math.ceil(value / divisor));
 }
 
 function dataOf(source: JsonObject, secret: boolean): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(o(source.data))) out[k] = secret ? Buffer.from(String(v), 'base64').toString('utf8') : String(v);
-  if (!secret) for (const [k, v] of Object.entries(o(source.binaryData))) out[k] = Buffer.from(String(v), 'base64').toString('utf8');
+  for (const [k, v] of Object.entries(o(source.data)))
+    out[k] = secret ? Buffer.from(String(v), 'base64').toString('utf8') : String(v);
+  if (!secret)
+    for (const [k, v] of Object.entries(o(source.binaryData)))
+      out[k] = Buffer.from(String(v), 'base64').toString('utf8');
   return out;
 }
 
@@ -82,7 +109,9 @@ function refValue(kind: 'secret' | 'configMap', ref: JsonObject, src: EnvSources
   const key = String(ref.key ?? '');
   if (!(key in data)) {
     if (ref.optional === true) return undefined;
-    throw new EnvError(`couldn't find key ${key} in ${kind === 'secret' ? 'Secret' : 'ConfigMap'} ${String(o(source.metadata).namespace)}/${name}`);
+    throw new EnvError(
+      `couldn't find key ${key} in ${kind === 'secret' ? 'Secret' : 'ConfigMap'} ${String(o(source.metadata).namespace)}/${name}`,
+    );
   }
   return data[key];
 }
@@ -119,7 +148,9 @@ export function containerEnv(pod: JsonObject, container: JsonObject, src: EnvSou
 }
 
 /** Kubernetes' service variables: `MY_SVC_SERVICE_HOST`, `MY_SVC_SERVICE_PORT`, `MY_SVC_PORT_80_TCP...`. */
-export function serviceEnv(services: { name: string; host: string; ports: { name?: string; port: number; protocol: string }[] }[]): Record<string, string> {
+export function serviceEnv(
+  services: { name: string; host: string; ports: { name?: string; port: number; protocol: string }[] }[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const s of services) {
     const p0 = s.ports[0];
@@ -127,7 +158,8 @@ export function serviceEnv(services: { name: string; host: string; ports: { name
     const n = s.name.toUpperCase().replace(/-/g, '_');
     out[`${n}_SERVICE_HOST`] = s.host;
     out[`${n}_SERVICE_PORT`] = String(p0.port);
-    for (const p of s.ports) if (p.name) out[`${n}_SERVICE_PORT_${p.name.toUpperCase().replace(/-/g, '_')}`] = String(p.port);
+    for (const p of s.ports)
+      if (p.name) out[`${n}_SERVICE_PORT_${p.name.toUpperCase().replace(/-/g, '_')}`] = String(p.port);
     out[`${n}_PORT`] = `${p0.protocol.toLowerCase()}://${s.host}:${p0.port}`;
     for (const p of s.ports) {
       const base = `${n}_PORT_${p.port}_${p.protocol}`;

@@ -7,12 +7,29 @@ import type { TestClock } from '../clock.js';
 import { recordEvent } from '../controllers/index.js';
 import type { JsonObject } from '../schema/types.js';
 
-export type EventRecorder = (pod: JsonObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string) => void;
+export type EventRecorder = (
+  pod: JsonObject,
+  type: 'Normal' | 'Warning',
+  reason: string,
+  message: string,
+  fieldPath?: string,
+) => void;
 
 /** A recorder for `component` (`kubelet` events carry the node as source.host). */
-export function kubeletEvents(api: ClusterApi, clock: TestClock, node: string, component = 'kubelet', log?: (msg: string) => void): EventRecorder {
+export function kubeletEvents(
+  api: ClusterApi,
+  clock: TestClock,
+  node: string,
+  component = 'kubelet',
+  log?: (msg: string) => void,
+): EventRecorder {
   return (pod, type, reason, message, fieldPath) => {
     const regarding: JsonObject = { ...pod, apiVersion: 'v1', kind: 'Pod' };
-    recordEvent(api, clock, { regarding, type, reason, message, component, fieldPath, host: component === 'kubelet' ? node : undefined }, log);
+    recordEvent(
+      api,
+      clock,
+      { regarding, type, reason, message, component, fieldPath, host: component === 'kubelet' ? node : undefined },
+      log,
+    );
   };
 }

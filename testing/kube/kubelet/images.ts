@@ -28,7 +28,10 @@ export function imageName(image: string): string {
  * undefined when unmapped (the container waits with ErrImagePull).
  */
 export function entrypointFor(image: string, mappings: Record<string, string[]>): string[] | undefined {
-  const all: Record<string, string[]> = { [STEWARD_IMAGE]: [projectNode(), `${REPO_ROOT}bin/steward.mjs`], ...mappings };
+  const all: Record<string, string[]> = {
+    [STEWARD_IMAGE]: [projectNode(), `${REPO_ROOT}bin/steward.mjs`],
+    ...mappings,
+  };
   return all[image] ?? all[imageName(image)];
 }
 
@@ -36,5 +39,11 @@ export function entrypointFor(image: string, mappings: Record<string, string[]>)
 export function parseImageOption(v: string): [string, string[]] {
   const eq = v.indexOf('=');
   if (eq <= 0 || eq === v.length - 1) throw new Error(`--image wants NAME=COMMAND, not ${v}`);
-  return [v.slice(0, eq), v.slice(eq + 1).trim().split(/\s+/)];
+  return [
+    v.slice(0, eq),
+    v
+      .slice(eq + 1)
+      .trim()
+      .split(/\s+/),
+  ];
 }

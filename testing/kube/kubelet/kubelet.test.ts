@@ -30,11 +30,14 @@ function get(url: string): Promise<{ status: number; body: string }> {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
-const status = (name: string, ns = 'default'): JsonObject => (cluster.store.tryGet('pods', ns, name)?.status ?? {}) as JsonObject;
+const status = (name: string, ns = 'default'): JsonObject =>
+  (cluster.store.tryGet('pods', ns, name)?.status ?? {}) as JsonObject;
 const ready = (name: string, ns = 'default'): boolean =>
   ((status(name, ns).conditions ?? []) as JsonObject[]).some((c) => c.type === 'Ready' && c.status === 'True');
 const containerStatus = (name: string): JsonObject => ((status(name).containerStatuses ?? []) as JsonObject[])[0] ?? {};
@@ -42,16 +45,33 @@ const containerStatus = (name: string): JsonObject => ((status(name).containerSt
 describe('kubelet (process mode)', { timeout: 120_000 }, () => {
   it('registers a Ready node and binds pods to it', async () => {
     const node = cluster.store.get('nodes', undefined, 'steward-node');
-    expect((node.status as JsonObject).conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
+    expect((node.status as JsonObject).conditions).toContainEqual(
+      expect.objectContaining({ type: 'Ready', status: 'True' }),
+    );
     cluster.store.create('pods', pod('bound', { containers: [httpContainer()] }));
-    await eventually('the pod to be bound', () => (cluster.store.get('pods', 'default', 'bound').spec as JsonObject).nodeName as string | undefined);
-    const events = cluster.store.list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=bound' }).items.map((e) => e.reason);
+    await eventually(
+      'the pod to be bound',
+      () => (cluster.store.get('pods', 'default', 'bound').spec as JsonObject).nodeName as string | undefined,
+    );
+    const events = cluster.store
+      .list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=bound' })
+      .items.map((e) => e.reason);
     expect(events).toContain('Scheduled');
   });
 
   it('runs a pod as a process on its own IP with env from a Secret, a ConfigMap and the pod fields', async () => {
-    cluster.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'default' }, data: { token: Buffer.from('s3cret').toString('base64') } });
-    cluster.store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'conf', namespace: 'default' }, data: { greeting: 'hello', 'app.conf': 'x=1' } });
+    cluster.store.create('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds', namespace: 'default' },
+      data: { token: Buffer.from('s3cret').toString('base64') },
+    });
+    cluster.store.create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'conf', namespace: 'default' },
+      data: { greeting: 'hello', 'app.conf': 'x=1' },
+    });
     const c = httpContainer();
     c.env = [
       ...(c.env as JsonObject[]),
@@ -60,7 +80,21 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     ];
     c.envFrom = [{ configMapRef: { name: 'conf' }, prefix: '' }];
     c.volumeMounts = [{ name: 'conf', mountPath: '/etc/app' }];
-    cluster.store.create('pods', pod('envy', { containers: [{ ...c, env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'conf', key: 'greeting' } } }, ...(c.env as JsonObject[])] }], volumes: [{ name: 'conf', configMap: { name: 'conf' } }] }));
+    cluster.store.create(
+      'pods',
+      pod('envy', {
+        containers: [
+          {
+            ...c,
+            env: [
+              { name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'conf', key: 'greeting' } } },
+              ...(c.env as JsonObject[]),
+            ],
+          },
+        ],
+        volumes: [{ name: 'conf', configMap: { name: 'conf' } }],
+      }),
+    );
     await eventually('envy Ready', () => ready('envy') || undefined);
     const ip = String(status('envy').podIP);
     expect(ip).toMatch(/^127\.77\.\d+\.\d+$/);
@@ -76,41 +110,86 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     await eventually('envy Ready', () => ready('envy') || undefined);
     const ip = String(status('envy').podIP);
     await get(`http://${ip}:8080/logged`);
-    await eventually('the request line in the log', () => cluster.workloads!.kubelet.logs.read('default', 'envy', 'web', {})?.includes('GET /logged') || undefined);
+    await eventually(
+      'the request line in the log',
+      () => cluster.workloads!.kubelet.logs.read('default', 'envy', 'web', {})?.includes('GET /logged') || undefined,
+    );
   });
 
   it('restarts a crashing container with back-off (CrashLoopBackOff) and keeps the previous log', async () => {
-    cluster.store.create('pods', pod('crash', { containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo boom; exit 1'] }] }));
+    cluster.store.create(
+      'pods',
+      pod('crash', { containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo boom; exit 1'] }] }),
+    );
     await eventually('CrashLoopBackOff', () => {
       const cs = containerStatus('crash');
-      return (cs.state as JsonObject | undefined)?.waiting && ((cs.state as JsonObject).waiting as JsonObject).reason === 'CrashLoopBackOff' && Number(cs.restartCount) >= 2 ? cs : undefined;
+      return (cs.state as JsonObject | undefined)?.waiting &&
+        ((cs.state as JsonObject).waiting as JsonObject).reason === 'CrashLoopBackOff' &&
+        Number(cs.restartCount) >= 2
+        ? cs
+        : undefined;
     });
     const cs = containerStatus('crash');
     expect((cs.lastState as JsonObject).terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(cluster.workloads!.kubelet.logs.read('default', 'crash', 'main', { previous: true })).toBe('boom\n');
-    const reasons = cluster.store.list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=crash' }).items.map((e) => e.reason);
+    const reasons = cluster.store
+      .list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=crash' })
+      .items.map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(['Pulled', 'Created', 'Started', 'BackOff']));
   });
 
   it('marks an unmapped image ErrImagePull', async () => {
     cluster.store.create('pods', pod('nope', { containers: [{ name: 'main', image: 'registry.example/unknown:1' }] }));
-    await eventually('ErrImagePull', () => (((containerStatus('nope').state as JsonObject | undefined)?.waiting as JsonObject | undefined)?.reason === 'ErrImagePull' ? true : undefined));
+    await eventually('ErrImagePull', () =>
+      ((containerStatus('nope').state as JsonObject | undefined)?.waiting as JsonObject | undefined)?.reason ===
+      'ErrImagePull'
+        ? true
+        : undefined,
+    );
     expect(status('nope').phase).toBe('Pending');
   });
 
   it('mounts the service account (token, namespace) unless the pod opts out', async () => {
-    const show = 'cat $STEWARD_POD_ROOT/var/run/secrets/kubernetes.io/serviceaccount/namespace; echo; cat $STEWARD_POD_ROOT/var/run/secrets/kubernetes.io/serviceaccount/token';
-    cluster.store.create('pods', pod('sa', { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }] }));
-    cluster.store.create('pods', pod('no-sa', { restartPolicy: 'Never', automountServiceAccountToken: false, containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }] }));
-    await eventually('both pods done', () => (['Succeeded', 'Failed'].includes(String(status('sa').phase)) && ['Succeeded', 'Failed'].includes(String(status('no-sa').phase)) ? true : undefined));
+    const show =
+      'cat $STEWARD_POD_ROOT/var/run/secrets/kubernetes.io/serviceaccount/namespace; echo; cat $STEWARD_POD_ROOT/var/run/secrets/kubernetes.io/serviceaccount/token';
+    cluster.store.create(
+      'pods',
+      pod('sa', {
+        restartPolicy: 'Never',
+        containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }],
+      }),
+    );
+    cluster.store.create(
+      'pods',
+      pod('no-sa', {
+        restartPolicy: 'Never',
+        automountServiceAccountToken: false,
+        containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }],
+      }),
+    );
+    await eventually('both pods done', () =>
+      ['Succeeded', 'Failed'].includes(String(status('sa').phase)) &&
+      ['Succeeded', 'Failed'].includes(String(status('no-sa').phase))
+        ? true
+        : undefined,
+    );
     expect(cluster.workloads!.kubelet.logs.read('default', 'sa', 'main', {})).toBe('default\nsteward-test-token');
     expect(status('no-sa').phase).toBe('Failed');
   });
 
   it('runs a Never pod to completion (Succeeded)', async () => {
-    cluster.store.create('pods', pod('once', { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo done'] }] }));
+    cluster.store.create(
+      'pods',
+      pod('once', {
+        restartPolicy: 'Never',
+        containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo done'] }],
+      }),
+    );
     await eventually('Succeeded', () => (status('once').phase === 'Succeeded' ? true : undefined));
-    expect((containerStatus('once').state as JsonObject).terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
+    expect((containerStatus('once').state as JsonObject).terminated).toMatchObject({
+      exitCode: 0,
+      reason: 'Completed',
+    });
   });
 
   it('stops the process with SIGTERM when the pod is deleted, then removes the pod', async () => {
@@ -119,7 +198,9 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     cluster.store.delete('pods', 'default', 'envy');
     await eventually('the pod to be gone', () => (cluster.store.tryGet('pods', 'default', 'envy') ? undefined : true));
     await expect(get(`http://${ip}:8080/`)).rejects.toThrow(/ECONNREFUSED/);
-    const reasons = cluster.store.list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=envy' }).items.map((e) => e.reason);
+    const reasons = cluster.store
+      .list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=envy' })
+      .items.map((e) => e.reason);
     expect(reasons).toContain('Killing');
   });
 
@@ -128,24 +209,36 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     await eventually('transient Ready', () => ready('transient') || undefined);
     const ip = String(status('transient').podIP);
     cluster.reset();
-    await eventually('the process to stop', async () => ((await get(`http://${ip}:8080/`).catch(() => 'refused')) === 'refused' ? true : undefined));
+    await eventually('the process to stop', async () =>
+      (await get(`http://${ip}:8080/`).catch(() => 'refused')) === 'refused' ? true : undefined,
+    );
     await eventually('the node to be back', () => cluster.store.tryGet('nodes', undefined, 'steward-node'));
   });
 
   it('runs the preStop hook, then SIGKILLs a process that ignores SIGTERM once the grace period is over', async () => {
     const marker = join(dir, 'prestop-ran');
-    cluster.store.create('pods', pod('stubborn', {
-      terminationGracePeriodSeconds: 1,
-      containers: [{
-        name: 'main',
-        image: 'busybox',
-        command: ['sh', '-c', 'trap "" TERM; echo started; while true; do sleep 1; done'],
-        lifecycle: { preStop: { exec: { command: ['sh', '-c', `echo bye > ${marker}`] } } },
-      }],
-    }));
-    await eventually('stubborn started', () => cluster.workloads!.kubelet.logs.read('default', 'stubborn', 'main', {})?.includes('started') || undefined);
+    cluster.store.create(
+      'pods',
+      pod('stubborn', {
+        terminationGracePeriodSeconds: 1,
+        containers: [
+          {
+            name: 'main',
+            image: 'busybox',
+            command: ['sh', '-c', 'trap "" TERM; echo started; while true; do sleep 1; done'],
+            lifecycle: { preStop: { exec: { command: ['sh', '-c', `echo bye > ${marker}`] } } },
+          },
+        ],
+      }),
+    );
+    await eventually(
+      'stubborn started',
+      () => cluster.workloads!.kubelet.logs.read('default', 'stubborn', 'main', {})?.includes('started') || undefined,
+    );
     cluster.store.delete('pods', 'default', 'stubborn');
-    await eventually('the pod to be gone', () => (cluster.store.tryGet('pods', 'default', 'stubborn') ? undefined : true));
+    await eventually('the pod to be gone', () =>
+      cluster.store.tryGet('pods', 'default', 'stubborn') ? undefined : true,
+    );
     expect(readFileSync(marker, 'utf8')).toBe('bye\n');
   });
 
@@ -153,23 +246,55 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     const c = httpContainer();
     c.env = [...(c.env as JsonObject[]), { name: 'KEY', valueFrom: { secretKeyRef: { name: 'late', key: 'key' } } }];
     cluster.store.create('pods', pod('patient', { containers: [c] }));
-    await eventually('CreateContainerConfigError', () => (((containerStatus('patient').state as JsonObject | undefined)?.waiting as JsonObject | undefined)?.reason === 'CreateContainerConfigError' ? true : undefined));
-    cluster.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'late', namespace: 'default' }, stringData: { key: 'finally' } });
+    await eventually('CreateContainerConfigError', () =>
+      ((containerStatus('patient').state as JsonObject | undefined)?.waiting as JsonObject | undefined)?.reason ===
+      'CreateContainerConfigError'
+        ? true
+        : undefined,
+    );
+    cluster.store.create('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'late', namespace: 'default' },
+      stringData: { key: 'finally' },
+    });
     await eventually('patient Ready', () => ready('patient') || undefined);
     expect((await get(`http://${String(status('patient').podIP)}:8080/env/KEY`)).body).toBe('finally');
   });
 
   it('judges readiness with an exec probe, and restarts only failed containers under OnFailure', async () => {
     const marker = join(dir, 'ready-marker');
-    cluster.store.create('pods', pod('gated', {
-      restartPolicy: 'OnFailure',
-      containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo up; while true; do sleep 1; done'], readinessProbe: { exec: { command: ['test', '-f', marker] }, periodSeconds: 1 } }],
-    }));
+    cluster.store.create(
+      'pods',
+      pod('gated', {
+        restartPolicy: 'OnFailure',
+        containers: [
+          {
+            name: 'main',
+            image: 'busybox',
+            command: ['sh', '-c', 'echo up; while true; do sleep 1; done'],
+            readinessProbe: { exec: { command: ['test', '-f', marker] }, periodSeconds: 1 },
+          },
+        ],
+      }),
+    );
     await eventually('gated Running', () => (status('gated').phase === 'Running' ? true : undefined));
     expect(ready('gated')).toBe(false);
     writeFileSync(marker, '');
     await eventually('gated Ready', () => ready('gated') || undefined);
-    cluster.store.create('pods', pod('onfailure', { restartPolicy: 'OnFailure', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', `if [ -f ${marker}-second ]; then exit 0; fi; touch ${marker}-second; exit 3`] }] }));
+    cluster.store.create(
+      'pods',
+      pod('onfailure', {
+        restartPolicy: 'OnFailure',
+        containers: [
+          {
+            name: 'main',
+            image: 'busybox',
+            command: ['sh', '-c', `if [ -f ${marker}-second ]; then exit 0; fi; touch ${marker}-second; exit 3`],
+          },
+        ],
+      }),
+    );
     await eventually('onfailure Succeeded', () => (status('onfailure').phase === 'Succeeded' ? true : undefined));
     expect(containerStatus('onfailure')).toMatchObject({ restartCount: 1, lastState: { terminated: { exitCode: 3 } } });
   });
@@ -185,7 +310,9 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     await get(`http://${ip}:8080/unready`);
     await eventually('a restart', () => (Number(containerStatus('live').restartCount) >= 1 ? true : undefined));
     await eventually('live Ready again', () => ready('live') || undefined);
-    const reasons = cluster.store.list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=live' }).items.map((e) => e.message);
+    const reasons = cluster.store
+      .list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=live' })
+      .items.map((e) => e.message);
     expect(reasons).toContain('Container web failed liveness probe, will be restarted');
   });
 });

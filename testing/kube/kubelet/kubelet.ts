@@ -126,12 +126,24 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     if (!w) {
       const phase = o(pod.status).phase;
       if (meta.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') {
-        if (meta.deletionTimestamp) api.delete('pods', String(meta.namespace), String(meta.name), { gracePeriodSeconds: 0 });
+        if (meta.deletionTimestamp)
+          api.delete('pods', String(meta.namespace), String(meta.name), { gracePeriodSeconds: 0 });
         return;
       }
       w = new PodWorker(pod, spec.hostNetwork === true ? NODE_IP : nextPodIP(), {
-        api, clock, node, nodeIP: NODE_IP, images: opts.images ?? {}, backoffBaseMs: opts.backoffBaseMs ?? 10_000, backoffMaxMs: opts.backoffMaxMs ?? 300_000,
-        logs, record, dir: join(root, 'pods', String(meta.uid)), baseEnv, serviceVars: (ns) => network.serviceVars(ns), log,
+        api,
+        clock,
+        node,
+        nodeIP: NODE_IP,
+        images: opts.images ?? {},
+        backoffBaseMs: opts.backoffBaseMs ?? 10_000,
+        backoffMaxMs: opts.backoffMaxMs ?? 300_000,
+        logs,
+        record,
+        dir: join(root, 'pods', String(meta.uid)),
+        baseEnv,
+        serviceVars: (ns) => network.serviceVars(ns),
+        log,
         serviceAccount: opts.serviceAccount,
       });
       workers.set(key, w);
@@ -152,7 +164,13 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
       return;
     }
     if (o(pod.status).podIP) return;
-    api.patch('pods', String(meta.namespace), String(meta.name), { status: simulatedStatus(pod, nextPodIP(), NODE_IP, clock.nowIso()) }, { subresource: 'status', fieldManager: 'kubelet' });
+    api.patch(
+      'pods',
+      String(meta.namespace),
+      String(meta.name),
+      { status: simulatedStatus(pod, nextPodIP(), NODE_IP, clock.nowIso()) },
+      { subresource: 'status', fieldManager: 'kubelet' },
+    );
   };
 
   const pods = new Informer(api, 'pods', {}, (change, pod) => {

@@ -28,7 +28,12 @@ export class LogStore {
   started(ns: string, pod: string, container: string): void {
     const k = LogStore.key(ns, pod, container);
     const old = this.logs.get(k);
-    this.logs.set(k, { current: '', previous: old ? old.current : undefined, running: true, followers: old?.followers ?? new Set() });
+    this.logs.set(k, {
+      current: '',
+      previous: old ? old.current : undefined,
+      running: true,
+      followers: old?.followers ?? new Set(),
+    });
   }
 
   append(ns: string, pod: string, container: string, text: string): void {
@@ -47,7 +52,12 @@ export class LogStore {
     l.followers.clear();
   }
 
-  read(ns: string, pod: string, container: string, opts: { tailLines?: number; previous?: boolean }): string | undefined {
+  read(
+    ns: string,
+    pod: string,
+    container: string,
+    opts: { tailLines?: number; previous?: boolean },
+  ): string | undefined {
     const l = this.logs.get(LogStore.key(ns, pod, container));
     if (!l) return undefined;
     const text = opts.previous ? l.previous : l.current;

@@ -61,11 +61,20 @@ export class Network {
   private serviceChanged(change: 'upsert' | 'delete', svc: JsonObject): void {
     const key = keyOf(svc);
     const ip = String(o(svc.spec).clusterIP ?? '');
-    const wanted = change === 'upsert' && ip && ip !== 'None' ? a(o(svc.spec).ports).map(o).filter((p) => (p.protocol ?? 'TCP') === 'TCP') : [];
+    const wanted =
+      change === 'upsert' && ip && ip !== 'None'
+        ? a(o(svc.spec).ports)
+            .map(o)
+            .filter((p) => (p.protocol ?? 'TCP') === 'TCP')
+        : [];
     const current = this.proxies.get(key) ?? [];
-    const same = current.length === wanted.length && current.every((p, i) => p.host === reachableIP(ip) && p.port === wanted[i]!.port);
+    const same =
+      current.length === wanted.length &&
+      current.every((p, i) => p.host === reachableIP(ip) && p.port === wanted[i]!.port);
     if (!same) {
-      const next = wanted.map((p) => new PortProxy(reachableIP(ip), Number(p.port), () => this.endpointsOf(key, p), this.log));
+      const next = wanted.map(
+        (p) => new PortProxy(reachableIP(ip), Number(p.port), () => this.endpointsOf(key, p), this.log),
+      );
       this.proxies.set(key, next);
       if (next.length === 0) this.proxies.delete(key);
       this.pending = this.pending.then(async () => {
@@ -105,7 +114,13 @@ export class Network {
       .map((s) => ({
         name: String(o(s.metadata).name),
         host: reachableIP(String(o(s.spec).clusterIP)),
-        ports: a(o(s.spec).ports).map(o).map((p) => ({ name: p.name as string | undefined, port: Number(p.port), protocol: String(p.protocol ?? 'TCP') })),
+        ports: a(o(s.spec).ports)
+          .map(o)
+          .map((p) => ({
+            name: p.name as string | undefined,
+            port: Number(p.port),
+            protocol: String(p.protocol ?? 'TCP'),
+          })),
       }));
     return serviceEnv(list);
   }
@@ -123,13 +138,20 @@ export class Network {
       const ip = pod ? o(pod.status).podIP : undefined;
       if (!pod || !ip) throw serviceUnavailable(`pod ${name} has no IP yet`);
       const p = port === '' ? 80 : Number(port);
-      const named = a(o(pod.spec).containers).flatMap((c) => a(o(c).ports).map(o)).find((x) => x.name === port);
+      const named = a(o(pod.spec).containers)
+        .flatMap((c) => a(o(c).ports).map(o))
+        .find((x) => x.name === port);
       return { host: String(ip), port: Number.isInteger(p) ? p : Number(named?.containerPort) };
     }
     const svc = this.api.tryGet('services', namespace, name);
     const sp = svc ? servicePort(svc, port) : undefined;
     if (!svc || !sp) throw serviceUnavailable(`no endpoints available for service "${name}"`);
-    const eps = endpointsFor(svc, sp, this.api.list('endpointslices.discovery.k8s.io', { namespace }).items, this.api.list('pods', { namespace }).items);
+    const eps = endpointsFor(
+      svc,
+      sp,
+      this.api.list('endpointslices.discovery.k8s.io', { namespace }).items,
+      this.api.list('pods', { namespace }).items,
+    );
     if (eps.length === 0) throw serviceUnavailable(`no endpoints available for service "${name}"`);
     const key = `${namespace}/${name}/${String(sp.port)}`;
     const i = this.next.get(key) ?? 0;

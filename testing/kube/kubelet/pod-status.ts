@@ -11,7 +11,8 @@ export interface ContainerView {
 }
 
 export function podPhase(containers: ContainerView[]): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
-  if (containers.length > 0 && containers.every((c) => c.finished)) return containers.every((c) => c.exitCode === 0) ? 'Succeeded' : 'Failed';
+  if (containers.length > 0 && containers.every((c) => c.finished))
+    return containers.every((c) => c.exitCode === 0) ? 'Succeeded' : 'Failed';
   return containers.some((c) => c.ran) ? 'Running' : 'Pending';
 }
 
@@ -23,7 +24,12 @@ export class Conditions {
     const value = status ? 'True' : 'False';
     const old = this.byType.get(type);
     if (old && old.status === value && old.reason === reason) return;
-    const c: JsonObject = { type, status: value, lastProbeTime: null, lastTransitionTime: old?.status === value ? old.lastTransitionTime : now };
+    const c: JsonObject = {
+      type,
+      status: value,
+      lastProbeTime: null,
+      lastTransitionTime: old?.status === value ? old.lastTransitionTime : now,
+    };
     if (reason) c.reason = reason;
     this.byType.set(type, c);
   }

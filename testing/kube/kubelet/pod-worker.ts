@@ -131,24 +131,51 @@ export class PodWorker {
         this.d.record(this.pod, 'Warning', 'Failed', `Error: ${error}`, `spec.containers{${r.name}}`);
       }
       this.writeStatus();
-      this.retry = setTimeout(() => void this.prepare().catch((err: Error) => this.d.log(`pod ${this.namespace}/${this.name}: ${err.message}`)), this.d.backoffBaseMs);
+      this.retry = setTimeout(
+        () =>
+          void this.prepare().catch((err: Error) => this.d.log(`pod ${this.namespace}/${this.name}: ${err.message}`)),
+        this.d.backoffBaseMs,
+      );
       return;
     }
     for (const r of runners) r.start();
     this.writeStatus();
   }
 
-  private async makeRunner(c: JsonObject, sources: Omit<EnvSources, 'serviceVars'>, serviceVars: Record<string, string>): Promise<{ runner: ContainerRunner; error?: string }> {
-    const withIP: JsonObject = { ...this.pod, status: { ...o(this.pod.status), podIP: this.ip, podIPs: [{ ip: this.ip }], hostIP: this.d.nodeIP, hostIPs: [{ ip: this.d.nodeIP }] } };
+  private async makeRunner(
+    c: JsonObject,
+    sources: Omit<EnvSources, 'serviceVars'>,
+    serviceVars: Record<string, string>,
+  ): Promise<{ runner: ContainerRunner; error?: string }> {
+    const withIP: JsonObject = {
+      ...this.pod,
+      status: {
+        ...o(this.pod.status),
+        podIP: this.ip,
+        podIPs: [{ ip: this.ip }],
+        hostIP: this.d.nodeIP,
+        hostIPs: [{ ip: this.d.nodeIP }],
+      },
+    };
     const mountToken = this.d.serviceAccount !== undefined && this.spec.automountServiceAccountToken !== false;
     const root = await containerRoot(this.d.dir, c, mountToken);
     let env: Record<string, string> = {};
     let error: string | undefined;
     try {
-      const base: Record<string, string> = { ...this.d.baseEnv(this.namespace), HOSTNAME: this.name, HOME: root, STEWARD_POD_ROOT: root, STEWARD_KUBE_POD_IP: this.ip };
-      env = { ...base, ...containerEnv(withIP, c, { ...sources, serviceVars: { ...serviceVars, STEWARD_POD_ROOT: root } }) };
+      const base: Record<string, string> = {
+        ...this.d.baseEnv(this.namespace),
+        HOSTNAME: this.name,
+        HOME: root,
+        STEWARD_POD_ROOT: root,
+        STEWARD_KUBE_POD_IP: this.ip,
+      };
+      env = {
+        ...base,
+        ...containerEnv(withIP, c, { ...sources, serviceVars: { ...serviceVars, STEWARD_POD_ROOT: root } }),
+      };
       // A pod's own NODE_OPTIONS keeps the DNS preload.
-      if (base.NODE_OPTIONS && env.NODE_OPTIONS !== base.NODE_OPTIONS) env.NODE_OPTIONS = `${base.NODE_OPTIONS} ${env.NODE_OPTIONS ?? ''}`.trim();
+      if (base.NODE_OPTIONS && env.NODE_OPTIONS !== base.NODE_OPTIONS)
+        env.NODE_OPTIONS = `${base.NODE_OPTIONS} ${env.NODE_OPTIONS ?? ''}`.trim();
     } catch (err) {
       if (!(err instanceof EnvError)) throw err;
       error = err.message;
@@ -157,22 +184,26 @@ export class PodWorker {
     const command = a(c.command).map((x) => expand(String(x), env));
     const args = a(c.args).map((x) => expand(String(x), env));
     const argv = command.length ? [...command, ...args] : entry ? [...entry, ...args] : undefined;
-    const runner = new ContainerRunner({
-      namespace: this.namespace,
-      pod: this.name,
-      container: c,
-      argv,
-      env,
-      cwd: await this.workingDir(c, root),
-      podIP: this.ip,
-      restartPolicy: (this.spec.restartPolicy as 'Always' | 'OnFailure' | 'Never' | undefined) ?? 'Always',
-      backoffBaseMs: this.d.backoffBaseMs,
-      backoffMaxMs: this.d.backoffMaxMs,
-      terminationGraceMs: this.graceMs,
-      logs: this.d.logs,
-      record: (type, reason, message) => this.d.record(this.pod, type, reason, message, `spec.containers{${String(c.name)}}`),
-      changed: () => this.writeStatus(),
-    }, () => this.d.clock.nowIso());
+    const runner = new ContainerRunner(
+      {
+        namespace: this.namespace,
+        pod: this.name,
+        container: c,
+        argv,
+        env,
+        cwd: await this.workingDir(c, root),
+        podIP: this.ip,
+        restartPolicy: (this.spec.restartPolicy as 'Always' | 'OnFailure' | 'Never' | undefined) ?? 'Always',
+        backoffBaseMs: this.d.backoffBaseMs,
+        backoffMaxMs: this.d.backoffMaxMs,
+        terminationGraceMs: this.graceMs,
+        logs: this.d.logs,
+        record: (type, reason, message) =>
+          this.d.record(this.pod, type, reason, message, `spec.containers{${String(c.name)}}`),
+        changed: () => this.writeStatus(),
+      },
+      () => this.d.clock.nowIso(),
+    );
     return { runner, error };
   }
 
@@ -211,7 +242,12 @@ export class PodWorker {
     const views = this.runners.map((r) => {
       const st = r.status();
       const term = o(o(st.state).terminated);
-      return { ready: r.ready, ran: r.restartCount > 0 || !('waiting' in r.state) || r.lastState !== undefined, finished: r.finished, exitCode: typeof term.exitCode === 'number' ? term.exitCode : undefined };
+      return {
+        ready: r.ready,
+        ran: r.restartCount > 0 || !('waiting' in r.state) || r.lastState !== undefined,
+        finished: r.finished,
+        exitCode: typeof term.exitCode === 'number' ? term.exitCode : undefined,
+      };
     });
     const allReady = views.length > 0 && views.every((v) => v.ready);
     const reason = allReady ? undefined : 'ContainersNotReady';
@@ -228,10 +264,25 @@ export class PodWorker {
       startTime: this.startTime,
       containerStatuses: this.runners.length
         ? this.runners.map((r) => r.status())
-        : a(this.spec.containers).map((c) => ({ name: o(c).name, image: o(c).image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} })),
+        : a(this.spec.containers).map((c) => ({
+            name: o(c).name,
+            image: o(c).image,
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            started: false,
+            state: { waiting: { reason: 'ContainerCreating' } },
+            lastState: {},
+          })),
     };
     try {
-      this.d.api.patch('pods', this.namespace, this.name, { status }, { subresource: 'status', fieldManager: 'kubelet' });
+      this.d.api.patch(
+        'pods',
+        this.namespace,
+        this.name,
+        { status },
+        { subresource: 'status', fieldManager: 'kubelet' },
+      );
     } catch (err) {
       // The pod may be gone already (force deletion, namespace cleanup); nothing to report then.
       this.d.log(`status of ${this.namespace}/${this.name} not written: ${(err as Error).message}`);

@@ -26,20 +26,43 @@ export interface CheckResult {
 /** A named port (`http`) → the container's port number. */
 export function portOf(port: unknown, container: JsonObject): number {
   if (typeof port === 'number') return port;
-  const named = a(container.ports).map(o).find((p) => p.name === port);
+  const named = a(container.ports)
+    .map(o)
+    .find((p) => p.name === port);
   return Number(named?.containerPort ?? port);
 }
 
 function httpCheck(h: JsonObject, t: ProbeTarget, timeoutMs: number): Promise<CheckResult> {
   return new Promise((resolve) => {
-    const headers = Object.fromEntries(a(h.httpHeaders).map(o).map((x) => [String(x.name), String(x.value)]));
-    const req = request({ host: String(h.host ?? t.podIP), port: portOf(h.port, t.container), path: String(h.path ?? '/'), method: 'GET', headers, timeout: timeoutMs }, (res) => {
-      res.resume();
-      const code = res.statusCode ?? 0;
-      resolve({ ok: code >= 200 && code < 400, message: `HTTP probe failed with statuscode: ${code}` });
-    });
-    req.on('timeout', () => req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
-    req.on('error', (err) => resolve({ ok: false, message: `Get "http://${String(h.host ?? t.podIP)}:${portOf(h.port, t.container)}${String(h.path ?? '/')}": ${err.message}` }));
+    const headers = Object.fromEntries(
+      a(h.httpHeaders)
+        .map(o)
+        .map((x) => [String(x.name), String(x.value)]),
+    );
+    const req = request(
+      {
+        host: String(h.host ?? t.podIP),
+        port: portOf(h.port, t.container),
+        path: String(h.path ?? '/'),
+        method: 'GET',
+        headers,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume();
+        const code = res.statusCode ?? 0;
+        resolve({ ok: code >= 200 && code < 400, message: `HTTP probe failed with statuscode: ${code}` });
+      },
+    );
+    req.on('timeout', () =>
+      req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')),
+    );
+    req.on('error', (err) =>
+      resolve({
+        ok: false,
+        message: `Get "http://${String(h.host ?? t.podIP)}:${portOf(h.port, t.container)}${String(h.path ?? '/')}": ${err.message}`,
+      }),
+    );
     req.end();
   });
 }
@@ -53,7 +76,9 @@ function tcpCheck(s: JsonObject, t: ProbeTarget, timeoutMs: number): Promise<Che
       resolve({ ok: true, message: '' });
     });
     sock.once('timeout', () => sock.destroy(new Error('i/o timeout')));
-    sock.once('error', (err) => resolve({ ok: false, message: `dial tcp ${String(s.host ?? t.podIP)}:${port}: ${err.message}` }));
+    sock.once('error', (err) =>
+      resolve({ ok: false, message: `dial tcp ${String(s.host ?? t.podIP)}:${port}: ${err.message}` }),
+    );
   });
 }
 
@@ -62,7 +87,12 @@ function execCheck(e: JsonObject, t: ProbeTarget, timeoutMs: number): Promise<Ch
   return new Promise((resolve) => {
     if (cmd.length === 0) return resolve({ ok: false, message: 'exec probe without a command' });
     execFile(cmd[0]!, cmd.slice(1), { env: t.env, cwd: t.cwd, timeout: timeoutMs }, (err, stdout, stderr) => {
-      resolve({ ok: !err, message: err ? `command ${JSON.stringify(cmd.join(' '))} exited with ${String((err as { code?: unknown }).code ?? err.message)}: ${stdout}${stderr}` : '' });
+      resolve({
+        ok: !err,
+        message: err
+          ? `command ${JSON.stringify(cmd.join(' '))} exited with ${String((err as { code?: unknown }).code ?? err.message)}: ${stdout}${stderr}`
+          : '',
+      });
     });
   });
 }

@@ -13,8 +13,13 @@ beforeAll(async () => {
 afterAll(() => cluster.close());
 
 const readyPods = (): JsonObject[] =>
-  cluster.store.list('pods', { namespace: 'default', labelSelector: 'app=many' }).items.filter((p) =>
-    ((p.status as JsonObject).conditions as JsonObject[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  cluster.store
+    .list('pods', { namespace: 'default', labelSelector: 'app=many' })
+    .items.filter((p) =>
+      ((p.status as JsonObject).conditions as JsonObject[] | undefined)?.some(
+        (c) => c.type === 'Ready' && c.status === 'True',
+      ),
+    );
 
 describe('kubelet (simulated mode)', { timeout: 120_000 }, () => {
   it('makes 300 replicas Running and Ready with distinct IPs and no processes', async () => {
@@ -23,11 +28,19 @@ describe('kubelet (simulated mode)', { timeout: 120_000 }, () => {
     expect(new Set(readyPods().map((p) => (p.status as JsonObject).podIP)).size).toBe(300);
     expect(readyPods().every((p) => (p.status as JsonObject).phase === 'Running')).toBe(true);
     expect(livePids()).toEqual([]);
-    await eventually('the Deployment to be available', () => ((cluster.store.get('deployments.apps', 'default', 'many').status as JsonObject).availableReplicas === 300 ? true : undefined));
+    await eventually('the Deployment to be available', () =>
+      (cluster.store.get('deployments.apps', 'default', 'many').status as JsonObject).availableReplicas === 300
+        ? true
+        : undefined,
+    );
   });
 
   it('completes pod deletions (grace period 0 from the kubelet)', async () => {
     cluster.store.patch('deployments.apps', 'default', 'many', { spec: { replicas: 0 } });
-    await eventually('no pods left', () => (cluster.store.list('pods', { namespace: 'default', labelSelector: 'app=many' }).items.length === 0 ? true : undefined));
+    await eventually('no pods left', () =>
+      cluster.store.list('pods', { namespace: 'default', labelSelector: 'app=many' }).items.length === 0
+        ? true
+        : undefined,
+    );
   });
 });

@@ -4,7 +4,12 @@ import { isObject, type JsonObject } from '../schema/types.js';
 export function simulatedStatus(pod: JsonObject, ip: string, nodeIP: string, now: string): JsonObject {
   const spec = isObject(pod.spec) ? pod.spec : {};
   const containers = (Array.isArray(spec.containers) ? spec.containers : []).map((c) => (isObject(c) ? c : {}));
-  const condition = (type: string): JsonObject => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: now });
+  const condition = (type: string): JsonObject => ({
+    type,
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: now,
+  });
   return {
     phase: 'Running',
     conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(condition),

@@ -18,7 +18,8 @@ export interface VolumeSources {
 
 function files(source: JsonObject, secret: boolean, items: unknown[]): Map<string, Buffer> {
   const all = new Map<string, Buffer>();
-  for (const [k, v] of Object.entries(o(source.data))) all.set(k, secret ? Buffer.from(String(v), 'base64') : Buffer.from(String(v)));
+  for (const [k, v] of Object.entries(o(source.data)))
+    all.set(k, secret ? Buffer.from(String(v), 'base64') : Buffer.from(String(v)));
   for (const [k, v] of Object.entries(o(source.binaryData))) all.set(k, Buffer.from(String(v), 'base64'));
   if (items.length === 0) return all;
   const out = new Map<string, Buffer>();
@@ -56,7 +57,11 @@ export const SERVICE_ACCOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccou
 const SERVICE_ACCOUNT_VOLUME = 'kube-api-access';
 
 /** Writes the service account's token, namespace and CA certificate as the pod's `kube-api-access` volume. */
-export async function materialiseServiceAccount(podDir: string, namespace: string, sa: { token: string; caCert?: string }): Promise<void> {
+export async function materialiseServiceAccount(
+  podDir: string,
+  namespace: string,
+  sa: { token: string; caCert?: string },
+): Promise<void> {
   const dir = join(podDir, 'volumes', SERVICE_ACCOUNT_VOLUME);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'token'), sa.token);
@@ -68,7 +73,11 @@ export async function materialiseServiceAccount(podDir: string, namespace: strin
  * Builds `podDir/roots/CONTAINER` with a symlink per volumeMount (and the service account's, unless the
  * container mounts something there itself); returns that root.
  */
-export async function containerRoot(podDir: string, container: JsonObject, mountServiceAccount = false): Promise<string> {
+export async function containerRoot(
+  podDir: string,
+  container: JsonObject,
+  mountServiceAccount = false,
+): Promise<string> {
   const root = join(podDir, 'roots', String(container.name));
   await mkdir(root, { recursive: true });
   const mounts = a(container.volumeMounts).map(o);

@@ -37,11 +37,21 @@ function deployment(spec: Doc, meta: Doc = {}): Doc {
 }
 
 function agent(spec: Doc, meta: Doc = {}): Doc {
-  return { apiVersion: 'steward.dev/v1alpha1', kind: 'AgentConfig', metadata: { name: 'a1', namespace: 'default', ...meta }, spec };
+  return {
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'AgentConfig',
+    metadata: { name: 'a1', namespace: 'default', ...meta },
+    spec,
+  };
 }
 
 /** Applies `config` to `current` (creating when null) as `manager`. */
-function apply(current: Doc | null, config: Doc, manager: string, opts: { force?: boolean; now?: Date; kind?: typeof DEPLOY } = {}) {
+function apply(
+  current: Doc | null,
+  config: Doc,
+  manager: string,
+  opts: { force?: boolean; now?: Date; kind?: typeof DEPLOY } = {},
+) {
   const kind = opts.kind ?? (config.kind === 'Deployment' ? DEPLOY : AGENT);
   return applyPatch({
     patchType: 'application/apply-patch+yaml',
@@ -74,9 +84,19 @@ function thrown(fn: () => unknown): PatchError {
 
 describe('server-side apply', () => {
   it('creates the object and records the applier as owner of what it sent', () => {
-    const r = apply(null, deployment({ replicas: 2, template: { spec: { containers: [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80 }] }] } } }), 'kubectl');
+    const r = apply(
+      null,
+      deployment({
+        replicas: 2,
+        template: { spec: { containers: [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80 }] }] } },
+      }),
+      'kubectl',
+    );
     expect(r.created).toBe(true);
-    expect(r.object.spec).toEqual({ replicas: 2, template: { spec: { containers: [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80 }] }] } } });
+    expect(r.object.spec).toEqual({
+      replicas: 2,
+      template: { spec: { containers: [{ name: 'app', image: 'app:1', ports: [{ containerPort: 80 }] }] } },
+    });
     expect(r.managedFields).toEqual([
       {
         manager: 'kubectl',
@@ -116,7 +136,9 @@ describe('server-side apply', () => {
       status: 'Failure',
       message: 'Apply failed with 1 conflict: conflict with "team-a": .spec.replicas',
       reason: 'Conflict',
-      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "team-a"', field: '.spec.replicas' }] },
+      details: {
+        causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "team-a"', field: '.spec.replicas' }],
+      },
       code: 409,
     });
   });
@@ -124,7 +146,9 @@ describe('server-side apply', () => {
   it('lists every conflicting field per manager when there are several', () => {
     const first = apply(null, agent({ replicas: 1, domain: 'travel' }), 'team-a').object;
     const err = thrown(() => apply(first, agent({ replicas: 3, domain: 'retail' }), 'team-b'));
-    expect(err.message).toBe('Apply failed with 2 conflicts: conflicts with "team-a":\n- .spec.domain\n- .spec.replicas');
+    expect(err.message).toBe(
+      'Apply failed with 2 conflicts: conflicts with "team-a":\n- .spec.domain\n- .spec.replicas',
+    );
     expect(err.causes?.map((c) => c.field)).toEqual(['.spec.domain', '.spec.replicas']);
   });
 
@@ -140,7 +164,10 @@ describe('server-side apply', () => {
     const forced = apply(first, agent({ replicas: 3 }), 'team-b', { force: true, now: T1 }).object;
     expect((forced.spec as Doc).replicas).toBe(3);
     expect(entry(forced, 'team-a')?.fieldsV1).toEqual({ 'f:spec': { 'f:domain': {} } });
-    expect(entry(forced, 'team-b')).toMatchObject({ time: '2024-05-01T11:00:00Z', fieldsV1: { 'f:spec': { 'f:replicas': {} } } });
+    expect(entry(forced, 'team-b')).toMatchObject({
+      time: '2024-05-01T11:00:00Z',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+    });
   });
 
   it('removes a field its sole applier stops sending', () => {
@@ -175,7 +202,13 @@ describe('server-side apply', () => {
   });
 
   it('removes list items and set values the applier dropped', () => {
-    const spec = { capabilities: ['search', 'book'], tools: [{ name: 'maps', url: 'm' }, { name: 'mail', url: 'x' }] };
+    const spec = {
+      capabilities: ['search', 'book'],
+      tools: [
+        { name: 'maps', url: 'm' },
+        { name: 'mail', url: 'x' },
+      ],
+    };
     const first = apply(null, agent(spec), 'team-a').object;
     const next = apply(first, agent({ capabilities: ['book'], tools: [{ name: 'mail', url: 'y' }] }), 'team-a').object;
     expect(next.spec).toEqual({ capabilities: ['book'], tools: [{ name: 'mail', url: 'y' }] });
@@ -184,7 +217,10 @@ describe('server-side apply', () => {
   it('merges keyed list items from two appliers in the live order', () => {
     const first = apply(null, agent({ tools: [{ name: 'maps', url: 'm' }] }), 'team-a').object;
     const next = apply(first, agent({ tools: [{ name: 'mail', url: 'x' }] }), 'team-b').object;
-    expect((next.spec as Doc).tools).toEqual([{ name: 'maps', url: 'm' }, { name: 'mail', url: 'x' }]);
+    expect((next.spec as Doc).tools).toEqual([
+      { name: 'maps', url: 'm' },
+      { name: 'mail', url: 'x' },
+    ]);
   });
 
   it('reports a conflict with an updater by manager and API version', () => {
@@ -213,8 +249,15 @@ describe('server-side apply', () => {
 
   it('lets kubectl take over fields listed in the client-side apply annotation and records the apply there', () => {
     const lastApplied = JSON.stringify(agent({ replicas: 1 }));
-    const created = agent({ replicas: 1 }, { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } });
-    const mf = trackUpdate(null, created, 'kubectl-client-side-apply', { kind: AGENT, schema: AGENT_SCHEMA, now: clock(T0) });
+    const created = agent(
+      { replicas: 1 },
+      { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } },
+    );
+    const mf = trackUpdate(null, created, 'kubectl-client-side-apply', {
+      kind: AGENT,
+      schema: AGENT_SCHEMA,
+      now: clock(T0),
+    });
     const live = { ...created, metadata: { ...(created.metadata as Doc), managedFields: mf } };
     const next = apply(live, agent({ replicas: 2 }), 'kubectl', { now: T1 }).object;
     expect((next.spec as Doc).replicas).toBe(2);
@@ -237,7 +280,8 @@ describe('server-side apply', () => {
       name: 'refuses an applied object of another version',
       config: { ...agent({}), apiVersion: 'steward.dev/v1' },
       status: 400,
-      message: 'Incorrect version specified in apply patch. Specified patch version: steward.dev/v1, expected: steward.dev/v1alpha1',
+      message:
+        'Incorrect version specified in apply patch. Specified patch version: steward.dev/v1, expected: steward.dev/v1alpha1',
     },
     {
       name: 'refuses duplicate keys in an associative list',
@@ -257,7 +301,8 @@ describe('server-side apply', () => {
       name: 'refuses a field the schema does not declare',
       config: agent({ bogus: true }),
       status: 500,
-      message: 'failed to create typed patch object (default/a1; steward.dev/v1alpha1, Kind=AgentConfig): .spec.bogus: field not declared in schema',
+      message:
+        'failed to create typed patch object (default/a1; steward.dev/v1alpha1, Kind=AgentConfig): .spec.bogus: field not declared in schema',
     },
   ])('$name', ({ config, status, message }) => {
     const err = thrown(() => apply(null, config, 'team-a'));
@@ -269,7 +314,12 @@ describe('trackUpdate', () => {
   const opts = { kind: AGENT, schema: AGENT_SCHEMA, now: clock(T0) };
 
   it('gives the creator every field it set, with "." on maps it added', () => {
-    const mf = trackUpdate(null, agent({ replicas: 1, settings: { a: '1' } }, { labels: { app: 'x' } }), 'kubectl-create', opts);
+    const mf = trackUpdate(
+      null,
+      agent({ replicas: 1, settings: { a: '1' } }, { labels: { app: 'x' } }),
+      'kubectl-create',
+      opts,
+    );
     expect(mf).toEqual([
       {
         manager: 'kubectl-create',
@@ -289,7 +339,10 @@ describe('trackUpdate', () => {
     const v1 = agent({ replicas: 1, domain: 'd' });
     const mf1 = trackUpdate(null, v1, 'creator', opts);
     const v2 = { ...agent({ replicas: 2, domain: 'd' }), metadata: { ...(v1.metadata as Doc), managedFields: mf1 } };
-    const mf2 = trackUpdate({ ...v1, metadata: { ...(v1.metadata as Doc), managedFields: mf1 } }, v2, 'scaler', { ...opts, now: clock(T1) });
+    const mf2 = trackUpdate({ ...v1, metadata: { ...(v1.metadata as Doc), managedFields: mf1 } }, v2, 'scaler', {
+      ...opts,
+      now: clock(T1),
+    });
     expect(mf2.map((e) => [e.manager, e.fieldsV1])).toEqual([
       ['creator', { 'f:spec': { 'f:domain': {}, '.': {} } }],
       ['scaler', { 'f:spec': { 'f:replicas': {} } }],

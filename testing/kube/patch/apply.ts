@@ -17,7 +17,15 @@ import {
   type ManagedFieldsEntry,
   type Managers,
 } from './managed.js';
-import { ApplyConflicts, ownable, resetFields, restoreSystemMeta, transferOwnership, withoutManagedFields, type TrackContext } from './ownership.js';
+import {
+  ApplyConflicts,
+  ownable,
+  resetFields,
+  restoreSystemMeta,
+  transferOwnership,
+  withoutManagedFields,
+  type TrackContext,
+} from './ownership.js';
 import { compare, toFieldSet, validateApplied } from './typed.js';
 import { dropNulls, mergeValues, pathsToPrune, removePaths } from './typed-merge.js';
 import { canonicalJson, deepClone, deepEqual, hasOwn, isObject, setOwn, type JsonObject } from './values.js';
@@ -45,7 +53,12 @@ export function serverSideApply(live: JsonObject | null, config: JsonObject, req
   checkConfig(config, req);
   const liveObj = withoutManagedFields(live);
   const managers = decodeOrFail(live);
-  const id = managerId({ manager: req.manager, operation: 'Apply', apiVersion: req.apiVersion, subresource: req.subresource ?? '' });
+  const id = managerId({
+    manager: req.manager,
+    operation: 'Apply',
+    apiVersion: req.apiVersion,
+    subresource: req.subresource ?? '',
+  });
   const previous = managers.get(id);
   const applied = ownable(toFieldSet(config, req.type), req);
   managers.set(id, {
@@ -92,12 +105,20 @@ export function serverSideApply(live: JsonObject | null, config: JsonObject, req
 function checkConfig(config: JsonObject, req: ApplyRequest): void {
   const version = typeof config.apiVersion === 'string' ? config.apiVersion : '';
   if (version !== req.apiVersion) {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${version}, expected: ${req.apiVersion}`);
+    throw badRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${version}, expected: ${req.apiVersion}`,
+    );
   }
   if (config.kind !== req.kind) {
-    throw badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${String(config.kind ?? '')}, expected: ${req.kind}`);
+    throw badRequest(
+      `Incorrect kind specified in apply patch. Specified patch kind: ${String(config.kind ?? '')}, expected: ${req.kind}`,
+    );
   }
-  if (isObject(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
+  if (
+    isObject(config.metadata) &&
+    config.metadata.managedFields !== undefined &&
+    config.metadata.managedFields !== null
+  ) {
     throw badRequest('metadata.managedFields must be nil');
   }
   const errs = validateApplied(config, req.type);
@@ -106,7 +127,9 @@ function checkConfig(config: JsonObject, req: ApplyRequest): void {
     const [group, version2] = req.apiVersion.includes('/') ? req.apiVersion.split('/') : ['', req.apiVersion];
     const nn = `${String(meta.namespace ?? '')}/${String(meta.name ?? '')}`;
     const text = errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n');
-    throw internalFailure(`failed to create typed patch object (${nn}; ${group}/${version2}, Kind=${req.kind}): ${text}`);
+    throw internalFailure(
+      `failed to create typed patch object (${nn}; ${group}/${version2}, Kind=${req.kind}): ${text}`,
+    );
   }
 }
 
@@ -123,9 +146,16 @@ function decodeOrFail(live: JsonObject | null): Managers {
  * lastAppliedManager: `kubectl apply --server-side` may take over fields that the client-side apply
  * annotation lists (the upgrade from client-side apply); any other conflict still fails.
  */
-function conflictsBeyondLastApplied(byManager: Map<string, FieldSet>, live: JsonObject, req: ApplyRequest): Map<string, FieldSet> {
+function conflictsBeyondLastApplied(
+  byManager: Map<string, FieldSet>,
+  live: JsonObject,
+  req: ApplyRequest,
+): Map<string, FieldSet> {
   if (req.manager !== KUBECTL) return byManager;
-  const text = isObject(live.metadata) && isObject(live.metadata.annotations) ? live.metadata.annotations[LAST_APPLIED_ANNOTATION] : undefined;
+  const text =
+    isObject(live.metadata) && isObject(live.metadata.annotations)
+      ? live.metadata.annotations[LAST_APPLIED_ANNOTATION]
+      : undefined;
   if (typeof text !== 'string' || !text) return byManager;
   let allowed: FieldSet;
   try {
@@ -146,7 +176,8 @@ function syncLastApplied(object: JsonObject, config: JsonObject): void {
   const meta = object.metadata;
   if (!isObject(meta) || !isObject(meta.annotations) || !hasOwn(meta.annotations, LAST_APPLIED_ANNOTATION)) return;
   const recorded = deepClone(config);
-  if (isObject(recorded.metadata) && isObject(recorded.metadata.annotations)) delete recorded.metadata.annotations[LAST_APPLIED_ANNOTATION];
+  if (isObject(recorded.metadata) && isObject(recorded.metadata.annotations))
+    delete recorded.metadata.annotations[LAST_APPLIED_ANNOTATION];
   // NB: Go's encoder sorts keys, escapes <, > and & and ends with a newline; kubectl compares the text.
   const text = `${canonicalJson(recorded).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')}\n`;
   setOwn(meta.annotations, LAST_APPLIED_ANNOTATION, text);
@@ -171,7 +202,12 @@ const CURRENT_OPERATION = 'current-operation';
  * added or changed become its own and leave other managers. A write that sets `metadata.managedFields`
  * itself (not on a subresource) starts from what it wrote; `[{}]` therefore clears the history.
  */
-export function trackUpdate(prev: JsonObject | null | undefined, next: JsonObject, manager: string, ctx: TrackContext): ManagedFieldsEntry[] {
+export function trackUpdate(
+  prev: JsonObject | null | undefined,
+  next: JsonObject,
+  manager: string,
+  ctx: TrackContext,
+): ManagedFieldsEntry[] {
   const given = isObject(next.metadata) ? next.metadata.managedFields : undefined;
   let managers: Managers | undefined;
   if (!ctx.subresource && Array.isArray(given) && given.length) {

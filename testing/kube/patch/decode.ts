@@ -24,7 +24,8 @@ export function checkDepth(value: unknown): void {
 }
 
 function asText(body: string | Uint8Array): string {
-  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const text =
+    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   if (Buffer.byteLength(text) > MAX_PATCH_BYTES) throw badRequest(`the patch body exceeds ${MAX_PATCH_BYTES} bytes`);
   return text;
 }

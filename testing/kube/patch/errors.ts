@@ -38,7 +38,12 @@ export class PatchError extends Error {
   readonly causes?: PatchCause[];
   readonly details?: PatchErrorDetails;
 
-  constructor(status: PatchErrorCode, reason: string, message: string, opts: { details?: PatchErrorDetails; cause?: unknown } = {}) {
+  constructor(
+    status: PatchErrorCode,
+    reason: string,
+    message: string,
+    opts: { details?: PatchErrorDetails; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'PatchError';
     this.status = status;
@@ -51,7 +56,14 @@ export class PatchError extends Error {
 
   /** The Status body the apiserver sends for this failure. */
   toStatus(): PatchStatus {
-    const s: PatchStatus = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, code: this.status };
+    const s: PatchStatus = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      code: this.status,
+    };
     if (this.reason) s.reason = this.reason;
     if (this.details) s.details = this.details;
     return s;

@@ -19,7 +19,10 @@ describe('FieldSet encoding', () => {
 
   it('reads back what it writes', () => {
     const json = {
-      'f:spec': { 'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } }, 'f:finalizers': { 'v:"a"': {} } },
+      'f:spec': {
+        'f:ports': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } },
+        'f:finalizers': { 'v:"a"': {} },
+      },
       'f:list': { 'i:2': {} },
     };
     const s = FieldSet.fromFieldsV1(json);
@@ -55,15 +58,30 @@ describe('FieldSet algebra', () => {
   const b = FieldSet.of([f('spec'), f('b')], [f('spec'), f('c')]);
 
   it.each([
-    { name: 'unions members at every level', got: () => a.union(b), want: [[f('status')], [f('spec'), f('a')], [f('spec'), f('b')], [f('spec'), f('c')]] },
+    {
+      name: 'unions members at every level',
+      got: () => a.union(b),
+      want: [[f('status')], [f('spec'), f('a')], [f('spec'), f('b')], [f('spec'), f('c')]],
+    },
     { name: 'intersects members at every level', got: () => a.intersection(b), want: [[f('spec'), f('b')]] },
-    { name: 'subtracts members at every level', got: () => a.difference(b), want: [[f('status')], [f('spec'), f('a')]] },
+    {
+      name: 'subtracts members at every level',
+      got: () => a.difference(b),
+      want: [[f('status')], [f('spec'), f('a')]],
+    },
     {
       name: 'subtracts whole subtrees in a recursive difference',
       got: () => a.recursiveDifference(FieldSet.of([f('spec')])),
       want: [[f('status')]],
     },
-    { name: 'keeps only one top-level subtree', got: () => a.only(f('spec')), want: [[f('spec'), f('a')], [f('spec'), f('b')]] },
+    {
+      name: 'keeps only one top-level subtree',
+      got: () => a.only(f('spec')),
+      want: [
+        [f('spec'), f('a')],
+        [f('spec'), f('b')],
+      ],
+    },
   ])('$name', ({ got, want }) => {
     expect(got().paths()).toEqual(want);
   });
@@ -86,8 +104,12 @@ describe('path elements', () => {
   });
 
   it('prints paths the way conflict messages show them', () => {
-    expect(pathString([f('spec'), f('containers'), keyPE({ name: 'app' }), f('image')])).toBe('.spec.containers[name="app"].image');
-    expect(pathString([f('spec'), f('ports'), keyPE({ protocol: 'TCP', containerPort: 80 })])).toBe('.spec.ports[containerPort=80,protocol="TCP"]');
+    expect(pathString([f('spec'), f('containers'), keyPE({ name: 'app' }), f('image')])).toBe(
+      '.spec.containers[name="app"].image',
+    );
+    expect(pathString([f('spec'), f('ports'), keyPE({ protocol: 'TCP', containerPort: 80 })])).toBe(
+      '.spec.ports[containerPort=80,protocol="TCP"]',
+    );
     expect(pathString([f('metadata'), f('finalizers'), valuePE('x')])).toBe('.metadata.finalizers[="x"]');
     expect(pathString([f('list'), indexPE(3)])).toBe('.list[3]');
   });

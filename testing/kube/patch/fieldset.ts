@@ -5,7 +5,18 @@
 import { FieldSetError, comparePE, parsePE, type Path, type PathElement } from './path-element.js';
 import { isObject, setOwn, type JsonObject } from './values.js';
 
-export { FieldSetError, comparePE, fieldPE, indexPE, keyPE, parsePE, pathString, valuePE, type Path, type PathElement } from './path-element.js';
+export {
+  FieldSetError,
+  comparePE,
+  fieldPE,
+  indexPE,
+  keyPE,
+  parsePE,
+  pathString,
+  valuePE,
+  type Path,
+  type PathElement,
+} from './path-element.js';
 
 export class FieldSet {
   private readonly members = new Set<PathElement>();
@@ -123,7 +134,8 @@ export class FieldSet {
   paths(prefix: Path = []): PathElement[][] {
     const out: PathElement[][] = [];
     for (const m of [...this.members].sort(comparePE)) out.push([...prefix, m]);
-    for (const pe of [...this.children.keys()].sort(comparePE)) out.push(...this.children.get(pe)!.paths([...prefix, pe]));
+    for (const pe of [...this.children.keys()].sort(comparePE))
+      out.push(...this.children.get(pe)!.paths([...prefix, pe]));
     return out;
   }
 

@@ -39,10 +39,26 @@ function thrown(fn: () => unknown): PatchError {
 
 describe('applyPatch dispatch', () => {
   it.each([
-    { name: 'applies a merge patch given as text', patchType: 'application/merge-patch+json', patch: '{"spec":{"replicas":3}}' },
-    { name: 'applies a JSON patch given as bytes', patchType: 'application/json-patch+json', patch: Buffer.from('[{"op":"replace","path":"/spec/replicas","value":3}]') },
-    { name: 'applies a strategic merge patch', patchType: 'application/strategic-merge-patch+json', patch: { spec: { replicas: 3 } } },
-    { name: 'ignores content type parameters', patchType: 'application/merge-patch+json; charset=utf-8', patch: { spec: { replicas: 3 } } },
+    {
+      name: 'applies a merge patch given as text',
+      patchType: 'application/merge-patch+json',
+      patch: '{"spec":{"replicas":3}}',
+    },
+    {
+      name: 'applies a JSON patch given as bytes',
+      patchType: 'application/json-patch+json',
+      patch: Buffer.from('[{"op":"replace","path":"/spec/replicas","value":3}]'),
+    },
+    {
+      name: 'applies a strategic merge patch',
+      patchType: 'application/strategic-merge-patch+json',
+      patch: { spec: { replicas: 3 } },
+    },
+    {
+      name: 'ignores content type parameters',
+      patchType: 'application/merge-patch+json; charset=utf-8',
+      patch: { spec: { replicas: 3 } },
+    },
   ])('$name', ({ patchType, patch }) => {
     const r = run({ patchType, patch });
     expect((r.object.spec as Doc).replicas).toBe(3);
@@ -61,39 +77,79 @@ describe('applyPatch dispatch', () => {
   });
 
   it('names the manager of a patch without fieldManager after the user agent', () => {
-    const r = run({ patchType: 'application/merge-patch+json', patch: { spec: { replicas: 2 } }, fieldManager: undefined, userAgent: 'kubectl/v1.32.0 (linux/amd64)' });
+    const r = run({
+      patchType: 'application/merge-patch+json',
+      patch: { spec: { replicas: 2 } },
+      fieldManager: undefined,
+      userAgent: 'kubectl/v1.32.0 (linux/amd64)',
+    });
     expect(r.managedFields[0]!.manager).toBe('kubectl');
   });
 
   it('keeps the status of the main resource and the spec of the status subresource', () => {
-    const main = run({ patchType: 'application/merge-patch+json', patch: { spec: { replicas: 2 }, status: { replicas: 9 } } });
+    const main = run({
+      patchType: 'application/merge-patch+json',
+      patch: { spec: { replicas: 2 }, status: { replicas: 9 } },
+    });
     expect(main.object.status).toEqual({ replicas: 1 });
-    const sub = run({ patchType: 'application/merge-patch+json', subresource: 'status', patch: { spec: { replicas: 2 }, status: { replicas: 9 } } });
+    const sub = run({
+      patchType: 'application/merge-patch+json',
+      subresource: 'status',
+      patch: { spec: { replicas: 2 }, status: { replicas: 9 } },
+    });
     expect(sub.object.spec).toEqual(deployment.spec);
     expect(sub.object.status).toEqual({ replicas: 9 });
-    expect(sub.managedFields[0]).toMatchObject({ subresource: 'status', fieldsV1: { 'f:status': { 'f:replicas': {} } } });
+    expect(sub.managedFields[0]).toMatchObject({
+      subresource: 'status',
+      fieldsV1: { 'f:status': { 'f:replicas': {} } },
+    });
   });
 
   it('lets custom resources without a status subresource patch status like any field', () => {
-    const r = applyPatch({ patchType: 'application/merge-patch+json', current: policy, patch: { status: { x: 1 } }, kind: POLICY, fieldManager: 'm', now: NOW });
+    const r = applyPatch({
+      patchType: 'application/merge-patch+json',
+      current: policy,
+      patch: { status: { x: 1 } },
+      kind: POLICY,
+      fieldManager: 'm',
+      now: NOW,
+    });
     expect(r.object.status).toEqual({ observedGeneration: 1, x: 1 });
   });
 
   it('keeps a resourceVersion the patch sets, for the storage layer to check', () => {
-    const r = run({ patchType: 'application/merge-patch+json', patch: { metadata: { resourceVersion: '6' }, spec: { replicas: 2 } } });
+    const r = run({
+      patchType: 'application/merge-patch+json',
+      patch: { metadata: { resourceVersion: '6' }, spec: { replicas: 2 } },
+    });
     expect((r.object.metadata as Doc).resourceVersion).toBe('6');
   });
 
   it('creates a custom resource on apply and reports it created', () => {
-    const body = 'apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata:\n  name: p\nspec:\n  priority: 2\n  enabled: yes\n';
-    const r = applyPatch({ patchType: 'application/apply-patch+yaml', current: null, isCreate: true, patch: body, kind: POLICY, fieldManager: 'kubectl', now: NOW });
+    const body =
+      'apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata:\n  name: p\nspec:\n  priority: 2\n  enabled: yes\n';
+    const r = applyPatch({
+      patchType: 'application/apply-patch+yaml',
+      current: null,
+      isCreate: true,
+      patch: body,
+      kind: POLICY,
+      fieldManager: 'kubectl',
+      now: NOW,
+    });
     expect(r.created).toBe(true);
     expect(r.object.spec).toEqual({ priority: 2, enabled: true });
   });
 });
 
 describe('applyPatch refusals', () => {
-  it.each<{ name: string; o: Partial<ApplyPatchOptions> & Pick<ApplyPatchOptions, 'patchType' | 'patch'>; status: number; reason: string; message: string }>([
+  it.each<{
+    name: string;
+    o: Partial<ApplyPatchOptions> & Pick<ApplyPatchOptions, 'patchType' | 'patch'>;
+    status: number;
+    reason: string;
+    message: string;
+  }>([
     {
       name: 'refuses strategic merge patch for custom resources with the apiserver 415',
       o: { patchType: 'application/strategic-merge-patch+json', patch: {}, kind: POLICY, current: policy },
@@ -179,7 +235,8 @@ describe('applyPatch refusals', () => {
       o: { patchType: 'application/json-patch+json', patch: [{ op: 'replace', path: '', value: [1] }] },
       status: 422,
       reason: 'Invalid',
-      message: ' "" is invalid: patch: Invalid value: "[1]": json: cannot unmarshal array into Go value of type map[string]interface {}',
+      message:
+        ' "" is invalid: patch: Invalid value: "[1]": json: cannot unmarshal array into Go value of type map[string]interface {}',
     },
   ])('$name', ({ o, status, reason, message }) => {
     const err = thrown(() => run(o));
@@ -205,7 +262,10 @@ describe('patchExtensions', () => {
     expect(ext.get('spec.template.spec.volumes')).toMatchObject({ 'x-kubernetes-patch-strategy': 'merge,retainKeys' });
     expect(ext.get('spec.strategy')).toEqual({ 'x-kubernetes-patch-strategy': 'retainKeys' });
     expect(ext.get('spec.selector')).toEqual({ 'x-kubernetes-map-type': 'atomic' });
-    expect(ext.get('metadata.finalizers')).toEqual({ 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-list-type': 'set' });
+    expect(ext.get('metadata.finalizers')).toEqual({
+      'x-kubernetes-patch-strategy': 'merge',
+      'x-kubernetes-list-type': 'set',
+    });
   });
 
   it('publishes nothing for kinds it does not describe', () => {

@@ -92,18 +92,28 @@ export function applyPatch(opts: ApplyPatchOptions): PatchResult {
     const live = opts.isCreate ? null : (opts.current ?? null);
     const config = decodeApplyBody(opts.patch);
     const apiVersion = opts.kind.group ? `${opts.kind.group}/${opts.kind.version}` : opts.kind.version;
-    const r = serverSideApply(live, config, { ...ctx, manager: opts.fieldManager!, force: opts.force === true, apiVersion, kind: opts.kind.kind });
+    const r = serverSideApply(live, config, {
+      ...ctx,
+      manager: opts.fieldManager!,
+      force: opts.force === true,
+      apiVersion,
+      kind: opts.kind.kind,
+    });
     return { ...r, created: live === null };
   }
 
   const current = opts.current;
   if (!current || opts.isCreate) throw notFound(`the ${opts.kind.kind} to patch does not exist`);
   let patched: unknown;
-  if (contentType === PatchTypes.merge) patched = jsonMergePatch(current, decodeJsonBody(opts.patch, 'Invalid JSON Patch'));
+  if (contentType === PatchTypes.merge)
+    patched = jsonMergePatch(current, decodeJsonBody(opts.patch, 'Invalid JSON Patch'));
   else if (contentType === PatchTypes.json) patched = applyJsonPatch(current, decodeJsonBody(opts.patch));
   else patched = strategicMergePatch(current, decodeJsonBody(opts.patch), ctx.type);
   if (!isObject(patched)) {
-    throw invalidPatchedObject(JSON.stringify(patched), `json: cannot unmarshal ${jsonKind(patched)} into Go value of type map[string]interface {}`);
+    throw invalidPatchedObject(
+      JSON.stringify(patched),
+      `json: cannot unmarshal ${jsonKind(patched)} into Go value of type map[string]interface {}`,
+    );
   }
   const object = resetFields(patched, current, ctx);
   const manager = opts.fieldManager || managerFromUserAgent(opts.userAgent);
@@ -125,7 +135,12 @@ export interface TrackUpdateOptions {
  * managedFields for a create (oldObj null), update or non-apply patch by `manager`: call it on every
  * POST and PUT with the object about to be stored, and store the result as `metadata.managedFields`.
  */
-export function trackUpdate(oldObj: JsonObject | null | undefined, newObj: JsonObject, manager: string, opts: TrackUpdateOptions = {}): ManagedFieldsEntry[] {
+export function trackUpdate(
+  oldObj: JsonObject | null | undefined,
+  newObj: JsonObject,
+  manager: string,
+  opts: TrackUpdateOptions = {},
+): ManagedFieldsEntry[] {
   const kind = opts.kind ?? kindOf(newObj);
   return track(oldObj, newObj, manager, trackContext(kind, opts.schema, opts));
 }
@@ -137,9 +152,17 @@ function kindOf(obj: JsonObject): PatchKind {
 }
 
 const crTypes = new WeakMap<SchemaLike, TypeNode>();
-const UNTYPED_CR: MapType = { kind: 'map', fields: { apiVersion: SCALAR, kind: SCALAR, metadata: objectMeta }, elem: DEDUCED };
+const UNTYPED_CR: MapType = {
+  kind: 'map',
+  fields: { apiVersion: SCALAR, kind: SCALAR, metadata: objectMeta },
+  elem: DEDUCED,
+};
 
-function trackContext(kind: PatchKind, schema: SchemaLike | undefined, o: { subresource?: string; statusSubresource?: boolean; now?: () => Date }): TrackContext {
+function trackContext(
+  kind: PatchKind,
+  schema: SchemaLike | undefined,
+  o: { subresource?: string; statusSubresource?: boolean; now?: () => Date },
+): TrackContext {
   let type: TypeNode;
   if (kind.builtin) type = builtinTypeOrLoose(kind.group, kind.kind);
   else if (schema) {
@@ -169,20 +192,36 @@ const FIELD_MANAGER_MAX_LENGTH = 128;
 function validateOptions(contentType: string, opts: ApplyPatchOptions): void {
   const errs: OptionError[] = [];
   if (contentType !== PatchTypes.apply) {
-    if (opts.force !== undefined) errs.push({ field: 'force', type: 'FieldValueForbidden', body: 'Forbidden: may not be specified for non-apply patch' });
+    if (opts.force !== undefined)
+      errs.push({
+        field: 'force',
+        type: 'FieldValueForbidden',
+        body: 'Forbidden: may not be specified for non-apply patch',
+      });
   } else if (!opts.fieldManager) {
-    errs.push({ field: 'fieldManager', type: 'FieldValueRequired', body: 'Required value: is required for apply patch' });
+    errs.push({
+      field: 'fieldManager',
+      type: 'FieldValueRequired',
+      body: 'Required value: is required for apply patch',
+    });
   }
   const fm = opts.fieldManager ?? '';
   if (Buffer.byteLength(fm) > FIELD_MANAGER_MAX_LENGTH) {
-    errs.push({ field: 'fieldManager', type: 'FieldValueTooLong', body: `Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes` });
+    errs.push({
+      field: 'fieldManager',
+      type: 'FieldValueTooLong',
+      body: `Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`,
+    });
   }
   [...fm].forEach((ch, i) => {
     if (/[\p{C}]/u.test(ch)) {
       const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-      errs.push({ field: 'fieldManager', type: 'FieldValueInvalid', body: `Invalid value: ${JSON.stringify(fm)}: invalid character ${code} (at position ${i})` });
+      errs.push({
+        field: 'fieldManager',
+        type: 'FieldValueInvalid',
+        body: `Invalid value: ${JSON.stringify(fm)}: invalid character ${code} (at position ${i})`,
+      });
     }
   });
   if (errs.length) throw invalidOptions(errs);
 }
-

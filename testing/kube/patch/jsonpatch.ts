@@ -20,10 +20,13 @@ export function decodeJsonPatch(body: unknown): JsonObject[] {
     throw badRequest(`json: cannot unmarshal ${jsonKind(body)} into Go value of type jsonpatch.Patch`);
   }
   for (const op of body) {
-    if (!isObject(op)) throw badRequest(`json: cannot unmarshal ${jsonKind(op)} into Go value of type jsonpatch.Operation`);
+    if (!isObject(op))
+      throw badRequest(`json: cannot unmarshal ${jsonKind(op)} into Go value of type jsonpatch.Operation`);
   }
   if (body.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw entityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`);
+    throw entityTooLarge(
+      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${body.length}`,
+    );
   }
   return body as JsonObject[];
 }
@@ -182,7 +185,8 @@ function move(root: { doc: unknown }, op: JsonObject): void {
   del(src.con, src.key);
   const path = pointer(op, 'path', 'move operation failed to decode path');
   const dst = findParent(root.doc, path);
-  if (!dst) throw new OpFailure(`move operation does not apply: doc is missing destination path: ${path}: missing value`);
+  if (!dst)
+    throw new OpFailure(`move operation does not apply: doc is missing destination path: ${path}: missing value`);
   insert(dst.con, dst.key, val);
 }
 
@@ -193,7 +197,8 @@ function copy(root: { doc: unknown }, op: JsonObject): void {
   const val = deepClone(get(src.con, src.key, from));
   const path = pointer(op, 'path', 'copy operation failed to decode path');
   const dst = findParent(root.doc, path);
-  if (!dst) throw new OpFailure(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
+  if (!dst)
+    throw new OpFailure(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
   insert(dst.con, dst.key, val);
 }
 

@@ -52,7 +52,8 @@ export function decodeManagedFields(list: unknown): Managers {
   for (const raw of list) {
     if (!isObject(raw)) throw new ManagedFieldsError('metadata.managedFields entries must be objects');
     const op = raw.operation ?? '';
-    if (op !== 'Apply' && op !== 'Update' && op !== '') throw new ManagedFieldsError(`invalid operation ${JSON.stringify(op)}: must be "Apply" or "Update"`);
+    if (op !== 'Apply' && op !== 'Update' && op !== '')
+      throw new ManagedFieldsError(`invalid operation ${JSON.stringify(op)}: must be "Apply" or "Update"`);
     if (raw.fieldsType !== undefined && raw.fieldsType !== 'FieldsV1' && raw.fieldsType !== '') {
       throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(raw.fieldsType)}: must be "FieldsV1"`);
     }
@@ -126,7 +127,12 @@ export function capUpdateManagers(managers: Managers, max = MAX_UPDATE_MANAGERS)
   let length = updaters.length;
   for (const [id, m] of updaters) {
     if (length <= max) break;
-    const bucketState = { manager: ANCIENT_CHANGES, operation: 'Update' as const, apiVersion: m.apiVersion, subresource: '' };
+    const bucketState = {
+      manager: ANCIENT_CHANGES,
+      operation: 'Update' as const,
+      apiVersion: m.apiVersion,
+      subresource: '',
+    };
     const bucket = managerId(bucketState);
     const first = firstByVersion.get(m.apiVersion);
     if (first === undefined) {

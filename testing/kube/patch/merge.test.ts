@@ -11,11 +11,26 @@ describe('jsonMergePatch', () => {
     { name: 'deletes only the nulled member', target: { a: 'b', b: 'c' }, patch: { a: null }, want: { b: 'c' } },
     { name: 'replaces a list by a scalar', target: { a: ['b'] }, patch: { a: 'c' }, want: { a: 'c' } },
     { name: 'replaces a scalar by a list', target: { a: 'c' }, patch: { a: ['b'] }, want: { a: ['b'] } },
-    { name: 'merges nested objects', target: { a: { b: 'c' } }, patch: { a: { b: 'd', c: null } }, want: { a: { b: 'd' } } },
+    {
+      name: 'merges nested objects',
+      target: { a: { b: 'c' } },
+      patch: { a: { b: 'd', c: null } },
+      want: { a: { b: 'd' } },
+    },
     { name: 'replaces lists whole', target: { a: [{ b: 'c' }] }, patch: { a: [1] }, want: { a: [1] } },
     { name: 'keeps nulls already in the target', target: { e: null }, patch: { a: 1 }, want: { e: null, a: 1 } },
-    { name: 'drops nulls inside new objects', target: {}, patch: { a: { bb: { ccc: null } } }, want: { a: { bb: {} } } },
-    { name: 'keeps null list elements but prunes objects in lists', target: {}, patch: { a: [null, { b: null, c: 1 }] }, want: { a: [null, { c: 1 }] } },
+    {
+      name: 'drops nulls inside new objects',
+      target: {},
+      patch: { a: { bb: { ccc: null } } },
+      want: { a: { bb: {} } },
+    },
+    {
+      name: 'keeps null list elements but prunes objects in lists',
+      target: {},
+      patch: { a: [null, { b: null, c: 1 }] },
+      want: { a: [null, { c: 1 }] },
+    },
     { name: 'ignores a null for a missing member', target: { a: 1 }, patch: { z: null }, want: { a: 1 } },
     { name: 'replaces an object by a scalar', target: { a: { b: 1 } }, patch: { a: 2 }, want: { a: 2 } },
     { name: 'is a no-op for an empty patch', target: { a: { b: 1 } }, patch: {}, want: { a: { b: 1 } } },
@@ -33,7 +48,8 @@ describe('jsonMergePatch', () => {
       name: 'reports an array patch as an invalid patched object',
       patch: [1, { a: null }],
       status: 422,
-      message: ' "" is invalid: patch: Invalid value: "[1,{}]": json: cannot unmarshal array into Go value of type map[string]interface {}',
+      message:
+        ' "" is invalid: patch: Invalid value: "[1,{}]": json: cannot unmarshal array into Go value of type map[string]interface {}',
     },
   ])('$name', ({ patch, status, message }) => {
     const err = catchError(() => jsonMergePatch({ a: 1 }, patch));

@@ -19,10 +19,25 @@ export interface TrackContext {
   now: () => Date;
 }
 
-const META = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'];
+const META = [
+  'name',
+  'namespace',
+  'creationTimestamp',
+  'selfLink',
+  'uid',
+  'clusterName',
+  'generation',
+  'managedFields',
+  'resourceVersion',
+];
 
 /** stripMetaManager's set: these paths are never part of anyone's managed fields. */
-const STRIPPED = FieldSet.of([fieldPE('apiVersion')], [fieldPE('kind')], [fieldPE('metadata')], ...META.map((m) => [fieldPE('metadata'), fieldPE(m)]));
+const STRIPPED = FieldSet.of(
+  [fieldPE('apiVersion')],
+  [fieldPE('kind')],
+  [fieldPE('metadata')],
+  ...META.map((m) => [fieldPE('metadata'), fieldPE(m)]),
+);
 
 const STATUS = fieldPE('status');
 const STATUS_SET = FieldSet.of([STATUS]);
@@ -72,7 +87,13 @@ export class ApplyConflicts extends Error {
  * structured-merge-diff's update(): fields the write changed are taken from every other manager (or,
  * without `force`, reported as conflicts) and fields it removed are dropped from everyone's set.
  */
-export function transferOwnership(cmp: Comparison, managers: Managers, workflowId: string, force: boolean, ctx: TrackContext): void {
+export function transferOwnership(
+  cmp: Comparison,
+  managers: Managers,
+  workflowId: string,
+  force: boolean,
+  ctx: TrackContext,
+): void {
   const changed = ownable(cmp.modified.union(cmp.added), ctx);
   const removed = ownable(cmp.removed, ctx);
   const conflicts = new Map<string, FieldSet>();
@@ -90,13 +111,22 @@ export function transferOwnership(cmp: Comparison, managers: Managers, workflowI
 }
 
 /** Metadata the server owns: an update or apply that leaves it out does not clear it. */
-const SYSTEM_META = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink'];
+const SYSTEM_META = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'generation',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'selfLink',
+];
 
 export function restoreSystemMeta(next: JsonObject, live: JsonObject): void {
   if (!isObject(live.metadata)) return;
   if (!isObject(next.metadata)) setOwn(next, 'metadata', {});
   const meta = next.metadata as JsonObject;
   for (const k of SYSTEM_META) {
-    if ((meta[k] === undefined || meta[k] === null) && live.metadata[k] !== undefined) setOwn(meta, k, live.metadata[k]);
+    if ((meta[k] === undefined || meta[k] === null) && live.metadata[k] !== undefined)
+      setOwn(meta, k, live.metadata[k]);
   }
 }

@@ -127,4 +127,3 @@ export function pathString(path: Path): string {
   }
   return out;
 }
-

@@ -8,10 +8,23 @@ const KIND = { group: 'example.com', version: 'v1', kind: 'Thing', builtin: fals
 const NOW = () => new Date('2024-05-01T10:00:00Z');
 const key = fc.string({ minLength: 1, maxLength: 6 }).filter((k) => k !== '__proto__');
 const spec = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
-const thing = (s: Record<string, unknown>) => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'x' }, spec: s });
+const thing = (s: Record<string, unknown>) => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Thing',
+  metadata: { name: 'x' },
+  spec: s,
+});
 
 function apply(current: Record<string, unknown> | null, config: unknown, manager: string) {
-  return applyPatch({ patchType: 'application/apply-patch+yaml', current, isCreate: current === null, patch: config, kind: KIND, fieldManager: manager, now: NOW });
+  return applyPatch({
+    patchType: 'application/apply-patch+yaml',
+    current,
+    isCreate: current === null,
+    patch: config,
+    kind: KIND,
+    fieldManager: manager,
+    now: NOW,
+  });
 }
 
 describe('properties', () => {

@@ -43,7 +43,8 @@ export function noMergeKey(m: JsonObject, key: string): SmpFailure {
 }
 
 function asMap(v: unknown): JsonObject {
-  if (!isObject(v)) throw new SmpFailure('internal', `expected a map[string]interface {}, but received a ${goTypeName(v)}`);
+  if (!isObject(v))
+    throw new SmpFailure('internal', `expected a map[string]interface {}, but received a ${goTypeName(v)}`);
   return v;
 }
 
@@ -55,7 +56,12 @@ function indexIn(list: readonly unknown[], v: unknown, mergeKey: string, kind: E
 }
 
 /** Sorts by position in `order` (stable); for maps, `$patch: delete` items go last. */
-function normalizeSliceOrder(toSort: unknown[], order: readonly unknown[], mergeKey: string, kind: ElemKind): unknown[] {
+function normalizeSliceOrder(
+  toSort: unknown[],
+  order: readonly unknown[],
+  mergeKey: string,
+  kind: ElemKind,
+): unknown[] {
   let keep = toSort;
   let deletes: unknown[] = [];
   if (kind === 'map') {
@@ -71,7 +77,13 @@ function normalizeSliceOrder(toSort: unknown[], order: readonly unknown[], merge
 }
 
 /** Interleaves live-only items with patch items, keeping each side's order (mergeSortedSlice). */
-function mergeSorted(left: unknown[], right: unknown[], serverOrder: readonly unknown[], mergeKey: string, kind: ElemKind): unknown[] {
+function mergeSorted(
+  left: unknown[],
+  right: unknown[],
+  serverOrder: readonly unknown[],
+  mergeKey: string,
+  kind: ElemKind,
+): unknown[] {
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -161,7 +173,9 @@ function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: s
     const d = m[DIRECTIVE];
     if (d === 'delete') {
       if (!hasOwn(m, mergeKey)) throw noMergeKey(m, mergeKey);
-      original = original.filter((item) => !(isObject(item) && hasOwn(item, mergeKey) && item[mergeKey] === m[mergeKey]));
+      original = original.filter(
+        (item) => !(isObject(item) && hasOwn(item, mergeKey) && item[mergeKey] === m[mergeKey]),
+      );
     } else if (d === 'replace') {
       replace = true;
     } else if (d === 'merge') {
@@ -173,7 +187,14 @@ function applySpecialElements(original: unknown[], patch: unknown[], mergeKey: s
   return replace ? [plain, []] : [original, plain];
 }
 
-function mergeByKey(original: unknown[], patch: unknown[], mergeKey: string, elemType: TypeNode, mergeMap: MapMerger, fresh: Fresh): unknown[] {
+function mergeByKey(
+  original: unknown[],
+  patch: unknown[],
+  mergeKey: string,
+  elemType: TypeNode,
+  mergeMap: MapMerger,
+  fresh: Fresh,
+): unknown[] {
   const out = [...original];
   for (const v of patch) {
     const m = v as JsonObject;
@@ -205,7 +226,10 @@ export function validateOrderList(patchList: unknown[], order: unknown[], mergeK
     si++;
   }
   if (pi < items.length && si >= order.length) {
-    throw new SmpFailure('internal', `The order in patch list:\n${goValue(patchList)}\n doesn't match $setElementOrder list:\n${goValue(order)}\n`);
+    throw new SmpFailure(
+      'internal',
+      `The order in patch list:\n${goValue(patchList)}\n doesn't match $setElementOrder list:\n${goValue(order)}\n`,
+    );
   }
 }
 

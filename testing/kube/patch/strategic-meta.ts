@@ -37,7 +37,12 @@ export const objectMeta: MapType = struct({
 });
 
 const envVar = struct({
-  valueFrom: struct({ configMapKeyRef: atomicStruct, secretKeyRef: atomicStruct, fieldRef: atomicStruct, resourceFieldRef: atomicStruct }),
+  valueFrom: struct({
+    configMapKeyRef: atomicStruct,
+    secretKeyRef: atomicStruct,
+    fieldRef: atomicStruct,
+    resourceFieldRef: atomicStruct,
+  }),
 });
 
 const container = struct({
@@ -64,9 +69,13 @@ const podSpec = struct({
   hostAliases: mapList(['ip'], struct({ hostnames: atomicList() }), { mergeKey: 'ip' }),
   readinessGates: atomicList(),
   overhead: strMap,
-  topologySpreadConstraints: mapList(['topologyKey', 'whenUnsatisfiable'], struct({ labelSelector, matchLabelKeys: atomicList() }), {
-    mergeKey: 'topologyKey',
-  }),
+  topologySpreadConstraints: mapList(
+    ['topologyKey', 'whenUnsatisfiable'],
+    struct({ labelSelector, matchLabelKeys: atomicList() }),
+    {
+      mergeKey: 'topologyKey',
+    },
+  ),
   schedulingGates: mapList(['name'], plain, { mergeKey: 'name' }),
   resourceClaims: mapList(['name'], plain, { mergeKey: 'name', retainKeys: true }),
 });
@@ -91,12 +100,19 @@ function kind(fields: Record<string, TypeNode>): MapType {
 
 const loadBalancerStatus = struct({ ingress: atomicList() });
 
-const jobSpec = struct({ selector: labelSelector, template: podTemplate, podFailurePolicy: struct({ rules: atomicList() }) });
+const jobSpec = struct({
+  selector: labelSelector,
+  template: podTemplate,
+  podFailurePolicy: struct({ rules: atomicList() }),
+});
 
 const BUILTIN: Record<string, MapType> = {
   '/Pod': kind({ spec: podSpec, status: podStatus }),
   '/PodTemplate': kind({ template: podTemplate }),
-  '/ReplicationController': kind({ spec: struct({ selector: atomicStrMap, template: podTemplate }), status: workloadStatus }),
+  '/ReplicationController': kind({
+    spec: struct({ selector: atomicStrMap, template: podTemplate }),
+    status: workloadStatus,
+  }),
   '/Service': kind({
     spec: struct({
       ports: mapList(['port', 'protocol'], plain, { mergeKey: 'port', defaults: { protocol: 'TCP' } }),
@@ -110,7 +126,10 @@ const BUILTIN: Record<string, MapType> = {
   }),
   '/ConfigMap': kind({ data: strMap, binaryData: strMap }),
   '/Secret': kind({ data: strMap, stringData: strMap }),
-  '/ServiceAccount': kind({ secrets: mapList(['name'], atomicStruct, { mergeKey: 'name' }), imagePullSecrets: atomicList() }),
+  '/ServiceAccount': kind({
+    secrets: mapList(['name'], atomicStruct, { mergeKey: 'name' }),
+    imagePullSecrets: atomicList(),
+  }),
   '/Namespace': kind({ spec: struct({ finalizers: atomicList() }), status: struct({ conditions }) }),
   '/Endpoints': kind({ subsets: atomicList() }),
   '/Event': kind({}),
@@ -125,10 +144,19 @@ const BUILTIN: Record<string, MapType> = {
     status: workloadStatus,
   }),
   'apps/DaemonSet': kind({ spec: struct({ selector: labelSelector, template: podTemplate }), status: workloadStatus }),
-  'batch/Job': kind({ spec: jobSpec, status: struct({ conditions: atomicList(plain, { strategy: 'merge', mergeKey: 'type' }) }) }),
-  'batch/CronJob': kind({ spec: struct({ jobTemplate: struct({ metadata: objectMeta, spec: jobSpec }) }), status: struct({ active: atomicList() }) }),
+  'batch/Job': kind({
+    spec: jobSpec,
+    status: struct({ conditions: atomicList(plain, { strategy: 'merge', mergeKey: 'type' }) }),
+  }),
+  'batch/CronJob': kind({
+    spec: struct({ jobTemplate: struct({ metadata: objectMeta, spec: jobSpec }) }),
+    status: struct({ active: atomicList() }),
+  }),
   'rbac.authorization.k8s.io/Role': kind({ rules: atomicList() }),
-  'rbac.authorization.k8s.io/ClusterRole': kind({ rules: atomicList(), aggregationRule: struct({ clusterRoleSelectors: atomicList() }) }),
+  'rbac.authorization.k8s.io/ClusterRole': kind({
+    rules: atomicList(),
+    aggregationRule: struct({ clusterRoleSelectors: atomicList() }),
+  }),
   'rbac.authorization.k8s.io/RoleBinding': kind({ subjects: atomicList(), roleRef: atomicStruct }),
   'rbac.authorization.k8s.io/ClusterRoleBinding': kind({ subjects: atomicList(), roleRef: atomicStruct }),
   'networking.k8s.io/Ingress': kind({
@@ -145,7 +173,11 @@ const BUILTIN: Record<string, MapType> = {
 };
 
 /** Built-in kinds that have a status subresource (all the others have no `status`). */
-const WITH_STATUS = new Set(Object.entries(BUILTIN).filter(([, t]) => t.fields?.status).map(([k]) => k));
+const WITH_STATUS = new Set(
+  Object.entries(BUILTIN)
+    .filter(([, t]) => t.fields?.status)
+    .map(([k]) => k),
+);
 
 /** The type of a built-in kind, or undefined when this table does not describe it. */
 export function builtinType(group: string, kindName: string): MapType | undefined {
@@ -202,7 +234,8 @@ function collect(t: TypeNode, path: string, out: Map<string, PatchExtensions>, s
 
 function listExtensions(t: ListType): PatchExtensions {
   const ext: PatchExtensions = {};
-  if (t.smp?.strategy) ext['x-kubernetes-patch-strategy'] = t.smp.retainKeys ? `${t.smp.strategy},retainKeys` : t.smp.strategy;
+  if (t.smp?.strategy)
+    ext['x-kubernetes-patch-strategy'] = t.smp.retainKeys ? `${t.smp.strategy},retainKeys` : t.smp.strategy;
   if (t.smp?.mergeKey) ext['x-kubernetes-patch-merge-key'] = t.smp.mergeKey;
   ext['x-kubernetes-list-type'] = t.listType;
   if (t.keys) ext['x-kubernetes-list-map-keys'] = [...t.keys];

@@ -11,7 +11,12 @@ const POD = builtinTypeOrLoose('', 'Pod');
 
 /** A Deployment whose pod spec is `podSpec`. */
 function deployment(podSpec: Doc, extra: Doc = {}): Doc {
-  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1, ...extra, template: { spec: podSpec } } };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: { replicas: 1, ...extra, template: { spec: podSpec } },
+  };
 }
 
 function podSpecOf(d: Doc): Doc {
@@ -31,7 +36,10 @@ describe('strategicMergePatch on pod specs', () => {
     {
       name: 'orders containers by $setElementOrder',
       live: { containers: [c('a', 'a:1'), c('b', 'b:1')] },
-      patch: { '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'z' }], containers: [c('z', 'z:1')] },
+      patch: {
+        '$setElementOrder/containers': [{ name: 'a' }, { name: 'b' }, { name: 'z' }],
+        containers: [c('z', 'z:1')],
+      },
       want: { containers: [c('a', 'a:1'), c('b', 'b:1'), c('z', 'z:1')] },
     },
     {
@@ -48,17 +56,56 @@ describe('strategicMergePatch on pod specs', () => {
     },
     {
       name: 'merges env by name and ports by containerPort inside a container',
-      live: { containers: [c('a', 'a:1', { env: [{ name: 'A', value: '1' }], ports: [{ containerPort: 80, name: 'http' }] })] },
-      patch: { containers: [{ name: 'a', env: [{ name: 'B', value: '2' }, { name: 'A', value: '9' }], ports: [{ containerPort: 80, protocol: 'TCP' }] }] },
-      want: { containers: [c('a', 'a:1', { env: [{ name: 'B', value: '2' }, { name: 'A', value: '9' }], ports: [{ containerPort: 80, name: 'http', protocol: 'TCP' }] })] },
+      live: {
+        containers: [c('a', 'a:1', { env: [{ name: 'A', value: '1' }], ports: [{ containerPort: 80, name: 'http' }] })],
+      },
+      patch: {
+        containers: [
+          {
+            name: 'a',
+            env: [
+              { name: 'B', value: '2' },
+              { name: 'A', value: '9' },
+            ],
+            ports: [{ containerPort: 80, protocol: 'TCP' }],
+          },
+        ],
+      },
+      want: {
+        containers: [
+          c('a', 'a:1', {
+            env: [
+              { name: 'B', value: '2' },
+              { name: 'A', value: '9' },
+            ],
+            ports: [{ containerPort: 80, name: 'http', protocol: 'TCP' }],
+          }),
+        ],
+      },
     },
     {
       name: 'merges volumes by name and volumeMounts by mountPath',
-      live: { volumes: [{ name: 'v1', emptyDir: {} }], containers: [c('a', 'a:1', { volumeMounts: [{ name: 'v1', mountPath: '/x' }] })] },
-      patch: { volumes: [{ name: 'v2', configMap: { name: 'cm' } }], containers: [{ name: 'a', volumeMounts: [{ name: 'v2', mountPath: '/y' }] }] },
+      live: {
+        volumes: [{ name: 'v1', emptyDir: {} }],
+        containers: [c('a', 'a:1', { volumeMounts: [{ name: 'v1', mountPath: '/x' }] })],
+      },
+      patch: {
+        volumes: [{ name: 'v2', configMap: { name: 'cm' } }],
+        containers: [{ name: 'a', volumeMounts: [{ name: 'v2', mountPath: '/y' }] }],
+      },
       want: {
-        volumes: [{ name: 'v2', configMap: { name: 'cm' } }, { name: 'v1', emptyDir: {} }],
-        containers: [c('a', 'a:1', { volumeMounts: [{ name: 'v2', mountPath: '/y' }, { name: 'v1', mountPath: '/x' }] })],
+        volumes: [
+          { name: 'v2', configMap: { name: 'cm' } },
+          { name: 'v1', emptyDir: {} },
+        ],
+        containers: [
+          c('a', 'a:1', {
+            volumeMounts: [
+              { name: 'v2', mountPath: '/y' },
+              { name: 'v1', mountPath: '/x' },
+            ],
+          }),
+        ],
       },
     },
     {
@@ -88,7 +135,10 @@ describe('strategicMergePatch on pod specs', () => {
     {
       name: 'adds a list that was absent, dropping directives inside it',
       live: {},
-      patch: { initContainers: [c('init', 'i:1'), { name: 'gone', $patch: 'delete' }], '$setElementOrder/initContainers': [{ name: 'init' }] },
+      patch: {
+        initContainers: [c('init', 'i:1'), { name: 'gone', $patch: 'delete' }],
+        '$setElementOrder/initContainers': [{ name: 'init' }],
+      },
       want: { initContainers: [c('init', 'i:1')] },
     },
   ])('$name', ({ live, patch, want }) => {
@@ -169,9 +219,23 @@ describe('strategicMergePatch on other fields', () => {
     {
       name: 'merges pod conditions by type',
       type: POD,
-      live: { status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'Initialized', status: 'True' }] } },
+      live: {
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'False' },
+            { type: 'Initialized', status: 'True' },
+          ],
+        },
+      },
       patch: { status: { conditions: [{ type: 'Ready', status: 'True' }] } },
-      want: { status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }] } },
+      want: {
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True' },
+            { type: 'Initialized', status: 'True' },
+          ],
+        },
+      },
     },
     {
       name: 'replaces a list by a scalar of another shape',
@@ -260,7 +324,8 @@ describe('strategicMergePatch failures', () => {
       patch: pod({ '$setElementOrder/containers': [{ name: 'a' }], containers: [c('b', 'b:1')] }),
       status: 500,
       reason: '',
-      message: "The order in patch list:\n[map[image:b:1 name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]\n",
+      message:
+        "The order in patch list:\n[map[image:b:1 name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]\n",
     },
   ])('$name', ({ patch, status, reason, message }) => {
     let err: unknown;

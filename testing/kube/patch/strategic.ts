@@ -6,7 +6,14 @@
  * the apiserver's 415.
  */
 import { badRequest } from './errors.js';
-import { SmpFailure, BAD_PRIMITIVE_LIST, BAD_RETAIN_KEYS, BAD_SET_ELEMENT_ORDER, goTypeName, toPatchError } from './strategic-errors.js';
+import {
+  SmpFailure,
+  BAD_PRIMITIVE_LIST,
+  BAD_RETAIN_KEYS,
+  BAD_SET_ELEMENT_ORDER,
+  goTypeName,
+  toPatchError,
+} from './strategic-errors.js';
 import {
   DIRECTIVE,
   elementKind,
@@ -27,7 +34,8 @@ const SET_ELEMENT_ORDER = '$setElementOrder';
 /** Applies a strategic merge patch to a copy of `original`; `type` is the kind's root type. */
 export function strategicMergePatch(original: JsonObject, patch: unknown, type: TypeNode): JsonObject {
   if (patch === null) return deepClone(original);
-  if (!isObject(patch)) throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
+  if (!isObject(patch))
+    throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
   try {
     return mergeMap(deepClone(original), deepClone(patch), type);
   } catch (err) {
@@ -117,7 +125,8 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, t: TypeNode)
     if (!k.startsWith(SET_ELEMENT_ORDER)) continue;
     const order = patch[k];
     delete patch[k];
-    if (!Array.isArray(order)) throw new SmpFailure('internal', `expected a []interface {}, but received a ${goTypeName(order)}`);
+    if (!Array.isArray(order))
+      throw new SmpFailure('internal', `expected a []interface {}, but received a ${goTypeName(order)}`);
     const key = extractKey(k, SET_ELEMENT_ORDER, BAD_SET_ELEMENT_ORDER);
     const foundOriginal = hasOwn(original, key);
     const foundPatch = hasOwn(patch, key);
@@ -162,7 +171,14 @@ function fresh(v: unknown): unknown {
   if (!isObject(v)) return v;
   const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) {
-    if (x === null || k === DIRECTIVE || k === RETAIN_KEYS || k.startsWith(SET_ELEMENT_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE_LIST)) continue;
+    if (
+      x === null ||
+      k === DIRECTIVE ||
+      k === RETAIN_KEYS ||
+      k.startsWith(SET_ELEMENT_ORDER) ||
+      k.startsWith(DELETE_FROM_PRIMITIVE_LIST)
+    )
+      continue;
     setOwn(out, k, fresh(x));
   }
   return out;

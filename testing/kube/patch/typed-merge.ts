@@ -14,10 +14,22 @@ export function mergeValues(lhs: unknown, rhs: unknown, t: TypeNode): unknown {
   const rl = resolve(t, lhs);
   const rr = resolve(t, rhs);
   if (rl.kind !== rr.kind) return deepClone(rhs);
-  if (rr.kind === 'list' && rr.listType !== 'atomic' && Array.isArray(lhs) && Array.isArray(rhs) && (lhs.length || rhs.length)) {
+  if (
+    rr.kind === 'list' &&
+    rr.listType !== 'atomic' &&
+    Array.isArray(lhs) &&
+    Array.isArray(rhs) &&
+    (lhs.length || rhs.length)
+  ) {
     return mergeLists(lhs, rhs, rr);
   }
-  if (rr.kind === 'map' && !rr.atomic && isObject(lhs) && isObject(rhs) && (Object.keys(lhs).length || Object.keys(rhs).length)) {
+  if (
+    rr.kind === 'map' &&
+    !rr.atomic &&
+    isObject(lhs) &&
+    isObject(rhs) &&
+    (Object.keys(lhs).length || Object.keys(rhs).length)
+  ) {
     const out: JsonObject = {};
     for (const k of Object.keys(lhs)) {
       const v = hasOwn(rhs, k) ? mergeValues(lhs[k], rhs[k], fieldOf(rr, k)?.type ?? DEDUCED) : deepClone(lhs[k]);

@@ -18,7 +18,9 @@ export function listItemPE(t: ListType, item: unknown, index: number): ItemKey {
   for (const k of t.keys) {
     const v = Object.prototype.hasOwnProperty.call(item, k) ? item[k] : t.keyDefaults?.[k];
     if (v === undefined || v === null) {
-      return { error: `element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)` };
+      return {
+        error: `element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`,
+      };
     }
     fields[k] = v;
   }
@@ -109,7 +111,8 @@ function walkCompare(lhs: unknown, rhs: unknown, t: TypeNode, path: PathElement[
     const l = Array.isArray(lhs) ? lhs : undefined;
     const r = Array.isArray(rhs) ? rhs : undefined;
     const empty = !l?.length && !r?.length;
-    if (rt.listType === 'atomic' || empty || (lhs !== undefined && !l) || (rhs !== undefined && !r)) return leaf(lhs, rhs, path, c);
+    if (rt.listType === 'atomic' || empty || (lhs !== undefined && !l) || (rhs !== undefined && !r))
+      return leaf(lhs, rhs, path, c);
     const li = indexItems(rt, l ?? []);
     const ri = indexItems(rt, r ?? []);
     for (const pe of new Set([...li.keys(), ...ri.keys()])) {
@@ -125,7 +128,13 @@ function walkCompare(lhs: unknown, rhs: unknown, t: TypeNode, path: PathElement[
     for (const key of new Set([...Object.keys(l ?? {}), ...Object.keys(r ?? {})])) {
       const f = fieldOf(rt, key);
       path.push(fieldPE(key));
-      walkCompare(l && hasKey(l, key) ? l[key] : undefined, r && hasKey(r, key) ? r[key] : undefined, f?.type ?? DEDUCED, path, c);
+      walkCompare(
+        l && hasKey(l, key) ? l[key] : undefined,
+        r && hasKey(r, key) ? r[key] : undefined,
+        f?.type ?? DEDUCED,
+        path,
+        c,
+      );
       path.pop();
     }
   }

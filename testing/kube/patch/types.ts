@@ -135,7 +135,8 @@ export interface MapListOptions {
 export function mapList(keys: readonly string[], elem: TypeNode, opts: MapListOptions = {}): ListType {
   const t: ListType = { kind: 'list', elem, listType: 'map', keys };
   if (opts.defaults) t.keyDefaults = opts.defaults;
-  if (opts.mergeKey) t.smp = { strategy: 'merge', mergeKey: opts.mergeKey, ...(opts.retainKeys ? { retainKeys: true } : {}) };
+  if (opts.mergeKey)
+    t.smp = { strategy: 'merge', mergeKey: opts.mergeKey, ...(opts.retainKeys ? { retainKeys: true } : {}) };
   return t;
 }
 

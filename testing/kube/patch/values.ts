@@ -15,7 +15,8 @@ export function hasOwn(o: JsonObject, key: string): boolean {
 
 /** Assigns a data property; `o[key] = v` would change the prototype when key is `__proto__`. */
 export function setOwn(o: JsonObject, key: string, v: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value: v, writable: true, enumerable: true, configurable: true });
   else o[key] = v;
 }
 

@@ -21,7 +21,16 @@ interface ModelClass {
 const registry = models as unknown as Record<string, ModelClass | undefined>;
 
 /** Fields whose Go type is resource.Quantity: JSON accepts a string or a number. */
-const QUANTITY_FIELDS = new Set(['limits', 'requests', 'capacity', 'allocatable', 'hard', 'used', 'sizeLimit', 'overhead']);
+const QUANTITY_FIELDS = new Set([
+  'limits',
+  'requests',
+  'capacity',
+  'allocatable',
+  'hard',
+  'used',
+  'sizeLimit',
+  'overhead',
+]);
 
 const cache = new Map<string, JSONSchemaProps>();
 

@@ -18,7 +18,9 @@ export function applyDefaults(value: unknown, schema: JSONSchemaProps | undefine
       if (missing && prop.default !== undefined) value[key] = deepClone(prop.default);
     }
   }
-  const additional = isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  const additional = isObject(schema.additionalProperties)
+    ? (schema.additionalProperties as JSONSchemaProps)
+    : undefined;
   for (const key of Object.keys(value)) {
     const s = schema.properties?.[key] ?? additional;
     if (s) applyDefaults(value[key], s);

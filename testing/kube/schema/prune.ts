@@ -3,7 +3,15 @@
  * resources, Go struct decoding for built-ins) and, when asked, reports their paths so that
  * `fieldValidation=Strict|Warn` can reject or warn with `unknown field "<path>"`.
  */
-import { childPath, indexPath, isObject, keyPath, preservesUnknown, type JSONSchemaProps, type JsonObject } from './types.js';
+import {
+  childPath,
+  indexPath,
+  isObject,
+  keyPath,
+  preservesUnknown,
+  type JSONSchemaProps,
+  type JsonObject,
+} from './types.js';
 import { objectMetaSchema } from './builtin.js';
 
 export interface PruneOptions {
@@ -21,7 +29,13 @@ export function prune(value: unknown, schema: JSONSchemaProps | undefined, opts:
   return unknown;
 }
 
-function walk(value: unknown, schema: JSONSchemaProps | undefined, path: string, resourceRoot: boolean, unknown: string[]): void {
+function walk(
+  value: unknown,
+  schema: JSONSchemaProps | undefined,
+  path: string,
+  resourceRoot: boolean,
+  unknown: string[],
+): void {
   if (!schema) return;
   if (Array.isArray(value)) {
     const items = schema.items;
@@ -34,7 +48,9 @@ function walk(value: unknown, schema: JSONSchemaProps | undefined, path: string,
   if (embedded) pruneMetadata(value, path, unknown);
   const keep = preservesUnknown(schema);
   const props = schema.properties;
-  const additional = isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  const additional = isObject(schema.additionalProperties)
+    ? (schema.additionalProperties as JSONSchemaProps)
+    : undefined;
   for (const key of Object.keys(value)) {
     if (embedded && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) continue;
     const child = value[key];
@@ -70,7 +86,9 @@ export function pruneNonNullableNulls(value: unknown, schema: JSONSchemaProps | 
     return;
   }
   if (!isObject(value)) return;
-  const additional = isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchemaProps) : undefined;
+  const additional = isObject(schema.additionalProperties)
+    ? (schema.additionalProperties as JSONSchemaProps)
+    : undefined;
   for (const key of Object.keys(value)) {
     const child = value[key];
     const s = schema.properties?.[key] ?? additional;

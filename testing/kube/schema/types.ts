@@ -66,7 +66,8 @@ export function keyPath(path: string, key: string): string {
 
 /** The schema of a map value or object property, or undefined when the field is unknown. */
 export function propertySchema(schema: JSONSchemaProps, name: string): JSONSchemaProps | undefined {
-  if (schema.properties && Object.prototype.hasOwnProperty.call(schema.properties, name)) return schema.properties[name];
+  if (schema.properties && Object.prototype.hasOwnProperty.call(schema.properties, name))
+    return schema.properties[name];
   if (isObject(schema.additionalProperties)) return schema.additionalProperties as JSONSchemaProps;
   return undefined;
 }

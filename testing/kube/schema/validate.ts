@@ -67,7 +67,9 @@ function node(value: unknown, s: JSONSchemaProps, path: string, errs: FieldError
     const actual = jsonType(value);
     const ok = types.includes(actual) || (actual === 'integer' && types.includes('number'));
     if (!ok) {
-      errs.push(fieldErrors.typeInvalid(path, actual, `${path} in body must be of type ${types.join(',')}: "${actual}"`));
+      errs.push(
+        fieldErrors.typeInvalid(path, actual, `${path} in body must be of type ${types.join(',')}: "${actual}"`),
+      );
       return;
     }
   }
@@ -91,7 +93,8 @@ function stringChecks(v: string, s: JSONSchemaProps, path: string, errs: FieldEr
   }
   if (s.pattern !== undefined) {
     const re = compilePattern(s.pattern);
-    if (re && !re.matcher(v).find()) errs.push(fieldErrors.invalid(path, v, `${path} in body should match '${s.pattern}'`));
+    if (re && !re.matcher(v).find())
+      errs.push(fieldErrors.invalid(path, v, `${path} in body should match '${s.pattern}'`));
   }
   if (s.format && !checkFormat(s.format, v)) {
     errs.push(fieldErrors.typeInvalid(path, v, `${path} in body must be of type ${s.format}: ${JSON.stringify(v)}`));
@@ -101,7 +104,8 @@ function stringChecks(v: string, s: JSONSchemaProps, path: string, errs: FieldEr
 function numberChecks(v: number, s: JSONSchemaProps, path: string, errs: FieldError[]): void {
   if (s.multipleOf !== undefined && s.multipleOf > 0) {
     const q = v / s.multipleOf;
-    if (Math.abs(q - Math.round(q)) > 1e-9) errs.push(fieldErrors.invalid(path, v, `${path} in body should be a multiple of ${goFloat(s.multipleOf)}`));
+    if (Math.abs(q - Math.round(q)) > 1e-9)
+      errs.push(fieldErrors.invalid(path, v, `${path} in body should be a multiple of ${goFloat(s.multipleOf)}`));
   }
   if (s.maximum !== undefined) {
     const bad = s.exclusiveMaximum ? v >= s.maximum : v > s.maximum;
@@ -121,7 +125,8 @@ function arrayChecks(v: unknown[], s: JSONSchemaProps, path: string, errs: Field
     errs.push(fieldErrors.invalid(path, v.length, `${path} in body should have at least ${s.minItems} items`));
   }
   if (s.maxItems !== undefined && v.length > s.maxItems) errs.push(fieldErrors.tooMany(path, v.length, s.maxItems));
-  if (s.uniqueItems && hasDuplicate(v)) errs.push(fieldErrors.invalid(path, '', `${path} in body shouldn't contain duplicates`));
+  if (s.uniqueItems && hasDuplicate(v))
+    errs.push(fieldErrors.invalid(path, '', `${path} in body shouldn't contain duplicates`));
   listType(v, s, path, errs);
 }
 
@@ -153,9 +158,12 @@ function listType(v: unknown[], s: JSONSchemaProps, path: string, errs: FieldErr
 
 function objectChecks(v: JsonObject, s: JSONSchemaProps, path: string, errs: FieldError[]): void {
   const count = Object.keys(v).length;
-  if (s.maxProperties !== undefined && count > s.maxProperties) errs.push(fieldErrors.tooMany(path, s.maxProperties, -1));
+  if (s.maxProperties !== undefined && count > s.maxProperties)
+    errs.push(fieldErrors.tooMany(path, s.maxProperties, -1));
   if (s.minProperties !== undefined && count < s.minProperties) {
-    errs.push(fieldErrors.invalid(path, s.minProperties, `${path} in body should have at least ${s.minProperties} properties`));
+    errs.push(
+      fieldErrors.invalid(path, s.minProperties, `${path} in body should have at least ${s.minProperties} properties`),
+    );
   }
   for (const req of s.required ?? []) {
     if (v[req] === undefined) errs.push(fieldErrors.required(childPath(path, req)));
@@ -171,8 +179,10 @@ function objectChecks(v: JsonObject, s: JSONSchemaProps, path: string, errs: Fie
 
 /** x-kubernetes-embedded-resource: apiVersion and kind must be set (metadata is validated as ObjectMeta). */
 function embedded(v: JsonObject, path: string, errs: FieldError[]): void {
-  if (typeof v.apiVersion !== 'string' || v.apiVersion === '') errs.push(fieldErrors.required(childPath(path, 'apiVersion'), 'must not be empty'));
-  if (typeof v.kind !== 'string' || v.kind === '') errs.push(fieldErrors.required(childPath(path, 'kind'), 'must not be empty'));
+  if (typeof v.apiVersion !== 'string' || v.apiVersion === '')
+    errs.push(fieldErrors.required(childPath(path, 'apiVersion'), 'must not be empty'));
+  if (typeof v.kind !== 'string' || v.kind === '')
+    errs.push(fieldErrors.required(childPath(path, 'kind'), 'must not be empty'));
 }
 
 function composition(value: unknown, s: JSONSchemaProps, path: string, errs: FieldError[]): void {
@@ -184,7 +194,8 @@ function composition(value: unknown, s: JSONSchemaProps, path: string, errs: Fie
   }
   if (s.oneOf && s.oneOf.length) {
     const n = s.oneOf.filter((sub) => validateSchema(value, sub, path).length === 0).length;
-    if (n !== 1) errs.push(fieldErrors.invalid(path, '', `${at} in body must validate one and only one schema (oneOf)`));
+    if (n !== 1)
+      errs.push(fieldErrors.invalid(path, '', `${at} in body must validate one and only one schema (oneOf)`));
   }
   if (s.not && validateSchema(value, s.not, path).length === 0) {
     errs.push(fieldErrors.invalid(path, '', `${at} in body must not validate the schema (not)`));

@@ -37,7 +37,9 @@ function goType(s: JSONSchemaProps): string {
     case 'array':
       return '[]interface {}';
     default:
-      return s['x-steward-model'] ? `v1.${String(s['x-steward-model']).replace(/^V1|^CoreV1|^EventsV1/, '')}` : 'map[string]interface {}';
+      return s['x-steward-model']
+        ? `v1.${String(s['x-steward-model']).replace(/^V1|^CoreV1|^EventsV1/, '')}`
+        : 'map[string]interface {}';
   }
 }
 
@@ -55,7 +57,9 @@ function jsonKind(v: unknown): string {
 function checkGoTypes(v: unknown, s: JSONSchemaProps | undefined, path: string, kind: string): void {
   if (!s || v === null || v === undefined) return;
   const fail = (): never => {
-    throw badRequest(`${kind} in version cannot be handled: json: cannot unmarshal ${jsonKind(v)} into Go struct field ${kind}.${path} of type ${goType(s)}`);
+    throw badRequest(
+      `${kind} in version cannot be handled: json: cannot unmarshal ${jsonKind(v)} into Go struct field ${kind}.${path} of type ${goType(s)}`,
+    );
   };
   if (s['x-kubernetes-int-or-string']) {
     if (typeof v !== 'string' && !(typeof v === 'number' && (Number.isInteger(v) || s['x-steward-quantity']))) fail();
@@ -102,22 +106,36 @@ export interface Decoded {
  * Decodes a request body for `type`. `body` is not modified. Throws 400 for malformed input and for
  * unknown fields under `Strict`.
  */
-export function decodeBody(type: ResourceType, body: unknown, validation: FieldValidation, source: 'body' | 'patch' = 'body'): Decoded {
-  if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: expected an object`);
+export function decodeBody(
+  type: ResourceType,
+  body: unknown,
+  validation: FieldValidation,
+  source: 'body' | 'patch' = 'body',
+): Decoded {
+  if (!isObject(body))
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: expected an object`,
+    );
   const apiVersion = apiVersionOf(type);
   const obj = JSON.parse(JSON.stringify(body)) as JsonObject;
   const bodyKind = typeof obj.kind === 'string' ? obj.kind : '';
   const bodyApiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   if (bodyKind && bodyKind !== type.kind) {
-    throw badRequest(`${bodyKind} in version "${bodyApiVersion.split('/').pop() ?? ''}" cannot be handled as a ${type.kind}: no kind "${bodyKind}" is registered for version "${bodyApiVersion || apiVersion}"`);
+    throw badRequest(
+      `${bodyKind} in version "${bodyApiVersion.split('/').pop() ?? ''}" cannot be handled as a ${type.kind}: no kind "${bodyKind}" is registered for version "${bodyApiVersion || apiVersion}"`,
+    );
   }
   if (bodyApiVersion && bodyApiVersion !== apiVersion) {
-    throw badRequest(`the API version in the data (${bodyApiVersion}) does not match the expected API version (${apiVersion})`);
+    throw badRequest(
+      `the API version in the data (${bodyApiVersion}) does not match the expected API version (${apiVersion})`,
+    );
   }
   obj.apiVersion = apiVersion;
   obj.kind = type.kind;
   if (obj.metadata !== undefined && obj.metadata !== null && !isObject(obj.metadata)) {
-    throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: json: cannot unmarshal ${jsonKind(obj.metadata)} into Go struct field ${type.kind}.metadata of type v1.ObjectMeta`);
+    throw badRequest(
+      `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: json: cannot unmarshal ${jsonKind(obj.metadata)} into Go struct field ${type.kind}.metadata of type v1.ObjectMeta`,
+    );
   }
   if (!isObject(obj.metadata)) obj.metadata = {};
   if (type.builtin) {
@@ -129,13 +147,16 @@ export function decodeBody(type: ResourceType, body: unknown, validation: FieldV
       throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${msg}`);
     }
   }
-  const unknown = prune(obj, type.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, { resourceRoot: true });
+  const unknown = prune(obj, type.schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, {
+    resourceRoot: true,
+  });
   const warnings: string[] = [];
   if (unknown.length && validation !== 'Ignore') {
     const msgs = unknown.map((p) => `unknown field "${p}"`);
     if (validation === 'Strict') {
       // A patched object is decoded without the "cannot be handled as" prefix (patch.go).
-      const prefix = source === 'patch' ? '' : `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: `;
+      const prefix =
+        source === 'patch' ? '' : `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: `;
       throw badRequest(`${prefix}strict decoding error: ${msgs.join(', ')}`);
     }
     warnings.push(...msgs);

@@ -47,10 +47,14 @@ function parsePolicy(opts: DeleteOptions): PropagationPolicy | undefined {
     return undefined;
   }
   if (p !== 'Orphan' && p !== 'Background' && p !== 'Foreground') {
-    throw invalid('meta.k8s.io', 'DeleteOptions', '', [fieldErrors.notSupported('propagationPolicy', p, ['Foreground', 'Background', 'Orphan'])]);
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [
+      fieldErrors.notSupported('propagationPolicy', p, ['Foreground', 'Background', 'Orphan']),
+    ]);
   }
   if (opts.orphanDependents !== undefined) {
-    throw invalid('meta.k8s.io', 'DeleteOptions', '', [fieldErrors.invalid('propagationPolicy', p, 'orphanDependents and deletionPropagation cannot be both set')]);
+    throw invalid('meta.k8s.io', 'DeleteOptions', '', [
+      fieldErrors.invalid('propagationPolicy', p, 'orphanDependents and deletionPropagation cannot be both set'),
+    ]);
   }
   return p;
 }
@@ -66,7 +70,13 @@ function gracePeriod(type: ResourceType, o: JsonObject, opts: DeleteOptions): nu
   return typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 30;
 }
 
-export function deleteObject(store: ObjectStore, type: ResourceType, namespace: string | undefined, name: string, opts: DeleteOptions = {}): DeleteResult {
+export function deleteObject(
+  store: ObjectStore,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  opts: DeleteOptions = {},
+): DeleteResult {
   store.checkVerb(type, 'delete');
   const stored = store.getStored(type, namespace, name);
   if (!stored) throw notFound(groupResource(type), name);
@@ -75,13 +85,22 @@ export function deleteObject(store: ObjectStore, type: ResourceType, namespace: 
   const meta = metaOf(current);
   const pre = opts.preconditions;
   if (pre?.uid !== undefined && pre.uid !== meta.uid) {
-    throw conflict(groupResource(type), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`);
+    throw conflict(
+      groupResource(type),
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta.uid)}`,
+    );
   }
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
-    throw conflict(groupResource(type), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`);
+    throw conflict(
+      groupResource(type),
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta.resourceVersion)}`,
+    );
   }
   const isNamespace = type.group === '' && type.resource === 'namespaces';
-  if (isNamespace && PROTECTED_NAMESPACES.has(name)) store.forbiddenFor(type, name, 'this namespace may not be deleted');
+  if (isNamespace && PROTECTED_NAMESPACES.has(name))
+    store.forbiddenFor(type, name, 'this namespace may not be deleted');
   for (const a of store.admission) a(type, 'delete', current);
   const policy = parsePolicy(opts);
   if (!meta.deletionTimestamp && type.strategy.prepareForDelete) {
@@ -90,7 +109,11 @@ export function deleteObject(store: ObjectStore, type: ResourceType, namespace: 
   }
   const existing = Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : [];
   const finalizers = finalizersFor(policy, existing);
-  const specFinalizers = isNamespace && isObject(current.spec) && Array.isArray(current.spec.finalizers) && current.spec.finalizers.length > 0;
+  const specFinalizers =
+    isNamespace &&
+    isObject(current.spec) &&
+    Array.isArray(current.spec.finalizers) &&
+    current.spec.finalizers.length > 0;
   const grace = gracePeriod(type, current, opts);
   const key = objectKey(type, namespace, name);
 
@@ -111,7 +134,10 @@ export function deleteObject(store: ObjectStore, type: ResourceType, namespace: 
   const next = JSON.parse(JSON.stringify(current)) as JsonObject;
   const nm = metaOf(next);
   if (!nm.deletionTimestamp) {
-    const at = grace > 0 ? new Date(Math.floor(store.clock.now() / 1000) * 1000 + grace * 1000).toISOString().replace('.000Z', 'Z') : store.clock.nowIso();
+    const at =
+      grace > 0
+        ? new Date(Math.floor(store.clock.now() / 1000) * 1000 + grace * 1000).toISOString().replace('.000Z', 'Z')
+        : store.clock.nowIso();
     nm.deletionTimestamp = at;
     nm.deletionGracePeriodSeconds = grace;
     if (typeof nm.generation === 'number' && nm.generation > 0) nm.generation += 1;
@@ -132,21 +158,31 @@ export function deleteObject(store: ObjectStore, type: ResourceType, namespace: 
   const rv = store.versioned.nextRv();
   nm.resourceVersion = String(rv);
   const saved = store.toStored(type, next);
-  const unchanged = JSON.stringify({ ...current, metadata: { ...meta, resourceVersion: '' } }) === JSON.stringify({ ...next, metadata: { ...nm, resourceVersion: '' } });
+  const unchanged =
+    JSON.stringify({ ...current, metadata: { ...meta, resourceVersion: '' } }) ===
+    JSON.stringify({ ...next, metadata: { ...nm, resourceVersion: '' } });
   if (unchanged) return { body: current, deleted: false };
   store.versioned.put(type.storageKey, key, saved, rv);
   return { body: store.fromStored(type, saved), deleted: false };
 }
 
 /** DELETE on a collection: deletes every match and answers with the list of what it deleted. */
-export function deleteCollection(store: ObjectStore, type: ResourceType, list: ListOptions, opts: DeleteOptions = {}): JsonObject[] {
+export function deleteCollection(
+  store: ObjectStore,
+  type: ResourceType,
+  list: ListOptions,
+  opts: DeleteOptions = {},
+): JsonObject[] {
   store.checkVerb(type, 'deletecollection');
   const { items } = store.list(type, { ...list, limit: undefined, continue: undefined });
   const out: JsonObject[] = [];
   for (const item of items) {
     const m = metaOf(item);
     try {
-      const r = deleteObject(store, type, m.namespace as string | undefined, String(m.name), { ...opts, preconditions: undefined });
+      const r = deleteObject(store, type, m.namespace as string | undefined, String(m.name), {
+        ...opts,
+        preconditions: undefined,
+      });
       out.push(r.body.kind === 'Status' ? item : r.body);
     } catch (e) {
       if ((e as { code?: number }).code !== 404) throw e;

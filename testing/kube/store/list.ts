@@ -30,7 +30,10 @@ export function listObjects(store: ObjectStore, type: ResourceType, opts: ListOp
   if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
     throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}"`);
   }
-  const entries = rv === current ? store.versioned.list(type.storageKey, prefix) : store.versioned.listAt(type.storageKey, rv, prefix);
+  const entries =
+    rv === current
+      ? store.versioned.list(type.storageKey, prefix)
+      : store.versioned.listAt(type.storageKey, rv, prefix);
   // NB: resourceVersion=0 is served from the watch cache, which ignores limit.
   const limit = opts.resourceVersion === '0' ? 0 : Math.max(0, opts.limit ?? 0);
   const items: JsonObject[] = [];

@@ -36,16 +36,27 @@ describe('system fields', () => {
   });
 
   it('generates names from generateName', () => {
-    const o = cluster.store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-', namespace: 'default' } });
+    const o = cluster.store.create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { generateName: 'gen-', namespace: 'default' },
+    });
     expect(meta(o).name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   });
 
   it('requires a name or generateName and a known namespace', () => {
-    expect(failure(() => cluster.store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default' } })).status.message).toBe(
-      'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required',
-    );
-    expect(failure(() => cluster.store.create('configmaps', { ...configMap('x'), metadata: { name: 'x', namespace: 'nope' } })).status).toMatchObject({
-      code: 404, message: 'namespaces "nope" not found',
+    expect(
+      failure(() =>
+        cluster.store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default' } }),
+      ).status.message,
+    ).toBe('ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required');
+    expect(
+      failure(() =>
+        cluster.store.create('configmaps', { ...configMap('x'), metadata: { name: 'x', namespace: 'nope' } }),
+      ).status,
+    ).toMatchObject({
+      code: 404,
+      message: 'namespaces "nope" not found',
     });
   });
 
@@ -61,7 +72,9 @@ describe('optimistic concurrency', () => {
     cluster.store.update('configmaps', { ...v1, data: { k: 'v2' } });
     const e = failure(() => cluster.store.update('configmaps', { ...v1, data: { k: 'v3' } }));
     expect(e.status.code).toBe(409);
-    expect(e.status.message).toBe('Operation cannot be fulfilled on configmaps "cc": the object has been modified; please apply your changes to the latest version and try again');
+    expect(e.status.message).toBe(
+      'Operation cannot be fulfilled on configmaps "cc": the object has been modified; please apply your changes to the latest version and try again',
+    );
   });
 
   it('lets built-ins update without a resourceVersion but not custom resources (422)', () => {
@@ -72,7 +85,9 @@ describe('optimistic concurrency', () => {
     delete meta(w).resourceVersion;
     const e = failure(() => cluster.store.update('widgets.example.com', w));
     expect(e.status.code).toBe(422);
-    expect(e.status.message).toBe('widgets.example.com "uncond" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+    expect(e.status.message).toBe(
+      'widgets.example.com "uncond" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+    );
   });
 
   it('keeps everything, resourceVersion included, on a no-op write', () => {
@@ -87,7 +102,10 @@ describe('generation and the status subresource', () => {
   it('bumps a custom resource generation on spec changes only, never on status writes', () => {
     const w = cluster.store.create('widgets.example.com', widget('gen'));
     expect(meta(w).generation).toBe(1);
-    const labelled = cluster.store.update('widgets.example.com', { ...w, metadata: { ...meta(w), labels: { a: 'b' } } });
+    const labelled = cluster.store.update('widgets.example.com', {
+      ...w,
+      metadata: { ...meta(w), labels: { a: 'b' } },
+    });
     expect(meta(labelled).generation).toBe(1);
     const spec = cluster.store.update('widgets.example.com', { ...labelled, spec: { size: 'large' } });
     expect(meta(spec).generation).toBe(2);
@@ -99,7 +117,12 @@ describe('generation and the status subresource', () => {
   it('ignores status on main writes and everything but status on status writes', () => {
     const w = cluster.store.create('widgets.example.com', { ...widget('split'), status: { replicas: 9 } });
     expect(w.status).toBeUndefined();
-    const s = cluster.store.updateStatus('widgets.example.com', { ...w, spec: { size: 'large' }, metadata: { ...meta(w), labels: { x: 'y' } }, status: { replicas: 2 } });
+    const s = cluster.store.updateStatus('widgets.example.com', {
+      ...w,
+      spec: { size: 'large' },
+      metadata: { ...meta(w), labels: { x: 'y' } },
+      status: { replicas: 2 },
+    });
     expect(s.spec).toEqual({ size: 'small', replicas: 1 });
     expect(meta(s).labels).toBeUndefined();
     const m = cluster.store.update('widgets.example.com', { ...s, status: { replicas: 100 } });
@@ -107,7 +130,12 @@ describe('generation and the status subresource', () => {
   });
 
   it('counts status changes in the generation of a custom resource without a status subresource', () => {
-    const g = cluster.store.create('gadgets.example.com', { apiVersion: 'example.com/v1alpha1', kind: 'Gadget', metadata: { name: 'g' }, spec: { a: 1 } });
+    const g = cluster.store.create('gadgets.example.com', {
+      apiVersion: 'example.com/v1alpha1',
+      kind: 'Gadget',
+      metadata: { name: 'g' },
+      spec: { a: 1 },
+    });
     const s = cluster.store.update('gadgets.example.com', { ...g, status: { phase: 'x' } });
     expect(meta(s).generation).toBe(2);
   });
@@ -115,7 +143,10 @@ describe('generation and the status subresource', () => {
   it('follows the built-in rules: Deployments track spec, ConfigMaps have no generation', () => {
     const d = cluster.store.create('deployments.apps', deployment('web'));
     expect(meta(d).generation).toBe(1);
-    expect(d.spec).toMatchObject({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }, revisionHistoryLimit: 10 });
+    expect(d.spec).toMatchObject({
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      revisionHistoryLimit: 10,
+    });
     const scaled = cluster.store.update('deployments.apps', { ...d, spec: { ...(d.spec as JsonObject), replicas: 3 } });
     expect(meta(scaled).generation).toBe(2);
     const cm = cluster.store.create('configmaps', configMap('nogen'));
@@ -123,7 +154,13 @@ describe('generation and the status subresource', () => {
   });
 
   it('folds Secret stringData into base64 data', () => {
-    const s = cluster.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' }, data: { a: 'YQ==' }, stringData: { b: 'héllo' } });
+    const s = cluster.store.create('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'default' },
+      data: { a: 'YQ==' },
+      stringData: { b: 'héllo' },
+    });
     expect(s).toMatchObject({ type: 'Opaque', data: { a: 'YQ==', b: Buffer.from('héllo').toString('base64') } });
     expect(s).not.toHaveProperty('stringData');
   });
@@ -131,15 +168,23 @@ describe('generation and the status subresource', () => {
 
 describe('deletion', () => {
   it('holds an object with finalizers behind a deletionTimestamp, bumping generation, and deletes it when they go', () => {
-    const w = cluster.store.create('widgets.example.com', widget('fin', { size: 'small' }, { finalizers: ['example.com/hold'] }));
+    const w = cluster.store.create(
+      'widgets.example.com',
+      widget('fin', { size: 'small' }, { finalizers: ['example.com/hold'] }),
+    );
     const r = cluster.store.delete('widgets.example.com', 'default', 'fin');
     expect(r.deleted).toBe(false);
     const held = cluster.store.get('widgets.example.com', 'default', 'fin');
     expect(meta(held).deletionTimestamp).toBeTruthy();
     expect(meta(held).generation).toBe(2);
-    expect(failure(() => cluster.store.update('widgets.example.com', { ...held, metadata: { ...meta(held), finalizers: ['example.com/hold', 'example.com/new'] } })).status.message).toContain(
-      'no new finalizers can be added if the object is being deleted',
-    );
+    expect(
+      failure(() =>
+        cluster.store.update('widgets.example.com', {
+          ...held,
+          metadata: { ...meta(held), finalizers: ['example.com/hold', 'example.com/new'] },
+        }),
+      ).status.message,
+    ).toContain('no new finalizers can be added if the object is being deleted');
     cluster.store.update('widgets.example.com', { ...held, metadata: { ...meta(held), finalizers: [] } });
     expect(cluster.store.tryGet('widgets.example.com', 'default', 'fin')).toBeUndefined();
     expect(meta(w).uid).toBeTruthy();
@@ -149,7 +194,9 @@ describe('deletion', () => {
     const cm = cluster.store.create('configmaps', configMap('pre'));
     const e = failure(() => cluster.store.delete('configmaps', 'default', 'pre', { preconditions: { uid: 'other' } }));
     expect(e.status.code).toBe(409);
-    expect(e.status.message).toBe(`Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: other, UID in object meta: ${String(meta(cm).uid)}`);
+    expect(e.status.message).toBe(
+      `Operation cannot be fulfilled on configmaps "pre": Precondition failed: UID in precondition: other, UID in object meta: ${String(meta(cm).uid)}`,
+    );
   });
 
   it('adds the orphan or foregroundDeletion finalizer for the propagation policy', () => {
@@ -163,18 +210,35 @@ describe('deletion', () => {
 
   it('answers with the object for custom resources and a Success Status for ConfigMaps', () => {
     cluster.store.create('configmaps', configMap('st'));
-    expect(cluster.store.delete('configmaps', 'default', 'st').body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'st', kind: 'configmaps' } });
+    expect(cluster.store.delete('configmaps', 'default', 'st').body).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'st', kind: 'configmaps' },
+    });
     cluster.store.create('widgets.example.com', widget('obj'));
-    expect(cluster.store.delete('widgets.example.com', 'default', 'obj').body).toMatchObject({ kind: 'Widget', metadata: { name: 'obj' } });
+    expect(cluster.store.delete('widgets.example.com', 'default', 'obj').body).toMatchObject({
+      kind: 'Widget',
+      metadata: { name: 'obj' },
+    });
   });
 
   it('deletes a namespace with its contents and refuses new content while it terminates', async () => {
     cluster.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
     cluster.store.create('configmaps', { ...configMap('inside'), metadata: { name: 'inside', namespace: 'doomed' } });
-    cluster.store.create('widgets.example.com', widget('held', { size: 'small' }, { namespace: 'doomed', finalizers: ['example.com/hold'] }));
+    cluster.store.create(
+      'widgets.example.com',
+      widget('held', { size: 'small' }, { namespace: 'doomed', finalizers: ['example.com/hold'] }),
+    );
     cluster.store.delete('namespaces', undefined, 'doomed');
-    const e = failure(() => cluster.store.create('configmaps', { ...configMap('late'), metadata: { name: 'late', namespace: 'doomed' } }));
-    expect(e.status).toMatchObject({ code: 403, reason: 'Forbidden', message: 'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated' });
+    const e = failure(() =>
+      cluster.store.create('configmaps', { ...configMap('late'), metadata: { name: 'late', namespace: 'doomed' } }),
+    );
+    expect(e.status).toMatchObject({
+      code: 403,
+      reason: 'Forbidden',
+      message:
+        'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+    });
     await cluster.idle();
     expect(cluster.store.tryGet('configmaps', 'doomed', 'inside')).toBeUndefined();
     expect(meta(cluster.store.get('namespaces', undefined, 'doomed')).deletionTimestamp).toBeTruthy();
@@ -188,7 +252,9 @@ describe('deletion', () => {
     cluster.store.create('widgets.example.com', widget('gone'));
     cluster.store.delete('customresourcedefinitions.apiextensions.k8s.io', undefined, 'widgets.example.com');
     await cluster.idle();
-    expect(cluster.store.tryGet('customresourcedefinitions.apiextensions.k8s.io', undefined, 'widgets.example.com')).toBeUndefined();
+    expect(
+      cluster.store.tryGet('customresourcedefinitions.apiextensions.k8s.io', undefined, 'widgets.example.com'),
+    ).toBeUndefined();
     expect(() => cluster.store.type('widgets.example.com')).toThrow(/unknown resource/);
   });
 });
@@ -199,7 +265,12 @@ describe('lists', () => {
     const first = cluster.store.list('configmaps', { namespace: 'default', labelSelector: 'page=yes', limit: 2 });
     expect(first.items.map((o) => meta(o).name)).toEqual(['p1', 'p2']);
     cluster.store.delete('configmaps', 'default', 'p3');
-    const second = cluster.store.list('configmaps', { namespace: 'default', labelSelector: 'page=yes', limit: 2, continue: first.continue });
+    const second = cluster.store.list('configmaps', {
+      namespace: 'default',
+      labelSelector: 'page=yes',
+      limit: 2,
+      continue: first.continue,
+    });
     expect(second.items.map((o) => meta(o).name)).toEqual(['p3']);
     expect(second.continue).toBeUndefined();
   });
@@ -210,15 +281,25 @@ describe('lists', () => {
     expect(first.remainingItemCount).toBe(2);
     cluster.store.create('configmaps', configMap('r4'));
     cluster.compact();
-    const e = failure(() => cluster.store.list('configmaps', { namespace: 'default', limit: 1, continue: first.continue }));
+    const e = failure(() =>
+      cluster.store.list('configmaps', { namespace: 'default', limit: 1, continue: first.continue }),
+    );
     expect(e.status).toMatchObject({ code: 410, reason: 'Expired' });
   });
 
   it('supports field selectors on metadata and kind-specific fields, and rejects unknown ones', () => {
     cluster.store.create('widgets.example.com', widget('fs-small'));
     cluster.store.create('widgets.example.com', widget('fs-large', { size: 'large' }));
-    expect(cluster.store.list('widgets.example.com', { fieldSelector: 'spec.size=large' }).items.map((o) => meta(o).name)).toEqual(['fs-large']);
-    expect(cluster.store.list('widgets.example.com', { fieldSelector: 'metadata.name!=fs-large,metadata.namespace=default' }).items.map((o) => meta(o).name)).toEqual(['fs-small']);
-    expect(failure(() => cluster.store.list('widgets.example.com', { fieldSelector: 'spec.color=red' })).status.message).toBe('field label not supported: spec.color');
+    expect(
+      cluster.store.list('widgets.example.com', { fieldSelector: 'spec.size=large' }).items.map((o) => meta(o).name),
+    ).toEqual(['fs-large']);
+    expect(
+      cluster.store
+        .list('widgets.example.com', { fieldSelector: 'metadata.name!=fs-large,metadata.namespace=default' })
+        .items.map((o) => meta(o).name),
+    ).toEqual(['fs-small']);
+    expect(
+      failure(() => cluster.store.list('widgets.example.com', { fieldSelector: 'spec.color=red' })).status.message,
+    ).toBe('field label not supported: spec.color');
   });
 });

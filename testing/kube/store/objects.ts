@@ -10,8 +10,18 @@ import type { Registry, ResourceType, StrategyContext } from '../registry.js';
 import { validateSchema } from '../schema/validate.js';
 import { isObject, type JsonObject } from '../schema/types.js';
 import {
-  alreadyExists, badRequest, conflict, fieldErrors, forbidden, GoRepr, invalid, methodNotSupported, notFound, OPTIMISTIC_LOCK_MESSAGE,
-  type FieldError, type GroupResource,
+  alreadyExists,
+  badRequest,
+  conflict,
+  fieldErrors,
+  forbidden,
+  GoRepr,
+  invalid,
+  methodNotSupported,
+  notFound,
+  OPTIMISTIC_LOCK_MESSAGE,
+  type FieldError,
+  type GroupResource,
 } from '../status-errors.js';
 import { subdomainName, validateObjectMeta, validateObjectMetaUpdate } from '../validation/metadata.js';
 import { decodeBody, type FieldValidation } from './decode.js';
@@ -157,7 +167,12 @@ export class ObjectStore {
     if (!type.builtin && type.schema) {
       // metadata is checked as ObjectMeta above; the schema sees the rest.
       const { metadata: _m, ...rest } = o;
-      errs.push(...validateSchema(rest, { ...type.schema, properties: { ...type.schema.properties, metadata: { type: 'object' } } }));
+      errs.push(
+        ...validateSchema(rest, {
+          ...type.schema,
+          properties: { ...type.schema.properties, metadata: { type: 'object' } },
+        }),
+      );
     }
     errs.push(...(type.strategy.validate?.(o) ?? []));
     if (old) errs.push(...(type.strategy.validateUpdate?.(o, old) ?? []));
@@ -187,7 +202,14 @@ export class ObjectStore {
     const name = typeof meta.name === 'string' ? meta.name : '';
     if (errs.length) throw invalid(type.group, type.kind, name, errs);
     if (this.getStored(type, namespace, name)) throw alreadyExists(groupResource(type), name);
-    if (!opts.keepManagedFields) this.managedFields?.({ type, old: undefined, updated: obj, manager: opts.fieldManager ?? '', userAgent: opts.userAgent });
+    if (!opts.keepManagedFields)
+      this.managedFields?.({
+        type,
+        old: undefined,
+        updated: obj,
+        manager: opts.fieldManager ?? '',
+        userAgent: opts.userAgent,
+      });
     if (opts.dryRun) return { object: obj, warnings };
     const rv = this.versioned.nextRv();
     meta.resourceVersion = String(rv);
@@ -197,7 +219,13 @@ export class ObjectStore {
   }
 
   /** A full replace (PUT) of the object or of its status. */
-  update(type: ResourceType, namespace: string | undefined, name: string, body: unknown, opts: UpdateOptions = {}): WriteResult {
+  update(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    opts: UpdateOptions = {},
+  ): WriteResult {
     this.checkVerb(type, 'update');
     if (opts.subresource === 'status' && !type.subresources.status) throw notFound(groupResource(type), name);
     const decoded = decodeBody(type, body, opts.fieldValidation ?? 'Strict');
@@ -211,14 +239,20 @@ export class ObjectStore {
     const stored = this.getStored(type, namespace, name);
     if (!stored) {
       if (!type.allowCreateOnUpdate || opts.subresource) throw notFound(groupResource(type), name);
-      return { ...this.create(type, namespace, incoming, { ...opts, fieldValidation: 'Ignore' }), warnings: decoded.warnings, created: true };
+      return {
+        ...this.create(type, namespace, incoming, { ...opts, fieldValidation: 'Ignore' }),
+        warnings: decoded.warnings,
+        created: true,
+      };
     }
     const old = this.fromStored(type, stored);
     const oldMeta = metaOf(old);
     const rvWanted = meta.resourceVersion;
     if (rvWanted === undefined || rvWanted === '') {
       if (!type.allowUnconditionalUpdate) {
-        throw invalid(type.group, type.resource, name, [fieldErrors.invalid('metadata.resourceVersion', new GoRepr('0x0'), 'must be specified for an update')]);
+        throw invalid(type.group, type.resource, name, [
+          fieldErrors.invalid('metadata.resourceVersion', new GoRepr('0x0'), 'must be specified for an update'),
+        ]);
       }
     } else if (String(rvWanted) !== oldMeta.resourceVersion) {
       throw conflict(groupResource(type), name, OPTIMISTIC_LOCK_MESSAGE);
@@ -246,9 +280,11 @@ export class ObjectStore {
       meta.creationTimestamp = oldMeta.creationTimestamp;
       if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
       else delete meta.deletionTimestamp;
-      if (oldMeta.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined)
+        meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
       else delete meta.deletionGracePeriodSeconds;
-      if (meta.managedFields === undefined && oldMeta.managedFields !== undefined) meta.managedFields = oldMeta.managedFields;
+      if (meta.managedFields === undefined && oldMeta.managedFields !== undefined)
+        meta.managedFields = oldMeta.managedFields;
       delete meta.selfLink;
       type.strategy.defaults?.(next);
       type.strategy.prepareForUpdate?.(next, old, this.ctx);
@@ -256,20 +292,33 @@ export class ObjectStore {
     const meta = metaOf(next);
     if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
     else delete meta.generation;
-    if (subresource !== 'status' && generationChanged(type, next, old)) meta.generation = Number(oldMeta.generation ?? 0) + 1;
+    if (subresource !== 'status' && generationChanged(type, next, old))
+      meta.generation = Number(oldMeta.generation ?? 0) + 1;
     meta.resourceVersion = oldMeta.resourceVersion;
     return next;
   }
 
   /** Validates and stores an update prepared from `old`; also used by PATCH. */
-  commitUpdate(type: ResourceType, old: JsonObject, next: JsonObject, opts: UpdateOptions = {}): Omit<WriteResult, 'warnings'> {
+  commitUpdate(
+    type: ResourceType,
+    old: JsonObject,
+    next: JsonObject,
+    opts: UpdateOptions = {},
+  ): Omit<WriteResult, 'warnings'> {
     const meta = metaOf(next);
     const name = String(meta.name);
     const namespace = type.namespaced ? String(meta.namespace) : undefined;
     const errs = this.validate(type, next, old);
     if (errs.length) throw invalid(type.group, type.kind, name, errs);
     if (!opts.keepManagedFields) {
-      this.managedFields?.({ type, old, updated: next, manager: opts.fieldManager ?? '', userAgent: opts.userAgent, subresource: opts.subresource });
+      this.managedFields?.({
+        type,
+        old,
+        updated: next,
+        manager: opts.fieldManager ?? '',
+        userAgent: opts.userAgent,
+        subresource: opts.subresource,
+      });
     }
     const key = objectKey(type, namespace, name);
     if (meta.deletionTimestamp && isEmpty(meta.finalizers) && !hasSpecFinalizers(type, next)) {

@@ -24,12 +24,14 @@ export function compileQuery(type: ResourceType, q: QueryOptions): { predicate: 
     }
   }
   const ns = q.namespace;
-  const getField = (o: JsonObject) => (field: string): string | undefined => {
-    const m = isObject(o.metadata) ? o.metadata : {};
-    if (field === 'metadata.name') return m.name as string | undefined;
-    if (field === 'metadata.namespace') return m.namespace as string | undefined;
-    return type.fieldSelectors[field]!(o);
-  };
+  const getField =
+    (o: JsonObject) =>
+    (field: string): string | undefined => {
+      const m = isObject(o.metadata) ? o.metadata : {};
+      if (field === 'metadata.name') return m.name as string | undefined;
+      if (field === 'metadata.namespace') return m.namespace as string | undefined;
+      return type.fieldSelectors[field]!(o);
+    };
   const predicate: Predicate = (o) => {
     const m = isObject(o.metadata) ? o.metadata : {};
     if (ns !== undefined && ns !== '' && m.namespace !== ns) return false;
@@ -58,10 +60,12 @@ export function decodeContinue(token: string): ContinueToken {
   } catch {
     throw badRequest('continue key is not valid: illegal base64 data or json');
   }
-  if (!isObject(parsed) || parsed.v !== 'meta.k8s.io/v1') throw badRequest('continue key is not valid: server does not recognize this encoded key');
+  if (!isObject(parsed) || parsed.v !== 'meta.k8s.io/v1')
+    throw badRequest('continue key is not valid: server does not recognize this encoded key');
   const rv = parsed.rv;
   const start = parsed.start;
-  if (typeof rv !== 'number' || rv <= 0 || typeof start !== 'string') throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof rv !== 'number' || rv <= 0 || typeof start !== 'string')
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   return { rv, start: start.endsWith('\u0000') ? start.slice(0, -1) : start };
 }
 

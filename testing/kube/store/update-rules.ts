@@ -8,7 +8,9 @@ export function isEmpty(v: unknown): boolean {
 
 /** Namespaces carry their own finalizers in spec.finalizers. */
 export function hasSpecFinalizers(type: ResourceType, o: JsonObject): boolean {
-  return type.group === '' && type.resource === 'namespaces' && !isEmpty(isObject(o.spec) ? o.spec.finalizers : undefined);
+  return (
+    type.group === '' && type.resource === 'namespaces' && !isEmpty(isObject(o.spec) ? o.spec.finalizers : undefined)
+  );
 }
 
 function withoutKeys(o: JsonObject, keys: string[]): JsonObject {
@@ -21,7 +23,8 @@ export function generationChanged(type: ResourceType, next: JsonObject, old: Jso
   const rule = type.generation;
   if (rule === 'none') return false;
   if (rule === 'spec') return !jsonEqual(next.spec, old.spec);
-  if (rule === 'all-but-metadata-status') return !jsonEqual(withoutKeys(next, ['metadata', 'status']), withoutKeys(old, ['metadata', 'status']));
+  if (rule === 'all-but-metadata-status')
+    return !jsonEqual(withoutKeys(next, ['metadata', 'status']), withoutKeys(old, ['metadata', 'status']));
   if (rule === 'all-but-metadata') return !jsonEqual(withoutKeys(next, ['metadata']), withoutKeys(old, ['metadata']));
   return rule(next, old);
 }
@@ -31,7 +34,8 @@ export function sameObject(a: JsonObject, b: JsonObject): boolean {
   const norm = (o: JsonObject): JsonObject => {
     const m = { ...(isObject(o.metadata) ? o.metadata : {}) };
     delete m.resourceVersion;
-    if (Array.isArray(m.managedFields)) m.managedFields = m.managedFields.map((e) => (isObject(e) ? { ...e, time: undefined } : e));
+    if (Array.isArray(m.managedFields))
+      m.managedFields = m.managedFields.map((e) => (isObject(e) ? { ...e, time: undefined } : e));
     return { ...o, metadata: m };
   };
   return jsonEqual(JSON.parse(JSON.stringify(norm(a))), JSON.parse(JSON.stringify(norm(b))));

@@ -33,7 +33,10 @@ export class VersionedStore {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
 
   /** @param historyLimit events kept for watch replay; older resourceVersions answer 410 Expired. */
-  constructor(private readonly historyLimit = 5000, startRv = 0) {
+  constructor(
+    private readonly historyLimit = 5000,
+    startRv = 0,
+  ) {
     this.rv = startRv;
     this.compacted = startRv;
   }

@@ -13,10 +13,20 @@ afterAll(() => cluster.close());
 
 const name = (ev: WatchEvent): string => String((ev.object.metadata as JsonObject).name);
 
-function collect(opts: WatchOptions): { events: WatchEvent[]; closed: () => boolean; stop: () => void; settle: () => Promise<void> } {
+function collect(opts: WatchOptions): {
+  events: WatchEvent[];
+  closed: () => boolean;
+  stop: () => void;
+  settle: () => Promise<void>;
+} {
   const events: WatchEvent[] = [];
   let closed = false;
-  const h = cluster.store.watch('configmaps', { namespace: 'default', ...opts }, (ev) => events.push(ev), () => (closed = true));
+  const h = cluster.store.watch(
+    'configmaps',
+    { namespace: 'default', ...opts },
+    (ev) => events.push(ev),
+    () => (closed = true),
+  );
   return { events, closed: () => closed, stop: () => h.stop(), settle: () => new Promise((r) => setTimeout(r, 0)) };
 }
 
@@ -45,9 +55,15 @@ describe('watch', () => {
   it('turns label selector transitions into ADDED and DELETED', async () => {
     const w = collect({ labelSelector: 'team=blue' });
     const a = cluster.store.create('configmaps', configMap('a', { k: 'v' }, { team: 'red' }));
-    const blue = cluster.store.update('configmaps', { ...a, metadata: { ...(a.metadata as JsonObject), labels: { team: 'blue' } } });
+    const blue = cluster.store.update('configmaps', {
+      ...a,
+      metadata: { ...(a.metadata as JsonObject), labels: { team: 'blue' } },
+    });
     const edited = cluster.store.update('configmaps', { ...blue, data: { k: 'w' } });
-    cluster.store.update('configmaps', { ...edited, metadata: { ...(edited.metadata as JsonObject), labels: { team: 'red' } } });
+    cluster.store.update('configmaps', {
+      ...edited,
+      metadata: { ...(edited.metadata as JsonObject), labels: { team: 'red' } },
+    });
     await w.settle();
     expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
     // Leaving the selection reports the last state that matched, at the leaving change's version.
@@ -74,7 +90,12 @@ describe('watch', () => {
     await w.settle();
     expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
     expect(w.events[1]!.object).toEqual({
-      kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: cluster.store.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: {
+        resourceVersion: cluster.store.resourceVersion,
+        annotations: { 'k8s.io/initial-events-end': 'true' },
+      },
     });
     w.stop();
   });
@@ -87,7 +108,9 @@ describe('watch', () => {
     cluster.restore(snap);
     await w.settle();
     expect(w.closed()).toBe(true);
-    expect(cluster.store.list('configmaps', { namespace: 'default' }).items.map((o) => (o.metadata as JsonObject).name)).toEqual(['a']);
+    expect(
+      cluster.store.list('configmaps', { namespace: 'default' }).items.map((o) => (o.metadata as JsonObject).name),
+    ).toEqual(['a']);
     const late = collect({ resourceVersion: String((a.metadata as JsonObject).resourceVersion) });
     await late.settle();
     expect(late.events[0]?.type).toBe('ERROR');

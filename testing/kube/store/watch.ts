@@ -97,7 +97,8 @@ export function startWatch(
       onClose();
     },
     bookmark() {
-      if (!closed && opts.allowWatchBookmarks) emit({ type: 'BOOKMARK', object: bookmarkObject(type, versioned.currentRv) });
+      if (!closed && opts.allowWatchBookmarks)
+        emit({ type: 'BOOKMARK', object: bookmarkObject(type, versioned.currentRv) });
     },
   };
 
@@ -121,8 +122,10 @@ export function startWatch(
     if (startRv === undefined) {
       // Start at "most recent" with the current state as ADDED events.
       const prefix = type.namespaced && opts.namespace ? `${opts.namespace}/` : '';
-      for (const [, o] of versioned.list(type.storageKey, prefix)) if (predicate(o)) emit({ type: 'ADDED', object: store.fromStored(type, o) });
-      if (opts.sendInitialEvents && opts.allowWatchBookmarks) emit({ type: 'BOOKMARK', object: bookmarkObject(type, versioned.currentRv, true) });
+      for (const [, o] of versioned.list(type.storageKey, prefix))
+        if (predicate(o)) emit({ type: 'ADDED', object: store.fromStored(type, o) });
+      if (opts.sendInitialEvents && opts.allowWatchBookmarks)
+        emit({ type: 'BOOKMARK', object: bookmarkObject(type, versioned.currentRv, true) });
     } else {
       if (!Number.isInteger(startRv) || startRv < 0) throw badRequest(`invalid resource version: ${rvParam}`);
       if (startRv > versioned.currentRv) {

@@ -35,7 +35,11 @@ const GADGET_CRD = {
                     type: 'array',
                     'x-kubernetes-list-type': 'map',
                     'x-kubernetes-list-map-keys': ['name'],
-                    items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+                    items: {
+                      type: 'object',
+                      required: ['name'],
+                      properties: { name: { type: 'string' }, port: { type: 'integer' } },
+                    },
                   },
                 },
               },
@@ -139,7 +143,8 @@ describe('kubectl apply', () => {
     expect([first.code, first.stdout.trim()]).toEqual([0, 'gadget.patch.steward.dev/g2 serverside-applied']);
 
     const live = await k.json('get', 'gadget', 'g2', '--show-managed-fields');
-    const managed = (live.metadata as { managedFields: { manager: string; operation: string; fieldsV1: unknown }[] }).managedFields;
+    const managed = (live.metadata as { managedFields: { manager: string; operation: string; fieldsV1: unknown }[] })
+      .managedFields;
     expect(managed.map((m) => [m.manager, m.operation])).toEqual([['kubectl', 'Apply']]);
     expect(managed[0]!.fieldsV1).toEqual({
       'f:spec': { 'f:size': {}, 'f:ports': { 'k:{"name":"http"}': { '.': {}, 'f:name': {}, 'f:port': {} } } },
@@ -169,12 +174,20 @@ describe('kubectl apply', () => {
     const f = k.file('d.json', deployment([{ name: 'app', image: 'nginx:1.25' }]));
     expect((await k.run('apply', '-f', f)).stdout.trim()).toBe('deployment.apps/web created');
 
-    k.file('d.json', deployment([{ name: 'app', image: 'nginx:1.27' }, { name: 'sidecar', image: 'busybox:1.36' }]));
+    k.file(
+      'd.json',
+      deployment([
+        { name: 'app', image: 'nginx:1.27' },
+        { name: 'sidecar', image: 'busybox:1.36' },
+      ]),
+    );
     const changed = await k.run('apply', '-f', f);
     expect([changed.code, changed.stdout.trim()]).toEqual([0, 'deployment.apps/web configured']);
     expect(changed.trace).toContain('application/strategic-merge-patch+json');
     const containers = async (): Promise<string[][]> => {
-      const d = (await k.json('get', 'deployment', 'web')) as { spec: { template: { spec: { containers: { name: string; image: string }[] } } } };
+      const d = (await k.json('get', 'deployment', 'web')) as {
+        spec: { template: { spec: { containers: { name: string; image: string }[] } } };
+      };
       return d.spec.template.spec.containers.map((c) => [c.name, c.image]);
     };
     expect(await containers()).toEqual([
@@ -192,9 +205,19 @@ describe('kubectl patch and replace', () => {
   it('patches status with a merge patch and leaves generation and spec alone', async (ctx) => {
     const k = session(ctx);
     expect((await k.run('apply', '-f', k.file('g.json', gadget('g3', { size: 1 })))).code).toBe(0);
-    const patched = await k.run('patch', 'gadget', 'g3', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Ready"}}');
+    const patched = await k.run(
+      'patch',
+      'gadget',
+      'g3',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"phase":"Ready"}}',
+    );
     expect([patched.code, patched.stdout.trim()]).toEqual([0, 'gadget.patch.steward.dev/g3 patched']);
-    expect(patched.trace).toMatch(/PATCH http:\/\/127\.0\.0\.1:\d+\/apis\/patch\.steward\.dev\/v1\/namespaces\/default\/gadgets\/g3\/status/);
+    expect(patched.trace).toMatch(
+      /PATCH http:\/\/127\.0\.0\.1:\d+\/apis\/patch\.steward\.dev\/v1\/namespaces\/default\/gadgets\/g3\/status/,
+    );
     const live = await k.json('get', 'gadget', 'g3');
     expect((live.metadata as Record<string, unknown>).generation).toBe(1);
     expect(live.status).toEqual({ phase: 'Ready' });
@@ -215,7 +238,11 @@ describe('kubectl patch and replace', () => {
     const k = session(ctx);
     expect((await k.run('apply', '-f', k.file('g.json', gadget('g6', { size: 1 })))).code).toBe(0);
     const rv = ((await k.json('get', 'gadget', 'g6')).metadata as Record<string, unknown>).resourceVersion as string;
-    const ops = (v: string) => JSON.stringify([{ op: 'test', path: '/metadata/resourceVersion', value: v }, { op: 'replace', path: '/spec/size', value: 7 }]);
+    const ops = (v: string) =>
+      JSON.stringify([
+        { op: 'test', path: '/metadata/resourceVersion', value: v },
+        { op: 'replace', path: '/spec/size', value: 7 },
+      ]);
     expect((await k.run('patch', 'gadget', 'g6', '--type=json', '-p', ops(rv))).code).toBe(0);
     const stale = await k.run('patch', 'gadget', 'g6', '--type=json', '-p', ops(rv));
     expect(stale.code).not.toBe(0);

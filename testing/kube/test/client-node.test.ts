@@ -67,7 +67,12 @@ const GADGET_CRD = {
   },
 };
 
-const gadget = (name: string, spec: Doc) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Gadget', metadata: { name, namespace: NS }, spec });
+const gadget = (name: string, spec: Doc) => ({
+  apiVersion: `${GROUP}/${VERSION}`,
+  kind: 'Gadget',
+  metadata: { name, namespace: NS },
+  spec,
+});
 
 let cluster: TestCluster;
 let k8s: ClientNode;
@@ -111,7 +116,13 @@ async function failure(p: Promise<unknown>): Promise<{ code: number; status: Sta
 }
 
 function createGadget(name: string, spec: Doc): Promise<Obj> {
-  return custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, body: gadget(name, spec) });
+  return custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: NS,
+    plural: PLURAL,
+    body: gadget(name, spec),
+  });
 }
 
 function getGadget(name: string): Promise<Obj> {
@@ -119,7 +130,10 @@ function getGadget(name: string): Promise<Obj> {
 }
 
 function patchGadget(name: string, body: unknown, type: string, extra: Doc = {}): Promise<Obj> {
-  return custom.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, name, body, ...extra }, as(type));
+  return custom.patchNamespacedCustomObject(
+    { group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, name, body, ...extra },
+    as(type),
+  );
 }
 
 describe('client-node CRUD', () => {
@@ -128,17 +142,32 @@ describe('client-node CRUD', () => {
     expect(created.metadata.uid).toBeTruthy();
     expect((await getGadget('c1')).spec).toEqual({ size: 1 });
 
-    const list = await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NS, plural: PLURAL });
+    const list = await custom.listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: NS,
+      plural: PLURAL,
+    });
     expect((list.items as Obj[]).map((i) => i.metadata.name)).toEqual(['c1']);
 
     const replaced: Obj = await custom.replaceNamespacedCustomObject({
-      group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, name: 'c1',
+      group: GROUP,
+      version: VERSION,
+      namespace: NS,
+      plural: PLURAL,
+      name: 'c1',
       body: { ...created, spec: { size: 2 } },
     });
     expect(replaced.spec).toEqual({ size: 2 });
     expect(replaced.metadata.generation).toBe(2);
 
-    await custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, name: 'c1' });
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: NS,
+      plural: PLURAL,
+      name: 'c1',
+    });
     const gone = await failure(getGadget('c1'));
     expect([gone.code, gone.status.reason]).toEqual([404, 'NotFound']);
   });
@@ -157,7 +186,14 @@ describe('client-node CRUD', () => {
     const created = await createGadget('c2', { size: 1 });
     await patchGadget('c2', { spec: { size: 2 } }, k8s.PatchStrategy.MergePatch);
     const stale = await failure(
-      custom.replaceNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, name: 'c2', body: { ...created, spec: { size: 3 } } }),
+      custom.replaceNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: PLURAL,
+        name: 'c2',
+        body: { ...created, spec: { size: 3 } },
+      }),
     );
     expect(stale.code).toBe(409);
     expect(stale.status).toMatchObject({
@@ -171,17 +207,32 @@ describe('client-node CRUD', () => {
 describe('client-node patches', () => {
   it('merge-patches a custom resource, deleting a key with null', async () => {
     await createGadget('p1', { size: 1, labels: { a: 'x', b: 'y' } });
-    const out = await patchGadget('p1', { spec: { labels: { a: null, c: 'z' } } }, k8s.PatchStrategy.MergePatch, { fieldManager: 'tester' });
+    const out = await patchGadget('p1', { spec: { labels: { a: null, c: 'z' } } }, k8s.PatchStrategy.MergePatch, {
+      fieldManager: 'tester',
+    });
     expect(out.spec).toEqual({ size: 1, labels: { b: 'y', c: 'z' } });
     expect(out.metadata.managedFields?.map((m) => m.manager)).toContain('tester');
   });
 
   it('JSON-patches a custom resource and answers 422 when a test operation fails', async () => {
     await createGadget('p2', { size: 1, tags: ['a'] });
-    const out = await patchGadget('p2', [{ op: 'add', path: '/spec/tags/-', value: 'b' }, { op: 'replace', path: '/spec/size', value: 4 }], k8s.PatchStrategy.JsonPatch);
+    const out = await patchGadget(
+      'p2',
+      [
+        { op: 'add', path: '/spec/tags/-', value: 'b' },
+        { op: 'replace', path: '/spec/size', value: 4 },
+      ],
+      k8s.PatchStrategy.JsonPatch,
+    );
     expect(out.spec).toEqual({ size: 4, tags: ['a', 'b'] });
-    const failed = await failure(patchGadget('p2', [{ op: 'test', path: '/spec/size', value: 1 }], k8s.PatchStrategy.JsonPatch));
-    expect([failed.code, failed.status.reason, failed.status.message]).toEqual([422, 'Invalid', 'the server rejected our request due to an error in our request']);
+    const failed = await failure(
+      patchGadget('p2', [{ op: 'test', path: '/spec/size', value: 1 }], k8s.PatchStrategy.JsonPatch),
+    );
+    expect([failed.code, failed.status.reason, failed.status.message]).toEqual([
+      422,
+      'Invalid',
+      'the server rejected our request due to an error in our request',
+    ]);
   });
 
   it('refuses a strategic merge patch of a custom resource with 415 and accepts it for a ConfigMap', async () => {
@@ -189,7 +240,10 @@ describe('client-node patches', () => {
     const refused = await failure(patchGadget('p3', { spec: { size: 2 } }, k8s.PatchStrategy.StrategicMergePatch));
     expect([refused.code, refused.status.reason]).toEqual([415, 'UnsupportedMediaType']);
 
-    await core.createNamespacedConfigMap({ namespace: NS, body: { metadata: { name: 'cm2', finalizers: ['a/x'] }, data: { a: '1' } } });
+    await core.createNamespacedConfigMap({
+      namespace: NS,
+      body: { metadata: { name: 'cm2', finalizers: ['a/x'] }, data: { a: '1' } },
+    });
     const cm = await core.patchNamespacedConfigMap(
       { name: 'cm2', namespace: NS, body: { metadata: { finalizers: ['b/y'] }, data: { b: '2' } } },
       as(k8s.PatchStrategy.StrategicMergePatch),
@@ -199,13 +253,38 @@ describe('client-node patches', () => {
   });
 
   it('applies server-side, creating the object, and reports conflicts until forced', async () => {
-    const first = await objects.patch(gadget('p4', { size: 1 }), undefined, undefined, 'team-a', false, k8s.PatchStrategy.ServerSideApply);
+    const first = await objects.patch(
+      gadget('p4', { size: 1 }),
+      undefined,
+      undefined,
+      'team-a',
+      false,
+      k8s.PatchStrategy.ServerSideApply,
+    );
     expect((first as Obj).spec).toEqual({ size: 1 });
-    const conflict = await failure(objects.patch(gadget('p4', { size: 2 }), undefined, undefined, 'team-b', false, k8s.PatchStrategy.ServerSideApply));
+    const conflict = await failure(
+      objects.patch(
+        gadget('p4', { size: 2 }),
+        undefined,
+        undefined,
+        'team-b',
+        false,
+        k8s.PatchStrategy.ServerSideApply,
+      ),
+    );
     expect(conflict.code).toBe(409);
     expect(conflict.status.message).toBe('Apply failed with 1 conflict: conflict with "team-a": .spec.size');
-    expect(conflict.status.details?.causes).toEqual([{ reason: 'FieldManagerConflict', message: 'conflict with "team-a"', field: '.spec.size' }]);
-    const forced = (await objects.patch(gadget('p4', { size: 2 }), undefined, undefined, 'team-b', true, k8s.PatchStrategy.ServerSideApply)) as Obj;
+    expect(conflict.status.details?.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "team-a"', field: '.spec.size' },
+    ]);
+    const forced = (await objects.patch(
+      gadget('p4', { size: 2 }),
+      undefined,
+      undefined,
+      'team-b',
+      true,
+      k8s.PatchStrategy.ServerSideApply,
+    )) as Obj;
     expect(forced.spec).toEqual({ size: 2 });
     expect(forced.metadata.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['team-b', 'Apply']]);
   });
@@ -213,12 +292,23 @@ describe('client-node patches', () => {
   it('patches the status subresource without touching spec or generation', async () => {
     await createGadget('p5', { size: 1 });
     const out: Obj = await custom.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace: NS, plural: PLURAL, name: 'p5', body: { spec: { size: 9 }, status: { phase: 'Ready' } }, fieldManager: 'operator' },
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: PLURAL,
+        name: 'p5',
+        body: { spec: { size: 9 }, status: { phase: 'Ready' } },
+        fieldManager: 'operator',
+      },
       as(k8s.PatchStrategy.MergePatch),
     );
     expect(out.status).toEqual({ phase: 'Ready' });
     expect(out.spec).toEqual({ size: 1 });
     expect(out.metadata.generation).toBe(1);
-    expect(out.metadata.managedFields?.find((m) => m.manager === 'operator')).toMatchObject({ operation: 'Update', subresource: 'status' });
+    expect(out.metadata.managedFields?.find((m) => m.manager === 'operator')).toMatchObject({
+      operation: 'Update',
+      subresource: 'status',
+    });
   });
 });

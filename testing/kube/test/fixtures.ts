@@ -8,8 +8,17 @@ export function widget(name: string, spec: JsonObject = { size: 'small' }, metad
   return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'default', ...metadata }, spec };
 }
 
-export function configMap(name: string, data: Record<string, string> = { k: 'v' }, labels?: Record<string, string>): JsonObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) }, data };
+export function configMap(
+  name: string,
+  data: Record<string, string> = { k: 'v' },
+  labels?: Record<string, string>,
+): JsonObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default', ...(labels ? { labels } : {}) },
+    data,
+  };
 }
 
 export function deployment(name: string, replicas = 1): JsonObject {

@@ -31,7 +31,9 @@ describe('client-node informer', () => {
 
     const log: string[] = [];
     const errors: unknown[] = [];
-    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
+    const informer = k8s.makeInformer(kc, '/api/v1/namespaces/default/configmaps', () =>
+      core.listNamespacedConfigMap({ namespace: 'default' }),
+    );
     informer.on('add', (o) => log.push(`add ${o.metadata!.name!}`));
     informer.on('update', (o) => log.push(`update ${o.metadata!.name!}`));
     informer.on('delete', (o) => log.push(`delete ${o.metadata!.name!}`));
@@ -41,16 +43,26 @@ describe('client-node informer', () => {
       await until(() => log.includes('add before'), 'the initial list');
       await until(() => cluster.openWatches() === 1, 'the watch');
 
-      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'live' }, data: { a: '1' } } });
+      await core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: 'live' }, data: { a: '1' } },
+      });
       // NB: client-node sends application/json-patch+json by default.
-      await core.patchNamespacedConfigMap({ namespace: 'default', name: 'live', body: [{ op: 'replace', path: '/data/a', value: '2' }] });
+      await core.patchNamespacedConfigMap({
+        namespace: 'default',
+        name: 'live',
+        body: [{ op: 'replace', path: '/data/a', value: '2' }],
+      });
       await until(() => log.includes('update live'), 'watch events');
 
       // The server ends the stream (as at a watch timeout): the informer watches again from where it was.
       const watchesBefore = cluster.requests.count({ verb: 'watch' });
       const lastRv = cluster.store.resourceVersion;
       cluster.closeWatches('configmaps');
-      await until(() => cluster.requests.count({ verb: 'watch' }) === watchesBefore + 1 && cluster.openWatches() === 1, 're-watch');
+      await until(
+        () => cluster.requests.count({ verb: 'watch' }) === watchesBefore + 1 && cluster.openWatches() === 1,
+        're-watch',
+      );
       const rewatch = cluster.requests.filter({ verb: 'watch' }).at(-1)!;
       expect(new URLSearchParams(rewatch.query).get('resourceVersion')).toBe(lastRv);
       cluster.store.create('configmaps', configMap('after-rewatch'));
@@ -67,7 +79,12 @@ describe('client-node informer', () => {
       await until(() => log.includes('delete before') && log.includes('add during-gap'), 're-list after 410');
       expect(cluster.requests.count({ verb: 'list' })).toBe(listsBefore + 1);
       expect(errors).toEqual([]);
-      expect(informer.list().map((o) => o.metadata!.name).sort()).toEqual(['after-rewatch', 'during-gap', 'live']);
+      expect(
+        informer
+          .list()
+          .map((o) => o.metadata!.name)
+          .sort(),
+      ).toEqual(['after-rewatch', 'during-gap', 'live']);
     } finally {
       cluster.faults.clear();
       await informer.stop();

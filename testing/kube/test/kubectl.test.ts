@@ -41,7 +41,10 @@ describe('kubectl against the test server', () => {
     await kubectl.ok(['create', 'configmap', 'imp', '--from-literal=a=1', '--from-literal=b=2']);
     await kubectl.ok(['create', 'secret', 'generic', 'sec', '--from-literal=password=s3cret']);
     expect(cluster.store.get('configmaps', 'default', 'imp').data).toEqual({ a: '1', b: '2' });
-    expect(cluster.store.get('secrets', 'default', 'sec')).toMatchObject({ type: 'Opaque', data: { password: Buffer.from('s3cret').toString('base64') } });
+    expect(cluster.store.get('secrets', 'default', 'sec')).toMatchObject({
+      type: 'Opaque',
+      data: { password: Buffer.from('s3cret').toString('base64') },
+    });
     expect(await kubectl.ok(['get', 'secret', 'sec', '--no-headers'])).toMatch(/^sec\s+Opaque\s+1\s+\d+s\n$/);
   });
 
@@ -60,7 +63,9 @@ describe('kubectl against the test server', () => {
     const get = await kubectl.ok(['get', 'wg']);
     expect(get).toMatch(/^NAME\s+SIZE\s+REPLICAS\s+READY\s+AGE\nw1\s+small\s+2\s+\s+\d+s\n$/);
     const wide = await kubectl.ok(['get', 'widgets.example.com', '-o', 'wide']);
-    expect(wide).toMatch(/^NAME\s+SIZE\s+REPLICAS\s+READY\s+ENDPOINT\s+AGE\nw1\s+small\s+2\s+https:\/\/w1\.example\.com\s+\d+s\n$/);
+    expect(wide).toMatch(
+      /^NAME\s+SIZE\s+REPLICAS\s+READY\s+ENDPOINT\s+AGE\nw1\s+small\s+2\s+https:\/\/w1\.example\.com\s+\d+s\n$/,
+    );
     expect(await kubectl.ok(['get', 'examples', '-o', 'name'])).toBe('widget.example.com/w1\n');
   });
 
@@ -68,8 +73,12 @@ describe('kubectl against the test server', () => {
     await installCrds();
     const r = await kubectl.run(['apply', '-f', '-'], { stdin: `${WIDGET('bad')}  bogus: true\n` });
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain('Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"');
-    const warn = await kubectl.run(['apply', '--validate=warn', '-f', '-'], { stdin: `${WIDGET('warned')}  bogus: true\n` });
+    expect(r.stderr).toContain(
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.bogus"',
+    );
+    const warn = await kubectl.run(['apply', '--validate=warn', '-f', '-'], {
+      stdin: `${WIDGET('warned')}  bogus: true\n`,
+    });
     expect(warn.code).toBe(0);
     expect(warn.stderr).toContain('Warning: unknown field "spec.bogus"');
   });
@@ -80,7 +89,12 @@ describe('kubectl against the test server', () => {
     const w = kubectl.spawn(['get', 'widgets', '-w']);
     try {
       await w.waitFor(/NAME\s+SIZE.*\nfirst\s+small/);
-      cluster.store.create('widgets.example.com', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'second', namespace: 'default' }, spec: { size: 'large' } });
+      cluster.store.create('widgets.example.com', {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'second', namespace: 'default' },
+        spec: { size: 'large' },
+      });
       const out = await w.waitFor(/\nsecond\s+large\s+1/);
       expect(out.match(/NAME/g)).toHaveLength(1);
     } finally {
@@ -94,10 +108,23 @@ describe('kubectl against the test server', () => {
     const w = cluster.store.get('widgets.example.com', 'default', 'described');
     const meta = w.metadata as { uid: string; resourceVersion: string };
     cluster.store.create('events.events.k8s.io', {
-      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'described.1', namespace: 'default' },
-      eventTime: '2030-01-01T00:00:00.000000Z', reportingController: 'steward.dev/operator', reportingInstance: 'op-1', action: 'Reconcile',
-      reason: 'Provisioned', note: 'widget is ready', type: 'Normal',
-      regarding: { apiVersion: 'example.com/v1', kind: 'Widget', name: 'described', namespace: 'default', uid: meta.uid },
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'described.1', namespace: 'default' },
+      eventTime: '2030-01-01T00:00:00.000000Z',
+      reportingController: 'steward.dev/operator',
+      reportingInstance: 'op-1',
+      action: 'Reconcile',
+      reason: 'Provisioned',
+      note: 'widget is ready',
+      type: 'Normal',
+      regarding: {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        name: 'described',
+        namespace: 'default',
+        uid: meta.uid,
+      },
     });
     const out = await kubectl.ok(['describe', 'widget', 'described']);
     expect(out).toMatch(/Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n/);
@@ -122,7 +149,12 @@ describe('kubectl against the test server', () => {
     const d = cluster.store.get('deployments.apps', 'default', 'web');
     expect(d.spec).toMatchObject({ replicas: 3 });
     expect((d.metadata as { generation: number }).generation).toBe(2);
-    cluster.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+    cluster.store.create('pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'default' },
+      spec: { containers: [{ name: 'c', image: 'busybox' }] },
+    });
     cluster.setLogProvider((ns, pod, container) => `${ns}/${pod}/${container}: hello\n`);
     expect(await kubectl.ok(['logs', 'p'])).toBe('default/p/c: hello\n');
     cluster.setLogProvider(undefined);
@@ -130,11 +162,35 @@ describe('kubectl against the test server', () => {
 
   it('filters with -l, --field-selector and -A', async () => {
     await kubectl.ok(['create', 'namespace', 'other']);
-    const cm = (name: string, ns: string, tier: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n  labels: {tier: ${tier}}\ndata: {k: v}\n---\n`;
-    await kubectl.ok(['apply', '-f', '-'], { stdin: cm('a', 'default', 'web') + cm('b', 'default', 'db') + cm('c', 'other', 'web') });
+    const cm = (name: string, ns: string, tier: string): string =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n  labels: {tier: ${tier}}\ndata: {k: v}\n---\n`;
+    await kubectl.ok(['apply', '-f', '-'], {
+      stdin: cm('a', 'default', 'web') + cm('b', 'default', 'db') + cm('c', 'other', 'web'),
+    });
     expect(await kubectl.ok(['get', 'cm', '-l', 'tier in (web,cache)', '-o', 'name'])).toBe('configmap/a\n');
-    expect(await kubectl.ok(['get', 'cm', '-A', '-l', 'tier=web', '--no-headers', '-o', 'custom-columns=NS:.metadata.namespace,N:.metadata.name'])).toMatch(/^default\s+a\nother\s+c\n$/);
-    expect(await kubectl.ok(['get', 'cm', '-A', '--field-selector', 'metadata.namespace!=default,metadata.name=c', '-o', 'name'])).toBe('configmap/c\n');
+    expect(
+      await kubectl.ok([
+        'get',
+        'cm',
+        '-A',
+        '-l',
+        'tier=web',
+        '--no-headers',
+        '-o',
+        'custom-columns=NS:.metadata.namespace,N:.metadata.name',
+      ]),
+    ).toMatch(/^default\s+a\nother\s+c\n$/);
+    expect(
+      await kubectl.ok([
+        'get',
+        'cm',
+        '-A',
+        '--field-selector',
+        'metadata.namespace!=default,metadata.name=c',
+        '-o',
+        'name',
+      ]),
+    ).toBe('configmap/c\n');
     const bad = await kubectl.run(['get', 'cm', '--field-selector', 'data.k=v']);
     expect(bad.stderr).toContain('field label not supported: data.k');
   });

@@ -33,11 +33,28 @@ export class Kubectl {
 
   run(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile(KUBECTL, [...args, '-v=8'], { env: this.env(), timeout: opts.timeoutMs ?? 20_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-        const lines = stderr.split('\n');
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-        resolve({ code, stdout, stderr: lines.filter((l) => !TRACE.test(l) && !/^\s/.test(l)).join('\n').trim(), trace: stderr });
-      });
+      const child = execFile(
+        KUBECTL,
+        [...args, '-v=8'],
+        { env: this.env(), timeout: opts.timeoutMs ?? 20_000, maxBuffer: 32 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          const lines = stderr.split('\n');
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : 1
+            : 0;
+          resolve({
+            code,
+            stdout,
+            stderr: lines
+              .filter((l) => !TRACE.test(l) && !/^\s/.test(l))
+              .join('\n')
+              .trim(),
+            trace: stderr,
+          });
+        },
+      );
       if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
     });
   }
@@ -45,12 +62,19 @@ export class Kubectl {
   /** Runs and throws with the trace when the exit code is not 0. `timeoutMs` @default 20 s */
   async ok(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<string> {
     const r = await this.run(args, opts);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\n${r.stderr}\n--- -v=8 trace ---\n${r.trace.slice(-8000)}`);
+    if (r.code !== 0)
+      throw new Error(
+        `kubectl ${args.join(' ')} exited ${r.code}\n${r.stderr}\n--- -v=8 trace ---\n${r.trace.slice(-8000)}`,
+      );
     return r.stdout;
   }
 
   /** Starts a long-running kubectl (e.g. `get -w`); collect stdout until `until` matches. */
-  spawn(args: string[]): { child: ChildProcess; output: () => string; waitFor: (re: RegExp, timeoutMs?: number) => Promise<string> } {
+  spawn(args: string[]): {
+    child: ChildProcess;
+    output: () => string;
+    waitFor: (re: RegExp, timeoutMs?: number) => Promise<string>;
+  } {
     const child = spawn(KUBECTL, args, { env: this.env() });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -16,7 +16,11 @@ describe('kube:serve --run-workloads', () => {
   it('runs a pod from a mapped image and stops its process on SIGTERM', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
     const image = `${HTTP_IMAGE.split(':')[0]}=${IMAGES['fixtures.local/http-server']!.join(' ')}`;
-    const child = spawn(join(REPO_ROOT, 'node_modules/.bin/tsx'), ['testing/kube/cli.ts', '--port', '0', '--kubeconfig', kubeconfig, '--run-workloads', '--image', image], { cwd: REPO_ROOT });
+    const child = spawn(
+      join(REPO_ROOT, 'node_modules/.bin/tsx'),
+      ['testing/kube/cli.ts', '--port', '0', '--kubeconfig', kubeconfig, '--run-workloads', '--image', image],
+      { cwd: REPO_ROOT },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));

@@ -17,7 +17,11 @@ describe('kube:serve', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kube-serve-'));
     dirs.push(dir);
     const kubeconfig = join(dir, 'kubeconfig');
-    const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['testing/kube/cli.ts', '--port', '0', '--kubeconfig', kubeconfig, '--crds', 'testing/kube/test/fixtures/crds'], { cwd: ROOT });
+    const child = spawn(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['testing/kube/cli.ts', '--port', '0', '--kubeconfig', kubeconfig, '--crds', 'testing/kube/test/fixtures/crds'],
+      { cwd: ROOT },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -30,7 +34,9 @@ describe('kube:serve', () => {
       expect(out.trim()).toBe(kubeconfig);
       expect(readFileSync(kubeconfig, 'utf8')).toMatch(/server: http:\/\/127\.0\.0\.1:\d+/);
       const kubectl = new Kubectl(kubeconfig);
-      expect(await kubectl.ok(['get', 'crd', '-o', 'name'])).toBe('customresourcedefinition.apiextensions.k8s.io/gadgets.example.com\ncustomresourcedefinition.apiextensions.k8s.io/widgets.example.com\n');
+      expect(await kubectl.ok(['get', 'crd', '-o', 'name'])).toBe(
+        'customresourcedefinition.apiextensions.k8s.io/gadgets.example.com\ncustomresourcedefinition.apiextensions.k8s.io/widgets.example.com\n',
+      );
       kubectl.dispose();
     } finally {
       child.kill('SIGTERM');

@@ -23,8 +23,18 @@ export function httpContainer(extra: JsonObject = {}): JsonObject {
   };
 }
 
-export function pod(name: string, spec: JsonObject, namespace = 'default', labels: Record<string, string> = {}): JsonObject {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels }, spec: { terminationGracePeriodSeconds: 5, ...spec } };
+export function pod(
+  name: string,
+  spec: JsonObject,
+  namespace = 'default',
+  labels: Record<string, string> = {},
+): JsonObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels },
+    spec: { terminationGracePeriodSeconds: 5, ...spec },
+  };
 }
 
 export function webDeployment(name: string, replicas: number, namespace = 'default'): JsonObject {
@@ -35,7 +45,10 @@ export function webDeployment(name: string, replicas: number, namespace = 'defau
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { terminationGracePeriodSeconds: 5, containers: [httpContainer()] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { terminationGracePeriodSeconds: 5, containers: [httpContainer()] },
+      },
     },
   };
 }
@@ -50,7 +63,11 @@ export function webService(name: string, namespace = 'default'): JsonObject {
 }
 
 /** Polls `check` until it returns a value (not undefined) or `timeoutMs` passes; no fixed sleeps. */
-export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -27,11 +27,13 @@ afterAll(async () => {
   expect(livePids()).toEqual([]);
 });
 
-const apply = (...objs: JsonObject[]): Promise<string> => kubectl.ok(['apply', '-f', '-'], { stdin: objs.map((o) => stringify(o)).join('---\n') });
+const apply = (...objs: JsonObject[]): Promise<string> =>
+  kubectl.ok(['apply', '-f', '-'], { stdin: objs.map((o) => stringify(o)).join('---\n') });
 /** For kubectl commands that wait (rollout status, wait): pods take seconds to start on a busy machine. */
 const LONG = { timeoutMs: 160_000 };
 const raw = (path: string): Promise<string> => kubectl.ok(['get', '--raw', path]);
-const podsOf = (app: string, ns = 'default'): JsonObject[] => cluster.store.list('pods', { namespace: ns, labelSelector: `app=${app}` }).items;
+const podsOf = (app: string, ns = 'default'): JsonObject[] =>
+  cluster.store.list('pods', { namespace: ns, labelSelector: `app=${app}` }).items;
 const ip = (p: JsonObject): string => String((p.status as JsonObject).podIP);
 const name = (p: JsonObject): string => String((p.metadata as JsonObject).name);
 
@@ -48,7 +50,8 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
     await kubectl.ok(['rollout', 'status', 'deployment/web', '--timeout=150s'], LONG);
     const wide = (await kubectl.ok(['get', 'pods', '-l', 'app=web', '-o', 'wide', '--no-headers'])).trim().split('\n');
     expect(wide).toHaveLength(3);
-    for (const line of wide) expect(line).toMatch(/^web-\S+\s+1\/1\s+Running\s+0\s+\S+\s+127\.77\.\d+\.\d+\s+steward-node\s/);
+    for (const line of wide)
+      expect(line).toMatch(/^web-\S+\s+1\/1\s+Running\s+0\s+\S+\s+127\.77\.\d+\.\d+\s+steward-node\s/);
     expect(new Set(wide.map((l) => l.split(/\s+/)[5])).size).toBe(3);
     await eventually('3 ready endpoints', () => (readyEndpoints('web').length === 3 ? true : undefined));
     expect(await kubectl.ok(['get', 'nodes', '--no-headers'])).toMatch(/^steward-node\s+Ready\s/);
@@ -57,14 +60,24 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
   it('answers through the service proxy subresource, round robin over the pods', async () => {
     const answers = new Set<string>();
     for (let i = 0; i < 3; i++) answers.add(await raw('/api/v1/namespaces/default/services/web:80/proxy/'));
-    expect([...answers].sort()).toEqual(podsOf('web').map((p) => `pod ${name(p)}`).sort());
+    expect([...answers].sort()).toEqual(
+      podsOf('web')
+        .map((p) => `pod ${name(p)}`)
+        .sort(),
+    );
     const posted = join(kubectl.home, 'body.json');
     writeFileSync(posted, '{"hello":"world"}');
-    expect(await kubectl.ok(['create', '--raw', '/api/v1/namespaces/default/services/web:http/proxy/echo', '-f', posted])).toMatch(/^pod web-\S+ got \{"hello":"world"\}$/);
+    expect(
+      await kubectl.ok(['create', '--raw', '/api/v1/namespaces/default/services/web:http/proxy/echo', '-f', posted]),
+    ).toMatch(/^pod web-\S+ got \{"hello":"world"\}$/);
   });
 
   it('passes the status, headers and body of the answer through the proxy', async () => {
-    const res = await fetch(`${cluster.url}/api/v1/namespaces/default/services/web/proxy/things?x=1`, { method: 'POST', body: 'payload', headers: { 'content-type': 'text/plain' } });
+    const res = await fetch(`${cluster.url}/api/v1/namespaces/default/services/web/proxy/things?x=1`, {
+      method: 'POST',
+      body: 'payload',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('x-pod')).toMatch(/^web-/);
     expect(await res.text()).toMatch(/^pod web-\S+ got payload$/);
@@ -79,21 +92,30 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
 
   it('lets pods reach a Service by name and by its environment variables', async () => {
     const first = name(podsOf('web')[0]!);
-    const viaDns = await raw(`/api/v1/namespaces/default/pods/${first}:8080/proxy/fetch?url=${encodeURIComponent('http://web.default.svc.cluster.local/')}`);
+    const viaDns = await raw(
+      `/api/v1/namespaces/default/pods/${first}:8080/proxy/fetch?url=${encodeURIComponent('http://web.default.svc.cluster.local/')}`,
+    );
     expect(viaDns).toMatch(/^pod web-/);
-    expect(await raw(`/api/v1/namespaces/default/pods/${first}:8080/proxy/fetch?url=${encodeURIComponent('http://web/')}`)).toMatch(/^pod web-/);
+    expect(
+      await raw(`/api/v1/namespaces/default/pods/${first}:8080/proxy/fetch?url=${encodeURIComponent('http://web/')}`),
+    ).toMatch(/^pod web-/);
     // The Service was created with the Deployment, so its pods may predate it; a new pod sees it.
     await apply(pod('client', { containers: [httpContainer()] }));
     await kubectl.ok(['wait', '--for=condition=Ready', 'pod/client', '--timeout=120s'], LONG);
     const svc = cluster.store.get('services', 'default', 'web');
-    expect(await raw('/api/v1/namespaces/default/pods/client:8080/proxy/env/WEB_SERVICE_HOST')).toBe((svc.spec as JsonObject).clusterIP);
+    expect(await raw('/api/v1/namespaces/default/pods/client:8080/proxy/env/WEB_SERVICE_HOST')).toBe(
+      (svc.spec as JsonObject).clusterIP,
+    );
     expect(await raw('/api/v1/namespaces/default/pods/client:8080/proxy/env/WEB_SERVICE_PORT')).toBe('80');
   });
 
   it('rolls a changed env out through new processes within maxUnavailable, undoes it, and scales down', async () => {
     await apply(webDeployment('roll', 3));
     await kubectl.ok(['rollout', 'status', 'deployment/roll', '--timeout=150s'], LONG);
-    const pidsOf = async () => Promise.all(podsOf('roll').map(async (p) => Number(await raw(`/api/v1/namespaces/default/pods/${name(p)}:8080/proxy/pid`))));
+    const pidsOf = async () =>
+      Promise.all(
+        podsOf('roll').map(async (p) => Number(await raw(`/api/v1/namespaces/default/pods/${name(p)}:8080/proxy/pid`))),
+      );
     const before = await pidsOf();
     // The fewest available replicas seen while the rollout runs: the default maxUnavailable of 25% rounds down to 0.
     let fewest = 3;
@@ -109,7 +131,11 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
       watch.stop();
     }
     expect(fewest).toBeGreaterThanOrEqual(3);
-    await eventually('only the new pods left', () => (podsOf('roll').length === 3 && !podsOf('roll').some((p) => (p.metadata as JsonObject).deletionTimestamp) ? true : undefined));
+    await eventually('only the new pods left', () =>
+      podsOf('roll').length === 3 && !podsOf('roll').some((p) => (p.metadata as JsonObject).deletionTimestamp)
+        ? true
+        : undefined,
+    );
     const after = await pidsOf();
     expect(after).toHaveLength(3);
     for (const pid of after) expect(before).not.toContain(pid);
@@ -119,7 +145,11 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
 
     await kubectl.ok(['rollout', 'undo', 'deployment/roll']);
     await kubectl.ok(['rollout', 'status', 'deployment/roll', '--timeout=150s'], LONG);
-    await eventually('three pods of the first template', () => (podsOf('roll').length === 3 && !podsOf('roll').some((p) => (p.metadata as JsonObject).deletionTimestamp) ? true : undefined));
+    await eventually('three pods of the first template', () =>
+      podsOf('roll').length === 3 && !podsOf('roll').some((p) => (p.metadata as JsonObject).deletionTimestamp)
+        ? true
+        : undefined,
+    );
     expect(await raw(`/api/v1/namespaces/default/pods/${name(podsOf('roll')[0]!)}:8080/proxy/env/COLOUR`)).toBe('');
 
     const three = await pidsOf();
@@ -127,17 +157,27 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
     await eventually('one pod left', () => (podsOf('roll').length === 1 ? true : undefined));
     const kept = await pidsOf();
     expect(kept).toHaveLength(1);
-    await eventually('two processes to exit', () => (three.filter((pid) => !kept.includes(pid)).every((pid) => !alive(pid)) ? true : undefined));
+    await eventually('two processes to exit', () =>
+      three.filter((pid) => !kept.includes(pid)).every((pid) => !alive(pid)) ? true : undefined,
+    );
   });
 
   it('deletes a Deployment with background and with foreground cascade: ReplicaSets, pods and processes go', async () => {
-    for (const [app, cascade] of [['bg', 'background'], ['fg', 'foreground']] as const) {
+    for (const [app, cascade] of [
+      ['bg', 'background'],
+      ['fg', 'foreground'],
+    ] as const) {
       await apply(webDeployment(app, 2));
       await kubectl.ok(['rollout', 'status', `deployment/${app}`, '--timeout=150s'], LONG);
-      const pids = await Promise.all(podsOf(app).map(async (p) => Number(await raw(`/api/v1/namespaces/default/pods/${name(p)}:8080/proxy/pid`))));
+      const pids = await Promise.all(
+        podsOf(app).map(async (p) => Number(await raw(`/api/v1/namespaces/default/pods/${name(p)}:8080/proxy/pid`))),
+      );
       await kubectl.ok(['delete', `deployment/${app}`, `--cascade=${cascade}`, '--timeout=120s'], LONG);
       await eventually(`${app}: pods and ReplicaSets gone`, () =>
-        podsOf(app).length === 0 && cluster.store.list('replicasets.apps', { namespace: 'default', labelSelector: `app=${app}` }).items.length === 0 ? true : undefined,
+        podsOf(app).length === 0 &&
+        cluster.store.list('replicasets.apps', { namespace: 'default', labelSelector: `app=${app}` }).items.length === 0
+          ? true
+          : undefined,
       );
       await eventually(`${app}: processes gone`, () => (pids.every((pid) => !alive(pid)) ? true : undefined));
     }
@@ -161,16 +201,31 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
   it('takes a pod whose readiness probe fails out of the EndpointSlice', async () => {
     const victim = podsOf('web')[0]!;
     await raw(`/api/v1/namespaces/default/pods/${name(victim)}:8080/proxy/unready`);
-    await eventually('the endpoint to turn not ready', () => (readyEndpoints('web').some((e) => (e.addresses as string[])[0] === ip(victim)) ? undefined : true));
+    await eventually('the endpoint to turn not ready', () =>
+      readyEndpoints('web').some((e) => (e.addresses as string[])[0] === ip(victim)) ? undefined : true,
+    );
     expect(readyEndpoints('web')).toHaveLength(2);
     expect(await kubectl.ok(['get', 'pod', name(victim), '--no-headers'])).toMatch(/\s0\/1\s+Running\s/);
-    const events = await kubectl.ok(['get', 'events', '--field-selector', `involvedObject.name=${name(victim)},reason=Unhealthy`, '-o', 'name']);
+    const events = await kubectl.ok([
+      'get',
+      'events',
+      '--field-selector',
+      `involvedObject.name=${name(victim)},reason=Unhealthy`,
+      '-o',
+      'name',
+    ]);
     expect(events.trim()).not.toBe('');
   });
 
   it('puts a crashing container in CrashLoopBackOff and keeps its previous log', async () => {
-    await apply(pod('crash', { containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'echo "crashing now"; exit 1'] }] }));
-    await eventually('CrashLoopBackOff', async () => ((await kubectl.ok(['get', 'pod', 'crash', '--no-headers'])).includes('CrashLoopBackOff') ? true : undefined));
+    await apply(
+      pod('crash', {
+        containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'echo "crashing now"; exit 1'] }],
+      }),
+    );
+    await eventually('CrashLoopBackOff', async () =>
+      (await kubectl.ok(['get', 'pod', 'crash', '--no-headers'])).includes('CrashLoopBackOff') ? true : undefined,
+    );
     expect(await kubectl.ok(['logs', 'crash', '--previous'])).toBe('crashing now\n');
     const described = await kubectl.ok(['describe', 'pod', 'crash']);
     expect(described).toMatch(/Back-off restarting failed container main/);
@@ -184,37 +239,71 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
     expect(await (await fetch(`http://${addr}:8080/`)).text()).toBe('pod lonely');
     await kubectl.ok(['delete', 'namespace', 'doomed', '--timeout=120s'], LONG);
     // The kubelet removes a pod only once its processes are gone, and the namespace goes after its pods.
-    await eventually('the namespace to be gone', () => (cluster.store.tryGet('namespaces', undefined, 'doomed') ? undefined : true));
+    await eventually('the namespace to be gone', () =>
+      cluster.store.tryGet('namespaces', undefined, 'doomed') ? undefined : true,
+    );
     await expect(fetch(`http://${addr}:8080/`)).rejects.toThrow();
   });
 
   it('runs a Steward pod that becomes Ready and answers a pre-check through the service proxy', async () => {
-    await kubectl.ok(['create', 'secret', 'generic', 'steward-license', '--from-literal=signing-secret=0123456789abcdef0123']);
-    const steward = pod('steward', {
-      terminationGracePeriodSeconds: 10,
-      containers: [{
-        name: 'steward',
-        image: 'ghcr.io/steward-dev/steward:dev',
-        args: ['standalone'],
-        ports: [{ name: 'gateway', containerPort: 8080 }],
-        env: [
-          { name: 'STEWARD_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-          { name: 'STEWARD_GATEWAY_PORT', value: '8080' },
-          { name: 'STEWARD_ORCHESTRATOR_PORT', value: '8081' },
-          { name: 'STEWARD_DATA_DIR', value: '$(STEWARD_POD_ROOT)/var/lib/steward' },
-          { name: 'STEWARD_MANIFESTS', value: join(REPO_ROOT, 'config/samples') },
-          { name: 'STEWARD_LICENSE_SIGNING_SECRET', valueFrom: { secretKeyRef: { name: 'steward-license', key: 'signing-secret' } } },
+    await kubectl.ok([
+      'create',
+      'secret',
+      'generic',
+      'steward-license',
+      '--from-literal=signing-secret=0123456789abcdef0123',
+    ]);
+    const steward = pod(
+      'steward',
+      {
+        terminationGracePeriodSeconds: 10,
+        containers: [
+          {
+            name: 'steward',
+            image: 'ghcr.io/steward-dev/steward:dev',
+            args: ['standalone'],
+            ports: [{ name: 'gateway', containerPort: 8080 }],
+            env: [
+              { name: 'STEWARD_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+              { name: 'STEWARD_GATEWAY_PORT', value: '8080' },
+              { name: 'STEWARD_ORCHESTRATOR_PORT', value: '8081' },
+              { name: 'STEWARD_DATA_DIR', value: '$(STEWARD_POD_ROOT)/var/lib/steward' },
+              { name: 'STEWARD_MANIFESTS', value: join(REPO_ROOT, 'config/samples') },
+              {
+                name: 'STEWARD_LICENSE_SIGNING_SECRET',
+                valueFrom: { secretKeyRef: { name: 'steward-license', key: 'signing-secret' } },
+              },
+            ],
+            volumeMounts: [{ name: 'data', mountPath: '/var/lib/steward' }],
+            readinessProbe: { httpGet: { path: '/health', port: 8080 }, periodSeconds: 1, failureThreshold: 1 },
+          },
         ],
-        volumeMounts: [{ name: 'data', mountPath: '/var/lib/steward' }],
-        readinessProbe: { httpGet: { path: '/health', port: 8080 }, periodSeconds: 1, failureThreshold: 1 },
-      }],
-      volumes: [{ name: 'data', emptyDir: {} }],
-    }, 'default', { app: 'steward' });
-    await apply(steward, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'steward', namespace: 'default' }, spec: { selector: { app: 'steward' }, ports: [{ port: 8080, targetPort: 'gateway' }] } });
+        volumes: [{ name: 'data', emptyDir: {} }],
+      },
+      'default',
+      { app: 'steward' },
+    );
+    await apply(steward, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'steward', namespace: 'default' },
+      spec: { selector: { app: 'steward' }, ports: [{ port: 8080, targetPort: 'gateway' }] },
+    });
     await kubectl.ok(['wait', '--for=condition=Ready', 'pod/steward', '--timeout=150s'], LONG);
     const body = join(kubectl.home, 'pre-check.json');
-    writeFileSync(body, JSON.stringify({ client_id: 'app', user_token: 'u', query: 'What is the weather?', context: {} }));
-    const answer = JSON.parse(await kubectl.ok(['create', '--raw', '/api/v1/namespaces/default/services/steward:8080/proxy/api/policy/pre-check', '-f', body])) as JsonObject;
+    writeFileSync(
+      body,
+      JSON.stringify({ client_id: 'app', user_token: 'u', query: 'What is the weather?', context: {} }),
+    );
+    const answer = JSON.parse(
+      await kubectl.ok([
+        'create',
+        '--raw',
+        '/api/v1/namespaces/default/services/steward:8080/proxy/api/policy/pre-check',
+        '-f',
+        body,
+      ]),
+    ) as JsonObject;
     expect(answer).toMatchObject({ approved: true });
     expect(answer.context_id).toMatch(/^ctx_/);
   });

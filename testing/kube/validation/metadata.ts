@@ -9,7 +9,8 @@ import { dns1123LabelErrors } from './names.js';
 /** Validates a name; `prefix` is true for generateName (a trailing dash is allowed). */
 export type NameValidator = (name: string, prefix: boolean) => string[];
 
-export const subdomainName: NameValidator = (name, prefix) => dns1123SubdomainErrors(prefix ? maskTrailingDash(name) : name);
+export const subdomainName: NameValidator = (name, prefix) =>
+  dns1123SubdomainErrors(prefix ? maskTrailingDash(name) : name);
 export const labelName: NameValidator = (name, prefix) => dns1123LabelErrors(prefix ? maskTrailingDash(name) : name);
 
 function maskTrailingDash(name: string): string {
@@ -22,7 +23,9 @@ export function validateObjectMeta(meta: JsonObject, namespaced: boolean, nameFn
   const errs: FieldError[] = [];
   const name = typeof meta.name === 'string' ? meta.name : '';
   const generateName = typeof meta.generateName === 'string' ? meta.generateName : '';
-  if (generateName) for (const m of nameFn(generateName, true)) errs.push(fieldErrors.invalid('metadata.generateName', generateName, m));
+  if (generateName)
+    for (const m of nameFn(generateName, true))
+      errs.push(fieldErrors.invalid('metadata.generateName', generateName, m));
   if (!name) errs.push(fieldErrors.required('metadata.name', 'name or generateName is required'));
   else for (const m of nameFn(name, false)) errs.push(fieldErrors.invalid('metadata.name', name, m));
   const ns = typeof meta.namespace === 'string' ? meta.namespace : '';
@@ -59,7 +62,12 @@ function validateAnnotations(ann: unknown): FieldError[] {
     size += k.length + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
   }
   if (size > TOTAL_ANNOTATION_SIZE) {
-    errs.push({ type: 'FieldValueTooLong', field: 'metadata.annotations', value: '', detail: `must have at most ${TOTAL_ANNOTATION_SIZE} bytes` });
+    errs.push({
+      type: 'FieldValueTooLong',
+      field: 'metadata.annotations',
+      value: '',
+      detail: `must have at most ${TOTAL_ANNOTATION_SIZE} bytes`,
+    });
   }
   return errs;
 }
@@ -71,14 +79,21 @@ function validateOwnerReferences(refs: unknown): FieldError[] {
   for (const r of refs) {
     if (!isObject(r)) continue;
     const f = 'metadata.ownerReferences';
-    if (!r.apiVersion) errs.push(fieldErrors.invalid(`${f}.apiVersion`, r.apiVersion ?? '', 'version must not be empty'));
+    if (!r.apiVersion)
+      errs.push(fieldErrors.invalid(`${f}.apiVersion`, r.apiVersion ?? '', 'version must not be empty'));
     if (!r.kind) errs.push(fieldErrors.invalid(`${f}.kind`, r.kind ?? '', 'kind must not be empty'));
     if (!r.name) errs.push(fieldErrors.invalid(`${f}.name`, r.name ?? '', 'name must not be empty'));
     if (!r.uid) errs.push(fieldErrors.invalid(`${f}.uid`, r.uid ?? '', 'uid must not be empty'));
     if (r.controller === true) controllers.push(`${String(r.kind)}/${String(r.name)}`);
   }
   if (controllers.length > 1) {
-    errs.push(fieldErrors.invalid('metadata.ownerReferences', refs, `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`));
+    errs.push(
+      fieldErrors.invalid(
+        'metadata.ownerReferences',
+        refs,
+        `Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`,
+      ),
+    );
   }
   return errs;
 }
@@ -91,7 +106,13 @@ function validateFinalizers(finalizers: unknown): FieldError[] {
     for (const m of qualifiedNameErrors(s)) errs.push(fieldErrors.invalid('metadata.finalizers', s, m));
   }
   if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
-    errs.push(fieldErrors.invalid('metadata.finalizers', finalizers, 'finalizer orphan and foregroundDeletion cannot be both set'));
+    errs.push(
+      fieldErrors.invalid(
+        'metadata.finalizers',
+        finalizers,
+        'finalizer orphan and foregroundDeletion cannot be both set',
+      ),
+    );
   }
   return errs;
 }
@@ -104,7 +125,12 @@ export function validateObjectMetaUpdate(meta: JsonObject, old: JsonObject): Fie
     const before = new Set(Array.isArray(old.finalizers) ? (old.finalizers as string[]) : []);
     const added = (Array.isArray(meta.finalizers) ? (meta.finalizers as string[]) : []).filter((f) => !before.has(f));
     if (added.length) {
-      errs.push(fieldErrors.forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+      errs.push(
+        fieldErrors.forbidden(
+          'metadata.finalizers',
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+        ),
+      );
     }
   }
   return errs;

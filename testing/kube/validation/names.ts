@@ -33,7 +33,15 @@ export function dns1123LabelErrors(v: string): string[] {
   if (v.length > 63) errs.push(maxLenError(63));
   if (!reLabel.test(v)) {
     if (reSubdomain.test(v)) errs.push('must not contain dots');
-    else errs.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL, 'my-name', '123-abc'));
+    else
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL,
+          'my-name',
+          '123-abc',
+        ),
+      );
   }
   return errs;
 }
@@ -42,7 +50,13 @@ export function dns1123SubdomainErrors(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 253) errs.push(maxLenError(253));
   if (!reSubdomain.test(v)) {
-    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -51,7 +65,14 @@ export function dns1035LabelErrors(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 63) errs.push(maxLenError(63));
   if (!re1035.test(v)) {
-    errs.push(regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", DNS1035_LABEL, 'my-name', 'abc-123'));
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL,
+        'my-name',
+        'abc-123',
+      ),
+    );
   }
   return errs;
 }
@@ -68,12 +89,22 @@ export function qualifiedNameErrors(v: string): string[] {
     if (prefix.length === 0) errs.push(`prefix part ${'must be non-empty'}`);
     else for (const e of dns1123SubdomainErrors(prefix)) errs.push(`prefix part ${e}`);
   } else {
-    return [regexError("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", QUALIFIED_NAME, 'MyName', 'my.name', '123-abc') + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+    return [
+      regexError(
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        QUALIFIED_NAME,
+        'MyName',
+        'my.name',
+        '123-abc',
+      ) + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
   if (name.length && !reQualified.test(name)) {
-    errs.push(`name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')}`);
+    errs.push(
+      `name part ${regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')}`,
+    );
   }
   return errs;
 }
@@ -82,7 +113,15 @@ export function labelValueErrors(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 63) errs.push(maxLenError(63));
   if (!reLabelValue.test(v)) {
-    errs.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", LABEL_VALUE, 'MyValue', 'my_value', '12345'));
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
   }
   return errs;
 }
@@ -92,7 +131,15 @@ export function configMapKeyErrors(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 253) errs.push(maxLenError(253));
   if (!/^[-._a-zA-Z0-9]+$/.test(v)) {
-    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", '[-._a-zA-Z0-9]+', 'key.name', 'KEY_NAME', 'key-name'));
+    errs.push(
+      regexError(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+        '[-._a-zA-Z0-9]+',
+        'key.name',
+        'KEY_NAME',
+        'key-name',
+      ),
+    );
   }
   if (v === '.') errs.push("must not be '.'");
   else if (v === '..') errs.push("must not be '..'");

@@ -21,7 +21,9 @@ describe('functionJudge', () => {
   });
 
   it('adds allowedFunctions: bare names, prefixes, and schema-qualified user functions', () => {
-    const pg = functionJudge('postgresql', { allowedFunctions: ['current_setting', 'st_*', 'reports.monthly', '"Weird"'] });
+    const pg = functionJudge('postgresql', {
+      allowedFunctions: ['current_setting', 'st_*', 'reports.monthly', '"Weird"'],
+    });
     expect(pg({ name: 'current_setting' })).toBeUndefined();
     expect(pg({ schema: 'pg_catalog', name: 'current_setting' })).toBeUndefined();
     expect(pg({ name: 'st_distance' })).toBeUndefined();
@@ -37,18 +39,34 @@ describe('functionJudge', () => {
 
   it('lets denial win: deniedFunctions over the built-in list, the built-in deny list over allowedFunctions', () => {
     expect(functionJudge('postgresql', { deniedFunctions: ['Upper'] })({ name: 'upper' })).toBe('DENIED_FUNCTION');
-    expect(functionJudge('postgresql', { allowedFunctions: ['my_fn'], deniedFunctions: ['my_*'] })({ name: 'my_fn' })).toBe('DENIED_FUNCTION');
+    expect(
+      functionJudge('postgresql', { allowedFunctions: ['my_fn'], deniedFunctions: ['my_*'] })({ name: 'my_fn' }),
+    ).toBe('DENIED_FUNCTION');
     expect(functionJudge('mysql', { allowedFunctions: ['sleep'] })({ name: 'sleep' })).toBe('DENIED_FUNCTION');
   });
 
   it('keeps the built-in lists apart: nothing both allowed and denied, nothing that reads the session or server', () => {
-    const denied = (list: readonly string[], name: string) => list.some((d) => (d.endsWith('*') ? name.startsWith(d.slice(0, -1)) : d === name));
+    const denied = (list: readonly string[], name: string) =>
+      list.some((d) => (d.endsWith('*') ? name.startsWith(d.slice(0, -1)) : d === name));
     expect(POSTGRES_ALLOWED.filter((n) => denied(POSTGRES_DENIED, n))).toEqual([]);
     expect(MYSQL_ALLOWED.filter((n) => denied(MYSQL_DENIED, n))).toEqual([]);
     expect(POSTGRES_ALLOWED.filter((n) => n.startsWith('pg_') && n !== 'pg_typeof')).toEqual([]);
     const session = [
-      'user', 'current_user', 'session_user', 'system_user', 'current_role', 'version', 'database', 'schema', 'connection_id',
-      'current_setting', 'current_schema', 'current_database', 'inet_server_addr', 'last_insert_id', 'uuid',
+      'user',
+      'current_user',
+      'session_user',
+      'system_user',
+      'current_role',
+      'version',
+      'database',
+      'schema',
+      'connection_id',
+      'current_setting',
+      'current_schema',
+      'current_database',
+      'inet_server_addr',
+      'last_insert_id',
+      'uuid',
     ];
     expect([...POSTGRES_ALLOWED, ...MYSQL_ALLOWED].filter((n) => session.includes(n))).toEqual([]);
   });

@@ -71,4 +71,5 @@ export function functionJudge(dialect: SqlDialect, rules: FunctionRules): Functi
 }
 
 /** The text of a call for messages: `name` or `schema.name`. */
-export const callText = (call: FunctionCall): string => (call.schema === undefined ? call.name : `${call.schema}.${call.name}`);
+export const callText = (call: FunctionCall): string =>
+  call.schema === undefined ? call.name : `${call.schema}.${call.name}`;

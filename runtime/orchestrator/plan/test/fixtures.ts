@@ -38,8 +38,20 @@ export interface PlanBody {
   workflow_execution_id: string;
   result: string;
   steps: { id: string; name: string; type: string; description: string; depends_on: string[]; agent: string }[];
-  metadata: { tasks_executed: number; execution_mode: string; execution_time_ms: number; tasks: Task[]; planner: string; planner_note?: string; domain: string };
-  error?: { code: string; message: string; details?: Record<string, unknown> & { steps?: { step: string; code: string; message: string }[] } };
+  metadata: {
+    tasks_executed: number;
+    execution_mode: string;
+    execution_time_ms: number;
+    tasks: Task[];
+    planner: string;
+    planner_note?: string;
+    domain: string;
+  };
+  error?: {
+    code: string;
+    message: string;
+    details?: Record<string, unknown> & { steps?: { step: string; code: string; message: string }[] };
+  };
   status?: string;
   blocked?: boolean;
   block_reason?: string;
@@ -47,7 +59,12 @@ export interface PlanBody {
 }
 
 export async function postPlan(app: FastifyInstance, body: unknown, headers: Record<string, string>) {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/plan', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/plan',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
   return { status: res.statusCode, headers: res.headers, body: res.json<PlanBody>() };
 }
 

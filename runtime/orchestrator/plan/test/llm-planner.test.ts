@@ -4,7 +4,12 @@
  * deterministic plan. Then the stand-in is killed: the plan's steps fail and the plan answers EXECUTION_ERROR.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../../../../testing/gateway.js';
+import {
+  startTestGateway,
+  startTestOrchestrator,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../../testing/llm/index.js';
 import { lastUserText } from '../../../../testing/llm/server.js';
 import { postPlan, SAMPLES } from './fixtures.js';
@@ -15,7 +20,10 @@ let orch: TestOrchestrator;
 
 beforeAll(async () => {
   openai = await startFakeOpenAi();
-  gw = await startTestGateway({ env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL }, manifests: SAMPLES });
+  gw = await startTestGateway({
+    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL },
+    manifests: SAMPLES,
+  });
   orch = await startTestOrchestrator(gw);
 });
 afterAll(async () => {
@@ -25,7 +33,8 @@ afterAll(async () => {
 });
 
 const QUERY = 'What are the main causes of inflation? Summarise the research.';
-const plan = (steps: { id: string; agent: string; depends_on?: string[] }[]) => JSON.stringify({ steps: steps.map((s) => ({ name: s.id, description: `do ${s.id}`, ...s })) });
+const plan = (steps: { id: string; agent: string; depends_on?: string[] }[]) =>
+  JSON.stringify({ steps: steps.map((s) => ({ name: s.id, description: `do ${s.id}`, ...s })) });
 const VALID = plan([
   { id: 'a', agent: 'general-assistant' },
   { id: 'b', agent: 'research-coordinator', depends_on: ['a'] },
@@ -46,7 +55,15 @@ describe('the LLM planner', () => {
   });
 
   it('repairs a plan that names an unknown agent: the second call carries the problem', async () => {
-    openai.enqueue(reply(plan([{ id: 'a', agent: 'ghost-agent' }, { id: 'b', agent: 'research-coordinator', depends_on: ['a'] }])), reply(VALID));
+    openai.enqueue(
+      reply(
+        plan([
+          { id: 'a', agent: 'ghost-agent' },
+          { id: 'b', agent: 'research-coordinator', depends_on: ['a'] },
+        ]),
+      ),
+      reply(VALID),
+    );
     const from = openai.requests.length;
     const { status, body } = await run();
     expect(status).toBe(200);
@@ -85,11 +102,20 @@ describe('a killed LLM stand-in', () => {
       method: 'POST',
       url: '/api/v1/webhooks',
       headers: { 'x-license-key': gw.keys.acme },
-      payload: { url: 'https://hooks.example.com/steward', events: ['plan.failed', 'step.completed'], secret: 'whsec-test', active: true },
+      payload: {
+        url: 'https://hooks.example.com/steward',
+        events: ['plan.failed', 'step.completed'],
+        secret: 'whsec-test',
+        active: true,
+      },
     });
     expect(hook.statusCode).toBe(201);
     await openai.close();
-    const { status, body } = await postPlan(orch.app, { query: QUERY, domain: 'generic' }, { 'x-license-key': gw.keys.acme });
+    const { status, body } = await postPlan(
+      orch.app,
+      { query: QUERY, domain: 'generic' },
+      { 'x-license-key': gw.keys.acme },
+    );
     expect(status).toBe(502);
     expect(body).toMatchObject({ success: false, metadata: { planner: 'deterministic' } });
     expect(body.error?.code).toBe('PROVIDER_ERROR');
@@ -116,7 +142,11 @@ describe('without an LLM provider', () => {
   });
 
   it('generates the plan and fails its execution, naming the missing provider', async () => {
-    const { status, body } = await postPlan(bareOrch.app, { query: 'Find flights to Oslo' }, { 'x-license-key': bare.keys.acme });
+    const { status, body } = await postPlan(
+      bareOrch.app,
+      { query: 'Find flights to Oslo' },
+      { 'x-license-key': bare.keys.acme },
+    );
     expect(status).toBe(503);
     expect(body.error?.code).toBe('PROVIDER_NOT_CONFIGURED');
     expect(body.error?.message).toContain('OPENAI_API_KEY');
@@ -124,14 +154,17 @@ describe('without an LLM provider', () => {
     expect(body.metadata.planner).toBe('deterministic');
   });
 
-  it.each(['chat', 'multi-agent-plan'])('blocks a %s query the policies block on /api/request before asking for a provider', async (type) => {
-    const res = await bare.app.inject({
-      method: 'POST',
-      url: '/api/request',
-      headers: { 'x-license-key': bare.keys.acme },
-      payload: { query: 'My SSN is 123-45-6789', request_type: type },
-    });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ blocked: true, block_reason: expect.any(String) });
-  });
+  it.each(['chat', 'multi-agent-plan'])(
+    'blocks a %s query the policies block on /api/request before asking for a provider',
+    async (type) => {
+      const res = await bare.app.inject({
+        method: 'POST',
+        url: '/api/request',
+        headers: { 'x-license-key': bare.keys.acme },
+        payload: { query: 'My SSN is 123-45-6789', request_type: type },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ blocked: true, block_reason: expect.any(String) });
+    },
+  );
 });

@@ -33,7 +33,12 @@ beforeAll(async () => {
   w = await startConnectorWorld({
     env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL },
     extraManifests: (id) =>
-      connectorYaml('pg-orders', { type: 'postgres', connection: { fromEnv: 'PG_URL' }, allowedOperations: ['query'], options: { defaultSchema: id, allowedTables: ['orders'] } }) +
+      connectorYaml('pg-orders', {
+        type: 'postgres',
+        connection: { fromEnv: 'PG_URL' },
+        allowedOperations: ['query'],
+        options: { defaultSchema: id, allowedTables: ['orders'] },
+      }) +
       refundLimit +
       SAMPLES,
   });
@@ -47,7 +52,13 @@ afterAll(async () => {
 
 const acme = () => ({ 'x-license-key': w.gw.keys.acme });
 const QUERY = 'Summarise our orders';
-const step = (fields: Record<string, unknown>) => ({ id: 'only', name: 'only', description: 'the step', agent: 'general-assistant', ...fields });
+const step = (fields: Record<string, unknown>) => ({
+  id: 'only',
+  name: 'only',
+  description: 'the step',
+  agent: 'general-assistant',
+  ...fields,
+});
 /** Queues a one-step plan (its own synthesis) as the planner's answer, `times` times. */
 const planned = (s: Record<string, unknown>, times = 1) => {
   for (let i = 0; i < times; i++) openai.enqueue({ kind: 'reply', text: JSON.stringify({ steps: [s] }) });
@@ -56,7 +67,9 @@ const run = () => postPlan(orch.app, { query: QUERY, domain: 'generic' }, acme()
 
 describe('connector-call steps', () => {
   it('refuses a statement reading a table outside the allowlist by the SQL guard; no model is called for it', async () => {
-    planned(step({ type: 'connector-call', connector: 'pg-orders', query: { statement: 'SELECT email FROM customers' } }));
+    planned(
+      step({ type: 'connector-call', connector: 'pg-orders', query: { statement: 'SELECT email FROM customers' } }),
+    );
     const before = openai.requests.length;
     const { status, body } = await run();
     expect(openai.requests.length).toBe(before + 1); // the planner's call only
@@ -65,20 +78,39 @@ describe('connector-call steps', () => {
     expect(body.steps[0]).toMatchObject({ type: 'connector-call', connector: 'pg-orders' });
     const task = body.metadata.tasks[0]!;
     expect(task).toMatchObject({ id: 'only', status: 'failed', error: { code: 'SQL_REFUSED' } });
-    expect(body.error).toMatchObject({ code: 'EXECUTION_ERROR', details: { steps: [{ step: 'only', code: 'SQL_REFUSED' }] } });
+    expect(body.error).toMatchObject({
+      code: 'EXECUTION_ERROR',
+      details: { steps: [{ step: 'only', code: 'SQL_REFUSED' }] },
+    });
     const stored = await getPlan(orch.app, body.plan_id, acme());
-    expect(stored.body).toMatchObject({ status: 'failed', metadata: { tasks: [{ id: 'only', status: 'failed', error: { code: 'SQL_REFUSED' } }] } });
+    expect(stored.body).toMatchObject({
+      status: 'failed',
+      metadata: { tasks: [{ id: 'only', status: 'failed', error: { code: 'SQL_REFUSED' } }] },
+    });
   });
 
   it("returns the rows of an allowed table and writes the connector audit row with the caller's organization", async () => {
-    planned(step({ type: 'connector-call', connector: 'pg-orders', query: { statement: `SELECT id, customer FROM ${w.id}.orders WHERE id <= $1 ORDER BY id` }, arguments: [2] }));
+    planned(
+      step({
+        type: 'connector-call',
+        connector: 'pg-orders',
+        query: { statement: `SELECT id, customer FROM ${w.id}.orders WHERE id <= $1 ORDER BY id` },
+        arguments: [2],
+      }),
+    );
     const before = openai.requests.length;
     const { status, body } = await run();
     expect(body.metadata.tasks[0]?.error).toBeUndefined();
     expect(status).toBe(200);
     expect(openai.requests.length).toBe(before + 1);
     const result = JSON.parse(body.result) as { rows: unknown[]; row_count: number; audit_id: string };
-    expect(result).toMatchObject({ row_count: 2, rows: [{ id: 1, customer: 'ada' }, { id: 2, customer: 'alan' }] });
+    expect(result).toMatchObject({
+      row_count: 2,
+      rows: [
+        { id: 1, customer: 'ada' },
+        { id: 2, customer: 'alan' },
+      ],
+    });
     const entry = await w.gw.store.audit.get('acme', result.audit_id);
     expect(entry?.metadata?.connector_call).toMatchObject({ connector: 'pg-orders', decision: 'allowed', rows: 2 });
     expect(await w.gw.store.audit.get('globex', result.audit_id)).toBeUndefined();
@@ -92,7 +124,10 @@ describe('connector-call steps without a gateway', () => {
       planned(step({ type: 'connector-call', connector: 'pg-orders', tool: 'query', arguments: {} }));
       const { status, body } = await postPlan(alone.app, { query: QUERY, domain: 'generic' }, acme());
       expect(status).toBe(500);
-      expect(body.metadata.tasks[0]).toMatchObject({ status: 'failed', error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('STEWARD_GATEWAY_URL') } });
+      expect(body.metadata.tasks[0]).toMatchObject({
+        status: 'failed',
+        error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('STEWARD_GATEWAY_URL') },
+      });
     } finally {
       await alone.close();
     }
@@ -100,15 +135,28 @@ describe('connector-call steps without a gateway', () => {
 
   it('the gateway takes a forwarded identity on the connector call routes only', async () => {
     const identity = { credential: 'license-key' as const, organizationId: 'acme', tier: 'ENT' as const };
-    const headers = { 'x-request-id': 'r-1', 'x-steward-identity': signIdentity(identity, 'r-1', TEST_INTERNAL_SECRET), 'content-type': 'application/json' };
-    const res = await w.gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers, payload: JSON.stringify({ client_id: 'c', user_token: 'u', query: 'hi' }) });
+    const headers = {
+      'x-request-id': 'r-1',
+      'x-steward-identity': signIdentity(identity, 'r-1', TEST_INTERNAL_SECRET),
+      'content-type': 'application/json',
+    };
+    const res = await w.gw.app.inject({
+      method: 'POST',
+      url: '/api/policy/pre-check',
+      headers,
+      payload: JSON.stringify({ client_id: 'c', user_token: 'u', query: 'hi' }),
+    });
     expect(res.statusCode).toBe(401);
   });
 });
 
 describe('policy-check steps', () => {
   it.each([
-    { name: 'a denied input', amount: 500, decision: { policy: 'refund-limit', decision: 'deny', reason: 'refunds over 100 need approval' } },
+    {
+      name: 'a denied input',
+      amount: 500,
+      decision: { policy: 'refund-limit', decision: 'deny', reason: 'refunds over 100 need approval' },
+    },
     { name: 'an allowed input', amount: 5, decision: { policy: 'refund-limit', decision: 'allow' } },
   ])("answers the named policy's decision on $name, without a model", async ({ amount, decision }) => {
     planned(step({ type: 'policy-check', policy: 'refund-limit', input: { context: { amount } } }));
@@ -129,7 +177,11 @@ describe('policy-check steps', () => {
 
 describe("the LLM planner's field-less steps", () => {
   it.each([
-    { name: 'a connector-call step without connector or tool', s: { type: 'connector-call' }, fields: ['connector', 'tool|query.statement'] },
+    {
+      name: 'a connector-call step without connector or tool',
+      s: { type: 'connector-call' },
+      fields: ['connector', 'tool|query.statement'],
+    },
     { name: 'a policy-check step without policy or input', s: { type: 'policy-check' }, fields: ['policy', 'input'] },
   ])('refuses $name with INVALID_REQUEST; it never runs as an LLM call', async ({ s, fields }) => {
     planned(step(s), 2);

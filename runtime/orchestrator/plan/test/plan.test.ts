@@ -7,8 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIdentity } from '../../../auth/internal-identity.js';
 import { httpPlanForwarder } from '../../../gateway/plan-forward.js';
 import { listenUrl } from '../../../http/app.js';
-import { startTestGateway, startTestOrchestrator, TEST_INTERNAL_SECRET, type TestGateway, type TestOrchestrator } from '../../../../testing/gateway.js';
-import { startFakeAnthropic, startFakeOpenAi, type FakeAnthropicServer, type FakeOpenAiServer, type RecordedRequest } from '../../../../testing/llm/index.js';
+import {
+  startTestGateway,
+  startTestOrchestrator,
+  TEST_INTERNAL_SECRET,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../../../../testing/gateway.js';
+import {
+  startFakeAnthropic,
+  startFakeOpenAi,
+  type FakeAnthropicServer,
+  type FakeOpenAiServer,
+  type RecordedRequest,
+} from '../../../../testing/llm/index.js';
 import { lastUserText } from '../../../../testing/llm/server.js';
 import { deferred, getPlan, postPlan, SAMPLES, specialistYaml, type Task } from './fixtures.js';
 
@@ -36,8 +48,17 @@ beforeAll(async () => {
   });
   anthropic = await startFakeAnthropic({ delayMs: DELAY_MS });
   gw = await startTestGateway({
-    env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: anthropic.baseURL },
-    manifests: SAMPLES + specialistYaml('slow-worker', 'ops', '1s') + specialistYaml('stuck-worker', 'stall', '60s') + STRICT_AGENT,
+    env: {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: openai.baseURL,
+      ANTHROPIC_API_KEY: 'sk-ant-test',
+      ANTHROPIC_BASE_URL: anthropic.baseURL,
+    },
+    manifests:
+      SAMPLES +
+      specialistYaml('slow-worker', 'ops', '1s') +
+      specialistYaml('stuck-worker', 'stall', '60s') +
+      STRICT_AGENT,
   });
   orch = await startTestOrchestrator(gw, { planner: 'deterministic' });
 });
@@ -56,7 +77,10 @@ describe('POST /api/v1/plan, travel', () => {
   it('plans parallel search steps and a synthesis that depends on them; their times overlap', async () => {
     const { status, body } = await postPlan(orch.app, { query: TRAVEL }, acme());
     expect(status).toBe(200);
-    expect(body).toMatchObject({ success: true, metadata: { planner: 'deterministic', domain: 'travel', execution_mode: 'auto', tasks_executed: 3 } });
+    expect(body).toMatchObject({
+      success: true,
+      metadata: { planner: 'deterministic', domain: 'travel', execution_mode: 'auto', tasks_executed: 3 },
+    });
     expect(body.plan_id).toMatch(/^plan_/);
     expect(body.workflow_execution_id).toMatch(/^wfx_/);
     expect(body.steps.map((s) => [s.agent, s.type, s.depends_on])).toEqual([
@@ -64,7 +88,11 @@ describe('POST /api/v1/plan, travel', () => {
       ['hotel-search', 'llm-call', []],
       ['travel-coordinator', 'llm-call', ['step-1', 'step-2']],
     ]);
-    const [flight, hotel, synthesis] = [task(body.metadata.tasks, 'flight-search'), task(body.metadata.tasks, 'hotel-search'), task(body.metadata.tasks, 'synthesis')];
+    const [flight, hotel, synthesis] = [
+      task(body.metadata.tasks, 'flight-search'),
+      task(body.metadata.tasks, 'hotel-search'),
+      task(body.metadata.tasks, 'synthesis'),
+    ];
     expect(Math.max(flight.started_ms, hotel.started_ms)).toBeLessThan(Math.min(flight.ended_ms, hotel.ended_ms));
     expect(synthesis.started_ms).toBeGreaterThanOrEqual(Math.max(flight.ended_ms, hotel.ended_ms));
     for (const t of body.metadata.tasks) expect(t).toMatchObject({ status: 'completed' });
@@ -102,7 +130,10 @@ describe('POST /api/v1/plan, failures', () => {
     expect(body.error?.code).toBe('PROVIDER_TIMEOUT');
     expect(body.error?.details?.steps?.[0]).toMatchObject({ step: 'step-1', code: 'QUERY_TIMEOUT' });
     expect(body.error?.details?.steps?.[0]?.message).toContain('1000 ms');
-    expect(task(body.metadata.tasks, 'synthesis')).toMatchObject({ status: 'failed', error: { code: 'DEPENDENCY_FAILED' } });
+    expect(task(body.metadata.tasks, 'synthesis')).toMatchObject({
+      status: 'failed',
+      error: { code: 'DEPENDENCY_FAILED' },
+    });
     expect((await getPlan(orch.app, body.plan_id, acme())).body.status).toBe('failed');
   });
 
@@ -110,7 +141,9 @@ describe('POST /api/v1/plan, failures', () => {
     hung = deferred();
     const running = postPlan(orch.app, { query: 'HANG until cancelled', domain: 'stall' }, acme());
     await hung.promise;
-    const { rows } = await gw.store.db.query<{ id: string }>("SELECT id FROM plans WHERE status = 'running' AND query = 'HANG until cancelled'");
+    const { rows } = await gw.store.db.query<{ id: string }>(
+      "SELECT id FROM plans WHERE status = 'running' AND query = 'HANG until cancelled'",
+    );
     const id = rows[0]!.id;
     expect((await getPlan(orch.app, id, globex())).status).toBe(404);
     const notMine = await orch.app.inject({ method: 'POST', url: `/api/v1/plan/${id}/cancel`, headers: globex() });
@@ -125,10 +158,19 @@ describe('POST /api/v1/plan, failures', () => {
   });
 
   it("runs a step whose agent's provider is not configured on the default provider, and says so in the task and the audit row", async () => {
-    const { status, body } = await postPlan(orch.app, { query: 'Review the suspicious transactions of my portfolio', domain: 'finance' }, acme());
+    const { status, body } = await postPlan(
+      orch.app,
+      { query: 'Review the suspicious transactions of my portfolio', domain: 'finance' },
+      acme(),
+    );
     expect(status).toBe(200);
     const reviewer = body.metadata.tasks.find((t) => t.agent === 'transaction-reviewer');
-    expect(reviewer).toMatchObject({ status: 'completed', provider: 'openai', fallback: true, requested_provider: 'ollama' });
+    expect(reviewer).toMatchObject({
+      status: 'completed',
+      provider: 'openai',
+      fallback: true,
+      requested_provider: 'ollama',
+    });
     const own = body.metadata.tasks.find((t) => t.agent !== 'transaction-reviewer' && t.provider !== undefined);
     expect(own).toMatchObject({ fallback: false });
     const { rows } = await gw.store.db.query<{ provider: string; metadata: Record<string, unknown> }>(
@@ -136,7 +178,10 @@ describe('POST /api/v1/plan, failures', () => {
       [body.plan_id],
     );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ provider: 'openai', metadata: { via: 'plan_step', provider_fallback: true, requested_provider: 'ollama' } });
+    expect(rows[0]).toMatchObject({
+      provider: 'openai',
+      metadata: { via: 'plan_step', provider_fallback: true, requested_provider: 'ollama' },
+    });
   });
 
   it('fails a plan whose agent must not fall back before any step runs: 503 PROVIDER_NOT_CONFIGURED naming the provider', async () => {
@@ -152,7 +197,11 @@ describe('POST /api/v1/plan, failures', () => {
 
   it('blocks a plan in the policy pre-flight before any step runs: 403 POLICY_VIOLATION naming the policy and the step', async () => {
     const before = openai.requests.length + anthropic.requests.length;
-    const { status, body } = await postPlan(orch.app, { query: 'Book flights for SSN 123-45-6789', domain: 'travel' }, acme());
+    const { status, body } = await postPlan(
+      orch.app,
+      { query: 'Book flights for SSN 123-45-6789', domain: 'travel' },
+      acme(),
+    );
     expect(status).toBe(403);
     expect(body.error?.code).toBe('POLICY_VIOLATION');
     expect(body.error?.details).toMatchObject({ step: 'step-1', agent: 'flight-search' });
@@ -178,18 +227,28 @@ describe('POST /api/v1/plan, failures', () => {
 
 describe('identity', () => {
   it('never takes the organization from the body: org_id, client.tenant_id and user name another one in vain', async () => {
-    const claims = { org_id: 'globex', client: { tenant_id: 'globex' }, user: { id: 'mallory', org_id: 'globex', tenant_id: 'globex' } };
+    const claims = {
+      org_id: 'globex',
+      client: { tenant_id: 'globex' },
+      user: { id: 'mallory', org_id: 'globex', tenant_id: 'globex' },
+    };
     const { status, body } = await postPlan(orch.app, { query: TRAVEL, ...claims }, acme());
     expect(status).toBe(200);
     expect((await getPlan(orch.app, body.plan_id, globex())).status).toBe(404);
     expect((await getPlan(orch.app, body.plan_id, acme())).status).toBe(200);
-    const { rows } = await gw.store.db.query<{ organization_id: string }>('SELECT organization_id FROM plans WHERE id = $1', [body.plan_id]);
+    const { rows } = await gw.store.db.query<{ organization_id: string }>(
+      'SELECT organization_id FROM plans WHERE id = $1',
+      [body.plan_id],
+    );
     expect(rows[0]!.organization_id).toBe('acme');
   });
 
   it('accepts the gateway-signed identity only with the shared secret, fresh, and for its own request id', async () => {
     const identity = { credential: 'license-key' as const, organizationId: 'acme', tier: 'ENT' as const };
-    const signed = (secret: string, rid: string, at = Date.now()) => ({ 'x-steward-identity': signIdentity(identity, rid, secret, at), 'x-request-id': rid });
+    const signed = (secret: string, rid: string, at = Date.now()) => ({
+      'x-steward-identity': signIdentity(identity, rid, secret, at),
+      'x-request-id': rid,
+    });
     const ok = await getPlan(orch.app, 'plan_none', signed(TEST_INTERNAL_SECRET, 'r-1'));
     expect(ok.status).toBe(404); // authenticated: the plan does not exist
     for (const headers of [
@@ -206,12 +265,24 @@ describe('identity', () => {
 
 describe('POST /api/request, multi-agent-plan', () => {
   const request = (query: string, headers: Record<string, string>) =>
-    gw.app.inject({ method: 'POST', url: '/api/request', headers: { 'content-type': 'application/json', ...headers }, payload: { query, request_type: 'multi-agent-plan', context: { domain: 'travel' } } });
+    gw.app.inject({
+      method: 'POST',
+      url: '/api/request',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: { query, request_type: 'multi-agent-plan', context: { domain: 'travel' } },
+    });
 
   it('answers the plan at the top level and under data, with the caller identity forwarded', async () => {
     const res = await request(TRAVEL, acme());
     expect(res.statusCode).toBe(200);
-    const body = res.json<{ plan_id: string; blocked: boolean; success: boolean; data: { plan_id: string; steps: unknown[] }; audit_id: string; context_id: string }>();
+    const body = res.json<{
+      plan_id: string;
+      blocked: boolean;
+      success: boolean;
+      data: { plan_id: string; steps: unknown[] };
+      audit_id: string;
+      context_id: string;
+    }>();
     expect(body).toMatchObject({ success: true, blocked: false });
     expect(body.data.plan_id).toBe(body.plan_id);
     expect(body.data.steps).toHaveLength(3);
@@ -224,11 +295,21 @@ describe('POST /api/request, multi-agent-plan', () => {
     await orch.app.listen({ host: '127.0.0.1', port: 0 });
     const forwarder = httpPlanForwarder(listenUrl(orch.app), TEST_INTERNAL_SECRET);
     const identity = { credential: 'license-key' as const, organizationId: 'globex', tier: 'PRO' as const };
-    const { status, body } = await forwarder.forward({ query: TRAVEL }, identity, 'req-http-1', new AbortController().signal);
+    const { status, body } = await forwarder.forward(
+      { query: TRAVEL },
+      identity,
+      'req-http-1',
+      new AbortController().signal,
+    );
     expect(status).toBe(200);
     expect((await getPlan(orch.app, String(body.plan_id), globex())).status).toBe(200);
     expect((await getPlan(orch.app, String(body.plan_id), acme())).status).toBe(404);
-    const forged = await httpPlanForwarder(listenUrl(orch.app), 'a-different-secret-of-32-characters!').forward({ query: TRAVEL }, identity, 'req-http-2', new AbortController().signal);
+    const forged = await httpPlanForwarder(listenUrl(orch.app), 'a-different-secret-of-32-characters!').forward(
+      { query: TRAVEL },
+      identity,
+      'req-http-2',
+      new AbortController().signal,
+    );
     expect(forged.status).toBe(401);
   });
 
@@ -249,7 +330,11 @@ describe('the plan timeout', () => {
   });
 
   it('answers 408 PLANNING_TIMEOUT when the whole plan outlasts it, the running step aborted', async () => {
-    const { status, body } = await postPlan(short.app, { query: 'HANG past the plan timeout', domain: 'stall' }, acme());
+    const { status, body } = await postPlan(
+      short.app,
+      { query: 'HANG past the plan timeout', domain: 'stall' },
+      acme(),
+    );
     expect(status).toBe(408);
     expect(body.error).toMatchObject({ code: 'PLANNING_TIMEOUT', details: { timeout_ms: 1000 } });
     expect(body.metadata.tasks[0]).toMatchObject({ status: 'cancelled', error: { code: 'PLANNING_TIMEOUT' } });

@@ -32,12 +32,30 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const headers = (key: string, tenant?: string) => ({ 'x-license-key': key, ...(tenant ? { 'x-tenant-id': tenant } : {}) });
-const create = (key: string, payload: unknown, tenant?: string) => app.inject({ method: 'POST', url: '/api/v1/policies', headers: headers(key, tenant), payload: payload as Record<string, unknown> });
-const get = (key: string, id: string, tenant?: string) => app.inject({ method: 'GET', url: `/api/v1/policies/${id}`, headers: headers(key, tenant) });
-const put = (key: string, id: string, payload: Record<string, unknown>) => app.inject({ method: 'PUT', url: `/api/v1/policies/${id}`, headers: headers(key), payload });
+const headers = (key: string, tenant?: string) => ({
+  'x-license-key': key,
+  ...(tenant ? { 'x-tenant-id': tenant } : {}),
+});
+const create = (key: string, payload: unknown, tenant?: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/v1/policies',
+    headers: headers(key, tenant),
+    payload: payload as Record<string, unknown>,
+  });
+const get = (key: string, id: string, tenant?: string) =>
+  app.inject({ method: 'GET', url: `/api/v1/policies/${id}`, headers: headers(key, tenant) });
+const put = (key: string, id: string, payload: Record<string, unknown>) =>
+  app.inject({ method: 'PUT', url: `/api/v1/policies/${id}`, headers: headers(key), payload });
 const preCheck = async (key: string, query: string, tenant?: string, extra: Record<string, unknown> = {}) =>
-  (await gw.app.inject({ method: 'POST', url: '/api/policy/pre-check', headers: headers(key, tenant), payload: { client_id: 'app', user_token: 'u', query, data_sources: [], ...extra } })).json();
+  (
+    await gw.app.inject({
+      method: 'POST',
+      url: '/api/policy/pre-check',
+      headers: headers(key, tenant),
+      payload: { client_id: 'app', user_token: 'u', query, data_sources: [], ...extra },
+    })
+  ).json();
 const apiPolicies = () => gw.source.list('Policy').filter((p) => p.metadata.name.startsWith('org-'));
 
 afterEach(async () => {
@@ -67,16 +85,24 @@ describe('a policy in the AxonFlow SDK shape', () => {
     expect(created).toMatchObject({ ...expected, policy: expected });
 
     // the SDK's tenant list is a bare array; an organization-wide caller gets {policies, pagination}
-    const tenantList = (await app.inject({ method: 'GET', url: '/api/v1/policies', headers: headers(gw.keys.acme, 'team-a') })).json();
+    const tenantList = (
+      await app.inject({ method: 'GET', url: '/api/v1/policies', headers: headers(gw.keys.acme, 'team-a') })
+    ).json();
     expect(tenantList).toEqual([expect.objectContaining({ ...expected, rego: created.rego })]);
-    const orgList = (await app.inject({ method: 'GET', url: '/api/v1/policies', headers: headers(gw.keys.acme) })).json();
+    const orgList = (
+      await app.inject({ method: 'GET', url: '/api/v1/policies', headers: headers(gw.keys.acme) })
+    ).json();
     expect(orgList.policies).toEqual([expect.objectContaining({ ...expected, rego: created.rego })]);
     const got = await get(gw.keys.acme, ID, 'team-a');
     expect(got.statusCode).toBe(200);
     expect(got.json()).toMatchObject({ ...expected, rego: created.rego });
 
     const blocked = await preCheck(gw.keys.acme, PHRASE, 'team-a');
-    expect(blocked).toMatchObject({ approved: false, policies: [`org-acme.${ID}`], block_reason: `org-acme.${ID}: Competitors are not discussed here` });
+    expect(blocked).toMatchObject({
+      approved: false,
+      policies: [`org-acme.${ID}`],
+      block_reason: `org-acme.${ID}: Competitors are not discussed here`,
+    });
     expect((await preCheck(gw.keys.acme, 'How do our rockets fly?', 'team-a')).approved).toBe(true);
     expect((await preCheck(gw.keys.acme, PHRASE, 'team-b')).approved).toBe(true);
     expect((await preCheck(gw.keys.globex, PHRASE)).approved).toBe(true);
@@ -92,16 +118,26 @@ describe('a policy in the AxonFlow SDK shape', () => {
     expect(again.json().error).toMatchObject({ code: 'POLICY_EXISTS', details: { id: ID } });
     expect(again.json().error.message).toContain(`the id ${ID} (the id of the name "  Block COMPETITOR-talk! ")`);
     // NB: a Rego policy named as the id collides too: one id, one policy
-    const rego = await create(gw.keys.acme, { name: ID, type: 'custom', rego: 'package custom.other\n\ndeny contains "x" if false\n' });
+    const rego = await create(gw.keys.acme, {
+      name: ID,
+      type: 'custom',
+      rego: 'package custom.other\n\ndeny contains "x" if false\n',
+    });
     expect(rego.statusCode).toBe(409);
     expect((await create(gw.keys.globex, SDK_BODY)).statusCode).toBe(201);
     expect((await preCheck(gw.keys.globex, PHRASE)).approved).toBe(false);
   });
 
   it('warns without blocking when its action is warn', async () => {
-    const res = await create(gw.keys.acme, { ...SDK_BODY, actions: [{ type: 'warn', config: { message: 'careful with competitors' } }] });
+    const res = await create(gw.keys.acme, {
+      ...SDK_BODY,
+      actions: [{ type: 'warn', config: { message: 'careful with competitors' } }],
+    });
     expect(res.json()).toMatchObject({ action: 'warn' });
-    expect(await preCheck(gw.keys.acme, PHRASE)).toMatchObject({ approved: true, warnings: [`org-acme.${ID}: careful with competitors`] });
+    expect(await preCheck(gw.keys.acme, PHRASE)).toMatchObject({
+      approved: true,
+      warnings: [`org-acme.${ID}: careful with competitors`],
+    });
   });
 
   it('reads client and request_type from the verified caller and the request', async () => {
@@ -118,22 +154,49 @@ describe('a policy in the AxonFlow SDK shape', () => {
     });
     expect(res.statusCode).toBe(201);
     const query = 'select name from staff';
-    expect(await preCheck(gw.keys.acme, query, 'team-b', { request_type: 'sql' })).toMatchObject({ approved: false, block_reason: 'org-acme.no-sql-from-team-b: blocked by policy "No SQL from team b"' });
+    expect(await preCheck(gw.keys.acme, query, 'team-b', { request_type: 'sql' })).toMatchObject({
+      approved: false,
+      block_reason: 'org-acme.no-sql-from-team-b: blocked by policy "No SQL from team b"',
+    });
     expect((await preCheck(gw.keys.acme, query, 'team-b')).approved).toBe(true);
     expect((await preCheck(gw.keys.acme, query, 'team-a', { request_type: 'sql' })).approved).toBe(true);
     // NB: the body's organization and tenant claims are not the caller's
-    expect((await preCheck(gw.keys.acme, query, undefined, { request_type: 'sql', client: { tenant_id: 'team-b' }, tenant_id: 'team-b' })).approved).toBe(true);
+    expect(
+      (
+        await preCheck(gw.keys.acme, query, undefined, {
+          request_type: 'sql',
+          client: { tenant_id: 'team-b' },
+          tenant_id: 'team-b',
+        })
+      ).approved,
+    ).toBe(true);
     // /api/request's request_type reaches the input too: blocked before any provider is asked
-    const request = (type: string) => gw.app.inject({ method: 'POST', url: '/api/request', headers: headers(gw.keys.acme, 'team-b'), payload: { query, request_type: type, user_token: 'u', client_id: 'app' } });
-    expect((await request('sql')).json()).toMatchObject({ blocked: true, block_reason: expect.stringContaining('org-acme.no-sql-from-team-b') });
+    const request = (type: string) =>
+      gw.app.inject({
+        method: 'POST',
+        url: '/api/request',
+        headers: headers(gw.keys.acme, 'team-b'),
+        payload: { query, request_type: type, user_token: 'u', client_id: 'app' },
+      });
+    expect((await request('sql')).json()).toMatchObject({
+      blocked: true,
+      block_reason: expect.stringContaining('org-acme.no-sql-from-team-b'),
+    });
     expect((await request('chat')).json().blocked).not.toBe(true);
   });
 
   it('changes with PUT: new conditions take over, other fields keep them, and rego makes it a Rego policy', async () => {
     expect((await create(gw.keys.acme, SDK_BODY)).statusCode).toBe(201);
-    const changed = await put(gw.keys.acme, ID, { conditions: [{ field: 'query', operator: 'contains', value: 'initech' }] });
+    const changed = await put(gw.keys.acme, ID, {
+      conditions: [{ field: 'query', operator: 'contains', value: 'initech' }],
+    });
     expect(changed.statusCode).toBe(200);
-    expect(changed.json()).toMatchObject({ id: ID, name: 'Block competitor talk', conditions: [{ value: 'initech' }], actions: SDK_BODY.actions });
+    expect(changed.json()).toMatchObject({
+      id: ID,
+      name: 'Block competitor talk',
+      conditions: [{ value: 'initech' }],
+      actions: SDK_BODY.actions,
+    });
     expect((await preCheck(gw.keys.acme, PHRASE)).approved).toBe(true);
     expect((await preCheck(gw.keys.acme, 'what does Initech sell?')).approved).toBe(false);
 
@@ -154,29 +217,68 @@ describe('a policy in the AxonFlow SDK shape', () => {
   });
 
   it('keeps Rego policies as they were, with their name as their id', async () => {
-    const res = await create(gw.keys.acme, { name: 'no-kiwi', type: 'custom', rego: 'package custom.nokiwi\n\ndeny contains "no kiwi" if contains(input.query, "kiwi")\n' });
+    const res = await create(gw.keys.acme, {
+      name: 'no-kiwi',
+      type: 'custom',
+      rego: 'package custom.nokiwi\n\ndeny contains "no kiwi" if contains(input.query, "kiwi")\n',
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ id: 'no-kiwi', name: 'no-kiwi', action: 'block' });
     expect(res.json()).not.toHaveProperty('conditions');
-    expect((await create(gw.keys.acme, { name: 'Not A Label', type: 'custom', rego: 'package custom.x\n' })).statusCode).toBe(400);
+    expect(
+      (await create(gw.keys.acme, { name: 'Not A Label', type: 'custom', rego: 'package custom.x\n' })).statusCode,
+    ).toBe(400);
   });
 });
 
 describe('a body that is not a policy is a coded 400, and nothing is stored', () => {
   const cases: { name: string; body: Record<string, unknown>; message: string | RegExp; field?: string }[] = [
-    { name: 'both rego and conditions', body: { ...SDK_BODY, rego: 'package x\n' }, message: 'a policy is written either as rego or as conditions and actions, not both' },
-    { name: 'neither rego nor conditions', body: { name: 'x', type: 'custom' }, message: 'missing required field(s): rego, or conditions and actions' },
-    { name: 'conditions without actions', body: { ...SDK_BODY, actions: undefined }, message: 'missing required field(s): actions' },
+    {
+      name: 'both rego and conditions',
+      body: { ...SDK_BODY, rego: 'package x\n' },
+      message: 'a policy is written either as rego or as conditions and actions, not both',
+    },
+    {
+      name: 'neither rego nor conditions',
+      body: { name: 'x', type: 'custom' },
+      message: 'missing required field(s): rego, or conditions and actions',
+    },
+    {
+      name: 'conditions without actions',
+      body: { ...SDK_BODY, actions: undefined },
+      message: 'missing required field(s): actions',
+    },
     {
       name: 'an unknown operator',
       body: { ...SDK_BODY, conditions: [{ field: 'query', operator: 'like', value: 'x' }] },
-      message: 'conditions[0].operator: unknown operator "like"; one of equals, not_equals, contains, not_contains, starts_with, ends_with, regex, in, not_in, greater_than, less_than',
+      message:
+        'conditions[0].operator: unknown operator "like"; one of equals, not_equals, contains, not_contains, starts_with, ends_with, regex, in, not_in, greater_than, less_than',
       field: 'conditions[0].operator',
     },
-    { name: 'an unknown field', body: { ...SDK_BODY, conditions: [{ field: 'response', operator: 'contains', value: 'x' }] }, message: /^conditions\[0\]\.field: unknown field "response"; one of query/, field: 'conditions[0].field' },
-    { name: 'an invalid regex', body: { ...SDK_BODY, conditions: [{ field: 'query', operator: 'regex', value: '[a-' }] }, message: /^conditions\[0\]\.value: invalid regex: error parsing regexp/, field: 'conditions[0].value' },
-    { name: 'an unknown action', body: { ...SDK_BODY, actions: [{ type: 'redact' }] }, message: 'actions[0].type: unknown action "redact"; one of block, warn, log', field: 'actions[0].type' },
-    { name: 'a name without a letter or digit', body: { ...SDK_BODY, name: '¿¡!?' }, message: /^name: must contain a letter or a digit/, field: 'name' },
+    {
+      name: 'an unknown field',
+      body: { ...SDK_BODY, conditions: [{ field: 'response', operator: 'contains', value: 'x' }] },
+      message: /^conditions\[0\]\.field: unknown field "response"; one of query/,
+      field: 'conditions[0].field',
+    },
+    {
+      name: 'an invalid regex',
+      body: { ...SDK_BODY, conditions: [{ field: 'query', operator: 'regex', value: '[a-' }] },
+      message: /^conditions\[0\]\.value: invalid regex: error parsing regexp/,
+      field: 'conditions[0].value',
+    },
+    {
+      name: 'an unknown action',
+      body: { ...SDK_BODY, actions: [{ type: 'redact' }] },
+      message: 'actions[0].type: unknown action "redact"; one of block, warn, log',
+      field: 'actions[0].type',
+    },
+    {
+      name: 'a name without a letter or digit',
+      body: { ...SDK_BODY, name: '¿¡!?' },
+      message: /^name: must contain a letter or a digit/,
+      field: 'name',
+    },
   ];
   it.each(cases)('$name', async ({ body, message, field }) => {
     const res = await create(gw.keys.acme, body);

@@ -42,7 +42,9 @@ export class FakeAgent implements Agent {
     const p = this.pending[0];
     if (!p) throw new Error(`${this.id} has no pending item`);
     this.processed++;
-    this.settle(p, () => p.resolve({ status: 'success', policyDecision: 'allow', result: p.item.query, latencyMs: 1, agentId: this.id }));
+    this.settle(p, () =>
+      p.resolve({ status: 'success', policyDecision: 'allow', result: p.item.query, latencyMs: 1, agentId: this.id }),
+    );
   }
 
   fail(err: unknown): void {
@@ -52,7 +54,14 @@ export class FakeAgent implements Agent {
   }
 
   stats(): AgentStats {
-    return { agentId: this.id, queriesProcessed: this.processed, inFlight: this.pending.length, maxInFlight: this.maxInFlight, cpuPercent: 0, memoryMb: 0 };
+    return {
+      agentId: this.id,
+      queriesProcessed: this.processed,
+      inFlight: this.pending.length,
+      maxInFlight: this.maxInFlight,
+      cpuPercent: 0,
+      memoryMb: 0,
+    };
   }
 
   async close(): Promise<void> {
@@ -110,7 +119,13 @@ export class ListSource implements MemberSource {
   }
 }
 
-export const item = (query: string, timeoutMs = 5000): WorkItem => ({ requestId: 'req-1', queryIndex: 0, query, policy: 'package q\n', timeoutMs });
+export const item = (query: string, timeoutMs = 5000): WorkItem => ({
+  requestId: 'req-1',
+  queryIndex: 0,
+  query,
+  policy: 'package q\n',
+  timeoutMs,
+});
 
 /** Waits until `condition` holds; fails after the deadline. Polls, so it never asserts on timing. */
 export async function until(condition: () => boolean, what: string, deadlineMs = 5000): Promise<void> {

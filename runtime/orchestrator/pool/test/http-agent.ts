@@ -53,7 +53,14 @@ export class HttpAgent {
     if (req.method === 'GET' && req.url === '/readyz') return json(this.ready ? 200 : 503, { ready: this.ready });
     if (req.method === 'GET' && req.url === '/healthz') return json(200, { ok: true });
     if (req.method === 'GET' && req.url === '/v1/stats') {
-      return json(200, { agentId: `http-${this.port}`, queriesProcessed: this.processed, inFlight: 0, maxInFlight: this.maxInFlight, cpuPercent: 1.5, memoryMb: 64 });
+      return json(200, {
+        agentId: `http-${this.port}`,
+        queriesProcessed: this.processed,
+        inFlight: 0,
+        maxInFlight: this.maxInFlight,
+        cpuPercent: 1.5,
+        memoryMb: 64,
+      });
     }
     if (req.method === 'POST' && req.url === '/v1/work') {
       const chunks: Buffer[] = [];
@@ -64,7 +71,13 @@ export class HttpAgent {
       if (this.mode === 'busy') return json(429, { code: 'AGENT_BUSY', message: 'busy' });
       if (this.mode === 'error') return json(500, { code: 'INTERNAL_ERROR', message: 'boom' });
       this.processed++;
-      return json(200, { status: 'success', policyDecision: 'allow', result: work.query, latencyMs: 1, agentId: `http-${this.port}` });
+      return json(200, {
+        status: 'success',
+        policyDecision: 'allow',
+        result: work.query,
+        latencyMs: 1,
+        agentId: `http-${this.port}`,
+      });
     }
     json(404, { code: 'NOT_FOUND' });
   }

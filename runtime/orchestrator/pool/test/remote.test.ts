@@ -32,14 +32,19 @@ function remote(endpoint: string, deadlineMarginMs = 1000): RemoteAgent {
   return agent;
 }
 
-const failureOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+const failureOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('RemoteAgent', () => {
   it('posts items to /v1/work over kept-alive connections', async () => {
     const s = await server();
     const agent = remote(s.endpoint);
     const queries = ['1', '2', '3', '4', '5', '6'];
-    for (const q of queries) await expect(agent.execute(item(q))).resolves.toMatchObject({ status: 'success', result: q });
+    for (const q of queries)
+      await expect(agent.execute(item(q))).resolves.toMatchObject({ status: 'success', result: q });
     expect(s.received.map((w) => w.query)).toEqual(queries);
     // NB: undici may open a second connection while the first finishes a response; never one per call.
     expect(s.connections).toBeLessThanOrEqual(2);
@@ -97,8 +102,29 @@ function selfSignedCert(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'steward-cert-'));
   try {
     const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -110,10 +136,21 @@ describe('RemoteAgent over https', () => {
     const { key, cert } = selfSignedCert();
     const seen: { httpVersion: string; tls: string | null }[] = [];
     const h2 = createSecureServer({ key, cert, minVersion: 'TLSv1.3' }, (req, res) => {
-      seen.push({ httpVersion: req.httpVersion, tls: (req.socket as unknown as { getProtocol(): string | null }).getProtocol() });
+      seen.push({
+        httpVersion: req.httpVersion,
+        tls: (req.socket as unknown as { getProtocol(): string | null }).getProtocol(),
+      });
       if (req.url === '/v1/work') {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: 'success', policyDecision: 'allow', result: 'over h2', latencyMs: 1, agentId: 'tls-agent' }));
+        res.end(
+          JSON.stringify({
+            status: 'success',
+            policyDecision: 'allow',
+            result: 'over h2',
+            latencyMs: 1,
+            agentId: 'tls-agent',
+          }),
+        );
       } else {
         res.writeHead(404).end();
       }
@@ -156,7 +193,10 @@ describe('AgentPool with remote members', () => {
     // that the agent closed (AGENT_COMMUNICATION_ERROR, never retried: the item may have been sent).
     const outcomes = await Promise.all([failureOf(pool.dispatch(item('1'))), failureOf(pool.dispatch(item('2')))]);
     for (const o of outcomes) if (o !== undefined) expect(o).toBeInstanceOf(AgentCommunicationError);
-    await until(() => pool.members().find((m) => m.key === a.endpoint)?.health === 'unhealthy', 'a is marked unhealthy');
+    await until(
+      () => pool.members().find((m) => m.key === a.endpoint)?.health === 'unhealthy',
+      'a is marked unhealthy',
+    );
     const member = pool.members().find((m) => m.key === a.endpoint);
     expect(member).toMatchObject({ health: 'unhealthy', inFlight: 0 });
     expect(pool.status()).toEqual({ desired: 2, available: 2, healthy: 1, unhealthy: 1 });

@@ -60,7 +60,11 @@ async function startFrom(dirs: string[]): Promise<AgentPool> {
   return pool;
 }
 
-const keys = (p: AgentPool) => p.members().map((m) => m.key).sort();
+const keys = (p: AgentPool) =>
+  p
+    .members()
+    .map((m) => m.key)
+    .sort();
 const agentNamed = (id: string) => created.filter((a) => a.id === id);
 
 async function setReplicas(name: string, replicas: number): Promise<void> {
@@ -104,7 +108,10 @@ describe('StandaloneSource', () => {
     await until(() => old!.pending.length === 1, 'the item runs on the first agent');
 
     const current = folder.get('AgentConfig', 'planner')!;
-    await folder.apply({ ...current, spec: { ...current.spec, llm: { provider: 'anthropic', model: 'claude-sonnet-4-5' } } });
+    await folder.apply({
+      ...current,
+      spec: { ...current.spec, llm: { provider: 'anthropic', model: 'claude-sonnet-4-5' } },
+    });
     await until(() => created.length === 2, 'a new agent for the new spec');
     expect(old!.closed).toBe(false);
     old!.finish();
@@ -124,7 +131,10 @@ describe('StandaloneSource', () => {
   });
 
   it("takes only the AgentConfigs the Orchestrator's agentPool.selector selects, following label changes", async () => {
-    await writeFile(join(dir, 'agents.yaml'), `${agentYaml('planner', 2, '{pool: main}')}---\n${agentYaml('booker', 1)}`);
+    await writeFile(
+      join(dir, 'agents.yaml'),
+      `${agentYaml('planner', 2, '{pool: main}')}---\n${agentYaml('booker', 1)}`,
+    );
     await writeFile(join(dir, 'orchestrator.yaml'), orchestratorYaml('{matchLabels: {pool: main}}'));
     const p = await startFrom([dir]);
     expect(keys(p)).toEqual(['default/planner#0', 'default/planner#1']);

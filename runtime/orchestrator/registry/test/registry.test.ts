@@ -36,7 +36,11 @@ describe('GET /api/v1/agents', () => {
     { name: 'filters by domain', query: '?domain=travel', expected: ['flights', 'hotels', 'trip-planner'] },
     { name: 'filters by capability', query: '?capability=flight-search', expected: ['flights', 'trip-planner'] },
     { name: 'filters by type', query: '?type=coordinator', expected: ['trip-planner'] },
-    { name: 'combines the filters', query: '?domain=travel&type=specialist&capability=hotel-search', expected: ['hotels'] },
+    {
+      name: 'combines the filters',
+      query: '?domain=travel&type=specialist&capability=hotel-search',
+      expected: ['hotels'],
+    },
     { name: 'answers an empty list when nothing matches', query: '?domain=healthcare', expected: [] },
   ])('$name', async ({ query, expected }) => {
     const res = await get(`/api/v1/agents${query}`);
@@ -55,14 +59,24 @@ describe('GET /api/v1/agents', () => {
 
   it('shows the reference list fields, without the detail-only llm and metadata', async () => {
     const [flights] = (await get('/api/v1/agents?capability=flight-search&type=specialist')).json().agents;
-    expect(flights).toEqual({ name: 'flights', domain: 'travel', type: 'specialist', description: 'flights agent', capabilities: ['flight-search'], source: 'file' });
+    expect(flights).toEqual({
+      name: 'flights',
+      domain: 'travel',
+      type: 'specialist',
+      description: 'flights agent',
+      capabilities: ['flight-search'],
+      source: 'file',
+    });
   });
 
-  it.each(['?type=robot', '?page=0', '?page_size=1000', '?page=x'])('refuses %s with 400 INVALID_REQUEST', async (query) => {
-    const res = await get(`/api/v1/agents${query}`);
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error.code).toBe('INVALID_REQUEST');
-  });
+  it.each(['?type=robot', '?page=0', '?page_size=1000', '?page=x'])(
+    'refuses %s with 400 INVALID_REQUEST',
+    async (query) => {
+      const res = await get(`/api/v1/agents${query}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('INVALID_REQUEST');
+    },
+  );
 
   it('needs a credential', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/v1/agents' });
@@ -75,7 +89,14 @@ describe('GET /api/v1/agents/{name}', () => {
     const res = await get('/api/v1/agents/fx');
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ name: 'fx', domain: 'finance', type: 'specialist', llm: { provider: 'openai', model: 'gpt-4o-mini' }, source: 'file', timeout: '60s' });
+    expect(body).toMatchObject({
+      name: 'fx',
+      domain: 'finance',
+      type: 'specialist',
+      llm: { provider: 'openai', model: 'gpt-4o-mini' },
+      source: 'file',
+      timeout: '60s',
+    });
     expect(Date.parse(body.metadata.createdAt)).not.toBeNaN();
     expect(Date.parse(body.metadata.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.metadata.createdAt));
   });

@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../../../../testing/gateway.js';
+import {
+  startTestGateway,
+  startTestOrchestrator,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../../../../testing/gateway.js';
 
 /**
  * Registration refuses every spelling of a special-purpose address the shared policy (runtime/net) knows, on POST
@@ -15,7 +20,12 @@ beforeAll(async () => {
   gw = await startTestGateway({ policyPack: false });
   orchestrator = await startTestOrchestrator(gw);
   app = orchestrator.app;
-  const res = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-license-key': gw.keys.acme }, payload: { url: 'https://hooks.example.com/ssrf', events: ['plan.completed'] } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: { 'x-license-key': gw.keys.acme },
+    payload: { url: 'https://hooks.example.com/ssrf', events: ['plan.completed'] },
+  });
   expect(res.statusCode).toBe(201);
   id = res.json().id;
 });
@@ -42,7 +52,12 @@ describe('webhook registration SSRF', () => {
     ['IPv6 documentation', 'http://[2001:db8::1]/x'],
   ])('refuses %s (%s) on POST and PUT with 400 INVALID_REQUEST', async (_name, url) => {
     const headers = { 'x-license-key': gw.keys.acme };
-    const post = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers, payload: { url, events: ['plan.completed'] } });
+    const post = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers,
+      payload: { url, events: ['plan.completed'] },
+    });
     expect(post.statusCode).toBe(400);
     expect(post.json().error).toMatchObject({ code: 'INVALID_REQUEST', details: { fields: [{ field: 'url' }] } });
     const put = await app.inject({ method: 'PUT', url: `/api/v1/webhooks/${id}`, headers, payload: { url } });
@@ -50,7 +65,12 @@ describe('webhook registration SSRF', () => {
   });
 
   it('still registers a public IPv6 literal', async () => {
-    const res = await app.inject({ method: 'PUT', url: `/api/v1/webhooks/${id}`, headers: { 'x-license-key': gw.keys.acme }, payload: { url: 'http://[2606:4700:4700::1111]/x' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/api/v1/webhooks/${id}`,
+      headers: { 'x-license-key': gw.keys.acme },
+      payload: { url: 'http://[2606:4700:4700::1111]/x' },
+    });
     expect(res.statusCode).toBe(200);
   });
 });

@@ -36,7 +36,11 @@ const backends: { name: string; make(): Promise<Backend> }[] = [
     name: 'PGlite in a data folder',
     async make() {
       const dir = await mkdtemp(join(tmpdir(), 'steward-wh-'));
-      return { name: 'PGlite', open: () => openStore({ dataDir: dir }), drop: () => rm(dir, { recursive: true, force: true }) };
+      return {
+        name: 'PGlite',
+        open: () => openStore({ dataDir: dir }),
+        drop: () => rm(dir, { recursive: true, force: true }),
+      };
     },
   },
 ];
@@ -57,7 +61,12 @@ describe.each(backends)('webhook delivery across a restart on $name', ({ make })
     const first = await backend.open();
     const before = new WebhookService(first.db, SETTINGS, log);
     before.start();
-    const hook = await before.repo.create('acme', null, { url: receiver.url, events: ['plan.failed'], secret: 'restart-secret', active: true }, new Date());
+    const hook = await before.repo.create(
+      'acme',
+      null,
+      { url: receiver.url, events: ['plan.failed'], secret: 'restart-secret', active: true },
+      new Date(),
+    );
     await before.emit('acme', 'plan.failed', { planId: 'plan_r', status: 'failed', totalExecutionTimeMs: 7 });
     await receiver.requests(1);
     // The "process" stops after its first attempt: the worker records it, then the store closes.
@@ -78,7 +87,9 @@ describe.each(backends)('webhook delivery across a restart on $name', ({ make })
     const last = receiver.received[2]!;
     const signature = last.headers['x-steward-signature'] as string;
     const unsigned = last.body.replace(`,"signature":${JSON.stringify(signature)}}`, '}');
-    expect(signature).toBe(`sha256=${createHmac('sha256', 'restart-secret').update(`${last.headers['x-steward-timestamp']}.${unsigned}`).digest('hex')}`);
+    expect(signature).toBe(
+      `sha256=${createHmac('sha256', 'restart-secret').update(`${last.headers['x-steward-timestamp']}.${unsigned}`).digest('hex')}`,
+    );
     const [record] = await after.repo.deliveries({ organizationId: 'acme', bound: null, narrowed: null }, hook.id, 10);
     expect(record).toMatchObject({ status: 'delivered', attempts: 3 });
     expect(record!.attemptLog.map((a) => a.responseStatus)).toEqual([503, 503, 200]);

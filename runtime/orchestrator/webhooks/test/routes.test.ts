@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, startTestOrchestrator, type TestGateway, type TestOrchestrator } from '../../../../testing/gateway.js';
+import {
+  startTestGateway,
+  startTestOrchestrator,
+  type TestGateway,
+  type TestOrchestrator,
+} from '../../../../testing/gateway.js';
 
 /** Registration and management of webhooks (`/api/v1/webhooks`), with private targets refused (the default). */
 let gw: TestGateway;
@@ -26,10 +31,22 @@ describe('webhook registrations', () => {
   let id: string;
 
   it('registers a webhook and answers it unwrapped with 201', async () => {
-    const res = await call('POST', '/api/v1/webhooks', gw.keys.acme, { url: URL_A, events: ['plan.completed', 'plan.failed'], secret: 's3cret-value', active: true });
+    const res = await call('POST', '/api/v1/webhooks', gw.keys.acme, {
+      url: URL_A,
+      events: ['plan.completed', 'plan.failed'],
+      secret: 's3cret-value',
+      active: true,
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toEqual({ id: expect.stringMatching(/^whk_/), url: URL_A, events: ['plan.completed', 'plan.failed'], active: true, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(body).toEqual({
+      id: expect.stringMatching(/^whk_/),
+      url: URL_A,
+      events: ['plan.completed', 'plan.failed'],
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     id = body.id;
   });
 
@@ -41,20 +58,26 @@ describe('webhook registrations', () => {
     await call('DELETE', `/api/v1/webhooks/${res.json().id}`, gw.keys.acme);
   });
 
-  it('lists the organization\'s webhooks as {webhooks, total}', async () => {
+  it("lists the organization's webhooks as {webhooks, total}", async () => {
     const res = await call('GET', '/api/v1/webhooks', gw.keys.acme);
     expect(res.json()).toMatchObject({ total: 1, webhooks: [{ id, url: URL_A }] });
   });
 
   it('changes a webhook with PUT (the fields sent) and shows it with GET', async () => {
-    const res = await call('PUT', `/api/v1/webhooks/${id}`, gw.keys.acme, { active: false, events: ['step.completed'] });
+    const res = await call('PUT', `/api/v1/webhooks/${id}`, gw.keys.acme, {
+      active: false,
+      events: ['step.completed'],
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id, url: URL_A, active: false, events: ['step.completed'] });
     expect((await call('GET', `/api/v1/webhooks/${id}`, gw.keys.acme)).json()).toMatchObject({ active: false });
   });
 
   it('answers an empty delivery log for a new webhook', async () => {
-    expect((await call('GET', `/api/v1/webhooks/${id}/deliveries`, gw.keys.acme)).json()).toEqual({ deliveries: [], total: 0 });
+    expect((await call('GET', `/api/v1/webhooks/${id}/deliveries`, gw.keys.acme)).json()).toEqual({
+      deliveries: [],
+      total: 0,
+    });
   });
 
   it.each([
@@ -79,10 +102,22 @@ describe('webhook registrations', () => {
   });
 
   it('answers 403 "Feature not available in tier" to a Professional organization', async () => {
-    for (const [method, url] of [['POST', '/api/v1/webhooks'], ['GET', '/api/v1/webhooks'], ['GET', `/api/v1/webhooks/${id}/deliveries`]] as const) {
-      const res = await call(method, url, gw.keys.globex, method === 'POST' ? { url: URL_A, events: ['plan.completed'] } : undefined);
+    for (const [method, url] of [
+      ['POST', '/api/v1/webhooks'],
+      ['GET', '/api/v1/webhooks'],
+      ['GET', `/api/v1/webhooks/${id}/deliveries`],
+    ] as const) {
+      const res = await call(
+        method,
+        url,
+        gw.keys.globex,
+        method === 'POST' ? { url: URL_A, events: ['plan.completed'] } : undefined,
+      );
       expect(res.statusCode).toBe(403);
-      expect(res.json().error).toMatchObject({ code: 'FEATURE_NOT_AVAILABLE', message: 'Feature not available in tier' });
+      expect(res.json().error).toMatchObject({
+        code: 'FEATURE_NOT_AVAILABLE',
+        message: 'Feature not available in tier',
+      });
     }
   });
 
