@@ -33,27 +33,28 @@ const NOT_OWNED = new Set(['apiVersion', 'kind', 'metadata', 'status']);
  * Creates `desired`, or updates `existing` (the cached object, undefined when the cache has none) when a field we
  * own differs. AlreadyExists (a stale cache) re-reads and updates; a 409 Conflict on update is thrown, so the
  * reconcile is retried against a fresher cache. An object of the same name controlled by something else is a
- * TerminalError: we do not take it over.
+ * TerminalError: we do not take it over. Every call carries `signal` (the reconcile's).
  */
 export async function createOrUpdate(
   client: KubeClient,
   ref: ResourceRef,
   desired: DesiredObject,
   existing: KubeObject | undefined,
+  signal?: AbortSignal,
 ): Promise<ApplyResult> {
   const applied = withAppliedHash(desired);
   if (!existing) {
     try {
-      await client.create(ref, applied);
+      await client.create(ref, applied, { signal });
       return 'created';
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-      existing = await client.get(ref, desired.metadata.namespace, desired.metadata.name);
+      existing = await client.get(ref, desired.metadata.namespace, desired.metadata.name, { signal });
     }
   }
   checkController(existing, desired);
   if (isUpToDate(applied, existing)) return 'unchanged';
-  await client.replace(ref, merged(applied, existing));
+  await client.replace(ref, merged(applied, existing), { signal });
   return 'updated';
 }
 
@@ -63,10 +64,14 @@ export async function deleteOwned(
   ref: ResourceRef,
   existing: KubeObject | undefined,
   ownerUid: string | undefined,
+  signal?: AbortSignal,
 ): Promise<boolean> {
   if (!existing || existing.metadata.deletionTimestamp) return false;
   if (!existing.metadata.ownerReferences?.some((r) => r.controller && r.uid === ownerUid)) return false;
-  return client.delete(ref, existing.metadata.namespace, existing.metadata.name!, { uid: existing.metadata.uid });
+  return client.delete(ref, existing.metadata.namespace, existing.metadata.name!, {
+    uid: existing.metadata.uid,
+    signal,
+  });
 }
 
 /** True when every field we own in `desired` is contained in `existing` and the applied hash matches. */

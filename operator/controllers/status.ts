@@ -5,7 +5,7 @@
  */
 import { ConditionType, Reason, setCondition, type Condition, type ConditionInput } from '../../api/conditions.js';
 import type { KubeObject } from '../../platform/kube/client.js';
-import { isConflict } from '../../platform/kube/errors.js';
+import { isAborted, isConflict } from '../../platform/kube/errors.js';
 import type { ResourceRef } from '../../platform/kube/resources.js';
 import { patchStatus } from '../../platform/kube/status.js';
 import type { ControllerContext, EventRecorder } from '../manager/types.js';
@@ -45,30 +45,33 @@ export function newProblems(before: readonly Condition[] | undefined, after: rea
   });
 }
 
-/** Records a Warning Event for each new problem; returns how many. */
+/** Records a Warning Event for each new problem (dropped once `signal`, the reconcile's, aborts); returns how many. */
 export function announce(
   events: EventRecorder,
   obj: KubeObject,
   before: readonly Condition[] | undefined,
   after: readonly Condition[],
+  signal?: AbortSignal,
 ): number {
   const fresh = newProblems(before, after);
-  for (const c of fresh) events.event(obj, 'Warning', c.reason, c.message || c.reason);
+  for (const c of fresh) events.event(obj, 'Warning', c.reason, c.message || c.reason, signal);
   return fresh.length;
 }
 
 /**
  * After applying threw: Ready=False ReconcileFailed with the API server's message (and its Warning Event). The
  * caller rethrows, so the reconcile is retried. NB: a 409 only means the cache was behind; its retry is routine,
- * not a failure a user should see, so it writes nothing.
+ * not a failure a user should see, so it writes nothing; nor does an apply cut by `signal` (the reconcile's), which
+ * is no failure at all.
  */
 export async function reportApplyFailure(
   ctx: ControllerContext,
   ref: ResourceRef,
   obj: KubeObject & { status?: Record<string, unknown> },
   err: unknown,
+  signal?: AbortSignal,
 ): Promise<void> {
-  if (isConflict(err)) return;
+  if (isConflict(err) || isAborted(err)) return;
   const before = obj.status?.conditions as Condition[] | undefined;
   const ready: ConditionInput = {
     type: ConditionType.Ready,
@@ -78,7 +81,13 @@ export async function reportApplyFailure(
   };
   const conditions = nextConditions(before, [ready], obj.metadata.generation, ctx.now());
   if (
-    (await patchStatus(ctx.client, ref, obj, { conditions, observedGeneration: obj.metadata.generation })) === 'updated'
+    (await patchStatus(
+      ctx.client,
+      ref,
+      obj,
+      { conditions, observedGeneration: obj.metadata.generation },
+      { signal },
+    )) === 'updated'
   )
-    announce(ctx.events, obj, before, conditions);
+    announce(ctx.events, obj, before, conditions, signal);
 }

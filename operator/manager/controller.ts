@@ -18,7 +18,7 @@ export interface ControllerStats extends WorkQueueCounts {
   successes: number;
   /** Reconciles that returned `requeueAfterMs`. */
   requeues: number;
-  /** Reconciles that threw, terminal errors included. */
+  /** Reconciles that threw, terminal errors included; not those cut by the end of their term (stop, lost Lease). */
   errors: number;
   /** Reconciles that threw a TerminalError (not retried). */
   terminalErrors: number;
@@ -122,10 +122,13 @@ export class Controller {
         this.stats.successes++;
       }
     } catch (err) {
-      this.stats.errors++;
       if (signal.aborted) {
+        // NB: the term's signal cut the reconcile's client calls (KubeApiError Aborted): no failure, no retry.
         log.debug({ err }, 'reconcile ended by the stop of the controller');
-      } else if (err instanceof TerminalError) {
+        return;
+      }
+      this.stats.errors++;
+      if (err instanceof TerminalError) {
         this.stats.terminalErrors++;
         log.error({ err }, 'reconcile failed; not retried until something changes');
         queue.forget(key);

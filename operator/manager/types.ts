@@ -17,7 +17,10 @@ export interface ReconcileRequest {
   key: string;
   /** Bound with controller, namespace, name and reconcileId. */
   log: Logger;
-  /** Aborted when the manager stops or loses leadership. */
+  /**
+   * Aborted when the manager stops or loses leadership. Pass it to every KubeClient call (and Event) the reconcile
+   * makes: once aborted they reject with `Aborted` (`isAborted`) instead of writing as a replica that no longer leads.
+   */
   signal: AbortSignal;
 }
 
@@ -46,7 +49,8 @@ export interface Cache {
 
 /** What a user should see with `kubectl describe`. */
 export interface EventRecorder {
-  event(object: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  /** `signal`: the reconcile's; the Event is dropped once it aborts. */
+  event(object: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string, signal?: AbortSignal): void;
 }
 
 /** Everything a controller factory gets from the manager. */

@@ -1,13 +1,15 @@
 export {
   KubeClient,
+  type CallOptions,
   type KubeClientOptions,
   type KubeList,
   type KubeObject,
   type ListOptions,
   type OwnerReference,
   type PatchType,
+  type WriteOptions,
 } from './client.js';
-export { KubeApiError, isAlreadyExists, isConflict, isGone, isNotFound } from './errors.js';
+export { KubeApiError, isAborted, isAlreadyExists, isConflict, isGone, isNotFound } from './errors.js';
 export { Informer, objectKey, type InformerEvent, type InformerListener, type InformerOptions } from './informer.js';
 export {
   Resources,

@@ -145,6 +145,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         fieldSelector: this.opts.fieldSelector,
         limit: this.opts.pageSize ?? 500,
         continue: cont,
+        signal,
       });
       for (const item of page.items) fresh.set(objectKey(item), withKind(item, this.resource));
       cont = page.metadata.continue || undefined;

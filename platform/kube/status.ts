@@ -37,19 +37,23 @@ export async function updateStatus<T extends KubeObject & { status?: unknown }>(
   namespace: string,
   name: string,
   compute: (obj: T) => T['status'] | undefined,
-  opts: { current?: T; attempts?: number; fieldManager?: string } = {},
+  opts: { current?: T; attempts?: number; fieldManager?: string; signal?: AbortSignal } = {},
 ): Promise<StatusWrite> {
   let obj = opts.current;
   const attempts = opts.attempts ?? 5;
   for (let i = 0; ; i++) {
     if (!obj) {
-      obj = await client.tryGet<T>(ref, namespace, name);
+      obj = await client.tryGet<T>(ref, namespace, name, { signal: opts.signal });
       if (!obj) return 'gone';
     }
     const next = compute(obj);
     if (next === undefined || jsonEqual(next, obj.status)) return 'unchanged';
     try {
-      await client.replaceStatus(ref, { ...obj, status: next }, { fieldManager: opts.fieldManager });
+      await client.replaceStatus(
+        ref,
+        { ...obj, status: next },
+        { fieldManager: opts.fieldManager, signal: opts.signal },
+      );
       return 'updated';
     } catch (err) {
       if (isNotFound(err)) return 'gone';
@@ -65,7 +69,7 @@ export async function patchStatus(
   ref: ResourceRef,
   current: KubeObject & { status?: Record<string, unknown> },
   fields: Record<string, unknown>,
-  opts: { fieldManager?: string } = {},
+  opts: { fieldManager?: string; signal?: AbortSignal } = {},
 ): Promise<StatusWrite> {
   const status = current.status ?? {};
   if (Object.entries(fields).every(([k, v]) => jsonEqual(v === null ? undefined : v, status[k]))) return 'unchanged';
@@ -75,7 +79,7 @@ export async function patchStatus(
       current.metadata.namespace,
       current.metadata.name!,
       { status: fields },
-      { subresource: 'status', fieldManager: opts.fieldManager },
+      { subresource: 'status', fieldManager: opts.fieldManager, signal: opts.signal },
     );
     return 'updated';
   } catch (err) {

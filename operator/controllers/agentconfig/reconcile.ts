@@ -90,27 +90,30 @@ export class AgentConfigReconciler implements Reconciler {
           [Resources.Deployment, desired.deployment],
           [Resources.Service, desired.service],
         ] as const) {
-          const result = await createOrUpdate(client, ref, obj, cache.get(ref, ns, obj.metadata.name));
+          const result = await createOrUpdate(client, ref, obj, cache.get(ref, ns, obj.metadata.name), req.signal);
           if (result !== 'unchanged')
             req.log.info({ op: result, kind: ref.kind, object: obj.metadata.name }, 'object applied');
           if (result === 'created') created.push(`${ref.kind} ${obj.metadata.name}`);
         }
       } catch (err) {
-        await reportApplyFailure(this.ctx, Resources.AgentConfig, raw, err);
+        await reportApplyFailure(this.ctx, Resources.AgentConfig, raw, err, req.signal);
         throw err;
       } finally {
-        if (created.length) this.ctx.events.event(raw, 'Normal', Reason.Created, `created ${created.join(' and ')}`);
+        if (created.length)
+          this.ctx.events.event(raw, 'Normal', Reason.Created, `created ${created.join(' and ')}`, req.signal);
       }
     }
 
     // NB: without an Orchestrator the agent waits; a Degraded condition from an earlier pool is dropped.
     const kept = owner ? before : before?.filter((c) => c.type !== ConditionType.Degraded);
     const conditions = nextConditions(kept, agentConditions(facts), generation, this.ctx.now());
-    const written = await patchStatus(client, Resources.AgentConfig, raw, {
-      conditions,
-      observedGeneration: generation,
-      readyReplicas: ready,
-    });
-    if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
+    const written = await patchStatus(
+      client,
+      Resources.AgentConfig,
+      raw,
+      { conditions, observedGeneration: generation, readyReplicas: ready },
+      { signal: req.signal },
+    );
+    if (written === 'updated') announce(this.ctx.events, raw, before, conditions, req.signal);
   }
 }

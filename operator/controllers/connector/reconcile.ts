@@ -36,10 +36,13 @@ export class ConnectorReconciler implements Reconciler {
     };
     const before = c.status?.conditions as Condition[] | undefined;
     const conditions = nextConditions(before, connectorConditions(facts), c.metadata.generation, this.ctx.now());
-    const written = await patchStatus(this.ctx.client, Resources.Connector, raw, {
-      conditions,
-      observedGeneration: c.metadata.generation,
-    });
-    if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
+    const written = await patchStatus(
+      this.ctx.client,
+      Resources.Connector,
+      raw,
+      { conditions, observedGeneration: c.metadata.generation },
+      { signal: req.signal },
+    );
+    if (written === 'updated') announce(this.ctx.events, raw, before, conditions, req.signal);
   }
 }

@@ -31,12 +31,14 @@ export class LicenseReconciler implements Reconciler {
     const v = verdict(this.lookup(req.namespace, l.spec.keySecretRef), this.settings.licenseSigningSecret, now);
     const before = l.status?.conditions as Condition[] | undefined;
     const conditions = nextConditions(before, [readyCondition(v)], l.metadata.generation, now);
-    const written = await patchStatus(this.ctx.client, Resources.License, raw, {
-      ...v,
-      conditions,
-      observedGeneration: l.metadata.generation,
-    });
-    if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
+    const written = await patchStatus(
+      this.ctx.client,
+      Resources.License,
+      raw,
+      { ...v, conditions, observedGeneration: l.metadata.generation },
+      { signal: req.signal },
+    );
+    if (written === 'updated') announce(this.ctx.events, raw, before, conditions, req.signal);
     const after = requeueAfterMs(v, now);
     return after === undefined ? undefined : { requeueAfterMs: after };
   }

@@ -59,7 +59,8 @@ export class OrchestratorReconciler implements Reconciler {
     // generating values, or a lagging cache would rotate the installation's shared secrets.
     const internalName = names.internal(o.metadata.name);
     const internal = internalValues(
-      secret(internalName) ?? (await client.tryGet<SecretObject>(Resources.Secret, ns, internalName)),
+      secret(internalName) ??
+        (await client.tryGet<SecretObject>(Resources.Secret, ns, internalName, { signal: req.signal })),
       this.settings.licenseSigningSecret,
     );
     const configHash = hashOf(
@@ -77,21 +78,21 @@ export class OrchestratorReconciler implements Reconciler {
     try {
       for (const obj of desired.apply) {
         const ref = Resources[obj.kind as ResourceName];
-        const result = await createOrUpdate(client, ref, obj, cache.get(ref, ns, obj.metadata.name));
+        const result = await createOrUpdate(client, ref, obj, cache.get(ref, ns, obj.metadata.name), req.signal);
         if (result === 'unchanged') continue;
         req.log.info({ op: result, kind: obj.kind, object: obj.metadata.name }, 'object applied');
         if (result === 'created')
-          this.ctx.events.event(raw, 'Normal', Reason.Created, `created ${obj.kind} ${obj.metadata.name}`);
+          this.ctx.events.event(raw, 'Normal', Reason.Created, `created ${obj.kind} ${obj.metadata.name}`, req.signal);
         else if (obj.kind === 'Deployment')
-          this.ctx.events.event(raw, 'Normal', Reason.Updated, `updated Deployment ${obj.metadata.name}`);
+          this.ctx.events.event(raw, 'Normal', Reason.Updated, `updated Deployment ${obj.metadata.name}`, req.signal);
       }
       for (const { kind, name } of desired.remove) {
         const ref = Resources[kind as ResourceName];
-        if (await deleteOwned(client, ref, cache.get(ref, ns, name), o.metadata.uid))
+        if (await deleteOwned(client, ref, cache.get(ref, ns, name), o.metadata.uid, req.signal))
           req.log.info({ op: 'deleted', kind, object: name }, 'object deleted');
       }
     } catch (err) {
-      await reportApplyFailure(this.ctx, Resources.Orchestrator, raw, err);
+      await reportApplyFailure(this.ctx, Resources.Orchestrator, raw, err, req.signal);
       throw err;
     }
 
@@ -103,12 +104,14 @@ export class OrchestratorReconciler implements Reconciler {
       o.metadata.generation,
       this.ctx.now(),
     );
-    const written = await patchStatus(client, Resources.Orchestrator, raw, {
-      conditions,
-      observedGeneration: o.metadata.generation,
-      endpoints: endpoints(o),
-    });
-    if (written === 'updated') announce(this.ctx.events, raw, before, conditions);
+    const written = await patchStatus(
+      client,
+      Resources.Orchestrator,
+      raw,
+      { conditions, observedGeneration: o.metadata.generation, endpoints: endpoints(o) },
+      { signal: req.signal },
+    );
+    if (written === 'updated') announce(this.ctx.events, raw, before, conditions, req.signal);
   }
 
   /** What the checks judge, read from the cache. */

@@ -68,7 +68,8 @@ export class PolicyReconciler implements Reconciler {
     };
     const written = await updateStatus(this.ctx.client, Resources.Policy, req.namespace, req.name, compute, {
       current: raw as KubeObject & { status?: unknown },
+      signal: req.signal,
     });
-    if (written === 'updated') announce(this.ctx.events, subject, before, after);
+    if (written === 'updated') announce(this.ctx.events, subject, before, after, req.signal);
   }
 }

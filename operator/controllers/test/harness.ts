@@ -77,8 +77,11 @@ export interface Harness {
   ctx: ControllerContext;
   events: RecordedEvent[];
   specs: ControllerSpec[];
-  /** Reconciles `namespace/name` with the named controller once the caches caught up with the server. */
-  reconcile(controller: string, key: string): Promise<ReconcileResult | void>;
+  /**
+   * Reconciles `namespace/name` with the named controller once the caches caught up with the server; `signal` is
+   * the reconcile's (default: aborted by `stop()`).
+   */
+  reconcile(controller: string, key: string, signal?: AbortSignal): Promise<ReconcileResult | void>;
   /** Write requests (create, update, patch, delete) the cluster has served so far. */
   writes(): number;
   /** Sets the injected clock. */
@@ -114,12 +117,12 @@ export async function startHarness(cluster: TestCluster, settings: ControllerSet
     ctx,
     events,
     specs,
-    async reconcile(controller, key) {
+    async reconcile(controller, key, signal = abort.signal) {
       const spec = specs.find((s) => s.name === controller);
       if (!spec) throw new Error(`no controller ${controller}`);
       await cache.sync();
       const [namespace, name] = key.split('/') as [string, string];
-      return spec.reconciler.reconcile({ namespace, name, key, log, signal: abort.signal });
+      return spec.reconciler.reconcile({ namespace, name, key, log, signal });
     },
     writes: () => cluster.requests.count({ verb: ['create', 'update', 'patch', 'delete'] }),
     setNow: (d) => (now = d),

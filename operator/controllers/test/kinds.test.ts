@@ -1,11 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../platform/kube/client.js';
+import { isAborted } from '../../../platform/kube/errors.js';
 import { Resources } from '../../../platform/kube/resources.js';
 import type { TestCluster } from '../../../testing/kube/index.js';
 import {
   NS,
   agentConfig,
   connector,
+  license,
   manifest,
   orchestrator,
   policy,
@@ -234,4 +236,51 @@ describe('License reconciler', () => {
     expect(l!.status).toMatchObject({ valid: false, reason: 'no signing secret configured' });
     expect(condition(l, 'Ready')).toMatchObject({ status: 'False', reason: 'LicenseInvalid' });
   });
+});
+
+describe('every reconciler', () => {
+  const cases: {
+    name: string;
+    controller: string;
+    ref: (typeof Resources)[keyof typeof Resources];
+    object: KubeObject;
+  }[] = [
+    {
+      name: 'orchestrator',
+      controller: 'orchestrator',
+      ref: Resources.Orchestrator,
+      object: manifest(orchestrator('prod', withCommunityMode())),
+    },
+    {
+      name: 'agentconfig',
+      controller: 'agentconfig',
+      ref: Resources.AgentConfig,
+      object: manifest(agentConfig('travel')),
+    },
+    {
+      name: 'policy',
+      controller: 'policy',
+      ref: Resources.Policy,
+      object: manifest(policy('deny', 'package p\ndeny := true')),
+    },
+    { name: 'connector', controller: 'connector', ref: Resources.Connector, object: manifest(connector('orders')) },
+    { name: 'license', controller: 'license', ref: Resources.License, object: manifest(license('acme', 'k')) },
+  ];
+
+  it.each(cases)(
+    '$name: makes no write once its signal is aborted, and fails with Aborted',
+    async ({ controller, ref, object }) => {
+      await h.client.create(ref, object);
+      await h.cache.sync();
+      const writes = h.writes();
+      const ended = new AbortController();
+      ended.abort(new Error('leadership lost'));
+      const failure = await h
+        .reconcile(controller, `${NS}/${object.metadata.name}`, ended.signal)
+        .catch((e: unknown) => e);
+      expect(isAborted(failure)).toBe(true);
+      expect(h.writes()).toBe(writes);
+      expect(h.events).toEqual([]);
+    },
+  );
 });

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { KubeClient } from '../../../platform/kube/client.js';
+import { KubeClient, type KubeObject } from '../../../platform/kube/client.js';
+import { isAborted } from '../../../platform/kube/errors.js';
 import { Resources } from '../../../platform/kube/resources.js';
 import { Manager } from '../manager.js';
+import type { ReconcileRequest } from '../types.js';
 import { configMap, eventually, silent, sleep } from './helpers.js';
 
 let cluster: TestCluster;
@@ -141,5 +143,89 @@ describe('two managers behind one Lease', () => {
     const after = countBy(log, 'a');
     await sleep(100);
     expect(countBy(log, 'a')).toBe(after);
+  });
+});
+
+const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
+const WRITES = ['create', 'update', 'patch', 'delete'] as const;
+
+const secret = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: 'default' },
+  stringData: { step: name },
+});
+
+/** Opened by the test: the reconcile waits on it between its first write and the next ones. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+describe('a reconcile in flight when leadership is lost', () => {
+  it('makes no further writes: its client calls reject with Aborted and it is neither an error nor retried', async () => {
+    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'a' });
+    let lost = 0;
+    const manager = new Manager({
+      client,
+      log: silent,
+      namespace: 'default',
+      informerBackoffMs: 20,
+      leaderElection: {
+        namespace: 'default',
+        name: 'operator-lease',
+        identity: 'a',
+        leaseDurationMs: 2000,
+        renewDeadlineMs: 1500,
+        retryPeriodMs: 100,
+      },
+      onLostLeadership: () => lost++,
+    });
+    const held = gate();
+    let inFlight: ReconcileRequest | undefined;
+    let failure: unknown;
+    manager.add({
+      name: 'gated',
+      for: Resources.ConfigMap,
+      reconciler: {
+        async reconcile(req) {
+          const { signal } = req;
+          await client.create(Resources.Secret, secret(`${req.name}-first`), { signal });
+          inFlight = req;
+          await held.wait;
+          try {
+            await client.create(Resources.Secret, secret(`${req.name}-second`), { signal });
+            await client.patch(Resources.ConfigMap, req.namespace, req.name, { data: { done: 'yes' } }, { signal });
+          } catch (err) {
+            failure = err;
+            throw err;
+          }
+        },
+      },
+    });
+    running.push({ manager, client });
+    await manager.start();
+    const writesBy = () => cluster.requests.filter({ verb: [...WRITES] }).filter((r) => r.userAgent === 'a');
+    const reconcileWrites = () => writesBy().filter((r) => r.resource !== 'leases').length;
+
+    await eventually(() => expect(inFlight).toBeDefined());
+    expect(reconcileWrites()).toBe(1);
+
+    // The Lease can no longer be renewed: after the renew deadline the manager stops leading.
+    cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
+    await eventually(() => expect(inFlight!.signal.aborted).toBe(true));
+    expect(manager.leading).toBe(false);
+
+    held.open();
+    // The manager tells the process only once the reconciles in flight ended.
+    await eventually(() => expect(lost).toBe(1));
+    expect(isAborted(failure)).toBe(true);
+    expect(reconcileWrites()).toBe(1);
+    expect(cluster.store.tryGet(SECRETS, 'default', 'work-first')).toBeDefined();
+    expect(cluster.store.tryGet(SECRETS, 'default', 'work-second')).toBeUndefined();
+    expect(cluster.store.get(CONFIGMAPS, 'default', 'work').data).toEqual({});
+    expect(manager.stats().gated).toMatchObject({ reconciles: 1, errors: 0, retries: 0 });
   });
 });
