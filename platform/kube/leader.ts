@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from './client.js';
-import { isAlreadyExists, isConflict } from './errors.js';
+import { isAborted, isAlreadyExists, isConflict } from './errors.js';
 import { leaseExpired, leaseSpec, type LeaseSpec } from './lease.js';
 import { Resources } from './resources.js';
 
@@ -92,7 +92,7 @@ export class LeaderElector {
 
   private async run(): Promise<void> {
     const signal = this.stopping.signal;
-    while (!signal.aborted && !(await this.tryAcquireOrRenew()))
+    while (!signal.aborted && !(await this.tryAcquireOrRenew(signal)))
       await sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
     if (signal.aborted) return;
     const leading = (this.leading = new AbortController());
@@ -104,9 +104,9 @@ export class LeaderElector {
       await sleep(this.retryPeriodMs, signal);
       if (signal.aborted) break;
       const left = renewedAt + this.renewDeadlineMs - Date.now();
-      // NB: a renewal that answers after the deadline may still land; the Lease then names us for one more
-      // duration while we do not lead. That delays the next leader; it never makes two.
-      const renewed = left > 0 && (await withDeadline(this.tryAcquireOrRenew(), left));
+      // NB: the renewal is cancelled at the deadline; one the server applied before the cancel still names us
+      // for one more duration while we do not lead. That delays the next leader; it never makes two.
+      const renewed = left > 0 && (await this.tryAcquireOrRenew(AbortSignal.any([signal, AbortSignal.timeout(left)])));
       if (renewed) renewedAt = Date.now();
       else if (Date.now() - renewedAt >= this.renewDeadlineMs) {
         how = 'lost';
@@ -124,12 +124,15 @@ export class LeaderElector {
     this.opts.onStoppedLeading?.(how);
   }
 
-  /** One attempt; false when another replica holds the Lease, the write lost a race, or the API failed. */
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  /**
+   * One attempt; false when another replica holds the Lease, the write lost a race, the API failed, or `signal`
+   * (stopping, or the renew deadline) cut it.
+   */
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { client, namespace, name, identity } = this.opts;
     const now = this.now();
     try {
-      const current = await client.tryGet<Lease>(Resources.Lease, namespace, name);
+      const current = await client.tryGet<Lease>(Resources.Lease, namespace, name, { signal });
       if (!current) {
         const lease: Lease = {
           apiVersion: 'coordination.k8s.io/v1',
@@ -137,7 +140,7 @@ export class LeaderElector {
           metadata: { name, namespace },
           spec: leaseSpec(identity, this.leaseDurationMs, now),
         };
-        this.held = await client.create(Resources.Lease, lease);
+        this.held = await client.create(Resources.Lease, lease, { signal });
         this.observe(identity);
         return true;
       }
@@ -151,11 +154,11 @@ export class LeaderElector {
         now,
         holder === identity ? spec : { leaseTransitions: (spec.leaseTransitions ?? 0) + 1 },
       );
-      this.held = await client.replace(Resources.Lease, { ...current, spec: next });
+      this.held = await client.replace(Resources.Lease, { ...current, spec: next }, { signal });
       this.observe(identity);
       return true;
     } catch (err) {
-      if (isConflict(err) || isAlreadyExists(err)) return false;
+      if (isConflict(err) || isAlreadyExists(err) || isAborted(err)) return false;
       this.opts.log?.warn({ err, lease: name }, 'could not acquire or renew the Lease');
       return false;
     }
@@ -181,17 +184,6 @@ export class LeaderElector {
     if (holder === this.observedHolder) return;
     this.observedHolder = holder;
     if (holder) this.opts.onNewLeader?.(holder);
-  }
-}
-
-/** The promise's value, or false when it has not settled within `ms` (the promise keeps running). */
-async function withDeadline(promise: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
