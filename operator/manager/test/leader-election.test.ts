@@ -34,15 +34,13 @@ interface Reconcile {
   endedAt: number;
 }
 
-/**
- * A replica: its own client and manager, with a controller that reconciles every ConfigMap again every 10 ms
- * (so whoever leads is always busy) and records when each reconcile ran.
- */
-async function replica(
+type LeaderExtra = { onLostLeadership?: () => void; leaseDurationMs?: number; renewDeadlineMs?: number };
+
+/** A manager with leader election on the Lease `operator-lease`, and its own client named `identity`; not started. */
+async function leaderManager(
   identity: string,
-  log: Reconcile[],
-  extra: { onLostLeadership?: () => void; leaseDurationMs?: number; renewDeadlineMs?: number } = {},
-): Promise<Manager> {
+  extra: LeaderExtra = {},
+): Promise<{ manager: Manager; client: KubeClient }> {
   const { leaseDurationMs = 2000, renewDeadlineMs = 1500, onLostLeadership } = extra;
   const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: identity });
   const manager = new Manager({
@@ -60,6 +58,16 @@ async function replica(
     },
     onLostLeadership,
   });
+  running.push({ manager, client });
+  return { manager, client };
+}
+
+/**
+ * A replica: its own client and manager, with a controller that reconciles every ConfigMap again every 10 ms
+ * (so whoever leads is always busy) and records when each reconcile ran.
+ */
+async function replica(identity: string, log: Reconcile[], extra: LeaderExtra = {}): Promise<Manager> {
+  const { manager } = await leaderManager(identity, extra);
   manager.add({
     name: 'busy',
     for: Resources.ConfigMap,
@@ -72,7 +80,6 @@ async function replica(
       },
     },
   });
-  running.push({ manager, client });
   await manager.start();
   return manager;
 }
@@ -166,23 +173,8 @@ function gate(): { wait: Promise<void>; open: () => void } {
 describe('a reconcile in flight when leadership is lost', () => {
   it('makes no further writes: its client calls reject with Aborted and it is neither an error nor retried', async () => {
     await cluster.store.create(CONFIGMAPS, configMap('work'));
-    const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'a' });
     let lost = 0;
-    const manager = new Manager({
-      client,
-      log: silent,
-      namespace: 'default',
-      informerBackoffMs: 20,
-      leaderElection: {
-        namespace: 'default',
-        name: 'operator-lease',
-        identity: 'a',
-        leaseDurationMs: 2000,
-        renewDeadlineMs: 1500,
-        retryPeriodMs: 100,
-      },
-      onLostLeadership: () => lost++,
-    });
+    const { manager, client } = await leaderManager('a', { onLostLeadership: () => lost++ });
     const held = gate();
     let inFlight: ReconcileRequest | undefined;
     let failure: unknown;
@@ -205,7 +197,6 @@ describe('a reconcile in flight when leadership is lost', () => {
         },
       },
     });
-    running.push({ manager, client });
     await manager.start();
     const writesBy = () => cluster.requests.filter({ verb: [...WRITES] }).filter((r) => r.userAgent === 'a');
     const reconcileWrites = () => writesBy().filter((r) => r.resource !== 'leases').length;
