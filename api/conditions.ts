@@ -50,6 +50,8 @@ export const Reason = {
   NodeLimitExceeded: 'NodeLimitExceeded',
   /** A referenced Secret or key is missing. */
   SecretMissing: 'SecretMissing',
+  /** The ConfigMap (or its key) a Policy's `spec.wasm.configMapRef` names is missing. */
+  ConfigMapMissing: 'ConfigMapMissing',
   /** Fewer pods are available than desired. */
   ReplicasUnavailable: 'ReplicasUnavailable',
   /** A connector health check failed. */

@@ -22,9 +22,10 @@ export const LABELS = {
 
 export const MANAGED_BY = 'steward-operator';
 
-/** Default ports of the two HTTP runtimes. */
+/** Default ports of the runtimes. */
 export const DEFAULT_GATEWAY_PORT = 8080;
 export const DEFAULT_ORCHESTRATOR_PORT = 8081;
+export const DEFAULT_AGENT_PORT = 8090;
 
 /** Default AgentConfig timeout from the service reference. */
 export const DEFAULT_AGENT_TIMEOUT = '60s';

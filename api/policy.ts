@@ -75,6 +75,37 @@ export function expandRedactionKinds(kinds: readonly RedactionKind[]): string[] 
   return [...out];
 }
 
+/**
+ * A Policy's own evaluation limits, each over the runtime's one default. NB: bounded, because an inline evaluation
+ * runs on the event loop: 10 s is the most any one policy may hold a request (and the loop).
+ */
+export const policyLimits = z
+  .object({
+    deadlineMs: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe(
+        "wall-clock budget of this policy's evaluation, in milliseconds (1 to 10000); absent: the runtime's default",
+      ),
+    maxSteps: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000_000)
+      .optional()
+      .describe(
+        "evaluation steps this policy may take (1 to 100000000; Rego only: a wasm bundle has no step count); absent: the runtime's default",
+      ),
+  })
+  .strict()
+  .describe(
+    "this policy's own evaluation limits, over the runtime's defaults; a policy that exceeds them blocks the request (fail closed)",
+  );
+export type PolicyLimits = z.infer<typeof policyLimits>;
+
 export const policySpec = z
   .object({
     type: z
@@ -134,6 +165,7 @@ export const policySpec = z
       .strict()
       .optional()
       .describe('precompiled OPA wasm policy, as an alternative to rego'),
+    limits: policyLimits.optional(),
     scope: z
       .object({
         surfaces: z

@@ -4,8 +4,7 @@
  * fastify route with a constant JSON body, on the port given, and prints READY.
  */
 import Fastify from 'fastify';
-import { parseConfig } from '../platform/config.js';
-import { standaloneConfigSchema } from '../runtime/config.js';
+import { standaloneSettings } from '../cmd/config/settings.js';
 import { createLogger } from '../platform/log.js';
 import { startStandalone } from '../runtime/standalone/main.js';
 import { installFloor, recordPack } from './policy-floor.js';
@@ -23,7 +22,7 @@ if (mode === 'bare') {
   await app.listen({ host: '127.0.0.1', port });
 } else {
   if (mode === 'floor') installFloor(await recordPack(GATEWAY_QUERY));
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     ...process.env,
     LOG_LEVEL: 'warn',
     STEWARD_GATEWAY_PORT: String(port),

@@ -14,6 +14,7 @@
  * with what the window has left: the organization's use as the limiter sees it.
  */
 import { spawnSync } from 'node:child_process';
+import { standaloneSettings } from '../cmd/config/settings.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,7 +22,6 @@ import { fileURLToPath } from 'node:url';
 import { createTempDatabase } from '../testing/pgdb.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../testing/llm/index.js';
 import { freePort } from '../testing/ports.js';
-import { standaloneConfigSchema } from '../runtime/config.js';
 import { DEFAULT_MAX_TOKENS } from '../runtime/llm/config.js';
 import { spawnReady, UPSTREAM_KEY } from './proxy-servers.js';
 import { machine, NODE_FLAGS } from './report.js';
@@ -179,7 +179,7 @@ export async function run(): Promise<{ markdown: string }> {
 }
 
 function tokensMarkdown(rows: readonly TokensRow[], loadBefore: number[], loadAfter: number[]): string {
-  const perMinute = standaloneConfigSchema.shape.STEWARD_LLM_TOKENS_PER_MINUTE.parse(undefined);
+  const perMinute = standaloneSettings({}).access.llmTokensPerMinute;
   const reserve = Math.ceil(PROMPT.length / 4) + DEFAULT_MAX_TOKENS;
   const used = USAGE.promptTokens + USAGE.completionTokens;
   const f = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString('en-US'));
@@ -197,7 +197,7 @@ Method: \`npm run bench -- tokens\` (\`bench/tokens.ts\`; \`BENCH_TOKENS_BEFORE=
 row's gateway runs alone in its own process, \`node ${NODE_FLAGS.join(' ')} --import tsx bench/gateway-server.ts gateway\`
 from the tree measured (standalone wiring, community mode, the built-in pack, request limits out of the way, in-memory
 limiter), on a fresh PostgreSQL 15 database (local, TCP, dropped afterwards), with \`STEWARD_LLM_TOKENS_PER_MINUTE\` unset:
-its default is ${f(perMinute)} tokens per organization per minute (runtime/config.ts). The stand-in (testing/llm's fake
+its default is ${f(perMinute)} tokens per organization per minute (cmd/config/env.ts). The stand-in (testing/llm's fake
 OpenAI, in the bench process) answers every call with usage ${USAGE.promptTokens} + ${USAGE.completionTokens} = ${used} tokens.
 Each call is \`POST /v1/execute\` \`{"prompt": <${PROMPT.length} characters>, "model": "gpt-4o-mini"}\`, no max_tokens, so it reserves
 ⌈${PROMPT.length} / 4⌉ + ${DEFAULT_MAX_TOKENS} (the default max_tokens) = ${reserve} tokens. Checks first (${rows.map((r) => r.checks)[0] ?? '—'}), then ${WARM_UP}

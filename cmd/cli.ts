@@ -2,13 +2,8 @@
 // (fastify, the Rego engine, PGlite, the LLM SDKs) load, which takes seconds under tsx. They are imported after parsing.
 import { Command } from 'commander';
 import { VERSION } from '../platform/version.js';
-import { ConfigError, parseConfig } from '../platform/config.js';
-import {
-  agentConfigSchema,
-  gatewayConfigSchema,
-  orchestratorConfigSchema,
-  standaloneConfigSchema,
-} from '../runtime/config.js';
+import { ConfigError } from '../platform/config.js';
+import { agentSettings, gatewaySettings, orchestratorSettings, standaloneSettings } from './config/settings.js';
 import { StartupError } from '../platform/startup-error.js';
 
 /** `steward <command>`: one binary for every Steward process. */
@@ -21,12 +16,12 @@ export function buildCli(env: Record<string, string | undefined>): Command {
     .command('standalone')
     .description('gateway, orchestrator and agent pool in one process on embedded PGlite (no cluster)')
     .action(async () => {
-      const config = parseConfig(standaloneConfigSchema, env);
+      const settings = standaloneSettings(env);
       // Checked before the heavy imports too, so that a mistyped folder is reported in well under a second.
       const { checkManifestFolders } = await import('../runtime/source/folders.js');
-      await checkManifestFolders(config.STEWARD_MANIFESTS);
+      await checkManifestFolders(settings.manifests.folders);
       const { runStandalone } = await import('../runtime/standalone/main.js');
-      await runStandalone(env, config);
+      await runStandalone(settings, env);
     });
 
   program
@@ -35,9 +30,9 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       'the gateway alone on STEWARD_GATEWAY_PORT (8080); STEWARD_SOURCE=kubernetes reads the cluster (docs/cluster-mode.md)',
     )
     .action(async () => {
-      const config = parseConfig(gatewayConfigSchema, env);
+      const settings = gatewaySettings(env);
       const { runGateway } = await import('../runtime/gateway/main.js');
-      await runGateway(env, config);
+      await runGateway(settings, env);
     });
 
   program
@@ -46,28 +41,28 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       'the orchestrator alone on PORT (8081): parallel surface over STEWARD_AGENT_ENDPOINTS or in-process agents',
     )
     .action(async () => {
-      const config = parseConfig(orchestratorConfigSchema, env);
+      const settings = orchestratorSettings(env);
       const { runOrchestrator } = await import('../runtime/orchestrator/main.js');
-      await runOrchestrator(env, config);
+      await runOrchestrator(settings, env);
     });
 
   program
     .command('agent')
     .description('a pool agent: runs work items for one AgentConfig (STEWARD_AGENT_NAME) on STEWARD_AGENT_PORT')
     .action(async () => {
-      const config = parseConfig(agentConfigSchema, env);
+      const settings = agentSettings(env);
       const { runAgent } = await import('../runtime/agent/main.js');
-      await runAgent(env, config);
+      await runAgent(settings);
     });
 
   program
     .command('operator')
     .description('the Kubernetes operator: reconciles the five kinds into workloads (leader-elected over a Lease)')
     .action(async () => {
-      const { operatorConfigSchema } = await import('../operator/config.js');
-      const config = parseConfig(operatorConfigSchema, env);
+      const { operatorSettings } = await import('./config/operator-env.js');
+      const settings = operatorSettings(env);
       const { runOperator } = await import('../operator/main.js');
-      await runOperator(env, config);
+      await runOperator(settings);
     });
 
   program

@@ -1,7 +1,8 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { AnyResource } from '../api/index.js';
-import { compileError, policyModule, WASM_NOT_EVALUATED } from '../runtime/policy/module.js';
+import { compileError, policyModule } from '../runtime/policy/module.js';
+import { wasmBundleError } from '../runtime/policy/wasm.js';
 import { parseManifestFile } from '../runtime/source/index.js';
 
 export interface ValidateOptions {
@@ -71,8 +72,8 @@ export async function validateFiles(paths: readonly string[], options: ValidateO
 function checkPolicy(policy: Extract<AnyResource, { kind: 'Policy' }>, at: string, report: ValidateReport): void {
   const module = policyModule(policy);
   if (module === undefined) {
-    if (policy.spec.wasm)
-      report.warnings.push(`${at} spec.wasm: ${WASM_NOT_EVALUATED}; the policy is skipped at start`);
+    const error = wasmBundleError(policy);
+    if (error !== undefined) report.errors.push(`${at} ${error}`);
     return;
   }
   const error = compileError(module);

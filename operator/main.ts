@@ -4,13 +4,13 @@
  * SIGTERM drain and, when the Lease is lost, exit (Kubernetes restarts the pod, which campaigns again).
  */
 import { hostname } from 'node:os';
-import { parseConfig } from '../platform/config.js';
 import { KubeClient } from '../platform/kube/client.js';
 import { createLogger, logFormat, type Logger } from '../platform/log.js';
 import { installShutdown } from '../platform/shutdown.js';
+import { assemble } from '../platform/lifecycle.js';
 import { listenFailure } from '../platform/startup-error.js';
 import { VERSION } from '../platform/version.js';
-import { operatorConfigSchema, type OperatorConfig } from './config.js';
+import type { OperatorSettings } from './settings.js';
 import { allControllers } from './controllers/index.js';
 import { Manager } from './manager/manager.js';
 import type { ControllerContext, ControllerSpec } from './manager/types.js';
@@ -23,7 +23,7 @@ export type ControllerFactory = (ctx: ControllerContext) => ControllerSpec[];
 export interface OperatorOptions {
   log?: Logger;
   controllers?: ControllerFactory;
-  /** Kubeconfig text instead of STEWARD_KUBECONFIG (tests). */
+  /** Kubeconfig text instead of the kubeconfig file (tests). */
   kubeconfigYaml?: string;
   /** Called when the Lease is lost (after the workers stopped). @default nothing: the operator stays a standby */
   onLostLeadership?: () => void;
@@ -46,91 +46,112 @@ export interface RunningOperator {
 }
 
 /** This replica's name in the Lease and in Events: the pod name, or hostname-pid outside a pod. */
-export function operatorIdentity(config: Pick<OperatorConfig, 'STEWARD_POD_NAME'>): string {
-  return config.STEWARD_POD_NAME ?? `${hostname()}-${process.pid}`;
+export function operatorIdentity(config: Pick<OperatorSettings, 'podName'>): string {
+  return config.podName ?? `${hostname()}-${process.pid}`;
 }
 
-export async function startOperator(config: OperatorConfig, opts: OperatorOptions = {}): Promise<RunningOperator> {
-  const log = opts.log ?? createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
+export async function startOperator(config: OperatorSettings, opts: OperatorOptions = {}): Promise<RunningOperator> {
+  const log = opts.log ?? createLogger({ level: config.log.level, format: logFormat(config.log.format) });
   const identity = operatorIdentity(config);
   const metrics = new OperatorMetrics({ version: VERSION });
-  const client = await KubeClient.connect({
-    kubeconfigYaml: opts.kubeconfigYaml,
-    kubeconfigFile: opts.kubeconfigYaml === undefined ? config.STEWARD_KUBECONFIG : undefined,
-    podRoot: config.STEWARD_POD_ROOT,
-    qps: config.STEWARD_KUBE_QPS,
-    burst: config.STEWARD_KUBE_BURST,
-    userAgent: `steward-operator/${VERSION}`,
-    observer: metrics.kubeRequests,
-  });
-  const manager = new Manager({
-    client,
-    log: log.child({ component: 'operator' }),
-    namespace: config.STEWARD_WATCH_NAMESPACE,
-    concurrency: config.STEWARD_OPERATOR_CONCURRENCY,
-    backoff: opts.backoffBaseDelayMs === undefined ? undefined : { baseDelayMs: opts.backoffBaseDelayMs },
-    onLostLeadership: opts.onLostLeadership,
-    metrics,
-    leaderElection: config.STEWARD_LEADER_ELECTION
-      ? {
-          namespace: config.STEWARD_NAMESPACE,
-          name: config.STEWARD_LEASE_NAME,
-          identity,
-          leaseDurationMs: config.STEWARD_LEASE_DURATION_MS,
-          renewDeadlineMs: config.STEWARD_LEASE_RENEW_DEADLINE_MS,
-          retryPeriodMs: config.STEWARD_LEASE_RETRY_PERIOD_MS,
-        }
-      : undefined,
-  });
-  const ctx = manager.context({
-    licenseSigningSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
-    defaultImage: config.STEWARD_DEFAULT_IMAGE,
-    watchNamespace: config.STEWARD_WATCH_NAMESPACE,
-  });
-  for (const spec of (opts.controllers ?? ((c: ControllerContext) => allControllers(c)))(ctx)) manager.add(spec);
-  metrics.watch(manager);
-
   let draining = false;
-  const probes = await startProbeServer({
-    host: config.STEWARD_PROBE_HOST,
-    port: config.STEWARD_PROBE_PORT,
-    ready: () => !draining && manager.ready,
-    metrics: () => metrics.scrape(),
-  }).catch(async (err: unknown) => {
-    await client.close();
-    throw listenFailure(err, 'STEWARD_PROBE_PORT', config.STEWARD_PROBE_HOST, config.STEWARD_PROBE_PORT);
-  });
-  // NB: not awaited: the probe server answers (readyz 503) while the first lists are still coming in.
-  const started = manager.start().catch((err: unknown) => log.error({ err }, 'manager failed to start'));
-  log.info(
-    {
-      version: VERSION,
-      identity,
-      probes: probes.url,
-      leaderElection: config.STEWARD_LEADER_ELECTION,
-      namespace: config.STEWARD_WATCH_NAMESPACE ?? '(all)',
-    },
-    'steward operator started',
-  );
+  let releaseLease = true;
+  return assemble(log, async (life) => {
+    const client = await life.open(
+      'kubernetes client',
+      () =>
+        KubeClient.connect({
+          kubeconfigYaml: opts.kubeconfigYaml,
+          kubeconfigFile: opts.kubeconfigYaml === undefined ? config.kubeconfig : undefined,
+          podRoot: config.podRoot,
+          qps: config.kube.qps,
+          burst: config.kube.burst,
+          userAgent: `steward-operator/${VERSION}`,
+          observer: metrics.kubeRequests,
+        }),
+      (c) => c.close(),
+    );
+    const election = config.leaderElection;
+    const manager = new Manager({
+      client,
+      log: log.child({ component: 'operator' }),
+      namespace: config.watchNamespace,
+      concurrency: config.concurrency,
+      backoff: opts.backoffBaseDelayMs === undefined ? undefined : { baseDelayMs: opts.backoffBaseDelayMs },
+      onLostLeadership: opts.onLostLeadership,
+      metrics,
+      // The controllers' workers (and any other leader-only component) run for each term of leadership.
+      lead: (term) => void life.lead(term),
+      leaderElection: election && {
+        namespace: config.namespace,
+        name: election.leaseName,
+        identity,
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+      },
+    });
+    const ctx = manager.context({
+      licenseSigningSecret: config.licenseSigningSecret,
+      defaultImage: config.defaultImage,
+      watchNamespace: config.watchNamespace,
+    });
+    for (const spec of (opts.controllers ?? ((c: ControllerContext) => allControllers(c)))(ctx)) manager.add(spec);
+    metrics.watch(manager);
+    await life.start(manager.workers);
 
-  let stopping: Promise<void> | undefined;
-  const stop = async (stopOpts: { releaseLease?: boolean } = {}) => {
-    draining = true;
-    await manager.stop(stopOpts);
-    await started;
-    await probes.close();
-    await client.close();
-  };
-  return { manager, probeUrl: probes.url, identity, metrics, stop: (stopOpts) => (stopping ??= stop(stopOpts)) };
+    const probes = await life.open(
+      'probe server',
+      () =>
+        startProbeServer({
+          host: config.probes.host,
+          port: config.probes.port,
+          ready: () => !draining && manager.ready,
+          metrics: () => metrics.scrape(),
+        }).catch((err: unknown) => {
+          throw listenFailure(err, config.probes.setting, config.probes.host, config.probes.port);
+        }),
+      (p) => p.close(),
+    );
+    // NB: not awaited: the probe server answers (readyz 503) while the first lists are still coming in.
+    let started: Promise<void> = Promise.resolve();
+    await life.start({
+      name: 'manager',
+      start: () => {
+        started = manager.start().catch((err: unknown) => log.error({ err }, 'manager failed to start'));
+      },
+      stop: async () => {
+        await manager.stop({ releaseLease });
+        await started;
+      },
+    });
+    life.defer('readiness', () => (draining = true));
+    log.info(
+      {
+        version: VERSION,
+        identity,
+        probes: probes.url,
+        leaderElection: election !== undefined,
+        namespace: config.watchNamespace ?? '(all)',
+      },
+      'steward operator started',
+    );
+    return {
+      manager,
+      probeUrl: probes.url,
+      identity,
+      metrics,
+      stop: (stopOpts = {}) => {
+        if (stopOpts.releaseLease === false) releaseLease = false;
+        return life.stop();
+      },
+    };
+  });
 }
 
-/** `steward operator`: parse once, start, drain on SIGTERM/SIGINT, exit when leadership is lost. */
-export async function runOperator(
-  env: Record<string, string | undefined>,
-  config: OperatorConfig = parseConfig(operatorConfigSchema, env),
-  controllers?: ControllerFactory,
-): Promise<RunningOperator> {
-  const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
+/** `steward operator`: start from the parsed settings, drain on SIGTERM/SIGINT, exit when leadership is lost. */
+export async function runOperator(config: OperatorSettings, controllers?: ControllerFactory): Promise<RunningOperator> {
+  const log = createLogger({ level: config.log.level, format: logFormat(config.log.format) });
   const running = await startOperator(config, {
     log,
     controllers,
@@ -140,6 +161,6 @@ export async function runOperator(
       process.exit(1);
     },
   });
-  installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => running.stop());
+  installShutdown(log, config.shutdownTimeoutMs, () => running.stop());
   return running;
 }

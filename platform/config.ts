@@ -1,7 +1,7 @@
 /**
  * Configuration parsing every Steward process shares: the environment is parsed once against a zod schema,
  * frozen and passed down (STYLE.md habit 5). The schemas themselves live with their process
- * (runtime/config.ts, operator/config.ts); the value kinds environment variables use are here.
+ * (cmd/config/env.ts, cmd/config/operator-env.ts); the value kinds environment variables use are here.
  */
 import { z } from 'zod';
 

@@ -36,7 +36,7 @@ export interface Decision {
   durationMs: number;
 }
 
-export const DEFAULT_DECISION_LIMITS: Required<DecisionLimits> = { deadlineMs: 100, maxSteps: 1_000_000 };
+export const DEFAULT_DECISION_LIMITS: Required<DecisionLimits> = { deadlineMs: 200, maxSteps: 1_000_000 };
 
 /** No messages: shared by every decision without any (most of them), never written to. */
 const NO_MESSAGES: readonly string[] = Object.freeze([]);

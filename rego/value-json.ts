@@ -3,7 +3,8 @@
  * not the number's own (`1.0`, `1e3`: OPA decodes JSON numbers as json.Number) and reports the
  * position of the first error. `JSON.parse` would silently round such integers.
  */
-import { NumLit, RObject, normNum, numberValue, type Value } from './value-core.js';
+import { RObject, type Value } from './value-core.js';
+import { NumLit, normNum, numberValue } from './value-scalar.js';
 
 /** JSON's one-character escapes (after the backslash) and what they stand for; shared by every JSON reader. */
 export const JSON_ESCAPES: Readonly<Record<string, string>> = {

@@ -1,5 +1,6 @@
 /** Text forms of values: JSON (as OPA serializes results) and Rego term syntax (as OPA prints terms). */
-import { NumLit, RObject, RSet, compareStrings, type Value } from './value-core.js';
+import { RObject, RSet, type Value } from './value-core.js';
+import { NumLit, compareStrings } from './value-scalar.js';
 
 export interface JSONTextOptions {
   /** Escape <, > and & as \u003c etc., like Go's json.Marshal. @default false */

@@ -2,12 +2,12 @@
  * Rego's value model — the public surface shared by the engine and every builtin family.
  * Composite values are never mutated after construction (RObject.set / RSet.add are for building).
  */
-import { NumLit, RObject, RSet, normNum, type Value } from './value-core.js';
+import { RObject, RSet, type Value } from './value-core.js';
+import { NumLit, normNum } from './value-scalar.js';
 import { toJSONText } from './value-text.js';
 
+export { RObject, RSet, typeName, compare, equal, keyOf } from './value-core.js';
 export {
-  RObject,
-  RSet,
   NumLit,
   numberValue,
   hasIntText,
@@ -15,13 +15,9 @@ export {
   normNum,
   isNumber,
   isInteger,
-  typeName,
-  compare,
   compareNumbers,
   compareStrings,
-  equal,
-  keyOf,
-} from './value-core.js';
+} from './value-scalar.js';
 export type { Value, TypeName } from './value-core.js';
 export { parseJSON, JSONParseError } from './value-json.js';
 export { toJSONText, toRegoText, quoteGo, type JSONTextOptions } from './value-text.js';

@@ -7,15 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { issueLicenseKey } from '../api/index.js';
-import { parseConfig } from '../platform/config.js';
-import { standaloneConfigSchema } from '../runtime/config.js';
+import { standaloneSettings } from '../cmd/config/settings.js';
 import { buildGateway } from '../runtime/gateway/app.js';
 import { assembleGateway, type GatewayParts } from '../runtime/gateway/assemble.js';
 import { createLogger } from '../platform/log.js';
 import { FolderSource } from '../runtime/source/index.js';
 import { openStore, type Store } from '../runtime/store/index.js';
 import { buildOrchestrator } from '../runtime/orchestrator/app.js';
-import { createLlmRouter } from '../runtime/llm/index.js';
 import {
   assembleOrchestrator,
   type OrchestratorParts,
@@ -83,7 +81,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       : '') + (options.manifests ?? ''),
   );
   const env = { ACME_KEY: keys.acme, GLOBEX_KEY: keys.globex, INITECH_KEY: keys.expired, ...options.env };
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     STEWARD_LICENSE_SIGNING_SECRET: TEST_SIGNING_SECRET,
     STEWARD_DATA_DIR: dir,
     ...options.env,
@@ -97,9 +95,16 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   });
   await source.ready();
   const store = await openStore({});
-  const parts = assembleGateway(config, { store, source, log, env, version: 'test', now: options.now });
   // As standalone: plans' connector-call steps reach the connector routes with the forwarded identity.
-  parts.deps.internalSecret = TEST_INTERNAL_SECRET;
+  const parts = assembleGateway(config, {
+    store,
+    source,
+    log,
+    env,
+    version: 'test',
+    now: options.now,
+    internalSecret: TEST_INTERNAL_SECRET,
+  });
   await parts.ready();
   const app = buildGateway(parts.deps);
   await app.ready();
@@ -153,7 +158,7 @@ export async function orchestratorBuilder(
       version: 'test',
       auth: d.auth,
       limiter: d.limiter,
-      llm: d.llm ?? createLlmRouter([]),
+      llm: d.llm,
       telemetry: d.telemetry,
       now: d.now,
     },

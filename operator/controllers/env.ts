@@ -1,8 +1,9 @@
 /**
- * The environment of the runtime pods, as docs/cluster-mode.md lists it (`runtime/config.ts` parses it).
- * Pure: imports only api/ and types.
+ * The environment of the runtime pods, as docs/cluster-mode.md lists it: the names are the contract of
+ * `api/pod-env.ts`, which the runtimes' parser (cmd/config/env.ts) reads too. Pure: imports only api/ and types.
  */
 import type { V1EnvVar } from '@kubernetes/client-node';
+import { LLM_ENV, POD_ENV as E } from '../../api/pod-env.js';
 import type { OrchestratorResource } from '../../api/resources.js';
 import { INTERNAL_KEYS, PORTS, names } from './meta.js';
 
@@ -26,18 +27,6 @@ export function endpoints(o: OrchestratorResource): { gateway: string; orchestra
   };
 }
 
-/** LLM settings of one provider type: the secret variable (API key) and the plain ones. */
-const LLM_VARS = {
-  openai: { key: 'OPENAI_API_KEY', endpoint: 'OPENAI_BASE_URL', model: 'STEWARD_OPENAI_MODEL' },
-  anthropic: { key: 'ANTHROPIC_API_KEY', endpoint: 'ANTHROPIC_BASE_URL', model: 'STEWARD_ANTHROPIC_MODEL' },
-  'aws-bedrock': {
-    region: 'STEWARD_BEDROCK_REGION',
-    model: 'STEWARD_BEDROCK_MODEL',
-    endpoint: 'STEWARD_BEDROCK_ENDPOINT',
-  },
-  ollama: { endpoint: 'OLLAMA_HOST', model: 'STEWARD_OLLAMA_MODEL' },
-} as const satisfies Record<string, { key?: string; endpoint?: string; model: string; region?: string }>;
-
 type Provider = NonNullable<OrchestratorResource['spec']['llm']>['providers'][number];
 
 /** One provider per type (docs/cluster-mode.md): the first of each type wins. */
@@ -52,33 +41,33 @@ function providersByType(o: OrchestratorResource): Provider[] {
  */
 export function sharedSettings(o: OrchestratorResource): Record<string, string> {
   const out: Record<string, string> = {
-    STEWARD_SOURCE: 'kubernetes',
-    STEWARD_ORCHESTRATOR_NAME: o.metadata.name,
-    LOG_FORMAT: 'json',
-    STEWARD_COMMUNITY_MODE: String(o.spec.communityMode),
-    STEWARD_ORCHESTRATOR_URL: endpoints(o).orchestrator,
+    [E.source]: 'kubernetes',
+    [E.orchestratorName]: o.metadata.name,
+    [E.logFormat]: 'json',
+    [E.communityMode]: String(o.spec.communityMode),
+    [E.orchestratorUrl]: endpoints(o).orchestrator,
     // the gateway that runs plans' connector-call steps for the orchestrator (runtime/orchestrator/plan/steps.ts)
-    STEWARD_GATEWAY_URL: endpoints(o).gateway,
+    [E.gatewayUrl]: endpoints(o).gateway,
   };
   for (const p of providersByType(o)) {
-    const vars: { endpoint?: string; model: string; region?: string } = LLM_VARS[p.type];
+    const vars: { endpoint?: string; model: string; region?: string } = LLM_ENV[p.type];
     out[vars.model] = p.model;
     if (vars.endpoint && p.endpoint) out[vars.endpoint] = p.endpoint;
     if (vars.region && p.region) out[vars.region] = p.region;
   }
   const def = o.spec.llm?.providers.find((p) => p.name === o.spec.llm?.defaultProvider);
-  if (def) out.STEWARD_LLM_DEFAULT_PROVIDER = def.type;
+  if (def) out[E.llmDefaultProvider] = def.type;
   return out;
 }
 
 /** `STEWARD_SOURCE` ... `LOG_FORMAT`: what all three components get. */
 function commonEnv(settings: Record<string, string>): V1EnvVar[] {
   return [
-    ...values(settings, ['STEWARD_SOURCE']),
-    fieldRef('STEWARD_NAMESPACE', 'metadata.namespace'),
-    fieldRef('STEWARD_POD_NAME', 'metadata.name'),
-    ...values(settings, ['STEWARD_ORCHESTRATOR_NAME']),
-    ...values(settings, ['LOG_FORMAT']),
+    ...values(settings, [E.source]),
+    fieldRef(E.namespace, 'metadata.namespace'),
+    fieldRef(E.podName, 'metadata.name'),
+    ...values(settings, [E.orchestratorName]),
+    ...values(settings, [E.logFormat]),
   ];
 }
 
@@ -86,7 +75,7 @@ function commonEnv(settings: Record<string, string>): V1EnvVar[] {
 function llmEnv(o: OrchestratorResource, settings: Record<string, string>): V1EnvVar[] {
   const out: V1EnvVar[] = [];
   for (const p of providersByType(o)) {
-    const vars: { key?: string; endpoint?: string; model: string; region?: string } = LLM_VARS[p.type];
+    const vars: { key?: string; endpoint?: string; model: string; region?: string } = LLM_ENV[p.type];
     if (vars.key && p.secretRef) out.push(secretRef(vars.key, p.secretRef));
     out.push(
       ...values(
@@ -95,19 +84,19 @@ function llmEnv(o: OrchestratorResource, settings: Record<string, string>): V1En
       ),
     );
   }
-  return [...out, ...values(settings, ['STEWARD_LLM_DEFAULT_PROVIDER'])];
+  return [...out, ...values(settings, [E.llmDefaultProvider])];
 }
 
 /** What the gateway and the orchestrator share: the databases, the internal secrets, community mode. */
 function serverEnv(o: OrchestratorResource, settings: Record<string, string>): V1EnvVar[] {
   const internal = names.internal(o.metadata.name);
   return [
-    ...(o.spec.database ? [secretRef('DATABASE_URL', o.spec.database.secretRef)] : []),
-    ...(o.spec.redis ? [secretRef('REDIS_URL', o.spec.redis.secretRef)] : []),
-    secretRef('STEWARD_INTERNAL_SECRET', { name: internal, key: INTERNAL_KEYS.internalSecret }),
+    ...(o.spec.database ? [secretRef(E.databaseUrl, o.spec.database.secretRef)] : []),
+    ...(o.spec.redis ? [secretRef(E.redisUrl, o.spec.redis.secretRef)] : []),
+    secretRef(E.internalSecret, { name: internal, key: INTERNAL_KEYS.internalSecret }),
     // NB: optional: the key is absent when the operator has no signing secret configured.
-    secretRef('STEWARD_LICENSE_SIGNING_SECRET', { name: internal, key: INTERNAL_KEYS.licenseSigningSecret }, true),
-    ...values(settings, ['STEWARD_COMMUNITY_MODE']),
+    secretRef(E.licenseSigningSecret, { name: internal, key: INTERNAL_KEYS.licenseSigningSecret }, true),
+    ...values(settings, [E.communityMode]),
   ];
 }
 
@@ -115,8 +104,8 @@ export function gatewayEnv(o: OrchestratorResource): V1EnvVar[] {
   const s = sharedSettings(o);
   return [
     ...commonEnv(s),
-    { name: 'STEWARD_GATEWAY_PORT', value: String(PORTS.gateway) },
-    ...values(s, ['STEWARD_ORCHESTRATOR_URL']),
+    { name: E.gatewayPort, value: String(PORTS.gateway) },
+    ...values(s, [E.orchestratorUrl]),
     ...serverEnv(o, s),
     ...llmEnv(o, s),
   ];
@@ -126,15 +115,15 @@ export function orchestratorEnv(o: OrchestratorResource): V1EnvVar[] {
   const s = sharedSettings(o);
   return [
     ...commonEnv(s),
-    { name: 'PORT', value: String(PORTS.orchestrator) },
-    ...values(s, ['STEWARD_GATEWAY_URL']),
+    { name: E.orchestratorPort, value: String(PORTS.orchestrator) },
+    ...values(s, [E.gatewayUrl]),
     ...serverEnv(o, s),
-    { name: 'STEWARD_AGENT_DISCOVERY', value: 'kubernetes' },
-    secretRef('STEWARD_AGENT_TOKEN', { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),
+    { name: E.agentDiscovery, value: 'kubernetes' },
+    secretRef(E.agentToken, { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),
     ...(o.spec.tls
       ? [
-          { name: 'STEWARD_TLS_CERT_FILE', value: `${TLS_MOUNT_PATH}/tls.crt` },
-          { name: 'STEWARD_TLS_KEY_FILE', value: `${TLS_MOUNT_PATH}/tls.key` },
+          { name: E.tlsCertFile, value: `${TLS_MOUNT_PATH}/tls.crt` },
+          { name: E.tlsKeyFile, value: `${TLS_MOUNT_PATH}/tls.key` },
         ]
       : []),
     ...llmEnv(o, s),
@@ -145,10 +134,10 @@ export function agentEnv(o: OrchestratorResource, agent: { name: string; namespa
   const s = sharedSettings(o);
   return [
     ...commonEnv(s),
-    { name: 'STEWARD_AGENT_NAME', value: agent.name },
-    { name: 'STEWARD_AGENT_NAMESPACE', value: agent.namespace },
-    { name: 'STEWARD_AGENT_PORT', value: String(PORTS.agent) },
-    secretRef('STEWARD_AGENT_TOKEN', { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),
+    { name: E.agentName, value: agent.name },
+    { name: E.agentNamespace, value: agent.namespace },
+    { name: E.agentPort, value: String(PORTS.agent) },
+    secretRef(E.agentToken, { name: names.internal(o.metadata.name), key: INTERNAL_KEYS.agentToken }),
     ...llmEnv(o, s),
   ];
 }

@@ -2,6 +2,7 @@
  * The operator's controllers, one per kind (operator/controllers/<kind>/): `allControllers` builds their specs
  * for the manager — the primary resource, what each owns, and which other changes wake it.
  */
+import { LABELS, MANAGED_BY } from '../../api/constants.js';
 import { Resources, type ResourceRef } from '../../platform/kube/resources.js';
 import type {
   ControllerContext,
@@ -9,6 +10,7 @@ import type {
   ControllerSpec,
   Reconciler,
   ReconcileRequest,
+  Selection,
 } from '../manager/types.js';
 import { AgentConfigReconciler } from './agentconfig/reconcile.js';
 import { ConnectorReconciler } from './connector/reconcile.js';
@@ -21,9 +23,13 @@ import {
   orchestratorsOfLicense,
   orchestratorsOfSecret,
   policiesOfGatewayPod,
+  secretOfConnector,
+  secretOfLicense,
+  secretsOfOrchestrator,
 } from './maps.js';
 import { OrchestratorReconciler } from './orchestrator/reconcile.js';
 import { PolicyReconciler } from './policy/reconcile.js';
+import { configMapOfPolicy, policiesOfConfigMap } from './policy/wasm.js';
 
 export type { ControllerSettings } from '../manager/types.js';
 
@@ -42,6 +48,19 @@ export const ORCHESTRATOR_OWNS: readonly ResourceRef[] = [
   Resources.Role,
   Resources.RoleBinding,
 ];
+
+/**
+ * What the operator caches of Secrets and Pods (docs/adr/0015): never the cluster's others. Secrets: those it makes
+ * (`O-internal`, by its labels), and those the resources name, one watch per name; Pods: the Steward gateways.
+ */
+export const SELECTIONS = {
+  ownSecrets: { resource: Resources.Secret, labelSelector: `${LABELS.managedBy}=${MANAGED_BY}` },
+  orchestratorSecrets: { resource: Resources.Secret, namedBy: Resources.Orchestrator, names: secretsOfOrchestrator },
+  licenseSecrets: { resource: Resources.Secret, namedBy: Resources.License, names: secretOfLicense },
+  connectorSecrets: { resource: Resources.Secret, namedBy: Resources.Connector, names: secretOfConnector },
+  gatewayPods: { resource: Resources.Pod, labelSelector: `${LABELS.name}=steward,${LABELS.component}=gateway` },
+  policyConfigMaps: { resource: Resources.ConfigMap, namedBy: Resources.Policy, names: configMapOfPolicy },
+} as const satisfies Record<string, Selection>;
 
 /** The five controllers. `settings` defaults to the manager's (`ctx.settings`). */
 export function allControllers(
@@ -62,6 +81,7 @@ export function allControllers(
         { resource: Resources.Secret, map: orchestratorsOfSecret(cache) },
         { resource: Resources.AgentConfig, map: allInNamespace(cache, Resources.Orchestrator) },
       ],
+      selects: [SELECTIONS.ownSecrets, SELECTIONS.orchestratorSecrets],
       reconciler: scoped(new OrchestratorReconciler(ctx, settings)),
     },
     {
@@ -75,24 +95,31 @@ export function allControllers(
         { resource: Resources.License, map: allInNamespace(cache, Resources.AgentConfig) },
         { resource: Resources.Secret, map: agentsOfSecret(cache) },
       ],
+      selects: [SELECTIONS.ownSecrets, SELECTIONS.orchestratorSecrets],
       reconciler: scoped(new AgentConfigReconciler(ctx, settings)),
     },
     {
       name: 'policy',
       for: Resources.Policy,
-      watches: [{ resource: Resources.Pod, map: policiesOfGatewayPod(cache) }],
+      watches: [
+        { resource: Resources.Pod, map: policiesOfGatewayPod(cache) },
+        { resource: Resources.ConfigMap, map: policiesOfConfigMap(cache) },
+      ],
+      selects: [SELECTIONS.gatewayPods, SELECTIONS.policyConfigMaps],
       reconciler: scoped(new PolicyReconciler(ctx)),
     },
     {
       name: 'connector',
       for: Resources.Connector,
       watches: [{ resource: Resources.Secret, map: connectorsOfSecret(cache) }],
+      selects: [SELECTIONS.connectorSecrets],
       reconciler: scoped(new ConnectorReconciler(ctx)),
     },
     {
       name: 'license',
       for: Resources.License,
       watches: [{ resource: Resources.Secret, map: licensesOfSecret(cache) }],
+      selects: [SELECTIONS.licenseSecrets],
       reconciler: scoped(new LicenseReconciler(ctx, settings)),
     },
   ];

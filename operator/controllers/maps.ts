@@ -73,6 +73,18 @@ export const connectorsOfSecret =
       .filter((c) => c.spec.connection.secretRef?.name === secret.metadata.name)
       .map(key);
 
+/** The Secrets an Orchestrator's pods read, by name (`O-internal` aside: the operator labels it). */
+export const secretsOfOrchestrator = (obj: KubeObject): string[] =>
+  orchestrators.parseAll([obj]).flatMap(referencedSecrets);
+
+/** The Secret holding a License's key. */
+export const secretOfLicense = (obj: KubeObject): string[] =>
+  licenses.parseAll([obj]).flatMap((l) => (l.spec.keySecretRef ? [l.spec.keySecretRef.name] : []));
+
+/** The Secret of a Connector's connection. */
+export const secretOfConnector = (obj: KubeObject): string[] =>
+  connectors.parseAll([obj]).flatMap((c) => (c.spec.connection.secretRef ? [c.spec.connection.secretRef.name] : []));
+
 /** Every Policy of the namespace when a Steward gateway pod changes (appears, goes, starts running). */
 export const policiesOfGatewayPod =
   (cache: Cache) =>

@@ -29,6 +29,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
   Reason.NodeLimitExceeded,
   Reason.CompileFailed,
   Reason.SecretMissing,
+  Reason.ConfigMapMissing,
   Reason.DatabaseUnreachable,
   Reason.ReconcileFailed,
   Reason.NoOrchestrator,

@@ -113,6 +113,9 @@ export class Controller {
     this.stats.reconciles++;
     const startedAt = performance.now();
     try {
+      // NB: an object that names another (a Connector its Secret) starts that one's watch in the same event; its
+      // first list must be in before a reconcile reads the cache, which would otherwise find it missing.
+      if (!this.cache.hasSynced) await this.cache.synced(signal);
       const result = await this.spec.reconciler.reconcile({ namespace, name, key, log, signal });
       queue.forget(key);
       if (result?.requeueAfterMs !== undefined) {

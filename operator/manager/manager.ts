@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { KubeClient } from '../../platform/kube/client.js';
 import { KubeEventRecorder } from '../../platform/kube/events.js';
+import type { Component } from '../../platform/lifecycle.js';
 import { LeaderElector, type LeaderElectorOptions } from '../../platform/kube/leader.js';
 import { SharedCache } from './cache.js';
 import { Controller, type ControllerStats } from './controller.js';
@@ -41,6 +42,11 @@ export interface ManagerOptions {
   informerBackoffMs?: number;
   /** Reconcile durations go here; absent: not measured. */
   metrics?: ManagerMetrics;
+  /**
+   * Runs the process's leader-only components (`workers` among them) for one term of leadership: the process
+   * lifecycle's `lead` (platform/lifecycle.ts). Absent: the manager starts and stops its own workers.
+   */
+  lead?: (term: AbortSignal) => void;
 }
 
 export class Manager {
@@ -53,8 +59,16 @@ export class Manager {
   private started = false;
   private stopping = false;
   private leadingNow = false;
+  private firstListed = false;
   private workersStopped: Promise<void> = Promise.resolve();
   private readonly stopped = new AbortController();
+  /** The controllers' workers, a leader-only component: they run while this replica leads (or always, unelected). */
+  readonly workers: Component = {
+    name: 'controllers',
+    leaderOnly: true,
+    start: () => this.startWorkers(),
+    stop: () => this.stopWorkers(),
+  };
 
   constructor(private readonly opts: ManagerOptions) {
     this.client = opts.client;
@@ -89,6 +103,7 @@ export class Manager {
   add(spec: ControllerSpec): this {
     if (this.started) throw new Error(`controller ${spec.name} added after the manager started`);
     if (this.controllers.some((c) => c.spec.name === spec.name)) throw new Error(`controller ${spec.name} added twice`);
+    this.cache.select(spec.selects ?? []);
     this.controllers.push(
       new Controller(spec, this.cache, this.log, this.opts.backoff, this.opts.metrics?.reconcileTimer(spec.name)),
     );
@@ -109,20 +124,18 @@ export class Manager {
     );
     await Promise.race([this.cache.synced(), stopped]);
     if (this.stopping) return;
+    this.firstListed = true;
     this.log.info(
       { controllers: this.controllers.map((c) => c.spec.name), namespace: this.opts.namespace ?? '(all)' },
       'caches synced',
     );
     const election = this.opts.leaderElection;
-    if (!election) return this.startWorkers();
+    if (!election) return this.lead(this.stopped.signal);
     this.elector = new LeaderElector({
       ...election,
       client: this.client,
       log: this.log.child({ module: 'leader' }),
-      onStartedLeading: (signal) => {
-        this.startWorkers();
-        signal.addEventListener('abort', () => void this.stopWorkers(), { once: true });
-      },
+      onStartedLeading: (signal) => this.lead(signal),
       onStoppedLeading: (how) => {
         if (how !== 'lost' || this.stopping) return;
         void this.workersStopped.then(() => this.opts.onLostLeadership?.());
@@ -133,9 +146,12 @@ export class Manager {
     this.elector.start();
   }
 
-  /** The informers have their first lists (what `/readyz` reports). */
+  /**
+   * The informers had their first lists (what `/readyz` reports). NB: not `cache.hasSynced`, which a Secret's
+   * watch started later (a resource naming it) makes false until that watch's own first list.
+   */
   get ready(): boolean {
-    return this.started && this.cache.hasSynced;
+    return this.firstListed;
   }
 
   /** The workers are running (this replica leads, or runs without election). */
@@ -167,6 +183,14 @@ export class Manager {
     await this.cache.stop();
     await this.events.flush();
     this.log.info('manager stopped');
+  }
+
+  /** One term: the process's leader-only components, or the workers alone. */
+  private lead(term: AbortSignal): void {
+    // NB: at once on abort, before onStoppedLeading waits for `workersStopped`: no reconcile starts after the loss.
+    term.addEventListener('abort', () => void this.stopWorkers(), { once: true });
+    if (this.opts.lead) return this.opts.lead(term);
+    this.startWorkers();
   }
 
   private startWorkers(): void {

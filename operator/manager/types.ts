@@ -6,7 +6,7 @@
  * object (or something it watches) changes.
  */
 import type { Logger } from 'pino';
-import type { Informer } from '../../platform/kube/informer.js';
+import type { InformerListener } from '../../platform/kube/informer.js';
 import type { KubeClient, KubeObject } from '../../platform/kube/client.js';
 import type { ResourceRef } from '../../platform/kube/resources.js';
 
@@ -40,9 +40,21 @@ export class TerminalError extends Error {
   }
 }
 
+/** What the cache holds of one resource: one informer's objects, or the union of the informers of its selections. */
+export interface ResourceCache<T extends KubeObject = KubeObject> {
+  readonly resource: ResourceRef;
+  get(namespace: string | undefined, name: string): T | undefined;
+  list(namespace?: string): T[];
+  /** Subscribes to changes; objects already cached are not replayed (read `list()` for them). */
+  on(listener: InformerListener<T>): () => void;
+  /** Every informer of it has its first list. */
+  readonly hasSynced: boolean;
+  synced(): Promise<void>;
+}
+
 /** Read access to the manager's shared informers (one per resource type, started on first use). */
 export interface Cache {
-  informer<T extends KubeObject = KubeObject>(ref: ResourceRef): Informer<T>;
+  informer<T extends KubeObject = KubeObject>(ref: ResourceRef): ResourceCache<T>;
   get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string, name: string): T | undefined;
   list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string): T[];
 }
@@ -61,11 +73,11 @@ export interface ControllerContext {
   /** Injected so tests control time (License expiry). */
   now: () => Date;
   log: Logger;
-  /** The operator's settings controllers need (operator/config.ts); absent in tests that need none. */
+  /** The operator's settings controllers need (cmd/config/operator-env.ts); absent in tests that need none. */
   settings?: ControllerSettings;
 }
 
-/** Operator settings passed to the controllers (from operator/config.ts). */
+/** Operator settings passed to the controllers (from cmd/config/operator-env.ts). */
 export interface ControllerSettings {
   /**
    * Image of the runtime pods (STEWARD_DEFAULT_IMAGE) when an Orchestrator keeps the schema's default image;
@@ -76,6 +88,31 @@ export interface ControllerSettings {
   licenseSigningSecret?: string;
   /** The one namespace watched (STEWARD_WATCH_NAMESPACE); absent: every namespace. */
   watchNamespace?: string;
+}
+
+/**
+ * Which objects of a resource the cache holds, when not every one (controller-runtime's `cache.Options.ByObject`).
+ * Once a controller selects a resource, the cache holds only the union of its selections: every controller that
+ * owns, watches or reads that resource must select what it needs.
+ */
+export type Selection = LabelSelection | NameSelection;
+
+export interface LabelSelection {
+  resource: ResourceRef;
+  /** One list and watch with this label selector (the objects the operator makes carry its labels). */
+  labelSelector: string;
+}
+
+export interface NameSelection {
+  resource: ResourceRef;
+  /**
+   * The objects that objects of `namedBy` name, in their namespace: one list and watch per name
+   * (`fieldSelector=metadata.name=N`), started when the first object names it and stopped when the last one no
+   * longer does, as the kubelet watches the Secrets its pods use.
+   */
+  namedBy: ResourceRef;
+  /** The names `obj` refers to; [] when it refers to none (or does not parse). */
+  names: (obj: KubeObject) => string[];
 }
 
 export interface Watch {
@@ -105,6 +142,8 @@ export interface ControllerSpec {
   owns?: readonly ResourceRef[];
   /** Other resources whose changes map to primary keys. */
   watches?: Watch[];
+  /** What of the resources it reads the cache must hold, when not every object (see `Selection`). */
+  selects?: readonly Selection[];
   reconciler: Reconciler;
   /** Keys reconciled at once. @default 4 */
   concurrency?: number;

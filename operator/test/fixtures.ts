@@ -1,12 +1,12 @@
-import { parseConfig } from '../../platform/config.js';
-import { operatorConfigSchema, type OperatorConfig } from '../config.js';
+import { operatorSettings } from '../../cmd/config/operator-env.js';
+import type { OperatorSettings } from '../settings.js';
 
 /**
  * An operator's settings for tests on the test cluster: probes on a free loopback port, and Lease timings short
  * enough (2 s) that a standby takes over within a test.
  */
-export function fastLeaseConfig(kubeconfig: string, identity: string): OperatorConfig {
-  return parseConfig(operatorConfigSchema, {
+export function fastLeaseConfig(kubeconfig: string, identity: string): OperatorSettings {
+  return operatorSettings({
     STEWARD_KUBECONFIG: kubeconfig,
     STEWARD_POD_NAME: identity,
     STEWARD_PROBE_PORT: '0',

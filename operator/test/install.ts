@@ -10,10 +10,10 @@ import { stringify } from 'yaml';
 import { API_VERSION } from '../../api/constants.js';
 import { issueLicenseKey } from '../../api/licensekey.js';
 import type { LicenseTier } from '../../api/license.js';
-import { parseConfig } from '../../platform/config.js';
+import { operatorSettings } from '../../cmd/config/operator-env.js';
+import type { OperatorSettings } from '../settings.js';
 import type { KubeObject } from '../../platform/kube/client.js';
 import { startTestCluster, type TestCluster } from '../../testing/kube/index.js';
-import { operatorConfigSchema, type OperatorConfig } from '../config.js';
 import { eventually as waitFor } from '../../testing/eventually.js';
 
 export const SIGNING_SECRET = 'operator-e2e-signing-secret-0123456789';
@@ -26,8 +26,8 @@ export function startSimulatedCluster(): Promise<TestCluster> {
 }
 
 /** The operator's settings for tests: probes on a free local port, short Lease timings. */
-export function operatorConfig(cluster: TestCluster, extra: Record<string, string> = {}): OperatorConfig {
-  return parseConfig(operatorConfigSchema, {
+export function operatorConfig(cluster: TestCluster, extra: Record<string, string> = {}): OperatorSettings {
+  return operatorSettings({
     STEWARD_KUBECONFIG: cluster.kubeconfig,
     STEWARD_PROBE_PORT: '0',
     STEWARD_PROBE_HOST: '127.0.0.1',

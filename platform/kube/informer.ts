@@ -71,6 +71,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.isSynced;
   }
 
+  /** What it lists and watches: its namespace and selectors (tests list the same to compare). */
+  get query(): Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'> {
+    const { namespace, labelSelector, fieldSelector } = this.opts;
+    return { namespace, labelSelector, fieldSelector };
+  }
+
   get(namespace: string | undefined, name: string): T | undefined {
     return this.cache.get(namespace ? `${namespace}/${name}` : name);
   }

@@ -4,8 +4,6 @@ import { T } from '../types.js';
 import { defaultRegistry } from './index.js';
 import { RegoLimitError, type LimitKind } from '../errors.js';
 import { MAX_RESULT_CHARS, MAX_RESULT_ELEMENTS } from './limits.js';
-import { compileRegexp } from './regex-go.js';
-import { NATIVE_MAX_WORK } from './regex-native.js';
 
 function limitKindOf(source: string, input: unknown, maxSteps = 1_000_000): LimitKind | 'none' {
   const p = compile([{ name: 'policy.rego', source: `package t\n${source}` }]);
@@ -121,41 +119,5 @@ describe('builtin size limits and charges', () => {
   it('documents limits that leave room for ordinary policies', () => {
     expect(MAX_RESULT_ELEMENTS).toBe(1_000_000);
     expect(MAX_RESULT_CHARS).toBe(16 * 1024 * 1024);
-  });
-});
-
-describe('regex engine choice', () => {
-  const HOSTILE = [
-    {
-      name: 'the prompt-injection alternation on newlines',
-      pattern: '(?i)(?:^|\\n)\\s*(?:system|assistant|developer|tool|user)\\s*:',
-      text: '\n'.repeat(40_000),
-    },
-    {
-      name: 'a union scan on repeated union/**/select',
-      pattern: '(?i)union[\\s\\S]*\\b(?:information_schema|pg_catalog|sysobjects)',
-      text: 'union/**/select '.repeat(5000),
-    },
-    {
-      name: 'a comment scan to the end of the text',
-      pattern: '(?i)union[\\s\\S]*(?:--|#)[^\\n]*$',
-      text: 'union/**/select '.repeat(5000),
-    },
-    {
-      name: 'an anchored statement check on newlines',
-      pattern: '(?i)^\\s*\\(?\\s*(?:select|with|insert|update|delete)\\b',
-      text: '\n'.repeat(40_000),
-    },
-  ];
-
-  it.each(HOSTILE)('runs $name on the linear engine (re2js), not V8', ({ pattern, text }) => {
-    expect(compileRegexp(pattern).isNative(text)).toBe(false);
-  });
-
-  it('keeps V8 for short texts, where its worst case is bounded', () => {
-    const re = compileRegexp('(?i)(?:^|\\n)\\s*(?:system|assistant|developer|tool|user)\\s*:');
-    const short = 'Please book me a flight to Paris next Tuesday and a hotel near the Louvre.';
-    expect(re.isNative(short)).toBe(true);
-    expect(re.isNative('y'.repeat(Math.floor(NATIVE_MAX_WORK / 10)))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Virtual documents: a node's document merges base data, child documents and its rules' values (complete,
  * partial set/object, general ref heads), with OPA's conflict errors; refs into `data` reach them through
- * walk.ts. Functions are evaluated per argument tuple and memoized per scope.
+ * collections/walk.ts. Functions are evaluated per argument tuple and memoized per scope.
  */
 import { RegoEvalError, type Location } from '../errors.js';
 import { RSet, equal, type Value } from '../value.js';

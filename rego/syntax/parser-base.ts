@@ -4,7 +4,8 @@
  */
 import { diagnostic, type Diagnostic, type Location } from '../errors.js';
 import type { Comment } from './ast.js';
-import { FUTURE_KEYWORDS, Scanner, type ScannerState, type Tok } from './lexer.js';
+import { Scanner, type ScannerState } from './lexer.js';
+import { FUTURE_KEYWORDS, type Tok } from './tokens.js';
 
 /** Max nesting of terms/bodies; deeper input is rejected instead of overflowing the JS stack. */
 export const MAX_DEPTH = 1000;

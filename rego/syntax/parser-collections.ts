@@ -4,7 +4,7 @@
  */
 import type { Location } from '../errors.js';
 import type { Expr, Term } from './ast.js';
-import type { Tok } from './lexer.js';
+import type { Tok } from './tokens.js';
 import { ScalarParser } from './parser-scalars.js';
 
 export abstract class CollectionParser extends ScalarParser {

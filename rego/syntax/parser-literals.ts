@@ -4,7 +4,7 @@
  */
 import type { Location } from '../errors.js';
 import type { Every, Expr, LogicNode, RefTerm, SomeDecl, Term, With } from './ast.js';
-import type { Tok } from './lexer.js';
+import type { Tok } from './tokens.js';
 import { MEMBER_2, MEMBER_3, TermParser } from './parser-terms.js';
 
 export abstract class LiteralParser extends TermParser {

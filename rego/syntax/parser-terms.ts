@@ -4,7 +4,7 @@
  */
 import type { Location } from '../errors.js';
 import type { RefTerm, Term } from './ast.js';
-import type { Tok } from './lexer.js';
+import type { Tok } from './tokens.js';
 import { CollectionParser } from './parser-collections.js';
 import { scalarName } from './parser-scalars.js';
 

@@ -6,7 +6,7 @@
 import type { Location } from '../errors.js';
 import type { Expr, Import, Package, RefTerm, Rule, Term } from './ast.js';
 import { isKeywordIn, termTypeName } from './format.js';
-import { EXPERIMENTAL_KEYWORDS, FUTURE_KEYWORDS, type Tok } from './lexer.js';
+import { EXPERIMENTAL_KEYWORDS, FUTURE_KEYWORDS, type Tok } from './tokens.js';
 import { RuleParser } from './parser-rules.js';
 
 export type Statement =

@@ -3,10 +3,14 @@
  * same contract as rego/decision.ts: entrypoints `<pkg>/deny`, `<pkg>/warn`, `<pkg>/allow`.
  */
 import { readFile } from 'node:fs/promises';
+import * as opaWasm from '@open-policy-agent/opa-wasm';
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { Decision, DecisionLimits } from '../decision.js';
 import { RSet, fromJS, toJS, toJSONText, type Value } from '../value.js';
 import { readBundle } from './bundle.js';
+
+// NB: the package's ES entry exports only loadPolicy by name (its types declare more); the rest is on its default.
+const { loadPolicySync } = (opaWasm as unknown as { default: typeof opaWasm }).default;
 
 export class WasmPolicy {
   private constructor(
@@ -19,6 +23,18 @@ export class WasmPolicy {
   static async load(bytes: Uint8Array): Promise<WasmPolicy> {
     const bundle = readBundle(bytes);
     const loaded = await loadPolicy(bundle.wasm);
+    loaded.setData(toJS(bundle.data) as object);
+    const eps = new Map<string, number>(Object.entries((loaded.entrypoints ?? {}) as Record<string, number>));
+    return new WasmPolicy(loaded, eps);
+  }
+
+  /**
+   * `load`, compiling and instantiating the module synchronously (Node allows it on any thread): for callers that
+   * load policies in a synchronous compile step (runtime/policy).
+   */
+  static loadSync(bytes: Uint8Array): WasmPolicy {
+    const bundle = readBundle(bytes);
+    const loaded = loadPolicySync(bundle.wasm);
     loaded.setData(toJS(bundle.data) as object);
     const eps = new Map<string, number>(Object.entries((loaded.entrypoints ?? {}) as Record<string, number>));
     return new WasmPolicy(loaded, eps);

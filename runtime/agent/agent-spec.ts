@@ -7,23 +7,19 @@ import { connectKube } from '../cluster/connect.js';
 import { Resources } from '../../platform/kube/index.js';
 import type { Logger } from '../../platform/log.js';
 import { StartupError } from '../../platform/startup-error.js';
-import type { AgentRuntimeConfig } from '../config.js';
+import type { AgentSettings } from '../settings.js';
 import { checkManifestFolders, DEFAULT_NAMESPACE, FolderSource } from '../source/index.js';
 
-/** STEWARD_AGENT_NAMESPACE, else STEWARD_NAMESPACE. */
-export function agentNamespace(config: AgentRuntimeConfig): string {
-  return config.STEWARD_AGENT_NAMESPACE ?? config.STEWARD_NAMESPACE;
-}
+type SpecSettings = Pick<AgentSettings, 'agent' | 'cluster' | 'manifests'>;
 
 /** The AgentConfig's spec; a missing or invalid one is a setting to fix (StartupError, exit 2). */
-export function readAgentSpec(config: AgentRuntimeConfig, log: Logger): Promise<AgentConfigSpec> {
-  return config.STEWARD_SOURCE === 'kubernetes' ? readFromCluster(config) : readFromFolders(config, log);
+export function readAgentSpec(config: SpecSettings, log: Logger): Promise<AgentConfigSpec> {
+  return config.cluster.source === 'kubernetes' ? readFromCluster(config) : readFromFolders(config, log);
 }
 
-async function readFromCluster(config: AgentRuntimeConfig): Promise<AgentConfigSpec> {
-  const namespace = agentNamespace(config);
-  const name = config.STEWARD_AGENT_NAME;
-  const client = await connectKube(config, 'agent');
+async function readFromCluster(config: SpecSettings): Promise<AgentConfigSpec> {
+  const { name, namespace } = config.agent;
+  const client = await connectKube(config.cluster, 'agent');
   try {
     let found: unknown;
     try {
@@ -55,24 +51,25 @@ async function readFromCluster(config: AgentRuntimeConfig): Promise<AgentConfigS
   }
 }
 
-async function readFromFolders(config: AgentRuntimeConfig, log: Logger): Promise<AgentConfigSpec> {
-  const namespace = agentNamespace(config);
-  await checkManifestFolders(config.STEWARD_MANIFESTS);
+async function readFromFolders(config: SpecSettings, log: Logger): Promise<AgentConfigSpec> {
+  const { name, namespace } = config.agent;
+  const folders = config.manifests.folders;
+  await checkManifestFolders(folders);
   const source = new FolderSource({
-    dirs: config.STEWARD_MANIFESTS,
+    dirs: folders,
     watch: false,
     log: log.child({ component: 'source' }),
   });
   try {
     await source.ready();
-    const found = source.get('AgentConfig', config.STEWARD_AGENT_NAME, namespace);
+    const found = source.get('AgentConfig', name, namespace);
     if (!found) {
       const known = source
         .list('AgentConfig')
         .map((a) => `${a.metadata.namespace ?? DEFAULT_NAMESPACE}/${a.metadata.name}`);
       throw new StartupError(
         'STEWARD_AGENT_NAME',
-        `STEWARD_AGENT_NAME: no AgentConfig ${namespace}/${config.STEWARD_AGENT_NAME} in STEWARD_MANIFESTS (${config.STEWARD_MANIFESTS.join(', ')}); ` +
+        `STEWARD_AGENT_NAME: no AgentConfig ${namespace}/${name} in STEWARD_MANIFESTS (${folders.join(', ')}); ` +
           `found: ${known.length ? known.sort().join(', ') : 'none'}`,
       );
     }

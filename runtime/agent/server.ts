@@ -37,7 +37,7 @@ export interface AgentServerDeps {
   connections?: ConnectionSettings;
   /** HTTP/2 over TLS 1.3 (HTTP/1.1 by ALPN); absent: plain HTTP/1.1. */
   tls?: AgentTls;
-  /** The bearer token /v1/work and /v1/stats require; absent only on loopback (runtime/config.ts enforces it). */
+  /** The bearer token /v1/work and /v1/stats require; absent only on loopback (cmd/config/env.ts enforces it). */
   token?: string;
 }
 

@@ -20,6 +20,7 @@ import { redisFailure, StartupError } from '../../platform/startup-error.js';
 import type { Store } from '../store/index.js';
 import { COMMUNITY_BEARER_HEADER, communityActive, type AuthDeps } from './authenticate.js';
 import { LicenseRegistry, type SecretResolver } from './licenses.js';
+import type { AccessSettings } from '../settings.js';
 
 /** The reference: legacy credentials were deprecated in October 2025. */
 const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
@@ -28,17 +29,6 @@ const REDIS_STARTUP_TIMEOUT_MS = 3000;
 
 /** The community-mode warning: in the start-up log and in the gateway's /health. */
 export const COMMUNITY_WARNING = 'community mode: no License is configured, requests are not authenticated';
-
-export interface AccessSettings {
-  STEWARD_COMMUNITY_MODE: boolean | 'auto';
-  STEWARD_LICENSE_SIGNING_SECRET?: string;
-  STEWARD_LEGACY_CREDENTIALS_SUNSET: Date;
-  STEWARD_METRICS_TOKEN?: string;
-  STEWARD_RATE_LIMIT_PER_MINUTE: number;
-  STEWARD_RATE_LIMIT_PER_HOUR: number;
-  STEWARD_LLM_TOKENS_PER_MINUTE: number;
-  REDIS_URL?: string;
-}
 
 export interface Access {
   auth: AuthDeps;
@@ -71,17 +61,17 @@ export function assembleAccess(
   const licenses = new LicenseRegistry({
     source: parts.source,
     env: parts.env,
-    signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
+    signingSecret: config.licenseSigningSecret,
     now: parts.now,
     resolveSecret: parts.resolveSecret,
   });
   const auth: AuthDeps = {
     settings: {
-      communityMode: config.STEWARD_COMMUNITY_MODE,
-      signingSecret: config.STEWARD_LICENSE_SIGNING_SECRET,
-      legacySunset: config.STEWARD_LEGACY_CREDENTIALS_SUNSET,
+      communityMode: config.communityMode,
+      signingSecret: config.licenseSigningSecret,
+      legacySunset: config.legacyCredentialsSunset,
       legacyDeprecatedAt: LEGACY_DEPRECATED_AT,
-      operatorToken: config.STEWARD_METRICS_TOKEN,
+      operatorToken: config.operatorToken,
     },
     licenses,
     clients: parts.store.clients,
@@ -98,12 +88,12 @@ export function assembleAccess(
       parts.log.warn({ license: l.name, organizationId: l.organizationId, reason: l.reason }, 'license is not valid');
   }
   const windows = [
-    { limit: config.STEWARD_RATE_LIMIT_PER_MINUTE, windowSec: 60 },
-    { limit: config.STEWARD_RATE_LIMIT_PER_HOUR, windowSec: 3600 },
+    { limit: config.rateLimitPerMinute, windowSec: 60 },
+    { limit: config.rateLimitPerHour, windowSec: 3600 },
   ];
   // NB: one Redis client per process, shared by every limiter; commands fail fast instead of queueing forever.
-  const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
     : undefined;
   // NB: a listener is needed (else ioredis prints to stderr); while ready() checks, the error is ready()'s to report.
   let lastRedisError: Error | undefined;
@@ -116,7 +106,7 @@ export function assembleAccess(
   const limiter: RateLimiter = redis
     ? new RedisRateLimiter({ redis, windows, keyPrefix: 'steward:rl:gateway:' })
     : new MemoryRateLimiter({ windows });
-  const tokenWindows = [{ limit: config.STEWARD_LLM_TOKENS_PER_MINUTE, windowSec: 60 }];
+  const tokenWindows = [{ limit: config.llmTokensPerMinute, windowSec: 60 }];
   const tokenLimiter: RateLimiter = redis
     ? new RedisRateLimiter({ redis, windows: tokenWindows, keyPrefix: 'steward:rl:tokens:' })
     : new MemoryRateLimiter({ windows: tokenWindows });
@@ -133,8 +123,8 @@ export function assembleAccess(
     windows,
     limiterKind: redis ? 'redis' : 'memory',
     async ready() {
-      if (!redis || !config.REDIS_URL) return;
-      const url = config.REDIS_URL;
+      if (!redis || !config.redisUrl) return;
+      const url = config.redisUrl;
       checkingRedis = true;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {

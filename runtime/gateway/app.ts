@@ -36,6 +36,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   forwardedIdentityRoutes(app);
   registerAuth(app, 'gateway', deps.auth, { internalSecret: deps.internalSecret });
   void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics, telemetry: deps.telemetry });
+  // NB: each plugin is typed to its own options; it gets the bag itself, not a copy of its part, because routes
+  // read some fields per request (`plans`, which the test harness sets once its orchestrator is built).
   void app.register(healthRoutes, deps);
   void app.register(probeRoutes, deps);
   void app.register(metricsRoutes, deps);
@@ -46,9 +48,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(openAiCompatRoutes, deps);
   void app.register(anthropicCompatRoutes, deps);
   void app.register(mcpRoutes, deps);
-  if (deps.apiDocs !== false) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
+  if (deps.apiDocs) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
   // NB: after the server stops taking requests and before the store closes (the mains close the app first).
-  const writes = deps.backgroundWrites;
-  if (writes) app.addHook('onClose', () => writes.drain(BACKGROUND_DRAIN_MS));
+  app.addHook('onClose', () => deps.backgroundWrites.drain(BACKGROUND_DRAIN_MS));
   return app;
 }

@@ -3,16 +3,15 @@ import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import { policyObserver } from '../policy/observer.js';
-import type { GatewayConfig, StandaloneConfig } from '../config.js';
+import type { GatewayCoreSettings } from '../settings.js';
 import { BackgroundWrites } from '../governed/index.js';
 import type { GatewayDeps } from './deps.js';
 import { OrganizationMetrics } from './org-metrics.js';
 import { llmFromSettings } from '../llm/index.js';
 import { outcomeRecorder } from './observe.js';
-import { connectionSettings } from '../http/app.js';
 import { StewardTelemetry } from '../metrics/index.js';
 import { assembleAccess } from '../auth/access.js';
-import { httpPlanForwarder } from './plan-forward.js';
+import type { PlanForwarder } from './plan-forward.js';
 import { ConnectorRegistry, connectionResolver, type ConnectorStatusReporter } from '../connectors/index.js';
 
 export interface GatewayParts {
@@ -27,9 +26,9 @@ export interface GatewayParts {
   close(): Promise<void>;
 }
 
-/** Builds the gateway's collaborators from the parsed config; shared by standalone and the gateway process. */
+/** Builds the gateway's collaborators from its settings; shared by standalone and the gateway process. */
 export function assembleGateway(
-  config: GatewayConfig | StandaloneConfig,
+  config: GatewayCoreSettings,
   parts: {
     store: Store;
     source: DeclarativeSource;
@@ -43,11 +42,17 @@ export function assembleGateway(
     secrets?: (namespace: string, name: string, key: string) => string | undefined;
     /** Where connector health results go besides memory (Connector.status in a cluster). */
     connectorReporter?: ConnectorStatusReporter;
+    /** Where `/api/request` plans go: the orchestrator Service, or standalone's own orchestrator; absent: 503. */
+    plans?: PlanForwarder;
+    /** The secret of identities orchestrators forward for plans' connector steps; absent: the header is refused. */
+    internalSecret?: string;
+    /** Why the process should not get traffic now (GET /readyz). */
+    notReady?: () => readonly string[];
   },
 ): GatewayParts {
   const now = parts.now ?? (() => new Date());
   const telemetry = parts.telemetry ?? new StewardTelemetry({ version: parts.version });
-  const access = assembleAccess(config, {
+  const access = assembleAccess(config.access, {
     source: parts.source,
     store: parts.store,
     env: parts.env,
@@ -59,15 +64,17 @@ export function assembleGateway(
     source: parts.source,
     // NB: `module`, not `component`: the gateway's logger already binds `component`, and pino would repeat the key.
     log: parts.log.child({ module: 'policies' }),
-    limits: { deadlineMs: 200, maxSteps: 1_000_000 },
-    inputMaxBytes: config.STEWARD_POLICY_INPUT_MAX_BYTES,
-    inlineMaxBytes: config.STEWARD_POLICY_INLINE_MAX_BYTES,
+    limits: config.policy.limits,
+    // The last good version of each Policy survives a restart (ADR 0016).
+    lastGood: parts.store.lastGoodPolicies,
+    inputMaxBytes: config.policy.inputMaxBytes,
+    inlineMaxBytes: config.policy.inlineMaxBytes,
     observer: policyObserver(telemetry),
   });
   telemetry.watchPolicyFailures(() => policies.failureCounts());
   parts.store.contexts.observeWrites(telemetry.storeWrite);
   parts.store.audit.observeWrites(telemetry.storeWrite);
-  const { router: llm, described } = llmFromSettings(config);
+  const { router: llm, described } = llmFromSettings(config.llm);
   // NB: connection URLs come from the environment (fromEnv) standalone; in a cluster from Secrets (secretRef) too.
   const secrets = parts.secrets;
   const resolveUrl = connectionResolver({
@@ -87,19 +94,19 @@ export function assembleGateway(
     store: parts.store,
     source: parts.source,
     version: parts.version,
-    bodyLimitBytes: config.STEWARD_BODY_LIMIT_BYTES,
-    policyBodyLimitBytes: policyBodyLimit(config.STEWARD_BODY_LIMIT_BYTES, config.STEWARD_POLICY_INPUT_MAX_BYTES),
-    connections: connectionSettings(config),
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    policyBodyLimitBytes: policyBodyLimit(config.http.bodyLimitBytes, config.policy.inputMaxBytes),
+    connections: config.http.connections,
     now,
     auth: access.auth,
     policies,
-    contextTtlMs: config.STEWARD_CONTEXT_TTL_MS,
-    environmentName: config.STEWARD_ENVIRONMENT,
+    contextTtlMs: config.records.contextTtlMs,
+    environmentName: config.environmentName,
     metrics: outcomeRecorder,
     limiter: access.limiter,
-    tokens: { limiter: access.tokenLimiter, perMinute: config.STEWARD_LLM_TOKENS_PER_MINUTE },
-    llmAudit: config.STEWARD_LLM_AUDIT,
-    auditRawText: config.STEWARD_AUDIT_RAW_TEXT,
+    tokens: { limiter: access.tokenLimiter, perMinute: config.access.llmTokensPerMinute },
+    llmAudit: config.records.llmAudit,
+    auditRawText: config.records.auditRawText,
     backgroundWrites: new BackgroundWrites(parts.log.child({ module: 'llm-audit' }), () =>
       telemetry.llmAuditBackgroundFailures.inc(),
     ),
@@ -107,20 +114,16 @@ export function assembleGateway(
     llm,
     connectors,
     telemetry,
-    apiDocs: config.STEWARD_API_DOCS,
-    // A gateway of its own (not standalone) reaches the orchestrator over HTTP; standalone sets `plans` itself.
-    ...('STEWARD_ORCHESTRATOR_URL' in config && config.STEWARD_ORCHESTRATOR_URL && config.STEWARD_INTERNAL_SECRET
-      ? { plans: httpPlanForwarder(config.STEWARD_ORCHESTRATOR_URL, config.STEWARD_INTERNAL_SECRET) }
-      : {}),
-    // Orchestrators holding the same secret call the connector routes for plan steps; standalone sets it itself.
-    ...('STEWARD_INTERNAL_SECRET' in config && config.STEWARD_INTERNAL_SECRET
-      ? { internalSecret: config.STEWARD_INTERNAL_SECRET }
-      : {}),
+    apiDocs: config.http.apiDocs,
+    plans: parts.plans,
+    internalSecret: parts.internalSecret,
+    notReady: parts.notReady,
   };
   return {
     deps,
     policies,
     async ready() {
+      await policies.restored();
       await access.ready();
       await connectors.start();
     },

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { definedFields } from '../../platform/objects.js';
 import { identityOf } from '../auth/plugin.js';
 import {
   collect,
@@ -19,7 +20,7 @@ import type {
   LlmToolChoice,
   LlmUsage,
 } from '../llm/index.js';
-import type { GatewayDeps } from './deps.js';
+import type { ModelRouteOptions } from './deps.js';
 import { compatErrorOf, policyMessages, promptOf, serverTimingOf, type CompatError } from './compat.js';
 import { clientSignal } from './routes/llm.js';
 
@@ -98,7 +99,7 @@ export interface ChatFormat {
  * stream's head are thrown and answered in the caller's format; later ones are the stream's last event.
  */
 export async function serveChat(
-  deps: GatewayDeps,
+  deps: ModelRouteOptions,
   req: FastifyRequest,
   reply: FastifyReply,
   call: ChatCall,
@@ -136,15 +137,13 @@ export async function serveChat(
           model: call.model,
           temperature: call.temperature,
           maxTokens: call.maxTokens,
-          ...(call.tools ? { tools: call.tools } : {}),
-          ...(call.toolChoice ? { toolChoice: call.toolChoice } : {}),
-          ...(call.responseFormat ? { responseFormat: call.responseFormat } : {}),
+          ...definedFields({ tools: call.tools, toolChoice: call.toolChoice, responseFormat: call.responseFormat }),
         }),
     );
   } catch (err) {
     if (err instanceof PolicyBlockedError) {
       void reply.header('x-steward-context-id', err.contextId);
-      deps.metrics?.outcome(req, 'blocked');
+      deps.metrics.outcome(req, 'blocked');
     }
     throw err;
   }
@@ -155,7 +154,7 @@ export async function serveChat(
     try {
       answer = await collect(run);
     } catch (err) {
-      if (err instanceof PolicyBlockedError) deps.metrics?.outcome(req, 'blocked');
+      if (err instanceof PolicyBlockedError) deps.metrics.outcome(req, 'blocked');
       throw err;
     }
     return format.whole(chatAnswer(answer), created);
@@ -170,7 +169,7 @@ export async function serveChat(
 
 /** A run's events in the format's bytes; an error after the head is the stream's last event. */
 async function* sse(
-  deps: GatewayDeps,
+  deps: Pick<ModelRouteOptions, 'metrics'>,
   req: FastifyRequest,
   run: GovernedRun,
   writer: StreamWriter,
@@ -191,7 +190,7 @@ async function* sse(
       req.log.info({ code: 'CLIENT_CLOSED', auditId: run.auditId }, 'client closed the stream before the answer ended');
       return;
     }
-    if (err instanceof PolicyBlockedError) deps.metrics?.outcome(req, 'blocked');
+    if (err instanceof PolicyBlockedError) deps.metrics.outcome(req, 'blocked');
     yield writer.error(compatErrorOf(err as Error, req));
   }
 }

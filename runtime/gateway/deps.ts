@@ -1,3 +1,7 @@
+/**
+ * The options of the gateway's route plugins, one type per concern, and `GatewayDeps`, the assembly's bag: their
+ * intersection, so that a field no plugin reads cannot be assembled and a field a plugin reads cannot be left out.
+ */
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
@@ -11,7 +15,7 @@ import type { ConnectionSettings } from '../http/app.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import type { PlanForwarder } from './plan-forward.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
-import type { BackgroundWrites } from '../governed/index.js';
+import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -21,65 +25,141 @@ export interface OutcomeRecorder {
   outcome(req: FastifyRequest, outcome: Outcome): void;
 }
 
-/** Everything the gateway's route plugins use; built by main, faked by nothing (tests build the real parts). */
-export interface GatewayDeps {
+/** What `buildGateway` uses itself, around its route plugins: the HTTP app, authentication, metering, API docs. */
+export interface GatewayServerOptions {
   log: Logger;
-  store: Store;
-  source: DeclarativeSource;
   version: string;
   bodyLimitBytes: number;
-  /**
-   * Body limit of the routes whose body is a policy input (pre-check, policy test, governed LLM calls): a body
-   * far larger than the policy input limit is refused while it arrives, before the event loop parses it.
-   */
-  policyBodyLimitBytes: number;
-  /** Header, request and idle timeouts and the connection cap. @default DEFAULT_CONNECTION_SETTINGS */
-  connections?: ConnectionSettings;
-  now: () => Date;
+  /** Header, request and idle timeouts and the connection cap. */
+  connections: ConnectionSettings;
   auth: AuthDeps;
-  policies: PolicyEvaluator;
-  /** Lifetime of a pre-check context. @default 5 min */
-  contextTtlMs: number;
-  /** Environment tag put in minted API keys (`client-{name}-{env}-…`). */
-  environmentName: string;
-  metrics?: OutcomeRecorder;
-  /** Per-organization limits on Agent endpoints. */
-  limiter: RateLimiter;
-  /**
-   * LLM tokens per organization per minute on governed LLM calls (`STEWARD_LLM_TOKENS_PER_MINUTE`); absent: no
-   * token limit.
-   */
-  tokens?: { limiter: RateLimiter; perMinute: number };
-  /** Request metrics per organization (the caller's organization is all /metrics shows). */
-  requestMetrics: OrganizationMetrics;
-  /**
-   * When the records of a governed LLM call (its context and audit entry) are written (`STEWARD_LLM_AUDIT`):
-   * `commit` before the answer (durable: an answer implies its entry), `background` behind it. @default 'commit'
-   */
-  llmAudit?: 'commit' | 'background';
-  /** Store prompts and answers as sent, not as the policies left them (`STEWARD_AUDIT_RAW_TEXT`). @default false */
-  auditRawText?: boolean;
-  /** Tracks `background` writes and drains them when the app closes. */
-  backgroundWrites?: BackgroundWrites;
-  /** LLM providers; absent or empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
-  llm?: LlmRouter;
-  /** The Connectors of the source, followed as they change (started by the assembly's `ready()`). */
-  connectors: ConnectorRegistry;
-  /** Where `/api/request` plans go (STEWARD_ORCHESTRATOR_URL, or standalone's own orchestrator); absent: 503. */
-  plans?: PlanForwarder;
-  /** The process's Prometheus metrics (shared with the orchestrator in standalone mode). */
-  telemetry: StewardTelemetry;
-  /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). @default true */
-  apiDocs?: boolean;
   /**
    * The secret of identities an orchestrator forwards for a plan's connector-call steps (X-Steward-Identity,
    * STEWARD_INTERNAL_SECRET; standalone's per-process secret). Accepted on the connector call routes only
-   * (forwarded-identity.ts); absent: the header is refused.
+   * (forwarded-identity.ts). @default none: the header is refused
    */
   internalSecret?: string;
+  /** Per-organization limits on Agent endpoints. */
+  limiter: RateLimiter;
+  /** Request metrics per organization (the caller's organization is all /metrics shows). */
+  requestMetrics: OrganizationMetrics;
+  /** The process's Prometheus metrics (shared with the orchestrator in standalone mode). */
+  telemetry: StewardTelemetry;
+  /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). */
+  apiDocs: boolean;
+  /** Tracks `background` writes; the app drains them when it closes. */
+  backgroundWrites: BackgroundWrites;
+}
+
+/** `GET|POST /health` (health.ts). */
+export interface HealthRouteOptions {
+  store: Pick<Store, 'db'>;
+  /** Its skipped documents are a warning. */
+  source: DeclarativeSource;
+  policies: PolicyEvaluator;
+  /** Community mode, the signing secret and the Licenses. */
+  auth: AuthDeps;
+  now: () => Date;
+  version: string;
+}
+
+/** `GET /healthz` and `GET /readyz` (probes.ts). */
+export interface ProbeRouteOptions {
+  store: Pick<Store, 'db'>;
   /**
    * Why the process should not get traffic now (the source not synced, draining): GET /readyz answers 503 naming
    * them. @default none
    */
   notReady?: () => readonly string[];
 }
+
+/** `GET /metrics` and `GET /metrics/prometheus` (routes/metrics.ts). */
+export interface MetricsRouteOptions {
+  store: Pick<Store, 'db'>;
+  requestMetrics: OrganizationMetrics;
+  telemetry: StewardTelemetry;
+  now: () => Date;
+}
+
+/** `POST /api/audit/llm-call` (routes/audit.ts). */
+export interface AuditRouteOptions {
+  store: Pick<Store, 'contexts' | 'audit'>;
+  now: () => Date;
+}
+
+/** `/api/clients` (routes/clients.ts). */
+export interface ClientRouteOptions {
+  store: Pick<Store, 'clients' | 'audit'>;
+  now: () => Date;
+  /** Environment tag put in minted API keys (`client-{name}-{env}-…`). */
+  environmentName: string;
+}
+
+/**
+ * The routes that run the governed pipeline (runtime/governed): pre-check and every LLM call. The pipeline's
+ * settings that the orchestrator may leave out are always set in the gateway, so they are required here.
+ */
+export interface GovernedRouteOptions extends GovernedDeps {
+  /**
+   * Body limit of the routes whose body is a policy input (pre-check, policy test, governed LLM calls, connector
+   * calls): a body far larger than the policy input limit is refused while it arrives, before the event loop
+   * parses it.
+   */
+  policyBodyLimitBytes: number;
+  /** Marks blocked requests for the request metrics. */
+  metrics: OutcomeRecorder;
+  /** LLM tokens per organization per minute on governed LLM calls (`STEWARD_LLM_TOKENS_PER_MINUTE`). */
+  tokens: { limiter: RateLimiter; perMinute: number };
+  /**
+   * When the records of a governed LLM call (its context and audit entry) are written (`STEWARD_LLM_AUDIT`):
+   * `commit` before the answer (durable: an answer implies its entry), `background` behind it.
+   */
+  llmAudit: 'commit' | 'background';
+  /** Store prompts and answers as sent, not as the policies left them (`STEWARD_AUDIT_RAW_TEXT`). */
+  auditRawText: boolean;
+  /** Where `background` writes go. */
+  backgroundWrites: BackgroundWrites;
+}
+
+/** The governed routes that call a model: `/v1/chat/completions`, `/v1/messages`, `/v1/models` (chat.ts). */
+export interface ModelRouteOptions extends GovernedRouteOptions {
+  /** LLM providers; empty: governed calls answer PROVIDER_NOT_CONFIGURED. */
+  llm: LlmRouter;
+}
+
+/** `POST /api/request` with a multi-agent plan (routes/plan-request.ts). */
+export interface PlanRouteOptions extends GovernedRouteOptions {
+  /**
+   * Where plans go (STEWARD_ORCHESTRATOR_URL, or standalone's own orchestrator). Read per request: a test harness
+   * sets it once its orchestrator is built. @default none: plans answer 503 SERVICE_UNAVAILABLE
+   */
+  plans?: PlanForwarder;
+}
+
+/** `POST /v1/execute` and `POST /api/request` (routes/llm.ts): a model call, or a plan. */
+export interface LlmRouteOptions extends ModelRouteOptions, PlanRouteOptions {}
+
+/** The connector endpoints and Steward's MCP server (routes/mcp.ts, connectors/). */
+export interface ConnectorRouteOptions {
+  /** The Connectors of the source, followed as they change (started by the assembly's `ready()`). */
+  connectors: ConnectorRegistry;
+  /** Which organizations a connector serves. */
+  source: DeclarativeSource;
+  /** The policy set of a call's input (`surface: "mcp"`) and the output scan of its result. */
+  policies: PolicyEvaluator;
+  /** Every call's audit entry. */
+  store: Pick<Store, 'audit'>;
+  policyBodyLimitBytes: number;
+  /** The MCP server's version. */
+  version: string;
+}
+
+/** Everything the gateway uses: what `assembleGateway` builds and `buildGateway` hands to its plugins. */
+export type GatewayDeps = GatewayServerOptions &
+  HealthRouteOptions &
+  ProbeRouteOptions &
+  MetricsRouteOptions &
+  AuditRouteOptions &
+  ClientRouteOptions &
+  LlmRouteOptions &
+  ConnectorRouteOptions;

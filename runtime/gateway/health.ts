@@ -2,11 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import { verifyLicenseKey } from '../../api/index.js';
 import { ApiError } from '../http/errors.js';
 import { communityActive } from '../auth/authenticate.js';
-import type { GatewayDeps } from './deps.js';
+import type { HealthRouteOptions } from './deps.js';
+import type { Store } from '../store/index.js';
 import { NO_POLICY_WARNING } from '../policy/engine.js';
 
 /** Whether the store answers within 500 ms: what /health and /metrics report as healthy. */
-export function databaseHealthy(deps: Pick<GatewayDeps, 'store'>): Promise<boolean> {
+export function databaseHealthy(deps: { store: Pick<Store, 'db'> }): Promise<boolean> {
   return deps.store.db.ping(500).then(
     () => true,
     () => false,
@@ -23,7 +24,7 @@ export { COMMUNITY_WARNING };
  * with a short timeout.
  * `POST /health` with X-License-Key adds the license object: valid or not, and why.
  */
-export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const healthRoutes: FastifyPluginAsync<HealthRouteOptions> = async (app, deps) => {
   const health = async () => {
     const healthy = await databaseHealthy(deps);
     const warnings: string[] = [];
@@ -75,7 +76,7 @@ export const healthRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =
   });
 };
 
-function licenseStatus(key: string, deps: GatewayDeps) {
+function licenseStatus(key: string, deps: Pick<HealthRouteOptions, 'auth' | 'now'>) {
   const check = verifyLicenseKey(key, deps.auth.settings.signingSecret ?? '', deps.now());
   const info = check.ok ? check : check.info;
   const registered = deps.auth.licenses.findByKey(key);

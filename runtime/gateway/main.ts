@@ -9,16 +9,16 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { KIND_NAMES } from '../../api/index.js';
-import { parseConfig } from '../../platform/config.js';
 import { connectKube } from '../cluster/connect.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { installShutdown } from '../../platform/shutdown.js';
-import { listenFailure } from '../../platform/startup-error.js';
+import { assemble, type Lifecycle } from '../../platform/lifecycle.js';
+import type { KubeClient } from '../../platform/kube/index.js';
 import { VERSION } from '../../platform/version.js';
 import { ConnectorStatusPublisher, LeaseRole, PolicyStatusReporter } from '../cluster/index.js';
-import { gatewayConfigSchema, type GatewayConfig } from '../config.js';
+import type { GatewaySettings, ManifestSettings } from '../settings.js';
 import { listenUrl } from '../http/app.js';
-import { buildMetricsServer } from '../http/metrics-server.js';
+import { metricsServer } from '../http/metrics-server.js';
 import {
   checkManifestFolders,
   FolderSource,
@@ -32,6 +32,7 @@ import { checkPorts } from '../../platform/ports.js';
 import type { Store } from '../store/index.js';
 import { buildGateway } from './app.js';
 import { assembleGateway, type GatewayParts } from './assemble.js';
+import { httpPlanForwarder } from './plan-forward.js';
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -53,180 +54,180 @@ export interface GatewayClusterOptions {
   connectorRefreshMs?: number;
 }
 
-/** Starts the gateway from parsed settings. STEWARD_GATEWAY_PORT 0 picks a free port (tests). */
+/** Starts the gateway from its settings. Port 0 picks a free port (tests). */
 export async function startGateway(
-  config: GatewayConfig,
-  log: Logger = createLogger({ level: config.LOG_LEVEL }),
+  config: GatewaySettings,
+  log: Logger = createLogger({ level: config.log.level }),
   env: Readonly<Record<string, string | undefined>> = {},
   cluster: GatewayClusterOptions = {},
 ): Promise<RunningGateway> {
   const started = performance.now();
-  const closers: (() => unknown)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.reverse())
-      await Promise.resolve(close()).catch((err: unknown) => log.warn({ err }, 'close failed'));
-  };
   let draining = false;
-  try {
+  return assemble(log, async (life) => {
     // NB: before the cluster and the store: a port in use is reported at once, not after they started.
-    await checkPorts(config.STEWARD_HOST, [
-      { setting: 'STEWARD_GATEWAY_PORT', port: config.STEWARD_GATEWAY_PORT },
-      { setting: 'STEWARD_METRICS_PORT', port: config.STEWARD_METRICS_PORT },
-    ]);
-    const kube = config.STEWARD_SOURCE === 'kubernetes' ? await connectKube(config, 'gateway') : undefined;
-    if (kube) closers.push(() => kube.close());
+    await checkPorts(config.listener.host, [config.listener, ...(config.metrics ? [config.metrics] : [])]);
+    const kube =
+      config.cluster.source === 'kubernetes'
+        ? await life.open(
+            'kubernetes client',
+            () => connectKube(config.cluster, 'gateway'),
+            (k) => k.close(),
+          )
+        : undefined;
     const kubeSource = kube
       ? new KubernetesSource({
           client: kube,
-          namespace: config.STEWARD_NAMESPACE,
+          namespace: config.cluster.namespace,
           informer: cluster.informer,
           log: log.child({ component: 'source' }),
         })
       : undefined;
     // NB: the policy engine and the routes read the pack under the namespace's resources; the status writers the objects.
-    const source = kubeSource
-      ? withBuiltinPack(kubeSource, {
-          enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled',
-          log: log.child({ component: 'source' }),
-        })
-      : await folderSource(config, log);
-    closers.push(() => source.close());
-    if (kube) log.info({ namespace: config.STEWARD_NAMESPACE }, 'waiting for the resources of the namespace');
-    const [store] = await Promise.all([openConfiguredStore(config, log.child({ component: 'store' })), source.ready()]);
-    closers.push(() => store.close());
+    const source = await life.open(
+      'source',
+      async () =>
+        kubeSource
+          ? withBuiltinPack(kubeSource, {
+              enabled: config.manifests.builtinPolicyPack,
+              log: log.child({ component: 'source' }),
+            })
+          : await folderSource(config.manifests, log),
+      (s) => s.close(),
+    );
+    if (kube) log.info({ namespace: config.cluster.namespace }, 'waiting for the resources of the namespace');
+    const [store] = await Promise.all([
+      life.open(
+        'store',
+        () => openConfiguredStore(config.store, log.child({ component: 'store' })),
+        (s) => s.close(),
+      ),
+      source.ready(),
+    ]);
 
-    const pod = config.STEWARD_POD_NAME ?? hostname();
+    const pod = config.cluster.podName ?? hostname();
     const publisher =
       kube && kubeSource
         ? new ConnectorStatusPublisher({
             client: kube,
             source: kubeSource,
-            minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS,
+            minIntervalMs: config.cluster.statusMinIntervalMs,
             refreshMs: cluster.connectorRefreshMs,
             log: log.child({ component: 'connector-status' }),
           })
         : undefined;
-    const parts = assembleGateway(config, {
-      store,
-      source,
-      env,
-      version: VERSION,
-      log: log.child({ component: 'gateway' }),
-      ...(kubeSource ? { secrets: (ns: string, name: string, key: string) => kubeSource.secret(ns, name, key) } : {}),
-      connectorReporter: publisher,
-    });
-    closers.push(() => parts.close());
+    const parts = await life.open(
+      'gateway parts',
+      () =>
+        assembleGateway(config, {
+          store,
+          source,
+          env,
+          version: VERSION,
+          log: log.child({ component: 'gateway' }),
+          ...(kubeSource
+            ? { secrets: (ns: string, name: string, key: string) => kubeSource.secret(ns, name, key) }
+            : {}),
+          connectorReporter: publisher,
+          plans: config.orchestrator
+            ? httpPlanForwarder(config.orchestrator.url, config.orchestrator.internalSecret)
+            : undefined,
+          internalSecret: config.internalSecret,
+          notReady: () => [
+            ...(draining ? ['draining: the process is shutting down'] : []),
+            ...(kubeSource && !kubeSource.synced ? ['the Kubernetes informers have not synced'] : []),
+          ],
+        }),
+      (p) => p.close(),
+    );
     await parts.ready();
+    if (kube && kubeSource)
+      await startClusterReporters(life, config, { kube, kubeSource, parts, publisher, pod, cluster, log });
 
-    if (kube && kubeSource) {
-      // Entries only for Policies that are objects: a pack policy has none to write to.
-      const reporter = new PolicyStatusReporter({
-        client: kube,
-        source: kubeSource,
-        engine: parts.policies,
-        pod,
-        minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS,
-        log: log.child({ component: 'policy-status' }),
-      });
-      reporter.start();
-      closers.push(() => reporter.close());
-      if (publisher) {
-        publisher.track(() =>
-          parts.deps.connectors.list().map((c) => [c.name, parts.deps.connectors.status(c.name)] as const),
-        );
-        closers.push(() => publisher.close());
-        if (config.STEWARD_ORCHESTRATOR_NAME) {
-          const role = new LeaseRole({
-            client: kube,
-            namespace: config.STEWARD_NAMESPACE,
-            lease: `${config.STEWARD_ORCHESTRATOR_NAME}-gateway-status`,
-            identity: pod,
-            timing: cluster.lease,
-            onChange: (holding) => publisher.setLeading(holding),
-            log: log.child({ component: 'connector-status' }),
-          });
-          role.start();
-          closers.push(() => role.stop());
-        } else {
-          log.warn(
-            { setting: 'STEWARD_ORCHESTRATOR_NAME' },
-            'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status is not written',
-          );
-        }
-      }
-    }
-
-    parts.deps.notReady = () => [
-      ...(draining ? ['draining: the process is shutting down'] : []),
-      ...(kubeSource && !kubeSource.synced ? ['the Kubernetes informers have not synced'] : []),
-    ];
-    const app = buildGateway(parts.deps);
-    closers.push(() => app.close());
-    const metrics =
-      config.STEWARD_METRICS_PORT === undefined
-        ? undefined
-        : buildMetricsServer({
-            log: log.child({ component: 'metrics' }),
-            telemetry: parts.deps.telemetry,
-            token: config.STEWARD_METRICS_TOKEN,
-          });
-    if (metrics) closers.push(() => metrics.close());
-    await app.listen({ host: config.STEWARD_HOST, port: config.STEWARD_GATEWAY_PORT }).catch((err: unknown) => {
-      throw listenFailure(err, 'STEWARD_GATEWAY_PORT', config.STEWARD_HOST, config.STEWARD_GATEWAY_PORT);
-    });
-    await metrics?.listen({ host: config.STEWARD_HOST, port: config.STEWARD_METRICS_PORT }).catch((err: unknown) => {
-      throw listenFailure(err, 'STEWARD_METRICS_PORT', config.STEWARD_HOST, config.STEWARD_METRICS_PORT!);
-    });
+    const app = await life.listen('gateway server', buildGateway(parts.deps), config.listener);
+    if (config.metrics)
+      await life.listen('metrics server', metricsServer(config.metrics, parts.deps.telemetry, log), config.metrics);
+    // NB: /readyz fails first, so that the Service stops sending new requests while the rest drains.
+    life.defer('readiness', () => (draining = true));
     const url = listenUrl(app);
     log.info(
       {
         url,
-        source: config.STEWARD_SOURCE,
-        ...(kube ? { namespace: config.STEWARD_NAMESPACE, pod } : {}),
+        source: config.cluster.source,
+        ...(kube ? { namespace: config.cluster.namespace, pod } : {}),
         database: store.db.backend,
-        orchestrator: config.STEWARD_ORCHESTRATOR_URL ?? null,
+        orchestrator: config.orchestrator?.url ?? null,
         resources: Object.fromEntries(KIND_NAMES.map((k) => [k, source.list(k).length])),
         skipped: source.issues().length,
         startupMs: Math.round(performance.now() - started),
       },
       'steward gateway ready',
     );
-    let closing: Promise<void> | undefined;
-    return {
-      app,
-      parts,
-      source,
-      store,
-      url,
-      close: () =>
-        (closing ??= (async () => {
-          // NB: /readyz fails first, so that the Service stops sending new requests while these drain.
-          draining = true;
-          await closeAll();
-        })()),
-    };
-  } catch (err) {
-    await closeAll();
-    throw err;
-  }
+    return { app, parts, source, store, url, close: () => life.stop() };
+  });
 }
 
-async function folderSource(config: GatewayConfig, log: Logger): Promise<FolderSource> {
-  await checkManifestFolders(config.STEWARD_MANIFESTS);
+/** In a cluster: this pod's policy loads (Policy.status.byPod) and, holding the Lease, connector health. */
+async function startClusterReporters(
+  life: Lifecycle,
+  config: GatewaySettings,
+  c: {
+    kube: KubeClient;
+    kubeSource: KubernetesSource;
+    parts: GatewayParts;
+    publisher: ConnectorStatusPublisher | undefined;
+    pod: string;
+    cluster: GatewayClusterOptions;
+    log: Logger;
+  },
+): Promise<void> {
+  // Entries only for Policies that are objects: a pack policy has none to write to.
+  const reporter = new PolicyStatusReporter({
+    client: c.kube,
+    source: c.kubeSource,
+    engine: c.parts.policies,
+    pod: c.pod,
+    minIntervalMs: config.cluster.statusMinIntervalMs,
+    log: c.log.child({ component: 'policy-status' }),
+  });
+  await life.start({ name: 'policy status', start: () => reporter.start(), stop: () => reporter.close() });
+  const publisher = c.publisher;
+  if (!publisher) return;
+  publisher.track(() =>
+    c.parts.deps.connectors.list().map((x) => [x.name, c.parts.deps.connectors.status(x.name)] as const),
+  );
+  life.defer('connector status', () => publisher.close());
+  if (!config.cluster.orchestratorName) {
+    c.log.warn(
+      { setting: 'STEWARD_ORCHESTRATOR_NAME' },
+      'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status is not written',
+    );
+    return;
+  }
+  const role = new LeaseRole({
+    client: c.kube,
+    namespace: config.cluster.namespace,
+    lease: `${config.cluster.orchestratorName}-gateway-status`,
+    identity: c.pod,
+    timing: c.cluster.lease,
+    onChange: (holding) => publisher.setLeading(holding),
+    log: c.log.child({ component: 'connector-status' }),
+  });
+  await life.start({ name: 'connector status lease', start: () => role.start(), stop: () => role.stop() });
+}
+
+async function folderSource(manifests: ManifestSettings, log: Logger): Promise<FolderSource> {
+  await checkManifestFolders(manifests.folders);
   return new FolderSource({
-    dirs: manifestFolders(config.STEWARD_MANIFESTS, { enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled' }),
-    writeDir: config.STEWARD_MANIFESTS_WRITE_DIR,
-    watch: config.STEWARD_WATCH_MANIFESTS,
+    dirs: manifestFolders(manifests.folders, { enabled: manifests.builtinPolicyPack }),
+    writeDir: manifests.writeDir,
+    watch: manifests.watch,
     log: log.child({ component: 'source' }),
   });
 }
 
-/** `steward gateway`: parse the environment once, start, and shut down gracefully on SIGTERM/SIGINT. */
-export async function runGateway(
-  env: Record<string, string | undefined>,
-  config: GatewayConfig = parseConfig(gatewayConfigSchema, env),
-): Promise<void> {
-  const log = createLogger({ level: config.LOG_LEVEL, format: logFormat(config.LOG_FORMAT) });
+/** `steward gateway`: start from the parsed settings, and shut down gracefully on SIGTERM/SIGINT. */
+export async function runGateway(config: GatewaySettings, env: Record<string, string | undefined>): Promise<void> {
+  const log = createLogger({ level: config.log.level, format: logFormat(config.log.format) });
   const running = await startGateway(config, log, env);
-  installShutdown(log, config.STEWARD_SHUTDOWN_TIMEOUT_MS, () => running.close());
+  installShutdown(log, config.shutdownTimeoutMs, () => running.close());
 }

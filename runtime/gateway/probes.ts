@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { GatewayDeps } from './deps.js';
+import type { ProbeRouteOptions } from './deps.js';
 
 /** How long GET /readyz waits for the database. */
 const READY_DB_TIMEOUT_MS = 500;
@@ -9,7 +9,7 @@ const READY_DB_TIMEOUT_MS = 500;
  * `GET /healthz` says the process serves; `GET /readyz` says it should get traffic — nothing in `notReady()` (the
  * source not synced, draining) and the database answers — or answers 503 with the reasons it should not.
  */
-export const probeRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const probeRoutes: FastifyPluginAsync<ProbeRouteOptions> = async (app, deps) => {
   const open = { config: { auth: { require: 'none' as const } } };
   app.get('/healthz', open, async () => ({ status: 'ok' as const }));
   app.get('/readyz', open, async (_req, reply) => {

@@ -8,7 +8,6 @@ import Fastify, {
 } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { Surface } from '../../api/index.js';
-import type { BaseConfig } from '../config.js';
 import type { Logger } from '../../platform/log.js';
 import { installClientErrorAnswers, frameworkErrorAnswer } from './client-errors.js';
 import { installErrorHandling, type ErrorStyle } from './error-handler.js';
@@ -39,18 +38,6 @@ export const DEFAULT_CONNECTION_SETTINGS: Readonly<ConnectionSettings> = Object.
   maxRequestsPerSocket: 10_000,
   maxConnections: 4096,
 });
-
-/** The connection settings of the parsed configuration. */
-export function connectionSettings(config: BaseConfig): ConnectionSettings {
-  return {
-    headersTimeoutMs: config.STEWARD_HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: config.STEWARD_REQUEST_TIMEOUT_MS,
-    keepAliveTimeoutMs: config.STEWARD_KEEPALIVE_TIMEOUT_MS,
-    socketTimeoutMs: config.STEWARD_SOCKET_TIMEOUT_MS,
-    maxRequestsPerSocket: config.STEWARD_MAX_REQUESTS_PER_SOCKET,
-    maxConnections: config.STEWARD_MAX_CONNECTIONS,
-  };
-}
 
 /** Fastify options every Steward server shares: body limit, timeouts, request ids, lazy child loggers. */
 export function baseServerOptions(log: Logger, bodyLimitBytes: number, c: ConnectionSettings) {

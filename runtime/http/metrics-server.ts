@@ -45,3 +45,8 @@ export function buildMetricsServer(options: MetricsServerOptions): FastifyInstan
   );
   return app;
 }
+
+/** The metrics listener of a process's settings: its registry, its token, logging as the `metrics` component. */
+export function metricsServer(settings: { token?: string }, telemetry: StewardTelemetry, log: Logger): FastifyInstance {
+  return buildMetricsServer({ log: log.child({ component: 'metrics' }), telemetry, token: settings.token });
+}

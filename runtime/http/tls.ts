@@ -1,16 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { StartupError } from '../../platform/startup-error.js';
 import type { HttpTls } from './app.js';
+import type { TlsFiles } from '../settings.js';
 
-/** The certificate and key of STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE, or undefined when neither is set. */
-export async function readTlsSettings(config: {
-  STEWARD_TLS_CERT_FILE?: string;
-  STEWARD_TLS_KEY_FILE?: string;
-}): Promise<HttpTls | undefined> {
-  if (config.STEWARD_TLS_CERT_FILE === undefined || config.STEWARD_TLS_KEY_FILE === undefined) return undefined;
+/** The certificate and key files' contents (STEWARD_TLS_CERT_FILE and STEWARD_TLS_KEY_FILE), or undefined without. */
+export async function readTlsSettings(files: TlsFiles | undefined): Promise<HttpTls | undefined> {
+  if (files === undefined) return undefined;
   const [cert, key] = await Promise.all([
-    readSettingFile('STEWARD_TLS_CERT_FILE', config.STEWARD_TLS_CERT_FILE),
-    readSettingFile('STEWARD_TLS_KEY_FILE', config.STEWARD_TLS_KEY_FILE),
+    readSettingFile('STEWARD_TLS_CERT_FILE', files.certFile),
+    readSettingFile('STEWARD_TLS_KEY_FILE', files.keyFile),
   ]);
   return { cert, key };
 }

@@ -42,7 +42,7 @@ export {
 export { MAX_MESSAGES, MAX_TOOLS, TOOL_NAME, normalizeRequest } from './validate.js';
 export { ECHO_NOTICE } from './echo.js';
 export { LlmConfigError, createLlmRouter, createProvider, type LlmRouter, type LlmRouterOptions } from './router.js';
-export { llmFromSettings, providersFromConfig } from './settings.js';
+export { llmFromSettings } from './settings.js';
 export {
   routeAgentLlm,
   routeWarning,

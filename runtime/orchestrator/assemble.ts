@@ -5,6 +5,8 @@
  * parallel queries). Credentials and rate limits are the gateway's (the same organizations and budgets).
  */
 import type { AgentConfigResource } from '../../api/index.js';
+import { definedFields } from '../../platform/objects.js';
+import { DEFAULT_DECISION_LIMITS, type DecisionLimits } from '../../rego/decision.js';
 import { LocalAgent } from '../agent/executor.js';
 import { PolicyCache } from '../agent/policy-cache.js';
 import type { AuthDeps } from '../auth/authenticate.js';
@@ -54,6 +56,8 @@ export interface OrchestratorSettings {
   orchestrator?: { name: string; namespace?: string };
   /** Webhook delivery (STEWARD_WEBHOOK_*). @default WEBHOOK_DEFAULTS, private targets refused */
   webhooks?: WebhookSettings;
+  /** Limits of one plan policy decision (STEWARD_POLICY_DEADLINE_MS, STEWARD_POLICY_MAX_STEPS). @default DEFAULT_DECISION_LIMITS */
+  policyLimits?: Required<DecisionLimits>;
   /** The whole plan's budget, planning included (STEWARD_PLAN_TIMEOUT_MS). @default 110 s */
   planTimeoutMs?: number;
   /** 'auto': the LLM planner when a provider is configured; 'deterministic': never (STEWARD_PLANNER). @default auto */
@@ -95,6 +99,8 @@ export interface OrchestratorShared {
   tokens?: GovernedDeps['tokens'];
   /** Tracks records written behind their answers (the gateway's in standalone); its owner drains it too. */
   backgroundWrites?: BackgroundWrites;
+  /** Why the process should not get traffic now (GET /readyz): draining, the cluster parts not synced. */
+  notReady?: () => readonly string[];
 }
 
 export interface OrchestratorParts {
@@ -154,8 +160,16 @@ export async function assembleOrchestrator(
   const planPolicies = new RegoPolicyEngine({
     source: shared.source,
     log: shared.log.child({ module: 'plan-policies' }),
-    limits: { deadlineMs: 200, maxSteps: 1_000_000 },
+    limits: settings.policyLimits ?? DEFAULT_DECISION_LIMITS,
     observer: policyObserver(shared.telemetry),
+    // The last good version of each Policy survives a restart (ADR 0016), as on the gateway.
+    lastGood: shared.store.lastGoodPolicies,
+  });
+  await planPolicies.restored().catch(async (err: unknown) => {
+    planPolicies.close();
+    await webhooks.close();
+    await pool.close();
+    throw err;
   });
   const governed: GovernedDeps = {
     log: shared.log.child({ module: 'governed' }),
@@ -164,10 +178,12 @@ export async function assembleOrchestrator(
     now: shared.now ?? (() => new Date()),
     contextTtlMs: settings.contextTtlMs ?? DEFAULT_CONTEXT_TTL_MS,
     telemetry: shared.telemetry,
-    ...(shared.tokens ? { tokens: shared.tokens } : {}),
-    ...(settings.llmAudit ? { llmAudit: settings.llmAudit } : {}),
-    ...(shared.backgroundWrites ? { backgroundWrites: shared.backgroundWrites } : {}),
-    ...(settings.auditRawText !== undefined ? { auditRawText: settings.auditRawText } : {}),
+    ...definedFields({
+      tokens: shared.tokens,
+      llmAudit: settings.llmAudit,
+      backgroundWrites: shared.backgroundWrites,
+      auditRawText: settings.auditRawText,
+    }),
   };
   const plans = new PlanService({
     pool,
@@ -205,6 +221,7 @@ export async function assembleOrchestrator(
       webhooks,
       plan: { service: plans, store: shared.store, limiter: shared.limiter, concurrency },
       internalSecret: settings.internalSecret,
+      notReady: shared.notReady,
     },
     close: async () => {
       await webhooks.close();

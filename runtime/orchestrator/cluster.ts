@@ -9,7 +9,7 @@ import type { KubeClient } from '../../platform/kube/index.js';
 import { connectKube } from '../cluster/connect.js';
 import type { Logger } from '../../platform/log.js';
 import { PoolStatusWriter } from '../cluster/pool-status.js';
-import type { OrchestratorConfig } from '../config.js';
+import type { OrchestratorProcessSettings } from '../settings.js';
 import { KubernetesSource, withBuiltinPack, type DeclarativeSource } from '../source/index.js';
 import { EndpointSliceSource, type AgentPool } from './pool/index.js';
 
@@ -30,21 +30,21 @@ export interface OrchestratorCluster {
 }
 
 export async function openOrchestratorCluster(
-  config: OrchestratorConfig,
+  config: Pick<OrchestratorProcessSettings, 'cluster' | 'manifests' | 'agents'>,
   log: Logger,
 ): Promise<OrchestratorCluster | undefined> {
-  const fromSource = config.STEWARD_SOURCE === 'kubernetes';
-  const discovering = config.STEWARD_AGENT_DISCOVERY === 'kubernetes';
+  const fromSource = config.cluster.source === 'kubernetes';
+  const discovering = config.agents.discovery === 'kubernetes';
   if (!fromSource && !discovering) return undefined;
-  const client = await connectKube(config, 'orchestrator');
-  const namespace = config.STEWARD_NAMESPACE;
+  const client = await connectKube(config.cluster, 'orchestrator');
+  const namespace = config.cluster.namespace;
   const kubeSource = fromSource
     ? new KubernetesSource({ client, namespace, log: log.child({ component: 'source' }) })
     : undefined;
   const source =
     kubeSource &&
     withBuiltinPack(kubeSource, {
-      enabled: config.STEWARD_BUILTIN_POLICY_PACK === 'enabled',
+      enabled: config.manifests.builtinPolicyPack,
       log: log.child({ component: 'source' }),
     });
   const discovery = discovering
@@ -52,8 +52,8 @@ export async function openOrchestratorCluster(
         client,
         namespace,
         // NB: the config schema requires the name with STEWARD_AGENT_DISCOVERY=kubernetes.
-        orchestrator: config.STEWARD_ORCHESTRATOR_NAME!,
-        token: config.STEWARD_AGENT_TOKEN,
+        orchestrator: config.cluster.orchestratorName!,
+        token: config.agents.token,
         log: log.child({ module: 'pool-discovery' }),
       })
     : undefined;
@@ -72,11 +72,11 @@ export async function openOrchestratorCluster(
       writer = new PoolStatusWriter({
         client,
         namespace,
-        orchestrator: config.STEWARD_ORCHESTRATOR_NAME!,
-        identity: config.STEWARD_POD_NAME ?? hostname(),
+        orchestrator: config.cluster.orchestratorName!,
+        identity: config.cluster.podName ?? hostname(),
         pool,
         selection: discovery,
-        minIntervalMs: config.STEWARD_STATUS_MIN_INTERVAL_MS,
+        minIntervalMs: config.cluster.statusMinIntervalMs,
         log: log.child({ module: 'pool-status' }),
       }).start();
     },

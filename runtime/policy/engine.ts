@@ -1,18 +1,21 @@
 import { isDeepStrictEqual } from 'node:util';
-import { expandRedactionKinds, LLM_OUTPUT_SURFACE, policySurface, type PolicyResource } from '../../api/index.js';
-import { PolicySetCache } from '../../rego/index.js';
+import { expandRedactionKinds, LLM_OUTPUT_SURFACE, validateManifest, type PolicyResource } from '../../api/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource } from '../source/index.js';
-import { describeFailure } from './failure.js';
+import { conclude } from './conclude.js';
 import { PolicyFailureLog, type FailingPolicy, type FailureCount, type FailureLogOptions } from './failures.js';
 import { PolicyInputTooLargeError, textBytes, textUnits } from './input-size.js';
 import { IsolatePool, type IsolationOptions } from './isolate/pool.js';
+import { LastGoodVersions, policyKey, type LastGoodStore, type LastGoodVersion } from './last-good.js';
+import { buildPolicy, compiledPart, loadPolicies, type PolicyLoadState } from './load.js';
 import { warmUpPack } from './pack/index.js';
-import { conflictMessage, resolvePackages } from './packages.js';
-import { compileError, policyModule, WASM_NOT_EVALUATED } from './module.js';
-import { failedPlan, planKey, ScopePlan, type PlanEntry, type PlanResult } from './plan.js';
+import { failedPlan, planCompilers, planKey, type PlanResult, type ScopePlan } from './plan.js';
+import { compileScopes, inScope, planFor, type Scopes } from './scopes.js';
 import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from './types.js';
 import type { PolicyObserver } from './observer.js';
+import { WasmCache } from './wasm.js';
+
+export type { PolicyLoadState } from './load.js';
 
 /** Said at start, on every reload that leaves no policy, and on /health (degraded) while it lasts. */
 export const NO_POLICY_WARNING =
@@ -27,7 +30,10 @@ export interface EvalLimits {
 export interface PolicyEngineOptions {
   source: DeclarativeSource;
   log: Logger;
-  /** Limits of one evaluation; exceeding them blocks (fail closed). */
+  /**
+   * The default limits of one evaluation; exceeding them blocks (fail closed). A Policy's own `spec.limits` replace
+   * them for that policy (its own deadline is a budget of its own; the others share this one).
+   */
   limits: EvalLimits;
   /** Largest input text (query plus the other strings of the input) evaluated at all. @default 262_144 */
   inputMaxBytes?: number;
@@ -39,60 +45,54 @@ export interface PolicyEngineOptions {
   failures?: FailureLogOptions;
   /** Told of every concluded evaluation (metrics). */
   observer?: PolicyObserver;
-}
-
-interface Loaded {
-  doc: PolicyResource;
-  entry: PlanEntry;
-}
-
-/** This process's view of one Policy after a compile: what `Policy.status.byPod` reports in a cluster. */
-export interface PolicyLoadState {
-  namespace: string;
-  name: string;
-  /** metadata.generation of the version seen (0 where the source has none: files). */
-  generation: number;
   /**
-   * The version seen is in force (compiled), or disabled as it asks. False: it did not compile (the last good
-   * version, if any, stays in force) or cannot be evaluated here (wasm).
+   * Where the last good version of each Policy survives a restart (runtime/store's `store.lastGoodPolicies`): read
+   * at start (`restored()`), written behind every compile. @default none: last good versions live in memory only
    */
-  loaded: boolean;
-  /** Why not, with file:line:column for Rego. */
-  error?: string;
+  lastGood?: LastGoodStore;
+}
+
+/** The store's last good versions could not be read at start (`restored()` rejects with it; code below). */
+export class PolicyRestoreError extends Error {
+  readonly code = 'POLICY_RESTORE_FAILED';
+  constructor(options: { cause: unknown }) {
+    super('the last good policy versions could not be read from the store', options);
+    this.name = 'PolicyRestoreError';
+  }
 }
 
 /**
- * Every enabled Policy document of the source, compiled into one plan per scope (surface × tenant named by some
- * policy, and the untenanted scope) before any request, and evaluated in priority order. A policy whose new
- * version does not compile keeps its last good version and is reported by `problems()`; the others are
- * unaffected. A policy whose evaluation fails blocks the request and is counted (`failing()`, `failureCounts()`).
+ * Every enabled Policy document of the source (Rego or wasm), compiled into one plan per scope (surface × tenant
+ * named by some policy, and the untenanted scope) before any request, and evaluated in priority order. A policy
+ * whose new version does not compile keeps its last good version (across restarts with a `lastGood` store) and is
+ * reported by `problems()`; the others are unaffected. A policy whose evaluation fails blocks the request and is
+ * counted (`failing()`, `failureCounts()`).
  */
 export class RegoPolicyEngine implements PolicyEvaluator {
-  private loaded: Loaded[] = [];
+  private loaded: PolicyResource[] = [];
   private compileProblems: { policy: string; message: string }[] = [];
-  private lastGood = new Map<string, Loaded>();
+  private readonly versions: LastGoodVersions;
   private states: PolicyLoadState[] = [];
-  /** What each policy's last rebuild saw: a status-only change (another writer) recompiles nothing. */
+  /** What each policy's last rebuild read: a status-only change (another writer) recompiles nothing. */
   private seen = new Map<string, unknown>();
+  /** The uid of each Policy last seen, for the store's row of a deleted one. */
+  private uids = new Map<string, string | undefined>();
   /** Enabled redact policies (no Rego: the detectors of runtime/redact are their rule). */
   private redactDocs: PolicyResource[] = [];
   /** redactKinds() per organization × tenant key, emptied by every rebuild (it is called per request). */
   private redactCache = new Map<string, readonly string[]>();
   private readonly compiledListeners = new Set<(states: readonly PolicyLoadState[]) => void>();
-  private readonly sets = new PolicySetCache(256);
-  /**
-   * plans by scope key (`surface \0 organization \0 tenant`); organizations and tenants no policy names share the
-   * unscoped plans
-   */
-  private byScope = new Map<string, ScopePlan>();
-  private namedTenants = new Set<string>();
-  private namedOrganizations = new Set<string>();
+  private readonly compilers = planCompilers();
+  private readonly wasm = new WasmCache();
+  private scopes: Scopes = { byScope: new Map(), tenants: new Set(), organizations: new Set(), entriesOf: [] };
   private readonly failureLog: PolicyFailureLog;
   private readonly pool: IsolatePool | undefined;
   private readonly limits: Required<EvalLimits>;
   private readonly inputMaxBytes: number;
   private readonly inlineMaxBytes: number;
   private readonly unsubscribe: () => void;
+  private readonly restoring: Promise<void>;
+  private closed = false;
 
   constructor(private readonly options: PolicyEngineOptions) {
     this.limits = { deadlineMs: options.limits.deadlineMs, maxSteps: options.limits.maxSteps };
@@ -100,22 +100,30 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.inlineMaxBytes = options.inlineMaxBytes ?? 8_192;
     this.failureLog = new PolicyFailureLog(options.failures);
     this.pool = options.isolation === false ? undefined : new IsolatePool(options.log, options.isolation);
+    this.versions = new LastGoodVersions(options.lastGood, options.log);
     this.rebuild();
     this.unsubscribe = options.source.subscribe((events) => {
-      if (
-        events.some(
-          (e) =>
-            e.resource.kind === 'Policy' &&
-            (e.type !== 'modified' ||
-              !isDeepStrictEqual(
-                this.seen.get(policyKey(e.resource as PolicyResource)),
-                compiledPart(e.resource as PolicyResource),
-              )),
-        )
-      ) {
-        this.rebuild();
-      }
+      const changed = (e: (typeof events)[number]) =>
+        e.resource.kind === 'Policy' &&
+        (e.type !== 'modified' ||
+          !isDeepStrictEqual(
+            this.seen.get(policyKey(e.resource as PolicyResource)),
+            compiledPart(e.resource as PolicyResource, options.source),
+          ));
+      if (events.some(changed)) this.rebuild();
     });
+    this.restoring = options.lastGood ? this.restore(options.lastGood) : Promise.resolve();
+    // NB: callers that do not wait for restored() must not see an unhandled rejection; the failure is logged.
+    this.restoring.catch(() => undefined);
+  }
+
+  /**
+   * Resolves once the last good versions of the store are read and in force where the current version does not
+   * compile (at once without a store); rejects with PolicyRestoreError when the store cannot be read. Wait for it
+   * before serving: until then a Policy whose current version does not compile is not in force.
+   */
+  restored(): Promise<void> {
+    return this.restoring;
   }
 
   /** Every Policy of the source as the last compile left it (the order of the source). */
@@ -143,7 +151,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
 
   /** Names of the policies in force (redact policies included). */
   active(): string[] {
-    return [...this.loaded.map((l) => l.doc.metadata.name), ...this.redactDocs.map((d) => d.metadata.name)];
+    return [...this.loaded.map((d) => d.metadata.name), ...this.redactDocs.map((d) => d.metadata.name)];
   }
 
   /**
@@ -169,7 +177,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
 
   /** Whether some Rego policy (block, warn or log) applies to this scope: false lets callers skip `evaluate`. */
   hasPolicies(scope: PolicyScope): boolean {
-    return this.planFor(scope).key !== EMPTY_PLAN_KEY;
+    return planFor(this.scopes, scope).key !== EMPTY_PLAN_KEY;
   }
 
   /** Resolves once the isolation workers hold the current policies. */
@@ -183,7 +191,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
    * kind is a blocked evaluation.
    */
   evaluate(input: PolicyInput, scope: PolicyScope): PolicyOutcome {
-    const plan = this.planFor(scope);
+    const plan = planFor(this.scopes, scope);
     // NB: the limits apply to the text as sent; the normalized copies (at most four times as long, runtime/text)
     // are added by the plan, inline or on the worker (plan.ts).
     // NB: 3 UTF-8 bytes at most per UTF-16 unit: the exact count is needed only for large inputs.
@@ -208,13 +216,20 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   }
 
   close(): void {
+    this.closed = true;
     this.unsubscribe();
+    this.versions.close();
     this.pool?.close();
+  }
+
+  /** Resolves once the store holds what the compiles so far asked it to (tests). */
+  stored(): Promise<void> {
+    return this.versions.flushed();
   }
 
   private async isolated(plan: ScopePlan, input: PolicyInput): Promise<PolicyEvaluation> {
     const t0 = performance.now();
-    const outcome = await this.pool!.evaluate(plan.key, input, this.limits);
+    const outcome = await this.pool!.evaluate(plan.key, input, this.limits, plan.budgetMs(this.limits));
     if ('result' in outcome) return this.conclude(outcome.result);
     return this.conclude(
       failedPlan(plan, { class: outcome.failure, message: outcome.message }, performance.now() - t0),
@@ -222,210 +237,96 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   }
 
   private conclude(result: PlanResult): PolicyEvaluation {
-    const triggered: string[] = [];
-    const warnings: string[] = [];
-    const logged: string[] = [];
-    let blockReason: string | undefined;
-    const evaluated: string[] = [];
-    let failed: { policy: string; class: string; error: string }[] | undefined;
-    for (const d of result.decisions) {
-      // Modules are named `<policy>.rego` so that compile errors read `<policy>.rego:3:7`.
-      const name = policyName(d.name);
-      evaluated.push(name);
-      if (d.failure) {
-        // A failure blocks whatever the action: the action says what a deny does, and this is no deny.
-        this.failureLog.record(name, d.failure.class);
-        (failed ??= []).push({ policy: name, class: d.failure.class, error: d.failure.message });
-        triggered.push(name);
-        blockReason ??= `${name}: evaluation failed (${describeFailure(d.failure.class)})`;
-        continue;
-      }
-      for (const w of d.warn) warnings.push(`${name}: ${w}`);
-      if (!d.blocked) {
-        if (d.warn.length) triggered.push(name);
-        continue;
-      }
-      const messages = d.deny.length ? d.deny : ['not allowed by policy'];
-      if (d.action === 'block') {
-        triggered.push(name);
-        blockReason ??= `${name}: ${messages[0]}`;
-      } else if (d.action === 'warn') {
-        triggered.push(name);
-        for (const m of messages) warnings.push(`${name}: ${m}`);
-      } else {
-        logged.push(name);
-      }
-    }
-    if (failed) this.options.log.error({ failures: failed }, 'policy evaluation failed; failing closed');
-    const evaluation: PolicyEvaluation = {
-      approved: blockReason === undefined,
-      triggered: triggered.length > 1 ? [...new Set(triggered)] : triggered,
-      blockReason,
-      warnings,
-      logged,
-      evaluated,
-      evaluationMs: result.durationMs,
-    };
+    const evaluation = conclude(result, this.failureLog, this.options.log);
     this.options.observer?.concluded(result, evaluation);
     return evaluation;
   }
 
-  private planFor(scope: PolicyScope): ScopePlan {
-    const tenant = scope.tenantId !== undefined && this.namedTenants.has(scope.tenantId) ? scope.tenantId : '';
-    const org =
-      scope.organizationId !== undefined && this.namedOrganizations.has(scope.organizationId)
-        ? scope.organizationId
-        : '';
-    // NB: every surface × named organization × named tenant is compiled by rebuild(), so this never compiles on a request.
-    return this.byScope.get(`${scope.surface}\u0000${org}\u0000${tenant}`)!;
-  }
-
   private rebuild(): void {
-    const next: Loaded[] = [];
-    const problems: { policy: string; message: string }[] = [];
-    const states: PolicyLoadState[] = [];
-    const seen = new Map<string, unknown>();
-    const redactDocs: PolicyResource[] = [];
-    for (const doc of this.options.source.list('Policy')) {
-      const name = doc.metadata.name;
-      const key = policyKey(doc);
-      seen.set(key, compiledPart(doc));
-      const state = { namespace: doc.metadata.namespace ?? 'default', name, generation: doc.metadata.generation ?? 0 };
-      if (!doc.spec.enabled) {
-        states.push({ ...state, loaded: true });
-        continue;
-      }
-      if (doc.spec.action === 'redact') {
-        // validated by the api rules: no Rego, kinds listed, scope llm_output only
-        redactDocs.push(doc);
-        states.push({ ...state, loaded: true });
-        continue;
-      }
-      const module = policyModule(doc);
-      if (module === undefined) {
-        problems.push({ policy: name, message: WASM_NOT_EVALUATED });
-        states.push({ ...state, loaded: false, error: WASM_NOT_EVALUATED });
-        continue;
-      }
-      // Per-policy diagnostics: one broken policy must not take the others down.
-      const message = compileError(module);
-      if (message === undefined) {
-        const loaded = { doc, entry: { module, strict: doc.spec.strictBuiltinErrors !== false } };
-        this.lastGood.set(key, loaded);
-        next.push(loaded);
-        states.push({ ...state, loaded: true });
-      } else {
-        problems.push({ policy: name, message });
-        states.push({ ...state, loaded: false, error: message });
-        this.options.log.error({ policy: name, error: message }, 'policy does not compile');
-        // NB: the last version that compiled stays in force (in this process's memory: a restart loses it).
-        const old = this.lastGood.get(key);
-        if (old) next.push(old);
-      }
-    }
-    for (const key of this.lastGood.keys()) if (!seen.has(key)) this.lastGood.delete(key);
-    // A policy that would merge into (or clash with) another's package in some scope is dropped, the less
-    // trusted of the two (packages.ts): it could otherwise rewrite that policy's rules or break the scope's plan.
-    const { kept, dropped } = resolvePackages(next);
-    for (const { item, conflict } of dropped) {
-      const message = conflictMessage(item.doc, conflict);
-      problems.push({ policy: item.doc.metadata.name, message });
-      const state = states.find(
-        (st) => st.name === item.doc.metadata.name && st.namespace === (item.doc.metadata.namespace ?? 'default'),
-      );
-      if (state) Object.assign(state, { loaded: false, error: message });
-      this.options.log.error({ policy: item.doc.metadata.name, error: message }, 'policy package conflicts');
-    }
-    next.splice(0, next.length, ...kept);
-    this.seen = seen;
-    this.states = states;
-    this.loaded = next;
-    this.compileProblems = problems;
-    this.redactDocs = redactDocs;
+    const { source, log } = this.options;
+    const out = loadPolicies({ source, versions: this.versions, wasm: this.wasm, log });
+    this.uids = new Map([...this.uids, ...source.list('Policy').map((d) => [policyKey(d), d.metadata.uid] as const)]);
+    this.versions.retain(new Set(out.seen.keys()), (key) => this.uids.get(key));
+    for (const key of this.uids.keys()) if (!out.seen.has(key)) this.uids.delete(key);
+    this.seen = out.seen;
+    this.states = out.states;
+    this.loaded = out.loaded.map((l) => l.doc);
+    this.compileProblems = out.problems;
+    this.redactDocs = out.redactDocs;
     this.redactCache = new Map();
-    this.compileScopes();
-    this.failureLog.retain(next.map((l) => l.doc.metadata.name));
+    this.scopes = compileScopes(out.loaded, this.scopes.byScope.values(), this.compilers);
+    this.pool?.load(this.scopes.entriesOf);
+    this.failureLog.retain(this.loaded.map((d) => d.metadata.name));
     // The warm-up fills the shared regex cache.
-    warmUpPack(this.planFor({ surface: 'pre-check' }));
-    this.options.log.info(
-      { policies: next.length, failed: problems.length, scopes: this.byScope.size },
+    warmUpPack(planFor(this.scopes, { surface: 'pre-check' }));
+    log.info(
+      { policies: out.loaded.length, failed: out.problems.length, scopes: this.scopes.byScope.size },
       'policies compiled',
     );
-    if (next.length === 0) this.options.log.warn({ policies: 0 }, NO_POLICY_WARNING);
+    if (out.loaded.length === 0) log.warn({ policies: 0 }, NO_POLICY_WARNING);
     for (const l of this.compiledListeners) {
       try {
-        l(states);
+        l(out.states);
       } catch (err) {
-        this.options.log.error({ err }, 'policy compile listener failed');
+        log.error({ err }, 'policy compile listener failed');
       }
     }
   }
 
   /**
-   * Compiles the plan of every surface × (each organization some policy names, and none) × (each tenant some policy
-   * names, and none), sharing equal plans: only distinct policy lists compile.
+   * Reads the store's last good versions once the source has loaded: a row whose Policy is gone (deleted while no
+   * runtime ran) is removed; the others are rebuilt and kept in force where the current version does not compile.
    */
-  private compileScopes(): void {
-    const tenants = new Set<string>();
-    const organizations = new Set<string>();
-    for (const l of this.loaded) {
-      for (const t of l.doc.spec.scope?.tenants ?? []) tenants.add(t);
-      for (const o of l.doc.spec.scope?.organizations ?? []) organizations.add(o);
+  private async restore(store: LastGoodStore): Promise<void> {
+    const { source, log } = this.options;
+    await source.ready();
+    let rows: LastGoodVersion[];
+    try {
+      rows = await store.list(source.namespace);
+    } catch (err) {
+      log.error({ err }, 'last good policy versions could not be read; a policy that does not compile is not in force');
+      this.versions.startWriting();
+      throw new PolicyRestoreError({ cause: err });
     }
-    const previous = new Map([...this.byScope.values()].map((p) => [p.key, p]));
-    const plans = new Map<string, ScopePlan>();
-    const byScope = new Map<string, ScopePlan>();
-    const entriesOf = new Map<string, PlanEntry[]>();
-    const combos = ['', ...organizations].flatMap((org) => ['', ...tenants].map((tenant) => [org, tenant] as const));
-    for (const surface of policySurface.options) {
-      for (const [org, tenant] of combos) {
-        const scope = { surface, organizationId: org || undefined, tenantId: tenant || undefined };
-        const entries = this.loaded.filter((l) => inScope(l.doc, scope)).map((l) => l.entry);
-        const key = planKey(entries);
-        let plan = plans.get(key);
-        if (!plan) {
-          plan = previous.get(key) ?? new ScopePlan(key, entries, (modules) => this.sets.get(modules));
-          plans.set(key, plan);
-          entriesOf.set(key, entries);
-        }
-        byScope.set(`${surface}\u0000${org}\u0000${tenant}`, plan);
+    if (this.closed) return;
+    const current = new Map(source.list('Policy').map((d) => [policyKey(d), d]));
+    let restored = 0;
+    for (const row of rows) {
+      const key = `${row.namespace}/${row.name}`;
+      const doc = current.get(key);
+      if (!doc || (row.uid !== undefined && doc.metadata.uid !== undefined && row.uid !== doc.metadata.uid)) {
+        this.versions.drop(key, row.uid);
+        continue;
       }
+      this.versions.storedAs(key, row.hash);
+      if (this.versions.has(key)) continue;
+      const built = rebuildStored(row, this.wasm);
+      if ('error' in built) {
+        log.warn({ policy: row.name, namespace: row.namespace, error: built.error }, 'stored policy version ignored');
+        continue;
+      }
+      const restoredFrom = { storedAt: row.storedAt };
+      this.versions.restore(key, {
+        loaded: built.loaded,
+        hash: row.hash,
+        generation: row.generation,
+        restored: restoredFrom,
+      });
+      restored++;
     }
-    this.byScope = byScope;
-    this.namedTenants = tenants;
-    this.namedOrganizations = organizations;
-    this.pool?.load([...entriesOf]);
+    this.versions.startWriting();
+    log.info({ stored: rows.length, restored }, 'last good policy versions read from the store');
+    if (restored) this.rebuild();
   }
 }
 
-const policyKey = (doc: PolicyResource) => `${doc.metadata.namespace}/${doc.metadata.name}`;
-
-/** What a compile reads of a document: its spec and generation, not its status (other writers') nor its labels. */
-const compiledPart = (doc: PolicyResource) => ({ spec: doc.spec, generation: doc.metadata.generation });
-
-function policyName(module: string): string {
-  return module.endsWith('.rego') ? module.slice(0, -5) : module;
+/** A stored version, validated and compiled again (the engine may have changed since it was stored). */
+function rebuildStored(row: LastGoodVersion, wasm: WasmCache): ReturnType<typeof buildPolicy> {
+  const result = validateManifest(row.document);
+  if (!result.valid || result.resource?.kind !== 'Policy')
+    return { error: `not a valid Policy: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` };
+  return buildPolicy(result.resource, undefined, wasm, row.bundle);
 }
 
 const NO_KINDS: readonly string[] = Object.freeze([]);
 const EMPTY_PLAN_KEY = planKey([]);
-
-/**
- * Scope matching. NB: llm_output is opt-in: a policy without `scope.surfaces` applies to every input surface but
- * not to the answer, unless it is a redact policy (which applies to llm_output only, and by default).
- */
-function inScope(doc: PolicyResource, scope: PolicyScope): boolean {
-  const s = doc.spec.scope;
-  if (s?.surfaces?.length) {
-    if (!s.surfaces.includes(scope.surface)) return false;
-  } else if ((scope.surface === LLM_OUTPUT_SURFACE) !== (doc.spec.action === 'redact')) {
-    return false;
-  }
-  if (s?.tenants?.length && (scope.tenantId === undefined || !s.tenants.includes(scope.tenantId))) return false;
-  if (
-    s?.organizations?.length &&
-    (scope.organizationId === undefined || !s.organizations.includes(scope.organizationId))
-  )
-    return false;
-  return true;
-}

@@ -1,9 +1,6 @@
 import type { PolicyResource } from '../../api/index.js';
 import { compile, type PolicyModule } from '../../rego/index.js';
 
-/** Why a wasm-only Policy is skipped (start-up's problem list, `steward validate`'s warning). */
-export const WASM_NOT_EVALUATED = 'wasm bundles are not evaluated by the gateway yet';
-
 /**
  * The Rego module of a Policy document, named `<policy>.rego` so that its errors read `<policy>.rego:3:7` in the
  * log, on /health and in `steward validate` alike; undefined for a wasm-only or redact policy.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import type { Logger } from '../../platform/log.js';
 import { parseManifestFile } from './parse.js';
 import {
   DEFAULT_NAMESPACE,
+  type ConfigMapData,
   type DeclarativeSource,
   type LoadIssue,
   type Origin,
@@ -50,6 +52,8 @@ const keyOf = (kind: string, namespace: string | undefined, name: string) =>
 /** Declarative state from folders of YAML manifests, watched for changes. Used by standalone mode. */
 export class FolderSource implements DeclarativeSource {
   private entries = new Map<string, Entry>();
+  /** `v1 ConfigMap` documents of the folders, by `namespace/name` (wasm bundles of `spec.wasm.configMapRef`). */
+  private configMaps = new Map<string, ConfigMapData>();
   private loadIssues: LoadIssue[] = [];
   private readonly listeners = new Set<SourceListener>();
   private readonly watchers: FSWatcher[] = [];
@@ -84,6 +88,11 @@ export class FolderSource implements DeclarativeSource {
 
   get<K extends KindName>(kind: K, name: string, namespace?: string): ResourceByKind[K] | undefined {
     return this.entries.get(keyOf(kind, namespace, name))?.resource as ResourceByKind[K] | undefined;
+  }
+
+  /** A `v1 ConfigMap` document of the folders. */
+  configMap(namespace: string, name: string): ConfigMapData | undefined {
+    return this.configMaps.get(`${namespace}/${name}`);
   }
 
   /** Where a resource was read from. */
@@ -164,6 +173,7 @@ export class FolderSource implements DeclarativeSource {
 
   private async load(): Promise<void> {
     const next = new Map<string, Entry>();
+    const configMaps = new Map<string, ConfigMapData>();
     const issues: LoadIssue[] = [];
     for (const dir of this.dirs) {
       const files = await listManifestFiles(dir).catch((err: NodeJS.ErrnoException) => {
@@ -180,6 +190,12 @@ export class FolderSource implements DeclarativeSource {
         if (text === undefined) continue; // removed between listing and reading
         const parsed = parseManifestFile(file, text);
         issues.push(...parsed.issues);
+        for (const { configMap, documentIndex } of parsed.configMaps) {
+          const key = `${configMap.namespace}/${configMap.name}`;
+          if (configMaps.has(key))
+            issues.push({ file, documentIndex, field: 'metadata.name', message: `duplicate ConfigMap ${key}` });
+          else configMaps.set(key, { ...configMap, version: contentVersion(configMap) });
+        }
         for (const { resource, documentIndex, warnings } of parsed.resources) {
           for (const w of warnings) this.options.log?.warn(w, 'manifest warning');
           const key = keyOf(resource.kind, resource.metadata.namespace, resource.metadata.name);
@@ -199,7 +215,9 @@ export class FolderSource implements DeclarativeSource {
     }
     for (const issue of issues) this.options.log?.warn(issue, 'manifest skipped');
     const events = diff(this.entries, next);
+    events.push(...referencing(next, changedKeys(this.configMaps, configMaps), events));
     this.entries = next;
+    this.configMaps = configMaps;
     this.loadIssues = issues;
     if (events.length) for (const l of this.listeners) l(events);
   }
@@ -261,4 +279,35 @@ function diff(prev: Map<string, Entry>, next: Map<string, Entry>): SourceEvent[]
   }
   for (const [key, entry] of prev) if (!next.has(key)) events.push({ type: 'deleted', resource: entry.resource });
   return events;
+}
+
+function contentVersion(c: Pick<ConfigMapData, 'data' | 'binaryData'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([c.data, c.binaryData]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** `namespace/name` of the ConfigMaps that appeared, went or changed. */
+function changedKeys(prev: Map<string, ConfigMapData>, next: Map<string, ConfigMapData>): Set<string> {
+  const out = new Set<string>();
+  for (const [key, c] of next) if (prev.get(key)?.version !== c.version) out.add(key);
+  for (const key of prev.keys()) if (!next.has(key)) out.add(key);
+  return out;
+}
+
+/** A modification of each Policy whose wasm bundle is in a changed ConfigMap, unless it has an event already. */
+function referencing(entries: Map<string, Entry>, changed: Set<string>, events: SourceEvent[]): SourceEvent[] {
+  if (!changed.size) return [];
+  const out: SourceEvent[] = [];
+  for (const { resource: r } of entries.values()) {
+    const ref = r.kind === 'Policy' ? r.spec.wasm?.configMapRef?.name : undefined;
+    if (ref === undefined || !changed.has(`${r.metadata.namespace ?? DEFAULT_NAMESPACE}/${ref}`)) continue;
+    const same = (e: SourceEvent) =>
+      e.resource.kind === r.kind &&
+      e.resource.metadata.name === r.metadata.name &&
+      e.resource.metadata.namespace === r.metadata.namespace;
+    if (!events.some(same)) out.push({ type: 'modified', resource: r });
+  }
+  return out;
 }

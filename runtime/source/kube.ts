@@ -1,6 +1,6 @@
 /**
  * Declarative state from the Kubernetes API: one informer per kind (list + watch, no polling) in one namespace, and
- * one over its Secrets for `secretRef`s. Objects are validated with the same api/ schemas as the folder source; an
+ * one each over its Secrets (`secretRef`s) and ConfigMaps (wasm bundles' `configMapRef`s). Objects are validated with the same api/ schemas as the folder source; an
  * invalid object is an `issues()` entry (named `<plural>/<namespace>/<name>`), never a crash. Writes create or
  * replace the custom resource; reads come from the caches.
  */
@@ -18,13 +18,14 @@ import {
 } from '../../platform/kube/index.js';
 import type { Logger } from '../../platform/log.js';
 import { SourceWriteError } from './folder.js';
-import type { DeclarativeSource, LoadIssue, SourceEvent, SourceListener } from './types.js';
+import { ReferencedObjects, references, type ReferencedKind } from './kube-refs.js';
+import type { ConfigMapData, DeclarativeSource, LoadIssue, SourceEvent, SourceListener } from './types.js';
 
 export interface KubernetesSourceOptions {
   client: KubeClient;
   /** The one namespace read and written (the pod's own). */
   namespace: string;
-  /** Also follow the namespace's Secrets, for `secret()`. @default true */
+  /** Also follow the namespace's Secrets, for `secret()`. @default true (ConfigMaps are always followed) */
   secrets?: boolean;
   /** Sent with writes. @default steward-runtime */
   fieldManager?: string;
@@ -45,7 +46,7 @@ export type SecretLookup = (namespace: string, name: string, key: string) => str
 
 export class KubernetesSource implements DeclarativeSource {
   private readonly informers = new Map<KindName, Informer>();
-  private readonly secretInformer: Informer | undefined;
+  private readonly refs: ReferencedObjects;
   private readonly entries = new Map<string, AnyResource>();
   private readonly loadIssues = new Map<string, LoadIssue[]>();
   private readonly listeners = new Set<SourceListener>();
@@ -64,23 +65,22 @@ export class KubernetesSource implements DeclarativeSource {
       inf.on((e) => this.onObject(kind, e));
       this.informers.set(kind, inf.start());
     }
-    if (opts.secrets ?? true) {
-      this.secretInformer = new Informer(opts.client, Resources.Secret, informerOpts);
-      this.secretInformer.on((e) => this.onSecret(e));
-      this.secretInformer.start();
-    }
-    const all = [...this.informers.values(), ...(this.secretInformer ? [this.secretInformer] : [])];
+    this.refs = new ReferencedObjects(opts.client, opts.namespace, informerOpts, {
+      secrets: opts.secrets ?? true,
+      onChange: (kind, name) => this.onReferenced(kind, name),
+    });
+    const all = [...this.informers.values(), ...this.refs.start()];
     this.initial = Promise.all(all.map((i) => i.synced())).then(() => this.flush());
   }
 
-  /** Resolves once every informer (the five kinds and Secrets) has listed. */
+  /** Resolves once every informer (the five kinds, Secrets and ConfigMaps) has listed. */
   ready(): Promise<void> {
     return this.initial;
   }
 
   /** Whether every informer has listed (for /readyz). */
   get synced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced) && (this.secretInformer?.hasSynced ?? true);
+    return [...this.informers.values(), ...this.refs.informers()].every((i) => i.hasSynced);
   }
 
   get namespace(): string {
@@ -114,10 +114,12 @@ export class KubernetesSource implements DeclarativeSource {
 
   /** One key of a Secret of the namespace, decoded; undefined when the Secret or the key is absent. */
   secret(namespace: string, name: string, key: string): string | undefined {
-    if (namespace !== this.opts.namespace || !this.secretInformer) return undefined;
-    const s = this.secretInformer.get(namespace, name) as (KubeObject & { data?: Record<string, string> }) | undefined;
-    const value = s?.data?.[key];
-    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+    return this.refs.secret(namespace, name, key);
+  }
+
+  /** A ConfigMap of the namespace, from the cache; undefined when absent (or of another namespace). */
+  configMap(namespace: string, name: string): ConfigMapData | undefined {
+    return this.refs.configMap(namespace, name);
   }
 
   /**
@@ -192,9 +194,7 @@ export class KubernetesSource implements DeclarativeSource {
     this.closed = true;
     for (const set of this.waiters.values()) for (const w of set) w.resolve();
     this.waiters.clear();
-    await Promise.all(
-      [...this.informers.values(), ...(this.secretInformer ? [this.secretInformer] : [])].map((i) => i.stop()),
-    );
+    await Promise.all([...this.informers.values(), ...this.refs.informers()].map((i) => i.stop()));
   }
 
   private onObject(kind: KindName, e: InformerEvent<KubeObject>): void {
@@ -232,20 +232,12 @@ export class KubernetesSource implements DeclarativeSource {
     return result.resource;
   }
 
-  /** A changed Secret may hold a rotated connection URL or License key: its readers hear of it as a modification. */
-  private onSecret(e: InformerEvent<KubeObject>): void {
-    if (!this.secretInformer?.hasSynced || (e.type === 'modified' && isDeepStrictEqual(e.old?.data, e.object.data)))
-      return;
-    const name = e.object.metadata.name;
-    for (const r of this.entries.values()) {
-      const ref =
-        r.kind === 'Connector'
-          ? r.spec.connection.secretRef?.name
-          : r.kind === 'License'
-            ? r.spec.keySecretRef?.name
-            : undefined;
-      if (ref === name) this.push({ type: 'modified', resource: r });
-    }
+  /**
+   * A changed Secret may hold a rotated connection URL or License key, a changed ConfigMap a new wasm bundle: their
+   * readers hear of it as a modification of the documents that reference it.
+   */
+  private onReferenced(kind: ReferencedKind, name: string): void {
+    for (const r of this.entries.values()) if (references(r, kind, name)) this.push({ type: 'modified', resource: r });
   }
 
   private push(event: SourceEvent): void {

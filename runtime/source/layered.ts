@@ -7,7 +7,7 @@ import { KIND_NAMES, type AnyResource, type KindName, type ResourceByKind } from
 import type { Logger } from '../../platform/log.js';
 import { FolderSource } from './folder.js';
 import { builtinPackDir } from './folders.js';
-import type { DeclarativeSource, LoadIssue, SourceEvent, SourceListener } from './types.js';
+import type { ConfigMapData, DeclarativeSource, LoadIssue, SourceEvent, SourceListener } from './types.js';
 
 export interface LayeredSourceOptions {
   /** Documents under the top; never written. */
@@ -66,6 +66,11 @@ export class LayeredSource implements DeclarativeSource {
     const top = this.opts.top.get(kind, name, namespace ?? this.opts.namespace);
     if (top || (namespace !== undefined && namespace !== this.opts.namespace)) return top;
     return this.baseDocs.get(keyOf(kind, name)) as ResourceByKind[K] | undefined;
+  }
+
+  /** The top's: the base (the image's policy pack) references none. */
+  configMap(namespace: string, name: string): ConfigMapData | undefined {
+    return this.opts.top.configMap?.(namespace, name);
   }
 
   issues(): readonly LoadIssue[] {

@@ -19,6 +19,20 @@ export type SourceEvent =
 export type SourceListener = (events: readonly SourceEvent[]) => void;
 
 /**
+ * A ConfigMap a document references (`Policy.spec.wasm.configMapRef`): a Kubernetes object in a cluster, a
+ * `v1 ConfigMap` document of the manifest folders standalone.
+ */
+export interface ConfigMapData {
+  namespace: string;
+  name: string;
+  data: Readonly<Record<string, string>>;
+  /** Values base64-encoded, as the API carries them. */
+  binaryData: Readonly<Record<string, string>>;
+  /** Changes whenever data or binaryData may have changed (resourceVersion in a cluster, a content hash standalone). */
+  version: string;
+}
+
+/**
  * How runtimes read declarative state (the five kinds). Two implementations: a folder of YAML manifests
  * (standalone) and the Kubernetes API (in a cluster). Reads are from memory; changes arrive as events.
  */
@@ -27,6 +41,13 @@ export interface DeclarativeSource {
   ready(): Promise<void>;
   list<K extends KindName>(kind: K, namespace?: string): ResourceByKind[K][];
   get<K extends KindName>(kind: K, name: string, namespace?: string): ResourceByKind[K] | undefined;
+  /**
+   * A ConfigMap of the source's namespace(s), read from memory. A change of one reaches subscribers as a
+   * modification of every document that references it. Absent where the source reads none.
+   */
+  configMap?(namespace: string, name: string): ConfigMapData | undefined;
+  /** The one namespace the source reads, when it reads one (Kubernetes); absent: any (folders). */
+  readonly namespace?: string;
   /** Documents skipped on the last load, with file, document index and field. */
   issues(): readonly LoadIssue[];
   /**

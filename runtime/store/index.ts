@@ -8,6 +8,7 @@ import { AuditRepository } from './audit.js';
 import { ClientRepository } from './clients.js';
 import { ContextRepository } from './contexts.js';
 import { PlanRepository } from './plans.js';
+import { LastGoodPolicyRepository } from './last-good-policies.js';
 
 export type { Db, Queryable } from './db.js';
 export { StoreError, withTimeout } from './db.js';
@@ -20,6 +21,7 @@ export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './c
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
 export { PlanRepository, type PlanEnd, type PlanRecord, type PlanStart, type PlanStatus } from './plans.js';
+export { LastGoodPolicyRepository } from './last-good-policies.js';
 
 /** The operational store: one database, migrated, with its repositories. */
 export interface Store {
@@ -28,6 +30,8 @@ export interface Store {
   readonly contexts: ContextRepository;
   readonly audit: AuditRepository;
   readonly plans: PlanRepository;
+  /** The last good version of each Policy, for the policy engine's `lastGood` option. */
+  readonly lastGoodPolicies: LastGoodPolicyRepository;
   close(): Promise<void>;
 }
 
@@ -60,6 +64,7 @@ export function storeOn(db: Db): Store {
     contexts: new ContextRepository(db, db.relaxed),
     audit: new AuditRepository(db),
     plans: new PlanRepository(db),
+    lastGoodPolicies: new LastGoodPolicyRepository(db),
     close: () => db.close(),
   };
 }

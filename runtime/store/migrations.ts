@@ -176,6 +176,27 @@ ALTER TABLE webhooks ADD COLUMN tenant_id text;
 ALTER TABLE precheck_contexts ADD COLUMN llm_call_recorded_at timestamptz;
 `,
   },
+  {
+    // The last version of each Policy that compiled (docs/adr/0016-policy-last-good-and-wasm.md): what a runtime
+    // keeps in force when the Policy's current version does not compile, across restarts. One row per Policy,
+    // written by every replica (an idempotent upsert), removed with the Policy.
+    version: 6,
+    name: 'last good policy versions',
+    sql: `
+CREATE TABLE policy_last_good (
+  namespace text NOT NULL,
+  name text NOT NULL,
+  generation bigint NOT NULL,
+  resource_version text,
+  uid text,
+  hash text NOT NULL,
+  document jsonb NOT NULL,
+  bundle bytea,
+  stored_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (namespace, name)
+);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

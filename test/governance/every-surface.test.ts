@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../platform/config.js';
+import { standaloneSettings } from '../../cmd/config/settings.js';
 import { createLogger } from '../../platform/log.js';
-import { standaloneConfigSchema } from '../../runtime/config.js';
 import { startStandalone, type Standalone } from '../../runtime/standalone/main.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
 
@@ -53,7 +52,7 @@ beforeAll(async () => {
     join(dir, 'manifests', 'connector.yaml'),
     'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
   );
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     STEWARD_GATEWAY_PORT: '0',
     STEWARD_ORCHESTRATOR_PORT: '0',
     STEWARD_DATA_DIR: join(dir, 'data'),

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../platform/config.js';
-import { standaloneConfigSchema } from '../../runtime/config.js';
+import { standaloneSettings } from '../../cmd/config/settings.js';
 import { createLogger } from '../../platform/log.js';
 import { NO_POLICY_WARNING } from '../../runtime/policy/engine.js';
 import { builtinPackDir, manifestFolders } from '../../runtime/source/index.js';
@@ -36,7 +35,7 @@ async function start(env: Record<string, string>, name: string): Promise<{ app: 
       done();
     },
   });
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     STEWARD_GATEWAY_PORT: '0',
     STEWARD_ORCHESTRATOR_PORT: '0',
     STEWARD_DATA_DIR: join(tmp, name),

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../../platform/kube/client.js';
+import type { Cache } from '../../manager/types.js';
 import { compiledCondition, prunedByPod, readyCondition } from './checks.js';
 import { compileError } from './compile.js';
+import { policiesOfConfigMap, type ConfigMapFacts } from './wasm.js';
 
 const good = 'package steward.custom\n\ndeny contains msg if {\n  input.query == "x"\n  msg := "no"\n}\n';
 const bad = 'package steward.custom\n\ndeny contains msg if {\n  input.query ==\n}\n';
@@ -38,6 +41,50 @@ describe('compiledCondition', () => {
       reason: 'CompileFailed',
     },
     {
+      name: 'refuses a wasm bundle that is neither a wasm module nor a .tar.gz bundle',
+      spec: { wasm: { bundleBase64: Buffer.from('hello').toString('base64'), entrypoint: 'x/deny' } },
+      status: 'False',
+      reason: 'CompileFailed',
+    },
+    {
+      name: 'reports a ConfigMap that is not in the namespace',
+      spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } },
+      configMap: null,
+      status: 'False',
+      reason: 'ConfigMapMissing',
+      message: 'spec.wasm.configMapRef: ConfigMap b not found in the namespace',
+    },
+    {
+      name: 'reports a key the ConfigMap does not have',
+      spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } },
+      configMap: { data: { other: 'AGFzbQ==' } },
+      status: 'False',
+      reason: 'ConfigMapMissing',
+      message: 'spec.wasm.configMapRef: ConfigMap b has no key k in binaryData or data',
+    },
+    {
+      name: "accepts the bundle in the ConfigMap's binaryData",
+      spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } },
+      configMap: { binaryData: { k: 'AGFzbQ==' } },
+      status: 'True',
+      reason: 'CompileSucceeded',
+    },
+    {
+      name: "accepts the bundle as base64 text in the ConfigMap's data",
+      spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } },
+      configMap: { data: { k: 'H4sIAAAAAAAA' } },
+      status: 'True',
+      reason: 'CompileSucceeded',
+    },
+    {
+      name: 'refuses a ConfigMap key that holds no bundle',
+      spec: { wasm: { configMapRef: { name: 'b', key: 'k' }, entrypoint: 'x/deny' } },
+      configMap: { data: { k: 'plain text' } },
+      status: 'False',
+      reason: 'CompileFailed',
+      message: 'spec.wasm.configMapRef: ConfigMap b key k is not base64',
+    },
+    {
       name: 'refuses a wasm section without a bundle',
       spec: { wasm: { entrypoint: 'x/deny' } },
       status: 'False',
@@ -50,9 +97,18 @@ describe('compiledCondition', () => {
       status: 'True',
       reason: 'CompileSucceeded',
     },
-  ])('$name', ({ spec, status, reason }) => {
+  ] as {
+    name: string;
+    spec: Parameters<typeof compiledCondition>[0];
+    configMap?: ConfigMapFacts;
+    status: string;
+    reason: string;
+    message?: string;
+  }[])('$name', ({ spec, configMap, status, reason, message }) => {
     const error = spec.rego === undefined ? undefined : compileError('p', spec.rego, 'v1');
-    expect(compiledCondition(spec, 'p.rego', error)).toMatchObject({ type: 'Compiled', status, reason });
+    const c = compiledCondition(spec, 'p.rego', error, configMap);
+    expect(c).toMatchObject({ type: 'Compiled', status, reason });
+    if (message) expect(c.message).toBe(message);
   });
 
   it('reports the file, line and column the gateway would report', () => {
@@ -108,14 +164,33 @@ describe('readyCondition', () => {
     if (message) expect(c.message).toMatch(message);
   });
 
-  it('is not Ready when the source does not compile', () => {
-    expect(
-      readyCondition({ type: 'Compiled', status: 'False', reason: 'CompileFailed', message: 'x' }, 1, [], undefined),
-    ).toMatchObject({ status: 'False', reason: 'CompileFailed' });
+  it.each(['CompileFailed', 'ConfigMapMissing'])('is not Ready, with the reason of Compiled (%s)', (reason) => {
+    expect(readyCondition({ type: 'Compiled', status: 'False', reason, message: 'x' }, 1, [], undefined)).toMatchObject(
+      { status: 'False', reason, message: 'x' },
+    );
   });
 
   it('drops the entries of pods that are gone and keeps the others', () => {
     expect(prunedByPod([entry('a', 1), entry('b', 1)], new Set(['b']))).toEqual([entry('b', 1)]);
     expect(prunedByPod(undefined, new Set())).toBeUndefined();
+  });
+});
+
+describe('policiesOfConfigMap', () => {
+  it('wakes the Policies of the namespace whose wasm bundle the ConfigMap holds', () => {
+    const policy = (name: string, spec: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'steward.dev/v1alpha1',
+      kind: 'Policy',
+      metadata: { name, namespace: 'prod' },
+      spec: { type: 'custom', ...spec },
+    });
+    const objects = [
+      policy('uses', { wasm: { configMapRef: { name: 'bundles', key: 'k' }, entrypoint: 'x/deny' } }),
+      policy('other', { wasm: { configMapRef: { name: 'elsewhere', key: 'k' }, entrypoint: 'x/deny' } }),
+      policy('rego', { rego: 'package p\n' }),
+    ];
+    const cache = { list: () => objects } as unknown as Cache;
+    const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bundles', namespace: 'prod' } };
+    expect(policiesOfConfigMap(cache)(cm)).toEqual(['prod/uses']);
   });
 });

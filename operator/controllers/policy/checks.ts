@@ -1,22 +1,23 @@
 /**
- * The Policy's conditions: `Compiled` (the Rego compiles, or the wasm bundle is there) and `Ready` (every
+ * The Policy's conditions: `Compiled` (the Rego compiles, or the wasm bundle is there: wasm.ts) and `Ready` (every
  * running gateway pod has loaded the current generation), plus the pruning of `status.byPod`. Pure.
  */
 import { ConditionType, Reason, type ConditionInput } from '../../../api/conditions.js';
 import type { PolicyPodStatus, PolicySpec } from '../../../api/policy.js';
+import { wasmProblem, type ConfigMapFacts } from './wasm.js';
 
 /** How many pod names a message lists before "and N more". */
 const MAX_LISTED = 10;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
  * `Compiled` from the spec and the compile error (undefined: compiled). A wasm bundle is not compiled by the
- * operator: it only has to be there.
+ * operator: it only has to be there (its ConfigMap and key, when `configMap` was gathered) and look like one.
  */
 export function compiledCondition(
   spec: Pick<PolicySpec, 'rego' | 'wasm'> & Partial<Pick<PolicySpec, 'action' | 'redact'>>,
   module: string,
   error: string | undefined,
+  configMap?: ConfigMapFacts,
 ): ConditionInput {
   const failed = (message: string): ConditionInput => ({
     type: ConditionType.Compiled,
@@ -43,15 +44,16 @@ export function compiledCondition(
     };
   }
   if (spec.wasm) {
-    const b64 = spec.wasm.bundleBase64?.replace(/\s+/g, '');
-    if (b64 !== undefined && (b64 === '' || b64.length % 4 !== 0 || !BASE64.test(b64)))
-      return failed('spec.wasm.bundleBase64 is not base64');
-    if (b64 === undefined && !spec.wasm.configMapRef) return failed('spec.wasm needs bundleBase64 or configMapRef');
+    const problem = wasmProblem(spec.wasm, configMap);
+    if (problem) return { type: ConditionType.Compiled, status: 'False', ...problem };
+    const ref = spec.wasm.bundleBase64 === undefined ? spec.wasm.configMapRef : undefined;
     return {
       type: ConditionType.Compiled,
       status: 'True',
       reason: Reason.CompileSucceeded,
-      message: 'wasm bundle present (not compiled by the operator)',
+      message: ref
+        ? `wasm bundle present in ConfigMap ${ref.name} key ${ref.key} (loaded by the gateways, not compiled by the operator)`
+        : 'wasm bundle present (not compiled by the operator)',
     };
   }
   return failed('spec.rego or spec.wasm is required');
@@ -66,7 +68,7 @@ export function prunedByPod(
 }
 
 /**
- * `Ready`: False with CompileFailed when the source does not compile; True (Loaded) when every running gateway
+ * `Ready`: False with the reason of `Compiled` when that is not True (CompileFailed, ConfigMapMissing); True (Loaded) when every running gateway
  * pod reports the current generation loaded; RolloutPending, naming the pods still behind, otherwise.
  */
 export function readyCondition(
@@ -79,7 +81,7 @@ export function readyCondition(
     return {
       type: ConditionType.Ready,
       status: 'False',
-      reason: Reason.CompileFailed,
+      reason: compiled.reason,
       message: compiled.message ?? '',
     };
   const entries = new Map((byPod ?? []).map((e) => [e.pod, e]));

@@ -1,5 +1,6 @@
 /**
- * The Policy reconciler: nothing is deployed. It compiles the Rego with the gateway's engine (`Compiled`),
+ * The Policy reconciler: nothing is deployed. It compiles the Rego with the gateway's engine, or finds the wasm
+ * bundle (and its ConfigMap) (`Compiled`),
  * removes the `status.byPod` entries of gateway pods that are gone, and sets `Ready` when every running gateway
  * pod has loaded the current generation. Gateway pods write their own byPod entries concurrently, so the status
  * is replaced with the resourceVersion read and recomputed from a fresh read on 409 (`updateStatus`).
@@ -15,6 +16,7 @@ import { policies } from '../parse.js';
 import { announce, nextConditions } from '../status.js';
 import { compiledCondition, prunedByPod, readyCondition } from './checks.js';
 import { CompileCache, moduleName } from './compile.js';
+import { configMapFacts } from './wasm.js';
 
 type PodObject = KubeObject & { status?: { phase?: string } };
 
@@ -54,7 +56,7 @@ export class PolicyReconciler implements Reconciler {
         p.spec.rego === undefined
           ? undefined
           : this.compiled.compileError(p.metadata.name, p.spec.rego, p.spec.regoVersion);
-      const compiled = compiledCondition(p.spec, module, error);
+      const compiled = compiledCondition(p.spec, module, error, configMapFacts(this.ctx.cache, p.spec, req.namespace));
       const byPod = prunedByPod(status.byPod, existing);
       before = status.conditions;
       after = nextConditions(

@@ -1,14 +1,13 @@
 /**
- * Runs the controllers' reconcilers against the test cluster without the Manager: a Cache over Informers
- * started on first use, an EventRecorder that records to an array, and `reconcile(controller, key)` that waits
- * for the caches to match the server first (so a second pass sees the first pass's writes, with no timing).
+ * Runs the controllers' reconcilers against the test cluster without the Manager: the manager's SharedCache with
+ * the controllers' selections, an EventRecorder that records to an array, and `reconcile(controller, key)` that
+ * waits for the caches to match the server first (so a second pass sees the first pass's writes, with no timing).
  */
 import pino from 'pino';
-import { KubeClient, type KubeObject } from '../../../platform/kube/client.js';
-import { Informer } from '../../../platform/kube/informer.js';
-import type { ResourceRef } from '../../../platform/kube/resources.js';
-import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import type { Cache, ControllerContext, ControllerSpec, EventRecorder, ReconcileResult } from '../../manager/types.js';
+import { KubeClient } from '../../../platform/kube/client.js';
+import type { TestCluster } from '../../../testing/kube/index.js';
+import { SharedCache } from '../../manager/cache.js';
+import type { ControllerContext, ControllerSpec, EventRecorder, ReconcileResult } from '../../manager/types.js';
 import { allControllers, type ControllerSettings } from '../index.js';
 
 export interface RecordedEvent {
@@ -19,53 +18,41 @@ export interface RecordedEvent {
   message: string;
 }
 
-export class InformerCache implements Cache {
-  readonly informers = new Map<string, Informer>();
-
-  constructor(private readonly client: KubeClient) {}
-
-  informer<T extends KubeObject = KubeObject>(ref: ResourceRef): Informer<T> {
-    const key = `${ref.group}/${ref.plural}`;
-    let i = this.informers.get(key);
-    if (!i) {
-      i = new Informer(this.client, ref, { backoffMs: 20, maxBackoffMs: 200 }).start();
-      this.informers.set(key, i);
-    }
-    return i as unknown as Informer<T>;
+/** The manager's cache, and a wait for every one of its informers to hold what the server has for its query. */
+export class InformerCache extends SharedCache {
+  constructor(private readonly kube: KubeClient) {
+    super(kube, { backoffMs: 20, maxBackoffMs: 200 });
   }
 
-  get<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace: string, name: string): T | undefined {
-    return this.informer<T>(ref).get(ref.namespaced ? namespace : undefined, name);
-  }
-
-  list<T extends KubeObject = KubeObject>(ref: ResourceRef, namespace?: string): T[] {
-    return this.informer<T>(ref).list(namespace);
-  }
-
-  /** Resolves when every informer holds exactly what the server has (same names, same resourceVersions). */
+  /**
+   * Resolves when every informer holds exactly what the server lists for its namespace and selectors (same names,
+   * same resourceVersions), including informers started meanwhile (a Secret a new Connector names).
+   */
   async sync(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    for (const informer of this.informers.values()) {
-      await informer.synced();
-      for (;;) {
-        const server = await this.client.list(informer.resource);
-        const cached = new Map(
-          informer.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
-        );
-        const same =
-          server.items.length === cached.size &&
-          server.items.every(
-            (o) => cached.get(`${o.metadata.namespace}/${o.metadata.name}`) === o.metadata.resourceVersion,
+    const done = new Set<object>();
+    for (;;) {
+      const todo = this.informers().filter((i) => !done.has(i));
+      if (!todo.length) return;
+      for (const informer of todo) {
+        // NB: an informer stopped meanwhile (its Secret no longer named) is not waited for.
+        while (this.informers().includes(informer)) {
+          const server = await this.kube.list(informer.resource, informer.query);
+          const cached = new Map(
+            informer.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
           );
-        if (same) break;
-        if (Date.now() > deadline) throw new Error(`informer of ${informer.resource.plural} did not catch up`);
-        await new Promise((r) => setTimeout(r, 10));
+          const same =
+            server.items.length === cached.size &&
+            server.items.every(
+              (o) => cached.get(`${o.metadata.namespace}/${o.metadata.name}`) === o.metadata.resourceVersion,
+            );
+          if (informer.hasSynced && same) break;
+          if (Date.now() > deadline) throw new Error(`informer of ${informer.resource.plural} did not catch up`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        done.add(informer);
       }
     }
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 }
 
@@ -90,10 +77,6 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startCluster(): Promise<TestCluster> {
-  return startTestCluster({ crds: 'crds/' });
-}
-
 export async function startHarness(cluster: TestCluster, settings: ControllerSettings = {}): Promise<Harness> {
   const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'controllers-test' });
   const cache = new InformerCache(client);
@@ -106,6 +89,7 @@ export async function startHarness(cluster: TestCluster, settings: ControllerSet
   const log = pino({ level: 'silent' });
   const ctx: ControllerContext = { client, cache, events: recorder, now: () => now, log };
   const specs = allControllers(ctx, settings);
+  cache.select(specs.flatMap((s) => s.selects ?? []));
   // Every informer a controller reads, started before the first reconcile (as the Manager does).
   for (const s of specs)
     for (const ref of [s.for, ...(s.owns ?? []), ...(s.watches ?? []).map((w) => w.resource)]) cache.informer(ref);

@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../platform/kube/client.js';
 import { isAborted } from '../../../platform/kube/errors.js';
 import { Resources } from '../../../platform/kube/resources.js';
-import type { TestCluster } from '../../../testing/kube/index.js';
 import {
   NS,
   agentConfig,
@@ -17,20 +16,14 @@ import {
   withPoolSelector,
   withReplicas,
 } from './builders.js';
-import { startCluster, startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
 
-let cluster: TestCluster;
+const kube = useTestCluster({ crds: 'crds/', client: false });
 let h: Harness;
 
-beforeAll(async () => {
-  cluster = await startCluster();
-});
-afterAll(async () => {
-  await cluster?.close();
-});
 beforeEach(async () => {
-  cluster.reset();
-  h = await startHarness(cluster);
+  h = await startHarness(kube.cluster);
 });
 afterEach(async () => {
   await h.stop();
@@ -80,14 +73,14 @@ describe('AgentConfig reconciler', () => {
     expect(await get(Resources.Service, 'travel-agent')).toBeDefined();
 
     // The orchestrator runtime's field, and the Deployment's ready pods.
-    cluster.store.patch(
+    kube.cluster.store.patch(
       'agentconfigs.steward.dev',
       NS,
       'travel',
       { status: { healthyAgents: 2 } },
       { subresource: 'status' },
     );
-    cluster.store.patch(
+    kube.cluster.store.patch(
       'deployments.apps',
       NS,
       'travel-agent',
@@ -128,7 +121,7 @@ describe('Policy reconciler', () => {
 
   it('prunes the entries of gone pods and is Ready once every running gateway pod loaded the generation', async () => {
     for (const name of ['gw-a', 'gw-b']) {
-      cluster.store.create('pods', {
+      kube.cluster.store.create('pods', {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: {
@@ -138,11 +131,11 @@ describe('Policy reconciler', () => {
         },
         spec: { containers: [{ name: 'gateway', image: 'ghcr.io/steward-dev/steward:latest' }] },
       });
-      cluster.store.patch('pods', NS, name, { status: { phase: 'Running' } }, { subresource: 'status' });
+      kube.cluster.store.patch('pods', NS, name, { status: { phase: 'Running' } }, { subresource: 'status' });
     }
     await h.client.create(Resources.Policy, manifest(policy('pii', good)));
     const entry = (pod: string) => ({ pod, observedGeneration: 1, loaded: true });
-    cluster.store.patch(
+    kube.cluster.store.patch(
       'policies.steward.dev',
       NS,
       'pii',
@@ -159,7 +152,7 @@ describe('Policy reconciler', () => {
       message: expect.stringMatching(/gw-b/),
     });
 
-    cluster.store.patch(
+    kube.cluster.store.patch(
       'policies.steward.dev',
       NS,
       'pii',
@@ -177,10 +170,10 @@ describe('Policy reconciler', () => {
 
   it('recomputes from a fresh read when a gateway pod wrote its entry meanwhile (409)', async () => {
     await h.client.create(Resources.Policy, manifest(policy('pii', good)));
-    cluster.faults.inject({ verb: 'update', resource: 'policies/status', status: 409, times: 1 });
+    kube.cluster.faults.inject({ verb: 'update', resource: 'policies/status', status: 409, times: 1 });
     await h.reconcile('policy', `${NS}/pii`);
     expect(condition(await get(Resources.Policy, 'pii'), 'Compiled')).toMatchObject({ status: 'True' });
-    expect(cluster.requests.count({ verb: 'update', resource: 'policies/status' })).toBe(2);
+    expect(kube.cluster.requests.count({ verb: 'update', resource: 'policies/status' })).toBe(2);
   });
 });
 
@@ -210,7 +203,7 @@ describe('Connector reconciler', () => {
       latencyMs: 12,
       lastHealthCheck: '2026-01-01T00:00:00Z',
     };
-    cluster.store.patch('connectors.steward.dev', NS, 'orders', { status: health }, { subresource: 'status' });
+    kube.cluster.store.patch('connectors.steward.dev', NS, 'orders', { status: health }, { subresource: 'status' });
     await h.reconcile('connector', `${NS}/orders`);
     const c = await get(Resources.Connector, 'orders');
     expect(c!.status).toMatchObject(health);

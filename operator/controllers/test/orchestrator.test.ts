@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueLicenseKey } from '../../../api/licensekey.js';
 import type { KubeObject } from '../../../platform/kube/client.js';
 import { Resources } from '../../../platform/kube/resources.js';
-import type { TestCluster } from '../../../testing/kube/index.js';
 import { CONFIG_HASH_ANNOTATION } from '../meta.js';
 import {
   NS,
@@ -20,21 +19,15 @@ import {
   withReplicas,
   withTls,
 } from './builders.js';
-import { startCluster, startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
 
 const SIGNING = 'signing-secret-0123456789';
-let cluster: TestCluster;
+const kube = useTestCluster({ crds: 'crds/', client: false });
 let h: Harness;
 
-beforeAll(async () => {
-  cluster = await startCluster();
-});
-afterAll(async () => {
-  await cluster?.close();
-});
 beforeEach(async () => {
-  cluster.reset();
-  h = await startHarness(cluster, { licenseSigningSecret: SIGNING });
+  h = await startHarness(kube.cluster, { licenseSigningSecret: SIGNING });
 });
 afterEach(async () => {
   await h.stop();
@@ -148,7 +141,7 @@ describe('Orchestrator reconciler', () => {
     expect(d!.spec.template.spec.containers[0]!.image).toBe('registry.local/steward:2.0');
 
     for (const name of ['prod-gateway', 'prod-orchestrator']) {
-      cluster.store.patch(
+      kube.cluster.store.patch(
         'deployments.apps',
         NS,
         name,
@@ -186,7 +179,13 @@ describe('Orchestrator reconciler', () => {
 
   it('sets Ready=False ReconcileFailed with the error and rethrows when applying fails', async () => {
     await h.client.create(Resources.Orchestrator, manifest(orchestrator('prod', withCommunityMode())));
-    cluster.faults.inject({ verb: 'create', resource: 'deployments', status: 500, message: 'etcd is down', times: 1 });
+    kube.cluster.faults.inject({
+      verb: 'create',
+      resource: 'deployments',
+      status: 500,
+      message: 'etcd is down',
+      times: 1,
+    });
     await expect(h.reconcile('orchestrator', `${NS}/prod`)).rejects.toThrow(/etcd is down/);
     expect(condition(await get<WithConditions>(Resources.Orchestrator, 'prod'), 'Ready')).toMatchObject({
       status: 'False',

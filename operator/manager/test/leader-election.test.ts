@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
 import { KubeClient, type KubeObject } from '../../../platform/kube/client.js';
 import { isAborted } from '../../../platform/kube/errors.js';
 import { Resources } from '../../../platform/kube/resources.js';
@@ -7,21 +7,11 @@ import { Manager } from '../manager.js';
 import type { ReconcileRequest } from '../types.js';
 import { configMap, eventually, silent, sleep } from './helpers.js';
 
-let cluster: TestCluster;
+const kube = useTestCluster({ crds: 'crds/', client: false });
 const running: { manager: Manager; client: KubeClient }[] = [];
 
-beforeAll(async () => {
-  cluster = await startTestCluster({ crds: 'crds/' });
-});
-afterAll(async () => {
-  await cluster?.close();
-});
-beforeEach(() => {
-  cluster.reset();
-  cluster.faults.clear();
-});
 afterEach(async () => {
-  cluster.faults.clear();
+  kube.cluster.faults.clear();
   for (const r of running.splice(0)) {
     await r.manager.stop();
     await r.client.close();
@@ -42,7 +32,7 @@ async function leaderManager(
   extra: LeaderExtra = {},
 ): Promise<{ manager: Manager; client: KubeClient }> {
   const { leaseDurationMs = 2000, renewDeadlineMs = 1500, onLostLeadership } = extra;
-  const client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: identity });
+  const client = await KubeClient.connect({ kubeconfigYaml: kube.cluster.kubeconfigYaml, userAgent: identity });
   const manager = new Manager({
     client,
     log: silent,
@@ -102,7 +92,7 @@ const countBy = (log: Reconcile[], holder: string) => log.filter((r) => r.holder
 
 describe('two managers behind one Lease', () => {
   it('run the controllers on one replica only, and hand over at once on a graceful stop', async () => {
-    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    await kube.cluster.store.create(CONFIGMAPS, configMap('work'));
     const log: Reconcile[] = [];
     // A 60 s Lease: had a not released it, b would take over only after the test's deadline.
     const long = { leaseDurationMs: 60_000, renewDeadlineMs: 40_000 };
@@ -123,7 +113,7 @@ describe('two managers behind one Lease', () => {
   });
 
   it('hand over within the lease duration when the leader crashes without releasing', async () => {
-    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    await kube.cluster.store.create(CONFIGMAPS, configMap('work'));
     const log: Reconcile[] = [];
     const a = await replica('a', log);
     await eventually(() => expect(countBy(log, 'a')).toBeGreaterThan(5));
@@ -139,12 +129,12 @@ describe('two managers behind one Lease', () => {
   });
 
   it('stop the workers of a leader that cannot renew, and tell the process', async () => {
-    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    await kube.cluster.store.create(CONFIGMAPS, configMap('work'));
     const log: Reconcile[] = [];
     let lost = 0;
     const a = await replica('a', log, { onLostLeadership: () => lost++ });
     await eventually(() => expect(countBy(log, 'a')).toBeGreaterThan(5));
-    cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
+    kube.cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
     await eventually(() => expect(lost).toBe(1));
     expect(a.leading).toBe(false);
     const after = countBy(log, 'a');
@@ -172,7 +162,7 @@ function gate(): { wait: Promise<void>; open: () => void } {
 
 describe('a reconcile in flight when leadership is lost', () => {
   it('makes no further writes: its client calls reject with Aborted and it is neither an error nor retried', async () => {
-    await cluster.store.create(CONFIGMAPS, configMap('work'));
+    await kube.cluster.store.create(CONFIGMAPS, configMap('work'));
     let lost = 0;
     const { manager, client } = await leaderManager('a', { onLostLeadership: () => lost++ });
     const held = gate();
@@ -198,14 +188,14 @@ describe('a reconcile in flight when leadership is lost', () => {
       },
     });
     await manager.start();
-    const writesBy = () => cluster.requests.filter({ verb: [...WRITES] }).filter((r) => r.userAgent === 'a');
+    const writesBy = () => kube.cluster.requests.filter({ verb: [...WRITES] }).filter((r) => r.userAgent === 'a');
     const reconcileWrites = () => writesBy().filter((r) => r.resource !== 'leases').length;
 
     await eventually(() => expect(inFlight).toBeDefined());
     expect(reconcileWrites()).toBe(1);
 
     // The Lease can no longer be renewed: after the renew deadline the manager stops leading.
-    cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
+    kube.cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
     await eventually(() => expect(inFlight!.signal.aborted).toBe(true));
     expect(manager.leading).toBe(false);
 
@@ -214,9 +204,9 @@ describe('a reconcile in flight when leadership is lost', () => {
     await eventually(() => expect(lost).toBe(1));
     expect(isAborted(failure)).toBe(true);
     expect(reconcileWrites()).toBe(1);
-    expect(cluster.store.tryGet(SECRETS, 'default', 'work-first')).toBeDefined();
-    expect(cluster.store.tryGet(SECRETS, 'default', 'work-second')).toBeUndefined();
-    expect(cluster.store.get(CONFIGMAPS, 'default', 'work').data).toEqual({});
+    expect(kube.cluster.store.tryGet(SECRETS, 'default', 'work-first')).toBeDefined();
+    expect(kube.cluster.store.tryGet(SECRETS, 'default', 'work-second')).toBeUndefined();
+    expect(kube.cluster.store.get(CONFIGMAPS, 'default', 'work').data).toEqual({});
     expect(manager.stats().gated).toMatchObject({ reconciles: 1, errors: 0, retries: 0 });
   });
 });

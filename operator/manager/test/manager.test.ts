@@ -1,34 +1,20 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { KubeClient } from '../../../platform/kube/client.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
 import { Resources } from '../../../platform/kube/resources.js';
 import { Manager } from '../manager.js';
 import { TerminalError } from '../types.js';
 import { configMap, copyController, eventually, secretData, silent } from './helpers.js';
 
-let cluster: TestCluster;
-let client: KubeClient;
+const kube = useTestCluster({ crds: 'crds/', client: 'manager-test' });
 let manager: Manager | undefined;
 
-beforeAll(async () => {
-  cluster = await startTestCluster({ crds: 'crds/' });
-  client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'manager-test' });
-});
-afterAll(async () => {
-  await client?.close();
-  await cluster?.close();
-});
-beforeEach(() => {
-  cluster.reset();
-  cluster.faults.clear();
-});
 afterEach(async () => {
   await manager?.stop();
   manager = undefined;
 });
 
 function newManager(): Manager {
-  return (manager = new Manager({ client, log: silent, namespace: 'default', informerBackoffMs: 20 }));
+  return (manager = new Manager({ client: kube.client, log: silent, namespace: 'default', informerBackoffMs: 20 }));
 }
 
 describe('Manager', () => {
@@ -40,11 +26,11 @@ describe('Manager', () => {
     expect(m.ready).toBe(true);
     expect(m.leading).toBe(true);
 
-    await client.create(Resources.ConfigMap, configMap('a', { x: '1' }));
-    await eventually(async () => expect(await secretData(client, 'a-copy')).toEqual({ x: '1' }));
-    await client.patch(Resources.ConfigMap, 'default', 'a', { data: { x: '2' } });
-    await eventually(async () => expect(await secretData(client, 'a-copy')).toEqual({ x: '2' }));
-    await client.delete(Resources.ConfigMap, 'default', 'a');
+    await kube.client.create(Resources.ConfigMap, configMap('a', { x: '1' }));
+    await eventually(async () => expect(await secretData(kube.client, 'a-copy')).toEqual({ x: '1' }));
+    await kube.client.patch(Resources.ConfigMap, 'default', 'a', { data: { x: '2' } });
+    await eventually(async () => expect(await secretData(kube.client, 'a-copy')).toEqual({ x: '2' }));
+    await kube.client.delete(Resources.ConfigMap, 'default', 'a');
     await eventually(() => expect(seen.at(-1)).toBe('default/a gone'));
     expect(m.stats().copy!.reconciles).toBeGreaterThanOrEqual(3);
   });
@@ -53,14 +39,14 @@ describe('Manager', () => {
     const m = newManager();
     m.add(copyController(m.context()));
     await m.start();
-    await client.create(Resources.ConfigMap, configMap('b', { k: 'v' }));
-    await eventually(async () => expect(await secretData(client, 'b-copy')).toEqual({ k: 'v' }));
+    await kube.client.create(Resources.ConfigMap, configMap('b', { k: 'v' }));
+    await eventually(async () => expect(await secretData(kube.client, 'b-copy')).toEqual({ k: 'v' }));
 
     // Someone edits the owned Secret by hand; the change maps to ConfigMap b, whose reconcile puts it back.
-    await client.patch(Resources.Secret, 'default', 'b-copy', { stringData: { k: 'tampered' } });
-    await eventually(async () => expect(await secretData(client, 'b-copy')).toEqual({ k: 'v' }));
-    await client.delete(Resources.Secret, 'default', 'b-copy');
-    await eventually(async () => expect(await secretData(client, 'b-copy')).toEqual({ k: 'v' }));
+    await kube.client.patch(Resources.Secret, 'default', 'b-copy', { stringData: { k: 'tampered' } });
+    await eventually(async () => expect(await secretData(kube.client, 'b-copy')).toEqual({ k: 'v' }));
+    await kube.client.delete(Resources.Secret, 'default', 'b-copy');
+    await eventually(async () => expect(await secretData(kube.client, 'b-copy')).toEqual({ k: 'v' }));
   });
 
   it('reconciles the keys a watch maps an unrelated object to', async () => {
@@ -73,10 +59,10 @@ describe('Manager', () => {
       ],
     });
     await m.start();
-    await client.create(Resources.ConfigMap, configMap('c'));
+    await kube.client.create(Resources.ConfigMap, configMap('c'));
     await eventually(() => expect(seen).toContain('default/c {}'));
     const before = seen.length;
-    await client.create(Resources.Service, {
+    await kube.client.create(Resources.Service, {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'svc', namespace: 'default', annotations: { 'test/for': 'c' } },
@@ -100,8 +86,8 @@ describe('Manager', () => {
       }),
     );
     await m.start();
-    await client.create(Resources.ConfigMap, configMap('flaky', { a: 'b' }));
-    await eventually(async () => expect(await secretData(client, 'flaky-copy')).toEqual({ a: 'b' }));
+    await kube.client.create(Resources.ConfigMap, configMap('flaky', { a: 'b' }));
+    await eventually(async () => expect(await secretData(kube.client, 'flaky-copy')).toEqual({ a: 'b' }));
     // NB: creating the Secret is itself an owned-object change, so a fifth reconcile may follow.
     expect(attempts.length).toBeGreaterThanOrEqual(4);
     expect(m.stats().copy).toMatchObject({ errors: 3, terminalErrors: 0 });
@@ -123,34 +109,34 @@ describe('Manager', () => {
       }),
     );
     await m.start();
-    await client.create(Resources.ConfigMap, configMap('t', { broken: 'yes' }));
+    await kube.client.create(Resources.ConfigMap, configMap('t', { broken: 'yes' }));
     await eventually(() => expect(m.stats().copy!.terminalErrors).toBe(1));
     // Another key reconciled after the failure: a retry of `t` (5 ms back-off) would have run by then too.
-    await client.create(Resources.ConfigMap, configMap('other'));
-    await eventually(async () => expect(await secretData(client, 'other-copy')).toEqual({}));
+    await kube.client.create(Resources.ConfigMap, configMap('other'));
+    await eventually(async () => expect(await secretData(kube.client, 'other-copy')).toEqual({}));
     expect(m.stats().copy!.terminalErrors).toBe(1);
-    await client.replace(Resources.ConfigMap, {
-      ...(await client.get(Resources.ConfigMap, 'default', 't')),
+    await kube.client.replace(Resources.ConfigMap, {
+      ...(await kube.client.get(Resources.ConfigMap, 'default', 't')),
       data: { fixed: 'yes' },
     });
-    await eventually(async () => expect(await secretData(client, 't-copy')).toEqual({ fixed: 'yes' }));
+    await eventually(async () => expect(await secretData(kube.client, 't-copy')).toEqual({ fixed: 'yes' }));
   });
 
   it('converges through injected API faults: 409, 500, 429 with Retry-After, and a dropped watch', async () => {
     const m = newManager();
     m.add(copyController(m.context()));
     await m.start();
-    cluster.faults.inject({ verb: 'create', resource: 'secrets', status: 500, times: 2 });
-    cluster.faults.inject({ verb: 'get', resource: 'secrets', status: 429, retryAfterSeconds: 1, times: 1 });
-    await client.create(Resources.ConfigMap, configMap('f', { v: '1' }));
-    await eventually(async () => expect(await secretData(client, 'f-copy')).toEqual({ v: '1' }));
+    kube.cluster.faults.inject({ verb: 'create', resource: 'secrets', status: 500, times: 2 });
+    kube.cluster.faults.inject({ verb: 'get', resource: 'secrets', status: 429, retryAfterSeconds: 1, times: 1 });
+    await kube.client.create(Resources.ConfigMap, configMap('f', { v: '1' }));
+    await eventually(async () => expect(await secretData(kube.client, 'f-copy')).toEqual({ v: '1' }));
 
-    cluster.faults.inject({ verb: 'update', resource: 'secrets', status: 409, times: 3 });
-    cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, times: 2 });
-    cluster.closeWatches('configmaps');
-    await client.patch(Resources.ConfigMap, 'default', 'f', { data: { v: '2' } });
-    await eventually(async () => expect(await secretData(client, 'f-copy')).toEqual({ v: '2' }));
-    expect(cluster.faults.pending().filter((f) => f.spec.verb === 'update')).toEqual([]);
+    kube.cluster.faults.inject({ verb: 'update', resource: 'secrets', status: 409, times: 3 });
+    kube.cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, times: 2 });
+    kube.cluster.closeWatches('configmaps');
+    await kube.client.patch(Resources.ConfigMap, 'default', 'f', { data: { v: '2' } });
+    await eventually(async () => expect(await secretData(kube.client, 'f-copy')).toEqual({ v: '2' }));
+    expect(kube.cluster.faults.pending().filter((f) => f.spec.verb === 'update')).toEqual([]);
     expect(m.stats().copy!.errors).toBeGreaterThanOrEqual(5);
   });
 });

@@ -1,27 +1,16 @@
 import { pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { KubeClient, type KubeObject } from '../client.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
+import type { KubeObject } from '../client.js';
 import { KubeEventRecorder } from '../events.js';
 import { Resources } from '../resources.js';
 
-let cluster: TestCluster;
-let client: KubeClient;
+const kube = useTestCluster({ client: 'events-test' });
 let recorder: KubeEventRecorder;
 
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'events-test' });
-});
-afterAll(async () => {
-  await client?.close();
-  await cluster?.close();
-});
 beforeEach(() => {
-  cluster.reset();
-  cluster.faults.clear();
   recorder = new KubeEventRecorder({
-    client,
+    client: kube.client,
     component: 'steward-test',
     host: 'pod-1',
     log: pino({ level: 'silent' }),
@@ -38,13 +27,13 @@ interface CoreEvent {
 }
 
 const configMap = async (name: string): Promise<KubeObject> =>
-  client.create<KubeObject>(Resources.ConfigMap, {
+  kube.client.create<KubeObject>(Resources.ConfigMap, {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name, namespace: 'default' },
   });
 const events = async () =>
-  (await client.list(Resources.Event, { namespace: 'default' })).items as unknown as CoreEvent[];
+  (await kube.client.list(Resources.Event, { namespace: 'default' })).items as unknown as CoreEvent[];
 
 describe('KubeEventRecorder', () => {
   it('writes a core/v1 Event about the object, with the source component', async () => {
@@ -75,14 +64,14 @@ describe('KubeEventRecorder', () => {
     recorder.event(cm, 'Normal', 'Seen', 'seen');
     await recorder.flush();
     const [first] = await events();
-    await client.delete(Resources.Event, 'default', first!.metadata.name);
+    await kube.client.delete(Resources.Event, 'default', first!.metadata.name);
     recorder.event(cm, 'Normal', 'Seen', 'seen');
     await recorder.flush();
     expect(await events()).toMatchObject([{ reason: 'Seen', count: 1 }]);
   });
 
   it('never throws to the caller when the API server refuses the Event', async () => {
-    cluster.faults.inject({ verb: 'create', resource: 'events', status: 500, times: 1 });
+    kube.cluster.faults.inject({ verb: 'create', resource: 'events', status: 500, times: 1 });
     const cm: KubeObject = await configMap('d');
     expect(() => recorder.event(cm, 'Normal', 'Seen', 'seen')).not.toThrow();
     await recorder.flush();

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { KubeClient, type KubeObject } from '../client.js';
+import { describe, expect, it } from 'vitest';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
+import type { KubeObject } from '../client.js';
 import { isConflict, isNotFound, KubeApiError } from '../errors.js';
 import { Informer, type InformerEvent } from '../informer.js';
 import { Resources } from '../resources.js';
 import { eventually } from '../../../testing/eventually.js';
 
-let cluster: TestCluster;
-let client: KubeClient;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ crds: 'crds/' });
-  client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'informer-test' });
-});
-afterAll(async () => {
-  await client?.close();
-  await cluster?.close();
-});
-beforeEach(() => cluster.reset());
+const kube = useTestCluster({ crds: 'crds/', client: 'informer-test' });
 
 const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -28,28 +17,30 @@ const cm = (name: string, data: Record<string, string> = {}): KubeObject => ({
 
 describe('KubeClient', () => {
   it('creates, reads, replaces, patches and deletes', async () => {
-    const created = await client.create(Resources.ConfigMap, cm('a', { x: '1' }));
+    const created = await kube.client.create(Resources.ConfigMap, cm('a', { x: '1' }));
     expect(created.metadata.uid).toBeTruthy();
-    const replaced = await client.replace(Resources.ConfigMap, { ...created, data: { x: '2' } });
+    const replaced = await kube.client.replace(Resources.ConfigMap, { ...created, data: { x: '2' } });
     expect(replaced.data).toEqual({ x: '2' });
-    const stale = await client.replace(Resources.ConfigMap, { ...created, data: { x: '3' } }).catch((e: unknown) => e);
+    const stale = await kube.client
+      .replace(Resources.ConfigMap, { ...created, data: { x: '3' } })
+      .catch((e: unknown) => e);
     expect(isConflict(stale)).toBe(true);
-    const patched = await client.patch(Resources.ConfigMap, 'default', 'a', { data: { y: '1' } });
+    const patched = await kube.client.patch(Resources.ConfigMap, 'default', 'a', { data: { y: '1' } });
     expect(patched.data).toEqual({ x: '2', y: '1' });
-    expect(await client.delete(Resources.ConfigMap, 'default', 'a')).toBe(true);
-    expect(await client.delete(Resources.ConfigMap, 'default', 'a')).toBe(false);
-    expect(isNotFound(await client.get(Resources.ConfigMap, 'default', 'a').catch((e: unknown) => e))).toBe(true);
+    expect(await kube.client.delete(Resources.ConfigMap, 'default', 'a')).toBe(true);
+    expect(await kube.client.delete(Resources.ConfigMap, 'default', 'a')).toBe(false);
+    expect(isNotFound(await kube.client.get(Resources.ConfigMap, 'default', 'a').catch((e: unknown) => e))).toBe(true);
   });
 
   it('waits out a 429 with Retry-After and then succeeds', async () => {
-    cluster.faults.inject({ verb: 'create', resource: 'configmaps', status: 429, retryAfterSeconds: 1, times: 1 });
-    const created = await client.create(Resources.ConfigMap, cm('throttled'));
+    kube.cluster.faults.inject({ verb: 'create', resource: 'configmaps', status: 429, retryAfterSeconds: 1, times: 1 });
+    const created = await kube.client.create(Resources.ConfigMap, cm('throttled'));
     expect(created.metadata.name).toBe('throttled');
   });
 
   it('surfaces a 500 as a KubeApiError with the code', async () => {
-    cluster.faults.inject({ verb: 'get', resource: 'configmaps', status: 500, times: 1 });
-    const err = await client.get(Resources.ConfigMap, 'default', 'x').catch((e: unknown) => e);
+    kube.cluster.faults.inject({ verb: 'get', resource: 'configmaps', status: 500, times: 1 });
+    const err = await kube.client.get(Resources.ConfigMap, 'default', 'x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeApiError);
     expect((err as KubeApiError).code).toBe(500);
   });
@@ -57,15 +48,15 @@ describe('KubeClient', () => {
 
 describe('Informer', () => {
   it('lists, then follows changes through the watch', async () => {
-    await client.create(Resources.ConfigMap, cm('one'));
-    const inf = new Informer(client, Resources.ConfigMap, { namespace: 'default' }).start();
+    await kube.client.create(Resources.ConfigMap, cm('one'));
+    const inf = new Informer(kube.client, Resources.ConfigMap, { namespace: 'default' }).start();
     const events: InformerEvent<KubeObject>[] = [];
     inf.on((e) => events.push(e));
     await inf.synced();
     expect(inf.get('default', 'one')?.kind).toBe('ConfigMap');
-    await client.create(Resources.ConfigMap, cm('two'));
-    await client.patch(Resources.ConfigMap, 'default', 'one', { data: { a: 'b' } });
-    await client.delete(Resources.ConfigMap, 'default', 'two');
+    await kube.client.create(Resources.ConfigMap, cm('two'));
+    await kube.client.patch(Resources.ConfigMap, 'default', 'one', { data: { a: 'b' } });
+    await kube.client.delete(Resources.ConfigMap, 'default', 'two');
     // NB: a listener registered before the first list also hears the listed objects as additions.
     await eventually(() =>
       expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
@@ -79,33 +70,38 @@ describe('Informer', () => {
   });
 
   it('re-opens a dropped watch without a new list, and re-lists after a compacted history', async () => {
-    const inf = new Informer(client, Resources.ConfigMap, {
+    const inf = new Informer(kube.client, Resources.ConfigMap, {
       namespace: 'default',
       backoffMs: 20,
       maxBackoffMs: 100,
       watchTimeoutSeconds: 1,
     }).start();
     await inf.synced();
-    cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, times: 1 });
-    await client.create(Resources.ConfigMap, cm('during-drop'));
+    kube.cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, times: 1 });
+    await kube.client.create(Resources.ConfigMap, cm('during-drop'));
     await eventually(() => expect(inf.get('default', 'during-drop')).toBeDefined());
 
     // While watches fail, one object is deleted and one created, and the history is compacted: the next watch
     // from the informer's resourceVersion gets 410 Gone, and the re-list reports the deletion it missed.
-    await client.create(Resources.ConfigMap, cm('removed-in-gap'));
+    await kube.client.create(Resources.ConfigMap, cm('removed-in-gap'));
     await eventually(() => expect(inf.get('default', 'removed-in-gap')).toBeDefined());
-    const stopFailing = cluster.faults.inject({ verb: 'watch', resource: 'configmaps', status: 500, times: 1_000_000 });
-    const failedBefore = cluster.requests.count({ verb: 'watch' });
+    const stopFailing = kube.cluster.faults.inject({
+      verb: 'watch',
+      resource: 'configmaps',
+      status: 500,
+      times: 1_000_000,
+    });
+    const failedBefore = kube.cluster.requests.count({ verb: 'watch' });
     // The open watch ends at its timeout (1 s here); the re-opens fail until the faults go.
-    await eventually(() => expect(cluster.requests.count({ verb: 'watch' })).toBeGreaterThan(failedBefore + 1));
-    await client.delete(Resources.ConfigMap, 'default', 'removed-in-gap');
-    await client.create(Resources.ConfigMap, cm('created-in-gap'));
-    await client.create(Resources.Secret, {
+    await eventually(() => expect(kube.cluster.requests.count({ verb: 'watch' })).toBeGreaterThan(failedBefore + 1));
+    await kube.client.delete(Resources.ConfigMap, 'default', 'removed-in-gap');
+    await kube.client.create(Resources.ConfigMap, cm('created-in-gap'));
+    await kube.client.create(Resources.Secret, {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 's', namespace: 'default' },
     });
-    cluster.compact();
+    kube.cluster.compact();
     const deleted: string[] = [];
     inf.on((e) => e.type === 'deleted' && deleted.push(String(e.object.metadata.name)));
     stopFailing();

@@ -1,31 +1,18 @@
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { KubeClient, type KubeObject } from '../client.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestCluster } from '../../../testing/kube/fixture.js';
+import type { KubeObject } from '../client.js';
 import { LeaderElector, type LeaderElectorOptions } from '../leader.js';
 import { leaseExpired, leaseSpec, microTime, type LeaseSpec } from '../lease.js';
 import { Resources } from '../resources.js';
 import { eventually } from '../../../testing/eventually.js';
 
-let cluster: TestCluster;
-let client: KubeClient;
+const kube = useTestCluster({ client: 'leader-test' });
 const electors: LeaderElector[] = [];
 const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
-beforeAll(async () => {
-  cluster = await startTestCluster();
-  client = await KubeClient.connect({ kubeconfigYaml: cluster.kubeconfigYaml, userAgent: 'leader-test' });
-});
-afterAll(async () => {
-  await client?.close();
-  await cluster?.close();
-});
-beforeEach(() => {
-  cluster.reset();
-  cluster.faults.clear();
-});
 afterEach(async () => {
-  cluster.faults.clear();
+  kube.cluster.faults.clear();
   await Promise.all(electors.splice(0).map((e) => e.stop()));
 });
 
@@ -38,7 +25,7 @@ interface Candidate {
 function candidate(identity: string, opts: Partial<LeaderElectorOptions> = {}): Candidate {
   const c: Candidate = { elector: undefined as never, stopped: [], signals: [] };
   c.elector = new LeaderElector({
-    client,
+    client: kube.client,
     namespace: 'default',
     name: 'test-lease',
     identity,
@@ -56,7 +43,7 @@ function candidate(identity: string, opts: Partial<LeaderElectorOptions> = {}): 
 }
 
 const lease = async () =>
-  (await client.tryGet<KubeObject & { spec: LeaseSpec }>(Resources.Lease, 'default', 'test-lease'))?.spec;
+  (await kube.client.tryGet<KubeObject & { spec: LeaseSpec }>(Resources.Lease, 'default', 'test-lease'))?.spec;
 
 describe('lease judgements', () => {
   it.each([
@@ -124,7 +111,7 @@ describe('LeaderElector', () => {
   it('stops leading and aborts its signal when it cannot renew before the renew deadline', async () => {
     const a = candidate('a');
     await eventually(() => expect(a.elector.isLeader).toBe(true));
-    cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
+    kube.cluster.faults.inject({ verb: ['get', 'update'], resource: 'leases', status: 500, times: 1_000_000 });
     await eventually(() => expect(a.stopped).toEqual(['lost']));
     expect(a.elector.isLeader).toBe(false);
     expect(a.signals[0]!.aborted).toBe(true);

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { agentSettings } from '../../../cmd/config/settings.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -6,8 +7,7 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { throwawayCertificate } from '../../../testing/tls.js';
-import { ConfigError, parseConfig } from '../../../platform/config.js';
-import { agentConfigSchema } from '../../config.js';
+import { ConfigError } from '../../../platform/config.js';
 import { AgentCommunicationError } from '../../orchestrator/pool/errors.js';
 import { RemoteAgent } from '../../orchestrator/pool/remote-agent.js';
 import { StartupError } from '../../../platform/startup-error.js';
@@ -79,7 +79,7 @@ afterAll(async () => {
 describe('steward agent over plain HTTP/1.1', () => {
   let running: RunningAgent;
   beforeAll(async () => {
-    running = await startAgent(parseConfig(agentConfigSchema, env()));
+    running = await startAgent(agentSettings(env()));
   });
   afterAll(async () => {
     await running.close();
@@ -167,7 +167,7 @@ describe('steward agent over plain HTTP/1.1', () => {
 
 describe('steward agent shutting down', () => {
   it('fails readiness at once, answers the item in flight, then closes', async () => {
-    const running = await startAgent(parseConfig(agentConfigSchema, env()));
+    const running = await startAgent(agentSettings(env()));
     try {
       openai.enqueue({ kind: 'hang' });
       const inFlight = post(running.url, item({ timeoutMs: 300 }));
@@ -184,31 +184,28 @@ describe('steward agent shutting down', () => {
 
 describe('steward agent start-up', () => {
   it('fails with a StartupError naming STEWARD_AGENT_NAME when the AgentConfig is missing', async () => {
-    const err = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_AGENT_NAME: 'nope' }))).catch(
-      (e: unknown) => e,
-    );
+    const err = await startAgent(agentSettings(env({ STEWARD_AGENT_NAME: 'nope' }))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StartupError);
     expect((err as StartupError).setting).toBe('STEWARD_AGENT_NAME');
     expect((err as Error).message).toContain('found: default/flight-search');
   });
 
   it('refuses a certificate without its key', () => {
-    expect(() => parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: '/x.pem' }))).toThrow(ConfigError);
+    expect(() => agentSettings(env({ STEWARD_TLS_CERT_FILE: '/x.pem' }))).toThrow(ConfigError);
   });
 
   it('refuses to listen beyond loopback without STEWARD_AGENT_TOKEN', () => {
-    expect(() => parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0' }))).toThrow(
+    expect(() => agentSettings(env({ STEWARD_HOST: '0.0.0.0' }))).toThrow(
       /STEWARD_AGENT_TOKEN: required when STEWARD_HOST/,
     );
     expect(
-      parseConfig(agentConfigSchema, env({ STEWARD_HOST: '0.0.0.0', STEWARD_AGENT_TOKEN: 'agent-token-0123456789' }))
-        .STEWARD_AGENT_TOKEN,
+      agentSettings(env({ STEWARD_HOST: '0.0.0.0', STEWARD_AGENT_TOKEN: 'agent-token-0123456789' })).agent.token,
     ).toBe('agent-token-0123456789');
   });
 
   it('requires STEWARD_AGENT_NAME', () => {
     const { STEWARD_AGENT_NAME: _name, ...rest } = env();
-    expect(() => parseConfig(agentConfigSchema, rest)).toThrow(/STEWARD_AGENT_NAME/);
+    expect(() => agentSettings(rest)).toThrow(/STEWARD_AGENT_NAME/);
   });
 });
 
@@ -216,7 +213,7 @@ describe('steward agent with a token', () => {
   const TOKEN = 'agent-token-0123456789';
   let running: RunningAgent;
   beforeAll(async () => {
-    running = await startAgent(parseConfig(agentConfigSchema, env({ STEWARD_AGENT_TOKEN: TOKEN })));
+    running = await startAgent(agentSettings(env({ STEWARD_AGENT_TOKEN: TOKEN })));
   });
   afterAll(async () => {
     await running?.close();
@@ -270,7 +267,7 @@ describe('steward agent over TLS (a throwaway certificate from openssl)', () => 
     const made = throwawayCertificate(dir);
     cert = made.cert;
     running = await startAgent(
-      parseConfig(agentConfigSchema, env({ STEWARD_TLS_CERT_FILE: made.certFile, STEWARD_TLS_KEY_FILE: made.keyFile })),
+      agentSettings(env({ STEWARD_TLS_CERT_FILE: made.certFile, STEWARD_TLS_KEY_FILE: made.keyFile })),
     );
   });
   afterAll(async () => {

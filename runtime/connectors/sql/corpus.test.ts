@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectorError } from '../errors.js';
 import { MYSQL_URL, PG_URL, runId } from '../test/fixtures.js';
-import { CORPUS, type CorpusEntry } from './corpus.js';
+import { CORPUS, type CorpusEntry } from './test/corpus/index.js';
 import { guardSql } from './guard.js';
 import { lexSql, toQuestionMarks, type SqlDialect } from './lexer.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { guardSql, MAX_STATEMENT_CHARS, type SqlGuardOptions } from './guard.js';
-import { CORPUS } from './corpus.js';
+import { CORPUS } from './test/corpus/index.js';
 
 const pgRead: SqlGuardOptions = { dialect: 'postgresql', readOnly: true };
 const refusal = (sql: string, o: SqlGuardOptions) => {

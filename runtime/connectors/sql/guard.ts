@@ -14,7 +14,7 @@ export type { SqlRefusal } from './refusal.js';
  * before policy and give Rego `{operation, tables}`.
  *
  * Parser: node-sql-parser 5.x (PEG grammars for both PostgreSQL and MySQL, pure JS, maintained). Measured
- * on the corpus (sql/corpus.ts): ~0.1–0.5 ms a statement once warm, no stall on hostile input (inputs are
+ * on the corpus (sql/test/corpus/): ~0.1–0.5 ms a statement once warm, no stall on hostile input (inputs are
  * capped at 100 kB, and a statement it cannot parse is refused). pgsql-ast-parser is PostgreSQL-only and
  * fails on EXPLAIN and SELECT INTO; libpg-query is the real PostgreSQL parser but WASM and PostgreSQL-only,
  * so MySQL would need a second parser anyway. Where node-sql-parser and the server read text differently

@@ -9,7 +9,7 @@ import {
 import type { Identity } from '../../auth/identity.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { PolicyEvaluation } from '../../policy/types.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ConnectorRouteOptions } from '../deps.js';
 import { openOutputScan } from '../../governed/index.js';
 import { evaluatePolicies } from '../../governed/policy-call.js';
 import { MCP_TOOL_REQUEST_TYPE, policyClient, requestTypeOf } from '../../policy/caller.js';
@@ -68,7 +68,7 @@ export type GovernedConnectorResult =
  * runtime/http/error-model.ts answers in the gateway catalogue.
  */
 export async function governedConnectorCall(
-  deps: GatewayDeps,
+  deps: ConnectorRouteOptions,
   identity: Identity,
   call: ConnectorCall,
 ): Promise<GovernedConnectorResult> {
@@ -190,7 +190,7 @@ export async function governedConnectorCall(
  * tool's result. Its counts add to those of the connector's own redaction (`options.redact`), which ran first.
  */
 async function scanResult(
-  deps: GatewayDeps,
+  deps: ConnectorRouteOptions,
   identity: Identity,
   call: ConnectorCall,
   prepared: PreparedCall<unknown>,
@@ -254,7 +254,7 @@ interface AuditFacts {
   stage?: 'input' | 'output';
 }
 
-/** The decision in the words of every governed call's audit row (runtime/governed/pipeline.ts). */
+/** The decision in the words of every governed call's audit row (runtime/governed/audit-record.ts). */
 function governedDecision(decision: Decision, f: AuditFacts): string {
   if (decision === 'blocked') return f.stage === 'output' ? 'blocked_output' : 'blocked_input';
   if (decision === 'failed') return 'provider_error';
@@ -267,7 +267,7 @@ function governedDecision(decision: Decision, f: AuditFacts): string {
  * statement itself is not stored, its hash is), `latency_ms`, and the facts under `metadata.connector_call` so
  * that readers of LLM entries are not misled.
  */
-function auditWriter(deps: GatewayDeps, identity: Identity, call: ConnectorCall, t0: number) {
+function auditWriter(deps: ConnectorRouteOptions, identity: Identity, call: ConnectorCall, t0: number) {
   return {
     /** time spent in the connector's own call (the database, the HTTP or MCP server) */
     upstreamMs: 0,

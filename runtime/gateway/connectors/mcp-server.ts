@@ -11,7 +11,7 @@ import { identityOf } from '../../auth/plugin.js';
 import type { Identity } from '../../auth/identity.js';
 import { asApiError } from '../../http/error-model.js';
 import { ApiError } from '../../http/errors.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ConnectorRouteOptions } from '../deps.js';
 import { governedConnectorCall } from './call.js';
 import { callOf, servedTools } from './mcp-tools.js';
 
@@ -23,7 +23,7 @@ const MCP_AUTH = { auth: { require: 'any', feature: 'mcp' } } as const;
  * runs `governedConnectorCall`, so a refusal (policy, guard, tenancy) is a tool result with `isError: true`,
  * never a transport failure.
  */
-export const mcpServerRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const mcpServerRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, deps) => {
   app.post('/mcp', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
     checkTransportRequest(req.headers.accept, req.body);
     const server = mcpServer(deps, identityOf(req));
@@ -72,7 +72,7 @@ function checkTransportRequest(accept: string | undefined, body: unknown): void 
   }
 }
 
-function mcpServer(deps: GatewayDeps, identity: Identity): Server {
+function mcpServer(deps: ConnectorRouteOptions, identity: Identity): Server {
   const server = new Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: servedTools(deps, identity).map((t) => ({

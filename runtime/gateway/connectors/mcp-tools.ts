@@ -1,6 +1,6 @@
 import type { Identity } from '../../auth/identity.js';
 import type { ToolDescription } from '../../connectors/index.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ConnectorRouteOptions } from '../deps.js';
 import { servesOrganization } from './tenancy.js';
 import type { ConnectorCall } from './call.js';
 
@@ -34,7 +34,7 @@ export const servedName = (connector: string, tool: string) =>
  * The tools the caller's organization may call: each visible connector's tools that its allowedOperations permit,
  * plus a `query` tool where `query` is allowed and the kind has no tool of that name.
  */
-export function servedTools(deps: GatewayDeps, identity: Identity): ServedTool[] {
+export function servedTools(deps: ConnectorRouteOptions, identity: Identity): ServedTool[] {
   const out: ServedTool[] = [];
   const seen = new Set<string>();
   const add = (t: ServedTool) => {

@@ -1,10 +1,10 @@
 import type { Identity } from '../../auth/identity.js';
 import type { ConnectorInfo, QueryOptions } from '../../connectors/index.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ConnectorRouteOptions } from '../deps.js';
 import { servesOrganization } from './tenancy.js';
 
 /** The connectors that serve the caller's organization (the others are not listed, checked or named). */
-export function visibleConnectors(deps: GatewayDeps, identity: Identity): ConnectorInfo[] {
+export function visibleConnectors(deps: ConnectorRouteOptions, identity: Identity): ConnectorInfo[] {
   return deps.connectors.list().filter((c) => {
     const doc = deps.connectors.resource(c.name);
     return doc !== undefined && servesOrganization(doc, identity, deps.source);
@@ -12,7 +12,7 @@ export function visibleConnectors(deps: GatewayDeps, identity: Identity): Connec
 }
 
 /** `GET /mcp/health`: the caller's connectors, each checked now, in parallel. */
-export function checkVisible(deps: GatewayDeps, identity: Identity) {
+export function checkVisible(deps: ConnectorRouteOptions, identity: Identity) {
   return deps.connectors.checkAll(visibleConnectors(deps, identity).map((c) => c.name));
 }
 

@@ -4,7 +4,7 @@ import { anthropicMessagesRequest } from '../../../api/http/gateway.js';
 import { identityOf } from '../../auth/plugin.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { FinishReason, LlmMessage, LlmToolCall } from '../../llm/index.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ModelRouteOptions } from '../deps.js';
 import { serveChat, type ChatCall, type ChatFormat } from '../chat.js';
 import {
   chooseModel,
@@ -121,7 +121,7 @@ function toolsOf(body: MessagesRequest): Pick<ChatCall, 'tools' | 'toolChoice'> 
  * Anthropic-compatible `POST /v1/messages`: the same governance as `/v1/chat/completions`, in the Messages
  * format. The SDK's `x-api-key` header is accepted as the gateway API key (runtime/auth/authenticate.ts).
  */
-export const anthropicCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const anthropicCompatRoutes: FastifyPluginAsync<ModelRouteOptions> = async (app, deps) => {
   installCompatErrorHandler(app, anthropicErrorBody);
   installServerTiming(app);
 

@@ -4,7 +4,7 @@ import { INT32_MAX } from '../../../api/http/safe.js';
 import { ApiError, echo } from '../../http/errors.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { AuditInput } from '../../store/index.js';
-import type { GatewayDeps } from '../deps.js';
+import type { AuditRouteOptions } from '../deps.js';
 import { parseBody } from '../validation.js';
 
 /**
@@ -12,7 +12,7 @@ import { parseBody } from '../validation.js';
  * and not have expired, and have no LLM-call entry yet (one per context: a replay is a 409; the contexts of
  * governed calls have the gateway's own). The row is committed before the 200 leaves (awaited).
  */
-export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, deps) => {
   app.post('/api/audit/llm-call', { config: { auth: { require: 'any', feature: 'audit' } } }, async (req) => {
     const body = parseBody(auditRequest, req.body);
     const identity = identityOf(req);
@@ -79,7 +79,12 @@ export const auditRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) =>
 };
 
 /** Writes the entry; when the write fails, the context's claim is given back so that the client may send it again. */
-async function recordOrRelease(deps: GatewayDeps, organizationId: string, contextId: string, input: AuditInput) {
+async function recordOrRelease(
+  deps: Pick<AuditRouteOptions, 'store'>,
+  organizationId: string,
+  contextId: string,
+  input: AuditInput,
+) {
   try {
     return await deps.store.audit.record(input);
   } catch (err) {

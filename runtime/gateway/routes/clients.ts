@@ -4,7 +4,7 @@ import { identityOf } from '../../auth/plugin.js';
 import { mayAccess, tenantsForWrite } from '../../auth/scope.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { ClientRecord } from '../../store/index.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ClientRouteOptions } from '../deps.js';
 import { parseBody } from '../validation.js';
 
 const view = (c: ClientRecord) => ({
@@ -24,7 +24,7 @@ const ADMIN = { config: { auth: { require: 'license-key', feature: 'clients' } a
  * or revoke any. A key created with X-Tenant-ID is bound to that tenant; a caller narrowed to a tenant sees and
  * revokes that tenant's keys and the organization-wide ones (runtime/auth/scope.ts).
  */
-export const clientRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, deps) => {
   app.get('/api/clients', ADMIN, async (req) => {
     const identity = identityOf(req);
     const visible = (await deps.store.clients.list(identity.organizationId)).filter((c) =>

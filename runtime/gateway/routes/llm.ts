@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { gatewayRequest } from '../../../api/http/gateway.js';
 import { jsonValue, safeText } from '../../../api/http/safe.js';
 import { identityOf } from '../../auth/plugin.js';
-import type { GatewayDeps } from '../deps.js';
+import type { LlmRouteOptions, ModelRouteOptions } from '../deps.js';
 import { collect, llmUpstream, openGoverned, PolicyBlockedError, type GovernedAnswer } from '../../governed/index.js';
 import type { Identity } from '../../auth/identity.js';
 import { parseBody } from '../validation.js';
@@ -53,7 +53,7 @@ function callerOf(body: LlmOptions, identity: Identity, fallbackClient: string) 
 
 /** One prompt through the governed pipeline, whole: the answer (masked as the output policies say), or a typed error. */
 async function governedPrompt(
-  deps: GatewayDeps,
+  deps: ModelRouteOptions,
   identity: Identity,
   reply: FastifyReply,
   via: 'execute' | 'request',
@@ -102,7 +102,7 @@ function usageBody(a: GovernedAnswer) {
  * or answer is a 403 POLICY_VIOLATION on /v1/execute and a 200 with `blocked: true` on /api/request, which is what
  * the SDKs read there.
  */
-export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const llmRoutes: FastifyPluginAsync<LlmRouteOptions> = async (app, deps) => {
   app.post(
     '/v1/execute',
     { bodyLimit: deps.policyBodyLimitBytes, config: { auth: { require: 'any', feature: 'llm' } } },
@@ -115,7 +115,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
         a = await governedPrompt(deps, identity, reply, 'execute', body, body.prompt);
       } catch (err) {
         if (!(err instanceof PolicyBlockedError)) throw err;
-        deps.metrics?.outcome(req, 'blocked');
+        deps.metrics.outcome(req, 'blocked');
         return reply.code(403).send({
           success: false,
           error: err.message,
@@ -174,7 +174,7 @@ export const llmRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
         a = await governedPrompt(deps, identity, reply, 'request', body, body.query, body.context, body.request_type);
       } catch (err) {
         if (!(err instanceof PolicyBlockedError)) throw err;
-        deps.metrics?.outcome(req, 'blocked');
+        deps.metrics.outcome(req, 'blocked');
         return {
           success: false,
           blocked: true,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { mcpQueryRequest, mcpToolRequest } from '../../../api/http/gateway.js';
 import { identityOf } from '../../auth/plugin.js';
 import { ApiError, echo } from '../../http/errors.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ConnectorRouteOptions } from '../deps.js';
 import { parseBody } from '../validation.js';
 import { governedConnectorCall } from '../connectors/call.js';
 import { callOptions, checkVisible, visibleConnectors } from '../connectors/visible.js';
@@ -16,7 +16,7 @@ const MCP_AUTH = { auth: { require: 'any', feature: 'mcp' } } as const;
  * server at `/mcp`. Queries and tool calls go through `governedConnectorCall`, the one governed path; a caller
  * sees only the connectors that serve its organization.
  */
-export const mcpRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, deps) => {
   app.get('/mcp/connectors', { config: MCP_AUTH }, async (req) => {
     const connectors = visibleConnectors(deps, identityOf(req));
     return { connectors, count: connectors.length };

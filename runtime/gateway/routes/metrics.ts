@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { agentMetricsBody } from '../../metrics/index.js';
 import { prometheusRoute } from '../../http/metrics.js';
 import { identityOf } from '../../auth/plugin.js';
-import type { GatewayDeps } from '../deps.js';
+import type { MetricsRouteOptions } from '../deps.js';
 import { databaseHealthy } from '../health.js';
 
 /**
@@ -11,7 +11,7 @@ import { databaseHealthy } from '../health.js';
  * process's Prometheus metrics, every organization at once, so for the operator (operator token, or community
  * mode) and the metrics port, never for a tenant credential.
  */
-export const metricsRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const metricsRoutes: FastifyPluginAsync<MetricsRouteOptions> = async (app, deps) => {
   app.get('/metrics', { config: { auth: { require: 'any' } } }, async (req) => {
     const metrics = deps.requestMetrics.of(identityOf(req).organizationId);
     const healthy = await databaseHealthy(deps);

@@ -4,7 +4,7 @@ import { chatCompletionRequest } from '../../../api/http/gateway.js';
 import { identityOf } from '../../auth/plugin.js';
 import { ApiError } from '../../http/errors.js';
 import type { FinishReason, LlmMessage, LlmRole } from '../../llm/index.js';
-import type { GatewayDeps } from '../deps.js';
+import type { ModelRouteOptions } from '../deps.js';
 import { serveChat, type ChatAnswer, type ChatCall, type ChatFormat } from '../chat.js';
 import { parseBody } from '../validation.js';
 import {
@@ -125,15 +125,15 @@ function toolsOf(body: ChatRequest): Pick<ChatCall, 'tools' | 'toolChoice' | 're
  * audit; token-by-token streams) and `GET /v1/models`. Errors answer in OpenAI's shape so the official SDK raises
  * its documented exceptions.
  */
-export const openAiCompatRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const openAiCompatRoutes: FastifyPluginAsync<ModelRouteOptions> = async (app, deps) => {
   installCompatErrorHandler(app, openAiErrorBody);
   installServerTiming(app);
 
   app.get('/v1/models', { config: { auth: { require: 'any', feature: 'llm' } } }, async () => {
     const router = deps.llm;
     const created = Math.floor(deps.now().getTime() / 1000);
-    const data = (router?.names ?? []).map((name) => ({
-      id: `${name}/${router!.get(name).defaultModel}`,
+    const data = router.names.map((name) => ({
+      id: `${name}/${router.get(name).defaultModel}`,
       object: 'model' as const,
       created,
       owned_by: name,

@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { Identity } from '../../auth/identity.js';
-import type { GatewayDeps } from '../deps.js';
+import type { PlanRouteOptions } from '../deps.js';
 import { checkInput, recordOutcome, type GovernedRequest, type InputCheck } from '../../governed/index.js';
 import type { PolicyEvaluation } from '../../policy/types.js';
 import { OrchestratorUnreachableError } from '../plan-forward.js';
@@ -40,7 +40,7 @@ const PASSED_THROUGH = new Set([
 ]);
 
 export async function multiAgentPlan(
-  deps: GatewayDeps,
+  deps: PlanRouteOptions,
   req: FastifyRequest,
   reply: FastifyReply,
   identity: Identity,
@@ -72,7 +72,7 @@ export async function multiAgentPlan(
       model: 'multi-agent-plan',
       blocked: evaluation,
     });
-    deps.metrics?.outcome(req, 'blocked');
+    deps.metrics.outcome(req, 'blocked');
     return { success: false, blocked: true, block_reason: evaluation.blockReason, ...common() };
   }
   if (!deps.plans) {
@@ -138,7 +138,7 @@ export async function multiAgentPlan(
   if (forwarded.status === 200)
     return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
   if (blockedThere) {
-    deps.metrics?.outcome(req, 'blocked');
+    deps.metrics.outcome(req, 'blocked');
     const reason =
       typeof error.details?.block_reason === 'string'
         ? error.details.block_reason

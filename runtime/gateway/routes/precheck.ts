@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { policyDecision, policyTestRequest, preCheckRequest } from '../../../api/http/gateway.js';
 import { responseSchema } from '../../http/serializer.js';
 import { identityOf } from '../../auth/plugin.js';
-import type { GatewayDeps } from '../deps.js';
+import type { GovernedRouteOptions } from '../deps.js';
 import { checkInput, evaluatePolicies } from '../../governed/index.js';
 import { policyClient, requestTypeOf } from '../../policy/caller.js';
 import { parseBody } from '../validation.js';
@@ -12,7 +12,7 @@ import { isoTimestamp } from '../../../platform/iso-time.js';
  * `POST /api/policy/pre-check` evaluates every enabled policy and records a context the audit must name;
  * `POST /api/policies/test` evaluates the same way and records nothing. A block is a 200, not an error.
  */
-export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps) => {
+export const precheckRoutes: FastifyPluginAsync<GovernedRouteOptions> = async (app, deps) => {
   const preCheckOptions = {
     bodyLimit: deps.policyBodyLimitBytes,
     config: { auth: { require: 'any', feature: 'pre-check' } as const },
@@ -34,7 +34,7 @@ export const precheckRoutes: FastifyPluginAsync<GatewayDeps> = async (app, deps)
     await check.committed;
     const { evaluation: result, expiresAt } = check;
     const ctx = { id: check.contextId };
-    deps.metrics?.outcome(req, result.approved ? 'success' : 'blocked');
+    deps.metrics.outcome(req, result.approved ? 'success' : 'blocked');
     if (result.logged.length) req.log.info({ policies: result.logged, contextId: ctx.id }, 'policy matched (log only)');
     // NB: the compiled serializer leaves out undefined fields (block_reason when approved, no warnings).
     return {

@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLicenseKey, type PolicyPodStatus } from '../../../api/index.js';
-import { parseConfig } from '../../../platform/config.js';
+import { gatewaySettings } from '../../../cmd/config/settings.js';
 import { KubeClient, Resources, type KubeObject } from '../../../platform/kube/index.js';
 import { createLogger } from '../../../platform/log.js';
 import { TEST_SIGNING_SECRET } from '../../../testing/gateway.js';
 import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { gatewayConfigSchema } from '../../config.js';
 import { startGateway, type RunningGateway } from '../main.js';
 import { eventually } from '../../../testing/eventually.js';
 
@@ -70,7 +69,7 @@ beforeAll(async () => {
     },
   });
   dataDir = await mkdtemp(join(tmpdir(), 'steward-gw-cluster-'));
-  const config = parseConfig(gatewayConfigSchema, {
+  const config = gatewaySettings({
     STEWARD_SOURCE: 'kubernetes',
     STEWARD_KUBECONFIG: cluster.kubeconfig,
     STEWARD_NAMESPACE: NS,
@@ -207,7 +206,7 @@ describe('steward gateway in cluster mode', () => {
 
   it('leaves the pack out with STEWARD_BUILTIN_POLICY_PACK=disabled', async () => {
     const bare = await startGateway(
-      parseConfig(gatewayConfigSchema, {
+      gatewaySettings({
         STEWARD_SOURCE: 'kubernetes',
         STEWARD_KUBECONFIG: cluster.kubeconfig,
         STEWARD_NAMESPACE: NS,

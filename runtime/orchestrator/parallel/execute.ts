@@ -13,6 +13,7 @@
  * and each query writes one audit row.
  */
 import type { WorkItem, WorkResult } from '../../agent/work.js';
+import { definedFields } from '../../../platform/objects.js';
 import type { Identity } from '../../auth/identity.js';
 import { collect, openGoverned, type GovernedDeps } from '../../governed/index.js';
 import { ApiError } from '../../http/errors.js';
@@ -127,9 +128,7 @@ function item(request: ParallelRequest, q: ParallelQuery, index: number, request
     query: q.query,
     policy: q.policy,
     timeoutMs: request.timeout_ms,
-    ...(q.context ? { context: q.context } : {}),
-    ...(q.mcp ? { mcp: q.mcp } : {}),
-    ...(q.llm ? { llm: q.llm } : {}),
+    ...definedFields({ context: q.context, mcp: q.mcp, llm: q.llm }),
   };
 }
 

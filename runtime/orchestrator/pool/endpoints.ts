@@ -1,4 +1,4 @@
-// NB: no imports: runtime/config.ts uses this while parsing the environment, before anything heavy loads.
+// NB: no imports: cmd/config/env.ts uses this while parsing the environment, before anything heavy loads.
 
 /**
  * Checks one agent endpoint of STEWARD_AGENT_ENDPOINTS: an absolute http or https URL of an agent's

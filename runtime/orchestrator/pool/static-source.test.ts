@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../../platform/config.js';
-import { orchestratorConfigSchema } from '../../config.js';
+import { orchestratorSettings } from '../../../cmd/config/settings.js';
+import { ConfigError } from '../../../platform/config.js';
 import { PoolConfigError } from './errors.js';
 import { StaticSource, parseAgentEndpoints } from './static-source.js';
 
@@ -36,13 +36,11 @@ describe('STEWARD_AGENT_ENDPOINTS', () => {
   });
 
   it('is parsed by the orchestrator configuration, a bad entry being a ConfigError', () => {
-    const config = parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_ENDPOINTS: 'http://a:9000, https://b:9443' });
-    expect(config.STEWARD_AGENT_ENDPOINTS).toEqual(['http://a:9000', 'https://b:9443']);
-    expect(config.STEWARD_AGENT_PROBE_INTERVAL_MS).toBe(5000);
-    expect(parseConfig(orchestratorConfigSchema, {}).STEWARD_AGENT_ENDPOINTS).toBeUndefined();
-    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_ENDPOINTS: 'http://a:9000,a:9000/x' })).toThrow(
-      ConfigError,
-    );
+    const config = orchestratorSettings({ STEWARD_AGENT_ENDPOINTS: 'http://a:9000, https://b:9443' });
+    expect(config.agents.endpoints).toEqual(['http://a:9000', 'https://b:9443']);
+    expect(config.agents.probeIntervalMs).toBe(5000);
+    expect(orchestratorSettings({}).agents.endpoints).toBeUndefined();
+    expect(() => orchestratorSettings({ STEWARD_AGENT_ENDPOINTS: 'http://a:9000,a:9000/x' })).toThrow(ConfigError);
   });
 });
 

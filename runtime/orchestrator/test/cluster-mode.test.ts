@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
-import { parseConfig } from '../../../platform/config.js';
+import { agentSettings, orchestratorSettings } from '../../../cmd/config/settings.js';
 import { KubeClient, Resources, type KubeObject } from '../../../platform/kube/index.js';
 import { createLogger } from '../../../platform/log.js';
 import { StartupError } from '../../../platform/startup-error.js';
 import { startAgent, type RunningAgent } from '../../agent/main.js';
-import { agentConfigSchema, orchestratorConfigSchema } from '../../config.js';
 import { startOrchestrator, type RunningOrchestrator } from '../main.js';
 import { agentConfig, agentSlice, eventually, NS, orchestrator } from './cluster-fixtures.js';
 
@@ -42,7 +41,7 @@ const clusterEnv = () => ({
 });
 
 function agentEnv(extra: Record<string, string> = {}) {
-  return parseConfig(agentConfigSchema, {
+  return agentSettings({
     ...clusterEnv(),
     STEWARD_AGENT_PORT: '0',
     STEWARD_AGENT_NAME: 'flights',
@@ -84,11 +83,11 @@ describe('steward agent with STEWARD_SOURCE=kubernetes', () => {
 
 describe('the orchestrator settings', () => {
   it('require STEWARD_ORCHESTRATOR_NAME with STEWARD_AGENT_DISCOVERY=kubernetes, and no STEWARD_AGENT_ENDPOINTS', () => {
-    expect(() => parseConfig(orchestratorConfigSchema, { STEWARD_AGENT_DISCOVERY: 'kubernetes' })).toThrow(
+    expect(() => orchestratorSettings({ STEWARD_AGENT_DISCOVERY: 'kubernetes' })).toThrow(
       /STEWARD_ORCHESTRATOR_NAME: required with STEWARD_AGENT_DISCOVERY=kubernetes/,
     );
     expect(() =>
-      parseConfig(orchestratorConfigSchema, {
+      orchestratorSettings({
         STEWARD_AGENT_DISCOVERY: 'kubernetes',
         STEWARD_ORCHESTRATOR_NAME: 'main',
         STEWARD_AGENT_ENDPOINTS: 'http://a:8090',
@@ -110,7 +109,7 @@ describe('steward orchestrator with STEWARD_SOURCE=kubernetes and STEWARD_AGENT_
       Resources.EndpointSlice,
       agentSlice('hotels-agent-1', 'hotels', Number(new URL(agent.url).port), [{ ip: '127.0.0.1', pod: 'hotels-1' }]),
     );
-    const config = parseConfig(orchestratorConfigSchema, {
+    const config = orchestratorSettings({
       ...clusterEnv(),
       PORT: '0',
       STEWARD_DATA_DIR: join(tmp, 'data'),

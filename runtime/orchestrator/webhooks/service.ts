@@ -4,7 +4,7 @@ import type { WebhookEmitter, WebhookEvent } from './events.js';
 import { WebhookRepository } from './repository.js';
 import { DeliveryWorker, type FairnessLimits, type RecordedAttempt, type RetryPolicy } from './worker.js';
 
-/** Webhook settings (STEWARD_WEBHOOK_* in runtime/config.ts); the fairness limits are documented on FairnessLimits. */
+/** Webhook settings (STEWARD_WEBHOOK_* in cmd/config/env.ts); the fairness limits are documented on FairnessLimits. */
 export interface WebhookSettings extends Partial<RetryPolicy>, Partial<FairnessLimits> {
   /** Lets registrations and deliveries reach private, loopback and link-local addresses (tests, labs). @default false */
   allowPrivateTargets?: boolean;

@@ -2,19 +2,17 @@
  * What an isolation worker does with each message: compile the plans it is sent, evaluate inputs against them.
  * Apart from worker.ts so that tests can run it in a worker of their own.
  */
-import { PolicySetCache } from '../../../rego/index.js';
 import { warmUpPack } from '../pack/index.js';
-import { ScopePlan, type PlanEntry } from '../plan.js';
+import { planCompilers, ScopePlan, type PlanEntry } from '../plan.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
-const sets = new PolicySetCache(256);
+const compilers = planCompilers();
 let plans = new Map<string, ScopePlan>();
 
 function load(list: [string, PlanEntry[]][]): void {
   const next = new Map<string, ScopePlan>();
-  // NB: the engine sends only modules that compiled on its side.
-  for (const [key, entries] of list)
-    next.set(key, plans.get(key) ?? new ScopePlan(key, entries, (modules) => sets.get(modules)));
+  // NB: the engine sends only modules that compiled (and wasm bundles that loaded) on its side.
+  for (const [key, entries] of list) next.set(key, plans.get(key) ?? new ScopePlan(key, entries, compilers));
   plans = next;
   // Like the engine, fill this thread's regex cache before the first request.
   const first = next.values().next().value;

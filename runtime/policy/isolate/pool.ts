@@ -36,6 +36,8 @@ interface Job {
   key: string;
   input: PolicyInput;
   limits: Required<DecisionLimits>;
+  /** The longest the plan may take with these limits (policies with deadlines of their own add theirs). */
+  budgetMs: number;
   settle: (o: IsolatedOutcome) => void;
   timer?: NodeJS.Timeout;
   queuedAt: number;
@@ -105,11 +107,16 @@ export class IsolatePool {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  evaluate(key: string, input: PolicyInput, limits: Required<DecisionLimits>): Promise<IsolatedOutcome> {
+  evaluate(
+    key: string,
+    input: PolicyInput,
+    limits: Required<DecisionLimits>,
+    budgetMs = limits.deadlineMs,
+  ): Promise<IsolatedOutcome> {
     this.start();
     return new Promise((settle) => {
       if (this.closed) return settle({ failure: 'engine_exception', message: 'the policy engine is closed' });
-      const job: Job = { id: this.nextId++, key, input, limits, settle, queuedAt: performance.now() };
+      const job: Job = { id: this.nextId++, key, input, limits, budgetMs, settle, queuedAt: performance.now() };
       this.queue.push(job);
       this.armQueued(job);
       this.dispatch();
@@ -177,7 +184,7 @@ export class IsolatePool {
       const job = this.queue.shift()!;
       clearTimeout(job.timer);
       slot.job = job;
-      job.timer = setTimeout(() => this.overrun(slot, job), job.limits.deadlineMs + this.graceMs);
+      job.timer = setTimeout(() => this.overrun(slot, job), job.budgetMs + this.graceMs);
       this.post(slot, { t: 'eval', id: job.id, key: job.key, input: job.input, limits: job.limits });
     }
   }
@@ -189,10 +196,10 @@ export class IsolatePool {
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots[at] = this.spawn();
     void slot.worker.terminate();
-    this.log.warn({ limitMs: job.limits.deadlineMs + this.graceMs }, 'policy evaluation overran; worker terminated');
+    this.log.warn({ limitMs: job.budgetMs + this.graceMs }, 'policy evaluation overran; worker terminated');
     this.finish(job, {
       failure: 'isolation_timeout',
-      message: `no answer within ${job.limits.deadlineMs + this.graceMs} ms; the worker was replaced`,
+      message: `no answer within ${job.budgetMs + this.graceMs} ms; the worker was replaced`,
     });
   }
 
@@ -209,7 +216,7 @@ export class IsolatePool {
         failure: 'isolation_timeout',
         message: `no policy worker was free within ${Math.round(waited)} ms`,
       });
-    }, job.limits.deadlineMs + this.graceMs);
+    }, job.budgetMs + this.graceMs);
   }
 
   private finish(job: Job, outcome: IsolatedOutcome): void {

@@ -109,7 +109,7 @@ describe('policy failures', () => {
       ),
     );
     // the plans exist: a tenant no policy names shares the untenanted plan, a named one has its own
-    const plans = (e as unknown as { byScope: Map<string, { key: string }> }).byScope;
+    const plans = (e as unknown as { scopes: { byScope: Map<string, { key: string }> } }).scopes.byScope;
     expect(plans.get('pre-check\u0000\u0000eu')?.key).toBeDefined();
     expect(plans.get('pre-check\u0000\u0000eu')?.key).not.toBe(plans.get('pre-check\u0000\u0000')?.key);
     expect(ask(e, 'y', { surface: 'pre-check', tenantId: 'eu' }).approved).toBe(false);

@@ -34,6 +34,16 @@ export async function startEngine(yaml: string, options: Partial<PolicyEngineOpt
   return engine;
 }
 
+/** A Policy manifest of any spec (a wasm policy, which has no Rego). */
+export const policyOf = (name: string, spec: Record<string, unknown>) =>
+  `apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata: {name: ${name}}\nspec: ${JSON.stringify({ type: 'custom', ...spec })}\n---\n`;
+
+/** The folder of the engine started last (to write more manifests, then `engineSource().reload()`). */
+export function engineDir(): string {
+  if (!dir) throw new Error('no engine started');
+  return dir;
+}
+
 /** The manifest source of the engine started last (to apply changes). */
 export function engineSource(): FolderSource {
   if (!source) throw new Error('no engine started');

@@ -100,6 +100,38 @@ describe('FolderSource', () => {
     expect(source.issues()).toEqual([]);
   });
 
+  it('reads ConfigMap documents, and tells the Policies whose wasm bundle one holds when it changes', async () => {
+    const cm = (bytes: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bundles}\nbinaryData: {b: ${bytes}}\ndata: {t: text}\n`;
+    const wasmPolicy = `apiVersion: steward.dev/v1alpha1\nkind: Policy\nmetadata: {name: w}\nspec: {type: custom, wasm: {configMapRef: {name: bundles, key: b}, entrypoint: x/deny}}\n`;
+    await writeFile(join(dir, 'cm.yaml'), cm('AGFzbQ=='));
+    await writeFile(join(dir, 'p.yaml'), wasmPolicy);
+    source = new FolderSource({ dirs: [dir], watch: false });
+    await source.ready();
+    const first = source.configMap('default', 'bundles');
+    expect(first).toMatchObject({ namespace: 'default', binaryData: { b: 'AGFzbQ==' }, data: { t: 'text' } });
+    expect(source.configMap('other', 'bundles')).toBeUndefined();
+    const seen: SourceEvent[] = [];
+    source.subscribe((events) => seen.push(...events));
+    await writeFile(join(dir, 'cm.yaml'), cm('AGFzbQE='));
+    await source.reload();
+    expect(seen.map((e) => `${e.type} ${e.resource.kind} ${e.resource.metadata.name}`)).toEqual(['modified Policy w']);
+    expect(source.configMap('default', 'bundles')?.version).not.toBe(first?.version);
+  });
+
+  it('reports a ConfigMap document Kubernetes would refuse', async () => {
+    await writeFile(
+      join(dir, 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\nbinaryData: {k: "no base64!"}\n',
+    );
+    source = new FolderSource({ dirs: [dir], watch: false });
+    await source.ready();
+    expect(source.issues()).toEqual([
+      expect.objectContaining({ documentIndex: 0, field: 'binaryData.k', message: 'must be base64' }),
+    ]);
+    expect(source.configMap('default', 'b')).toBeUndefined();
+  });
+
   it('emits added, modified and deleted events when files change on disk', async () => {
     source = new FolderSource({ dirs: [dir], watch: true, debounceMs: 20 });
     await source.ready();

@@ -228,4 +228,30 @@ describe('KubernetesSource', () => {
     await eventually(() => expect(seen).toContain('modified Connector orders'));
     expect(s.secret('default', 'db', 'url')).toBe('postgres://b@h/db');
   });
+
+  it('reads ConfigMaps of its namespace, and tells the Policies whose wasm bundle one holds when it changes', async () => {
+    await client.create(Resources.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'bundles', namespace: 'default' },
+      binaryData: { b: 'AGFzbQ==' },
+    });
+    await client.create(Resources.Policy, {
+      ...policy('w'),
+      spec: { type: 'custom', wasm: { configMapRef: { name: 'bundles', key: 'b' }, entrypoint: 'x/deny' } },
+    });
+    await client.create(Resources.Policy, policy('rego-only'));
+    const s = start();
+    await s.ready();
+    const first = s.configMap('default', 'bundles');
+    expect(first).toMatchObject({ name: 'bundles', binaryData: { b: 'AGFzbQ==' }, data: {} });
+    expect(s.configMap('other', 'bundles')).toBeUndefined();
+    const seen = recorder(s);
+    await client.patch(Resources.ConfigMap, 'default', 'bundles', { binaryData: { b: 'AGFzbQE=' } });
+    await eventually(() => expect(seen).toEqual(['modified Policy w']));
+    expect(s.configMap('default', 'bundles')?.version).not.toBe(first?.version);
+    await client.delete(Resources.ConfigMap, 'default', 'bundles');
+    await eventually(() => expect(s.configMap('default', 'bundles')).toBeUndefined());
+    await eventually(() => expect(seen).toEqual(['modified Policy w', 'modified Policy w']));
+  });
 });

@@ -2,16 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../platform/config.js';
+import { standaloneSettings } from '../../../cmd/config/settings.js';
 import { createLogger } from '../../../platform/log.js';
 import { eventually } from '../../../testing/eventually.js';
-import { standaloneConfigSchema } from '../../config.js';
 import { startStandalone, type Standalone } from '../main.js';
 
 /** Standalone as `npm start` runs it (community mode, the sample manifests), on free ports and a fresh data folder. */
 async function start(manifests: string): Promise<{ app: Standalone; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'steward-demo-'));
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     STEWARD_GATEWAY_PORT: '0',
     STEWARD_ORCHESTRATOR_PORT: '0',
     STEWARD_DATA_DIR: dataDir,

@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../platform/config.js';
-import { standaloneConfigSchema } from '../../config.js';
+import { standaloneSettings } from '../../../cmd/config/settings.js';
 import { createLogger } from '../../../platform/log.js';
 import { startStandalone, type Standalone } from '../main.js';
 
@@ -12,7 +11,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'steward-standalone-'));
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     STEWARD_GATEWAY_PORT: '0',
     STEWARD_ORCHESTRATOR_PORT: '0',
     STEWARD_DATA_DIR: dataDir,

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExposition } from '../../../testing/prometheus-text.js';
-import { parseConfig } from '../../../platform/config.js';
-import { standaloneConfigSchema } from '../../config.js';
+import { standaloneSettings } from '../../../cmd/config/settings.js';
 import { createLogger } from '../../../platform/log.js';
 import { startStandalone, type Standalone } from '../main.js';
 
@@ -17,7 +16,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'steward-metrics-port-'));
-  const config = parseConfig(standaloneConfigSchema, {
+  const config = standaloneSettings({
     STEWARD_GATEWAY_PORT: '0',
     STEWARD_ORCHESTRATOR_PORT: '0',
     STEWARD_METRICS_PORT: '0',

@@ -3,28 +3,24 @@
  * set image, rollout undo and restart, describe's events, and the three deletion propagation policies.
  * A watch-driven fake kubelet marks pods ready, so kubectl sees rollouts finish.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../cluster.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TestCluster } from '../cluster.js';
+import { useTestCluster } from '../fixture.js';
 import type { JsonObject } from '../schema/types.js';
 import { Kubectl } from '../test/kubectl.js';
 import { activePods, fakeKubelet } from './fixtures.js';
 import { startControllers, type Controllers } from './index.js';
 import { arr, meta, obj } from './util.js';
 
-let cluster: TestCluster;
+const kube = useTestCluster({ client: false });
 let controllers: Controllers;
 let kubectl: Kubectl;
 let kubelet: { stop(): void };
 
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(() => cluster.close());
 beforeEach(async () => {
-  cluster.reset();
-  controllers = await startControllers({ api: cluster.store, clock: cluster.clock });
-  kubelet = fakeKubelet(cluster.store, cluster.clock);
-  kubectl = new Kubectl(cluster.kubeconfig);
+  controllers = await startControllers({ api: kube.cluster.store, clock: kube.cluster.clock });
+  kubelet = fakeKubelet(kube.cluster.store, kube.cluster.clock);
+  kubectl = new Kubectl(kube.cluster.kubeconfig);
 });
 afterEach(async () => {
   kubelet.stop();
@@ -32,7 +28,7 @@ afterEach(async () => {
   kubectl.dispose();
 });
 
-const api = (): TestCluster['store'] => cluster.store;
+const api = (): TestCluster['store'] => kube.cluster.store;
 
 function image(): unknown {
   return obj(arr(obj(obj(obj(api().get('deployments.apps', 'default', 'web').spec).template).spec).containers)[0])

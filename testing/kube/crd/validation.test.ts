@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import { ApiError } from '../status-errors.js';
 import { CRD_DIR, widget } from '../test/fixtures.js';
 
-let cluster: TestCluster;
-beforeAll(async () => {
-  cluster = await startTestCluster({ crds: CRD_DIR });
-});
-afterAll(() => cluster.close());
+const kube = useTestCluster({ crds: CRD_DIR, client: false, resetBeforeEach: false });
 
 function createError(spec: Record<string, unknown>): ApiError {
   try {
-    cluster.store.create('widgets.example.com', widget(`w-${Math.random().toString(36).slice(2, 8)}`, spec));
+    kube.cluster.store.create('widgets.example.com', widget(`w-${Math.random().toString(36).slice(2, 8)}`, spec));
   } catch (e) {
     if (e instanceof ApiError) return e;
     throw e;
@@ -86,33 +82,33 @@ describe('structural schema validation of custom resources', () => {
   });
 
   it('accepts int-or-string values of both kinds and preserves unknown fields where the schema says so', () => {
-    const a = cluster.store.create(
+    const a = kube.cluster.store.create(
       'widgets.example.com',
       widget('ios-a', { size: 'small', port: 8080, extra: { anything: { goes: [1] } } }),
     );
-    const b = cluster.store.create('widgets.example.com', widget('ios-b', { size: 'small', port: 'http' }));
+    const b = kube.cluster.store.create('widgets.example.com', widget('ios-b', { size: 'small', port: 'http' }));
     expect((a.spec as { extra: unknown }).extra).toEqual({ anything: { goes: [1] } });
     expect((b.spec as { port: unknown }).port).toBe('http');
   });
 
   it('applies defaults top-down, including inside defaulted-by-user objects', () => {
-    const w = cluster.store.create('widgets.example.com', widget('defaults', { size: 'medium', settings: {} }));
+    const w = kube.cluster.store.create('widgets.example.com', widget('defaults', { size: 'medium', settings: {} }));
     expect(w.spec).toMatchObject({ replicas: 1, settings: { enabled: true, mode: 'auto' } });
   });
 
   it('prunes unknown fields: Strict rejects, Warn warns, Ignore drops silently', () => {
     const body = widget('pruned', { size: 'small', bogus: 1 }, { bogusMeta: 2 });
-    expect(() => cluster.store.create('widgets.example.com', body)).toThrow(
+    expect(() => kube.cluster.store.create('widgets.example.com', body)).toThrow(
       'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "metadata.bogusMeta", unknown field "spec.bogus"',
     );
-    const created = cluster.store.create('widgets.example.com', body, { fieldValidation: 'Ignore' });
+    const created = kube.cluster.store.create('widgets.example.com', body, { fieldValidation: 'Ignore' });
     expect(created.spec).toEqual({ size: 'small', replicas: 1 });
     expect(created.metadata).not.toHaveProperty('bogusMeta');
   });
 
   it('validates the whole object on a status write', () => {
-    const w = cluster.store.create('widgets.example.com', widget('status-check'));
-    expect(() => cluster.store.updateStatus('widgets.example.com', { ...w, status: { replicas: 'x' } })).toThrow(
+    const w = kube.cluster.store.create('widgets.example.com', widget('status-check'));
+    expect(() => kube.cluster.store.updateStatus('widgets.example.com', { ...w, status: { replicas: 'x' } })).toThrow(
       'status.replicas: Invalid value: "string": status.replicas in body must be of type integer: "string"',
     );
   });
@@ -121,7 +117,7 @@ describe('structural schema validation of custom resources', () => {
 describe('CRD validation', () => {
   it('rejects a CRD whose name is not plural.group and one without a schema', () => {
     try {
-      cluster.store.create('customresourcedefinitions.apiextensions.k8s.io', {
+      kube.cluster.store.create('customresourcedefinitions.apiextensions.k8s.io', {
         apiVersion: 'apiextensions.k8s.io/v1',
         kind: 'CustomResourceDefinition',
         metadata: { name: 'wrong.example.com' },

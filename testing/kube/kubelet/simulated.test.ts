@@ -1,19 +1,14 @@
 /** `simulated` mode: hundreds of pods go Running and Ready without processes, and deletions complete. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import type { JsonObject } from '../schema/types.js';
 import { eventually, webDeployment } from '../test/workload-fixtures.js';
 import { livePids } from './processes.js';
 
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ workloads: { kubeletMode: 'simulated' } });
-});
-afterAll(() => cluster.close());
+const kube = useTestCluster({ workloads: { kubeletMode: 'simulated' }, client: false, resetBeforeEach: false });
 
 const readyPods = (): JsonObject[] =>
-  cluster.store
+  kube.cluster.store
     .list('pods', { namespace: 'default', labelSelector: 'app=many' })
     .items.filter((p) =>
       ((p.status as JsonObject).conditions as JsonObject[] | undefined)?.some(
@@ -23,22 +18,22 @@ const readyPods = (): JsonObject[] =>
 
 describe('kubelet (simulated mode)', { timeout: 120_000 }, () => {
   it('makes 300 replicas Running and Ready with distinct IPs and no processes', async () => {
-    cluster.store.create('deployments.apps', webDeployment('many', 300));
+    kube.cluster.store.create('deployments.apps', webDeployment('many', 300));
     await eventually('300 ready pods', () => (readyPods().length === 300 ? true : undefined));
     expect(new Set(readyPods().map((p) => (p.status as JsonObject).podIP)).size).toBe(300);
     expect(readyPods().every((p) => (p.status as JsonObject).phase === 'Running')).toBe(true);
     expect(livePids()).toEqual([]);
     await eventually('the Deployment to be available', () =>
-      (cluster.store.get('deployments.apps', 'default', 'many').status as JsonObject).availableReplicas === 300
+      (kube.cluster.store.get('deployments.apps', 'default', 'many').status as JsonObject).availableReplicas === 300
         ? true
         : undefined,
     );
   });
 
   it('completes pod deletions (grace period 0 from the kubelet)', async () => {
-    cluster.store.patch('deployments.apps', 'default', 'many', { spec: { replicas: 0 } });
+    kube.cluster.store.patch('deployments.apps', 'default', 'many', { spec: { replicas: 0 } });
     await eventually('no pods left', () =>
-      cluster.store.list('pods', { namespace: 'default', labelSelector: 'app=many' }).items.length === 0
+      kube.cluster.store.list('pods', { namespace: 'default', labelSelector: 'app=many' }).items.length === 0
         ? true
         : undefined,
     );

@@ -4,8 +4,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest';
-import { startTestCluster, type TestCluster } from '../index.js';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import { Kubectl, type KubectlResult } from './kubectl.js';
 
 const GADGET_CRD = {
@@ -69,23 +69,11 @@ function deployment(containers: { name: string; image: string }[]): string {
   });
 }
 
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ crds: [GADGET_CRD] });
-});
-
-afterAll(async () => {
-  await cluster?.close();
-});
-
-beforeEach(() => {
-  cluster.reset();
-});
+const kube = useTestCluster({ crds: [GADGET_CRD], client: false });
 
 /** A kubectl with its own HOME whose every run is kept and printed if the test fails. */
 function session(ctx: TestContext) {
-  const k = new Kubectl(cluster.kubeconfig);
+  const k = new Kubectl(kube.cluster.kubeconfig);
   const runs: { args: string[]; r: KubectlResult }[] = [];
   ctx.onTestFailed(() => {
     for (const { args, r } of runs) {
@@ -111,7 +99,7 @@ function session(ctx: TestContext) {
   return { run, file, json };
 }
 
-const patches = () => cluster.requests.count({ verb: 'patch' });
+const patches = () => kube.cluster.requests.count({ verb: 'patch' });
 
 describe('kubectl apply', () => {
   it('creates a custom resource, leaves it unchanged without a PATCH, and configures a spec edit', async (ctx) => {

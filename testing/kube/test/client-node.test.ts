@@ -3,8 +3,8 @@
  * server-side apply, as an operator written with client-node would use them. (Informers are covered by
  * the server's own suite.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import { loadClientNode } from './client-node.js';
 
 type ClientNode = Awaited<ReturnType<typeof loadClientNode>>;
@@ -74,7 +74,7 @@ const gadget = (name: string, spec: Doc) => ({
   spec,
 });
 
-let cluster: TestCluster;
+const kube = useTestCluster({ crds: [GADGET_CRD], client: false });
 let k8s: ClientNode;
 let custom: InstanceType<ClientNode['CustomObjectsApi']>;
 let core: InstanceType<ClientNode['CoreV1Api']>;
@@ -82,20 +82,11 @@ let objects: InstanceType<ClientNode['KubernetesObjectApi']>;
 
 beforeAll(async () => {
   k8s = await loadClientNode();
-  cluster = await startTestCluster({ crds: [GADGET_CRD] });
   const kc = new k8s.KubeConfig();
-  kc.loadFromString(cluster.kubeconfigYaml);
+  kc.loadFromString(kube.cluster.kubeconfigYaml);
   custom = kc.makeApiClient(k8s.CustomObjectsApi);
   core = kc.makeApiClient(k8s.CoreV1Api);
   objects = k8s.KubernetesObjectApi.makeApiClient(kc);
-});
-
-afterAll(async () => {
-  await cluster?.close();
-});
-
-beforeEach(() => {
-  cluster.reset();
 });
 
 /** The options that make client-node send a given patch Content-Type. */

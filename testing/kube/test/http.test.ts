@@ -1,15 +1,10 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import type { JsonObject } from '../schema/types.js';
 import { CRD_DIR, configMap, widget } from './fixtures.js';
 
-let cluster: TestCluster;
-beforeAll(async () => {
-  cluster = await startTestCluster({ crds: CRD_DIR });
-});
-beforeEach(() => cluster.reset());
-afterAll(() => cluster.close());
+const kube = useTestCluster({ crds: CRD_DIR, client: false });
 
 async function call(
   method: string,
@@ -17,7 +12,7 @@ async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; json: JsonObject; text: string }> {
-  const res = await fetch(cluster.url + path, {
+  const res = await fetch(kube.cluster.url + path, {
     method,
     headers: { 'Content-Type': 'application/json', ...headers },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
@@ -174,7 +169,7 @@ describe('discovery and OpenAPI', () => {
       'x-kubernetes-group-version-kind': [{ kind: 'Widget' }],
     });
     await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com');
-    await cluster.idle();
+    await kube.cluster.idle();
     expect(((await call('GET', '/openapi/v3')).json.paths as JsonObject)['apis/example.com/v1']).toBeUndefined();
     expect((await call('GET', '/apis/example.com/v1')).status).toBe(404);
   });
@@ -186,7 +181,7 @@ function rawWatch(
 ): Promise<{ statusAt: number; lines: () => string[]; ended: Promise<void>; abort: () => void }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const req = httpRequest(cluster.url + path, (res) => {
+    const req = httpRequest(kube.cluster.url + path, (res) => {
       let buf = '';
       res.on('data', (d: Buffer) => (buf += d.toString()));
       const ended = new Promise<void>((r) => res.on('close', () => r()));
@@ -215,20 +210,20 @@ describe('watch over HTTP', () => {
   });
 
   it('notices a client that goes away', async () => {
-    const before = cluster.openWatches();
+    const before = kube.cluster.openWatches();
     const w = await rawWatch(`${CM}?watch=1`);
-    expect(cluster.openWatches()).toBe(before + 1);
+    expect(kube.cluster.openWatches()).toBe(before + 1);
     w.abort();
     await new Promise((r) => setTimeout(r, 100));
-    expect(cluster.openWatches()).toBe(before);
+    expect(kube.cluster.openWatches()).toBe(before);
   });
 });
 
 describe('harness controls', () => {
   it('fails the next N matching requests, then recovers, and logs them', async () => {
-    cluster.faults.inject({ verb: 'create', resource: 'configmaps', status: 409, times: 2 });
-    cluster.faults.inject({ verb: 'list', resource: 'configmaps', status: 429, retryAfterSeconds: 7 });
-    cluster.faults.inject({ verb: 'get', resource: 'widgets', status: 500 });
+    kube.cluster.faults.inject({ verb: 'create', resource: 'configmaps', status: 409, times: 2 });
+    kube.cluster.faults.inject({ verb: 'list', resource: 'configmaps', status: 429, retryAfterSeconds: 7 });
+    kube.cluster.faults.inject({ verb: 'get', resource: 'widgets', status: 500 });
     expect((await call('POST', CM, configMap('f'))).status).toBe(409);
     expect((await call('POST', CM, configMap('f'))).status).toBe(409);
     expect((await call('POST', CM, configMap('f'))).status).toBe(201);
@@ -236,14 +231,14 @@ describe('harness controls', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('7');
     expect((await call('GET', `${W}/any`)).json).toMatchObject({ code: 500, reason: 'InternalError' });
-    expect(cluster.requests.filter({ verb: 'create', resource: 'configmaps' }).map((r) => r.status)).toEqual([
+    expect(kube.cluster.requests.filter({ verb: 'create', resource: 'configmaps' }).map((r) => r.status)).toEqual([
       409, 409, 201,
     ]);
-    expect(cluster.requests.count({ verb: 'create' })).toBe(3);
+    expect(kube.cluster.requests.count({ verb: 'create' })).toBe(3);
   });
 
   it('adds latency to matching requests only', async () => {
-    cluster.faults.latency(150, { verb: 'get' });
+    kube.cluster.faults.latency(150, { verb: 'get' });
     const t0 = Date.now();
     await call('GET', `${CM}/missing`);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
@@ -255,7 +250,7 @@ describe('harness controls', () => {
   it('cuts a watch after N events with a dropWatch fault', async () => {
     await call('POST', CM, configMap('one'));
     await call('POST', CM, configMap('two'));
-    cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, afterEvents: 1 });
+    kube.cluster.faults.inject({ verb: 'watch', resource: 'configmaps', dropWatch: true, afterEvents: 1 });
     const w = await rawWatch(`${CM}?watch=true`);
     await w.ended.catch(() => undefined);
     await new Promise((r) => setTimeout(r, 50));

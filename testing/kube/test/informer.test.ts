@@ -2,16 +2,12 @@
  * client-node's informer against the test server over real HTTP: list, watch, re-watch after the server
  * closes the stream, and re-list (with deletes for what vanished) after 410 Expired.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import { loadClientNode } from './client-node.js';
 import { configMap } from './fixtures.js';
 
-let cluster: TestCluster;
-beforeAll(async () => {
-  cluster = await startTestCluster({});
-});
-afterAll(() => cluster.close());
+const kube = useTestCluster({ client: false, resetBeforeEach: false });
 
 async function until(cond: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
   const start = Date.now();
@@ -25,9 +21,9 @@ describe('client-node informer', () => {
   it('lists, watches, re-watches after a server close and re-lists after 410', async () => {
     const k8s = await loadClientNode();
     const kc = new k8s.KubeConfig();
-    kc.loadFromString(cluster.kubeconfigYaml);
+    kc.loadFromString(kube.cluster.kubeconfigYaml);
     const core = kc.makeApiClient(k8s.CoreV1Api);
-    cluster.store.create('configmaps', configMap('before'));
+    kube.cluster.store.create('configmaps', configMap('before'));
 
     const log: string[] = [];
     const errors: unknown[] = [];
@@ -41,7 +37,7 @@ describe('client-node informer', () => {
     await informer.start();
     try {
       await until(() => log.includes('add before'), 'the initial list');
-      await until(() => cluster.openWatches() === 1, 'the watch');
+      await until(() => kube.cluster.openWatches() === 1, 'the watch');
 
       await core.createNamespacedConfigMap({
         namespace: 'default',
@@ -56,28 +52,28 @@ describe('client-node informer', () => {
       await until(() => log.includes('update live'), 'watch events');
 
       // The server ends the stream (as at a watch timeout): the informer watches again from where it was.
-      const watchesBefore = cluster.requests.count({ verb: 'watch' });
-      const lastRv = cluster.store.resourceVersion;
-      cluster.closeWatches('configmaps');
+      const watchesBefore = kube.cluster.requests.count({ verb: 'watch' });
+      const lastRv = kube.cluster.store.resourceVersion;
+      kube.cluster.closeWatches('configmaps');
       await until(
-        () => cluster.requests.count({ verb: 'watch' }) === watchesBefore + 1 && cluster.openWatches() === 1,
+        () => kube.cluster.requests.count({ verb: 'watch' }) === watchesBefore + 1 && kube.cluster.openWatches() === 1,
         're-watch',
       );
-      const rewatch = cluster.requests.filter({ verb: 'watch' }).at(-1)!;
+      const rewatch = kube.cluster.requests.filter({ verb: 'watch' }).at(-1)!;
       expect(new URLSearchParams(rewatch.query).get('resourceVersion')).toBe(lastRv);
-      cluster.store.create('configmaps', configMap('after-rewatch'));
+      kube.cluster.store.create('configmaps', configMap('after-rewatch'));
       await until(() => log.includes('add after-rewatch'), 'an event on the new watch');
-      const listsBefore = cluster.requests.count({ verb: 'list' });
+      const listsBefore = kube.cluster.requests.count({ verb: 'list' });
 
       // History is compacted while the informer is away: its next watch gets 410 and it re-lists,
       // reporting the object deleted in between.
-      cluster.faults.latency(300, { verb: 'watch' });
-      cluster.closeWatches('configmaps');
-      cluster.store.delete('configmaps', 'default', 'before');
-      cluster.store.create('configmaps', configMap('during-gap'));
-      cluster.compact();
+      kube.cluster.faults.latency(300, { verb: 'watch' });
+      kube.cluster.closeWatches('configmaps');
+      kube.cluster.store.delete('configmaps', 'default', 'before');
+      kube.cluster.store.create('configmaps', configMap('during-gap'));
+      kube.cluster.compact();
       await until(() => log.includes('delete before') && log.includes('add during-gap'), 're-list after 410');
-      expect(cluster.requests.count({ verb: 'list' })).toBe(listsBefore + 1);
+      expect(kube.cluster.requests.count({ verb: 'list' })).toBe(listsBefore + 1);
       expect(errors).toEqual([]);
       expect(
         informer
@@ -86,7 +82,7 @@ describe('client-node informer', () => {
           .sort(),
       ).toEqual(['after-rewatch', 'during-gap', 'live']);
     } finally {
-      cluster.faults.clear();
+      kube.cluster.faults.clear();
       await informer.stop();
     }
   });

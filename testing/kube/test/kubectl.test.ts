@@ -3,21 +3,16 @@
  * Established, api-resources, short names, wide and watch output, describe with Events, finalizers,
  * and selectors. Each test gets a fresh HOME, so kubectl's discovery cache never leaks between tests.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../cluster.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useTestCluster } from '../fixture.js';
 import { Kubectl } from './kubectl.js';
 import { CRD_DIR, deployment } from './fixtures.js';
 
-let cluster: TestCluster;
+const kube = useTestCluster({ client: false });
 let kubectl: Kubectl;
 
-beforeAll(async () => {
-  cluster = await startTestCluster({});
-});
-afterAll(() => cluster.close());
 beforeEach(() => {
-  cluster.reset();
-  kubectl = new Kubectl(cluster.kubeconfig);
+  kubectl = new Kubectl(kube.cluster.kubeconfig);
 });
 afterEach(() => kubectl.dispose());
 
@@ -40,8 +35,8 @@ describe('kubectl against the test server', () => {
   it('creates ConfigMaps and Secrets imperatively (protobuf request bodies)', async () => {
     await kubectl.ok(['create', 'configmap', 'imp', '--from-literal=a=1', '--from-literal=b=2']);
     await kubectl.ok(['create', 'secret', 'generic', 'sec', '--from-literal=password=s3cret']);
-    expect(cluster.store.get('configmaps', 'default', 'imp').data).toEqual({ a: '1', b: '2' });
-    expect(cluster.store.get('secrets', 'default', 'sec')).toMatchObject({
+    expect(kube.cluster.store.get('configmaps', 'default', 'imp').data).toEqual({ a: '1', b: '2' });
+    expect(kube.cluster.store.get('secrets', 'default', 'sec')).toMatchObject({
       type: 'Opaque',
       data: { password: Buffer.from('s3cret').toString('base64') },
     });
@@ -89,7 +84,7 @@ describe('kubectl against the test server', () => {
     const w = kubectl.spawn(['get', 'widgets', '-w']);
     try {
       await w.waitFor(/NAME\s+SIZE.*\nfirst\s+small/);
-      cluster.store.create('widgets.example.com', {
+      kube.cluster.store.create('widgets.example.com', {
         apiVersion: 'example.com/v1',
         kind: 'Widget',
         metadata: { name: 'second', namespace: 'default' },
@@ -105,9 +100,9 @@ describe('kubectl against the test server', () => {
   it('describes an object with its Events', async () => {
     await installCrds();
     await kubectl.ok(['apply', '-f', '-'], { stdin: WIDGET('described') });
-    const w = cluster.store.get('widgets.example.com', 'default', 'described');
+    const w = kube.cluster.store.get('widgets.example.com', 'default', 'described');
     const meta = w.metadata as { uid: string; resourceVersion: string };
-    cluster.store.create('events.events.k8s.io', {
+    kube.cluster.store.create('events.events.k8s.io', {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: 'described.1', namespace: 'default' },
@@ -144,20 +139,20 @@ describe('kubectl against the test server', () => {
   });
 
   it('scales a Deployment through /scale and reads pod logs through /log', async () => {
-    cluster.store.create('deployments.apps', deployment('web'));
+    kube.cluster.store.create('deployments.apps', deployment('web'));
     await kubectl.ok(['scale', 'deployment', 'web', '--replicas=3']);
-    const d = cluster.store.get('deployments.apps', 'default', 'web');
+    const d = kube.cluster.store.get('deployments.apps', 'default', 'web');
     expect(d.spec).toMatchObject({ replicas: 3 });
     expect((d.metadata as { generation: number }).generation).toBe(2);
-    cluster.store.create('pods', {
+    kube.cluster.store.create('pods', {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'p', namespace: 'default' },
       spec: { containers: [{ name: 'c', image: 'busybox' }] },
     });
-    cluster.setLogProvider((ns, pod, container) => `${ns}/${pod}/${container}: hello\n`);
+    kube.cluster.setLogProvider((ns, pod, container) => `${ns}/${pod}/${container}: hello\n`);
     expect(await kubectl.ok(['logs', 'p'])).toBe('default/p/c: hello\n');
-    cluster.setLogProvider(undefined);
+    kube.cluster.setLogProvider(undefined);
   });
 
   it('filters with -l, --field-selector and -A', async () => {

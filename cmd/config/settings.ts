@@ -1,0 +1,311 @@
+/**
+ * From a parsed environment to the typed settings each main takes (runtime/settings.ts): the one place where
+ * `STEWARD_*` names meet the code's camelCase names.
+ */
+import { parseConfig } from '../../platform/config.js';
+import type { ProviderConfigInput } from '../../runtime/llm/config.js';
+import type {
+  AccessSettings,
+  AgentSettings,
+  ClusterSettings,
+  GatewaySettings,
+  HttpSettings,
+  LlmSettings,
+  ManifestSettings,
+  MetricsListener,
+  OrchestrationSettings,
+  OrchestratorProcessSettings,
+  PolicySettings,
+  ProcessSettings,
+  RecordSettings,
+  StandaloneSettings,
+  StoreSettings,
+  TlsFiles,
+} from '../../runtime/settings.js';
+import type { WebhookSettings } from '../../runtime/orchestrator/webhooks/index.js';
+import {
+  agentConfigSchema,
+  gatewayConfigSchema,
+  orchestratorConfigSchema,
+  standaloneConfigSchema,
+  type AgentConfig,
+  type BaseConfig,
+  type GatewayConfig,
+  type LlmConfig,
+  type OrchestratorConfig,
+  type StandaloneConfig,
+  type WebhookConfig,
+} from './env.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `steward standalone`'s settings from an environment; a ConfigError names every bad variable. */
+export function standaloneSettings(env: Env): StandaloneSettings {
+  return standaloneFrom(parseConfig(standaloneConfigSchema, env));
+}
+
+export function gatewaySettings(env: Env): GatewaySettings {
+  return gatewayFrom(parseConfig(gatewayConfigSchema, env));
+}
+
+export function orchestratorSettings(env: Env): OrchestratorProcessSettings {
+  return orchestratorFrom(parseConfig(orchestratorConfigSchema, env));
+}
+
+export function agentSettings(env: Env): AgentSettings {
+  return agentFrom(parseConfig(agentConfigSchema, env));
+}
+
+export function standaloneFrom(c: StandaloneConfig): StandaloneSettings {
+  return {
+    ...processFrom(c),
+    http: httpFrom(c),
+    store: storeFrom(c),
+    manifests: manifestsFrom(c),
+    access: accessFrom(c),
+    records: recordsFrom(c),
+    policy: policyFrom(c),
+    llm: llmFrom(c),
+    environmentName: c.STEWARD_ENVIRONMENT,
+    orchestration: orchestrationFrom(c),
+    tls: tlsFrom(c),
+    gatewayListener: { host: c.STEWARD_HOST, port: c.STEWARD_GATEWAY_PORT, setting: 'STEWARD_GATEWAY_PORT' },
+    orchestratorListener: {
+      host: c.STEWARD_HOST,
+      port: c.STEWARD_ORCHESTRATOR_PORT,
+      setting: 'STEWARD_ORCHESTRATOR_PORT',
+    },
+    metrics: metricsFrom(c),
+  };
+}
+
+export function gatewayFrom(c: GatewayConfig): GatewaySettings {
+  return {
+    ...processFrom(c),
+    http: httpFrom(c),
+    store: storeFrom(c),
+    manifests: manifestsFrom(c),
+    cluster: clusterFrom(c),
+    access: accessFrom(c),
+    records: recordsFrom(c),
+    policy: policyFrom(c),
+    llm: llmFrom(c),
+    environmentName: c.STEWARD_ENVIRONMENT,
+    listener: { host: c.STEWARD_HOST, port: c.STEWARD_GATEWAY_PORT, setting: 'STEWARD_GATEWAY_PORT' },
+    metrics: metricsFrom(c),
+    // NB: the schema requires the secret with the URL.
+    orchestrator:
+      c.STEWARD_ORCHESTRATOR_URL && c.STEWARD_INTERNAL_SECRET
+        ? { url: c.STEWARD_ORCHESTRATOR_URL, internalSecret: c.STEWARD_INTERNAL_SECRET }
+        : undefined,
+    internalSecret: c.STEWARD_INTERNAL_SECRET,
+  };
+}
+
+export function orchestratorFrom(c: OrchestratorConfig): OrchestratorProcessSettings {
+  return {
+    ...processFrom(c),
+    http: httpFrom(c),
+    store: storeFrom(c),
+    manifests: manifestsFrom(c),
+    cluster: clusterFrom(c),
+    access: accessFrom(c),
+    records: recordsFrom(c),
+    policy: { limits: { deadlineMs: c.STEWARD_POLICY_DEADLINE_MS, maxSteps: c.STEWARD_POLICY_MAX_STEPS } },
+    llm: llmFrom(c),
+    orchestration: orchestrationFrom(c),
+    tls: tlsFrom(c),
+    listener: { host: c.STEWARD_HOST, port: c.PORT, setting: 'PORT' },
+    metrics: metricsFrom(c),
+    agents: {
+      discovery: c.STEWARD_AGENT_DISCOVERY,
+      endpoints: c.STEWARD_AGENT_ENDPOINTS,
+      probeIntervalMs: c.STEWARD_AGENT_PROBE_INTERVAL_MS,
+      token: c.STEWARD_AGENT_TOKEN,
+      caFile: c.STEWARD_AGENT_CA_FILE,
+    },
+    internalSecret: c.STEWARD_INTERNAL_SECRET,
+    // NB: the schema requires the secret with the URL.
+    gateway:
+      c.STEWARD_GATEWAY_URL && c.STEWARD_INTERNAL_SECRET
+        ? { url: c.STEWARD_GATEWAY_URL, internalSecret: c.STEWARD_INTERNAL_SECRET }
+        : undefined,
+  };
+}
+
+export function agentFrom(c: AgentConfig): AgentSettings {
+  return {
+    ...processFrom(c),
+    http: httpFrom(c),
+    manifests: manifestsFrom(c),
+    cluster: clusterFrom(c),
+    llm: llmFrom(c),
+    tls: tlsFrom(c),
+    listener: { host: c.STEWARD_HOST, port: c.STEWARD_AGENT_PORT, setting: 'STEWARD_AGENT_PORT' },
+    agent: {
+      name: c.STEWARD_AGENT_NAME,
+      namespace: c.STEWARD_AGENT_NAMESPACE ?? c.STEWARD_NAMESPACE,
+      id: c.STEWARD_AGENT_ID,
+      maxInFlight: c.STEWARD_AGENT_MAX_IN_FLIGHT,
+      policyCacheEntries: c.STEWARD_AGENT_POLICY_CACHE_ENTRIES,
+      policyDeadlineMs: c.STEWARD_AGENT_POLICY_DEADLINE_MS,
+      token: c.STEWARD_AGENT_TOKEN,
+    },
+  };
+}
+
+function processFrom(c: BaseConfig): ProcessSettings {
+  return { log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT }, shutdownTimeoutMs: c.STEWARD_SHUTDOWN_TIMEOUT_MS };
+}
+
+function httpFrom(c: BaseConfig): HttpSettings {
+  return {
+    bodyLimitBytes: c.STEWARD_BODY_LIMIT_BYTES,
+    apiDocs: c.STEWARD_API_DOCS,
+    connections: {
+      headersTimeoutMs: c.STEWARD_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: c.STEWARD_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: c.STEWARD_KEEPALIVE_TIMEOUT_MS,
+      socketTimeoutMs: c.STEWARD_SOCKET_TIMEOUT_MS,
+      maxRequestsPerSocket: c.STEWARD_MAX_REQUESTS_PER_SOCKET,
+      maxConnections: c.STEWARD_MAX_CONNECTIONS,
+    },
+  };
+}
+
+function storeFrom(c: BaseConfig): StoreSettings {
+  return { databaseUrl: c.DATABASE_URL, dataDir: c.STEWARD_DATA_DIR };
+}
+
+function manifestsFrom(c: BaseConfig): ManifestSettings {
+  return {
+    folders: c.STEWARD_MANIFESTS,
+    builtinPolicyPack: c.STEWARD_BUILTIN_POLICY_PACK === 'enabled',
+    writeDir: c.STEWARD_MANIFESTS_WRITE_DIR,
+    watch: c.STEWARD_WATCH_MANIFESTS,
+  };
+}
+
+function clusterFrom(c: GatewayConfig | OrchestratorConfig | AgentConfig): ClusterSettings {
+  return {
+    source: c.STEWARD_SOURCE,
+    kubeconfig: c.STEWARD_KUBECONFIG,
+    namespace: c.STEWARD_NAMESPACE,
+    podName: c.STEWARD_POD_NAME,
+    orchestratorName: c.STEWARD_ORCHESTRATOR_NAME,
+    podRoot: c.STEWARD_POD_ROOT,
+    statusMinIntervalMs: c.STEWARD_STATUS_MIN_INTERVAL_MS,
+  };
+}
+
+function accessFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): AccessSettings {
+  return {
+    communityMode: c.STEWARD_COMMUNITY_MODE,
+    licenseSigningSecret: c.STEWARD_LICENSE_SIGNING_SECRET,
+    legacyCredentialsSunset: c.STEWARD_LEGACY_CREDENTIALS_SUNSET,
+    operatorToken: c.STEWARD_METRICS_TOKEN,
+    rateLimitPerMinute: c.STEWARD_RATE_LIMIT_PER_MINUTE,
+    rateLimitPerHour: c.STEWARD_RATE_LIMIT_PER_HOUR,
+    llmTokensPerMinute: c.STEWARD_LLM_TOKENS_PER_MINUTE,
+    redisUrl: c.REDIS_URL,
+  };
+}
+
+function recordsFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): RecordSettings {
+  return {
+    contextTtlMs: c.STEWARD_CONTEXT_TTL_MS,
+    llmAudit: c.STEWARD_LLM_AUDIT,
+    auditRawText: c.STEWARD_AUDIT_RAW_TEXT,
+  };
+}
+
+function policyFrom(
+  c: Pick<
+    GatewayConfig,
+    | 'STEWARD_POLICY_INPUT_MAX_BYTES'
+    | 'STEWARD_POLICY_INLINE_MAX_BYTES'
+    | 'STEWARD_POLICY_DEADLINE_MS'
+    | 'STEWARD_POLICY_MAX_STEPS'
+  >,
+): PolicySettings {
+  return {
+    inputMaxBytes: c.STEWARD_POLICY_INPUT_MAX_BYTES,
+    inlineMaxBytes: c.STEWARD_POLICY_INLINE_MAX_BYTES,
+    limits: { deadlineMs: c.STEWARD_POLICY_DEADLINE_MS, maxSteps: c.STEWARD_POLICY_MAX_STEPS },
+  };
+}
+
+function orchestrationFrom(c: StandaloneConfig | OrchestratorConfig): OrchestrationSettings {
+  return {
+    planTimeoutMs: c.STEWARD_PLAN_TIMEOUT_MS,
+    planner: c.STEWARD_PLANNER,
+    minHealthyAgents: c.STEWARD_PARALLEL_MIN_HEALTHY_AGENTS,
+    webhooks: webhookSettings(c),
+  };
+}
+
+/** The webhook settings of a parsed configuration. */
+export function webhookSettings(c: WebhookConfig): WebhookSettings {
+  return {
+    allowPrivateTargets: c.STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    timeoutMs: c.STEWARD_WEBHOOK_TIMEOUT_MS,
+    maxAttempts: c.STEWARD_WEBHOOK_MAX_ATTEMPTS,
+    baseDelayMs: c.STEWARD_WEBHOOK_RETRY_BASE_MS,
+    concurrency: c.STEWARD_WEBHOOK_CONCURRENCY,
+    perOrganizationConcurrency: c.STEWARD_WEBHOOK_PER_ORGANIZATION_CONCURRENCY,
+    perTargetConcurrency: c.STEWARD_WEBHOOK_PER_TARGET_CONCURRENCY,
+    breakerFailureThreshold: c.STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD,
+    breakerCooldownMs: c.STEWARD_WEBHOOK_BREAKER_COOLDOWN_MS,
+  };
+}
+
+function tlsFrom(c: { STEWARD_TLS_CERT_FILE?: string; STEWARD_TLS_KEY_FILE?: string }): TlsFiles | undefined {
+  // NB: the schemas require both files or neither.
+  return c.STEWARD_TLS_CERT_FILE && c.STEWARD_TLS_KEY_FILE
+    ? { certFile: c.STEWARD_TLS_CERT_FILE, keyFile: c.STEWARD_TLS_KEY_FILE }
+    : undefined;
+}
+
+function metricsFrom(c: BaseConfig & { STEWARD_HOST: string }): MetricsListener | undefined {
+  if (c.STEWARD_METRICS_PORT === undefined) return undefined;
+  return {
+    host: c.STEWARD_HOST,
+    port: c.STEWARD_METRICS_PORT,
+    setting: 'STEWARD_METRICS_PORT',
+    token: c.STEWARD_METRICS_TOKEN,
+  };
+}
+
+/** The providers the environment configures, in a fixed order; the first is the default unless one is named. */
+export function llmFrom(c: LlmConfig): LlmSettings {
+  const timeoutMs = c.STEWARD_LLM_TIMEOUT_MS;
+  const providers: ProviderConfigInput[] = [];
+  if (c.OPENAI_API_KEY)
+    providers.push({
+      type: 'openai',
+      model: c.STEWARD_OPENAI_MODEL,
+      apiKey: c.OPENAI_API_KEY,
+      endpoint: c.OPENAI_BASE_URL,
+      timeoutMs,
+    });
+  if (c.ANTHROPIC_API_KEY)
+    providers.push({
+      type: 'anthropic',
+      model: c.STEWARD_ANTHROPIC_MODEL,
+      apiKey: c.ANTHROPIC_API_KEY,
+      endpoint: c.ANTHROPIC_BASE_URL,
+      timeoutMs,
+    });
+  if (c.STEWARD_BEDROCK_REGION)
+    providers.push({
+      type: 'aws-bedrock',
+      model: c.STEWARD_BEDROCK_MODEL,
+      region: c.STEWARD_BEDROCK_REGION,
+      endpoint: c.STEWARD_BEDROCK_ENDPOINT,
+      timeoutMs,
+    });
+  if (c.OLLAMA_HOST)
+    providers.push({ type: 'ollama', model: c.STEWARD_OLLAMA_MODEL, endpoint: c.OLLAMA_HOST, timeoutMs });
+  if (c.STEWARD_LLM_ECHO) providers.push({ type: 'echo', model: 'echo', timeoutMs });
+  return { providers, defaultProvider: c.STEWARD_LLM_DEFAULT_PROVIDER };
+}

@@ -1,0 +1,2 @@
+/** The crypto family: crypto.* (lib/x509). */
+export { register } from './crypto.js';

@@ -1,0 +1,2 @@
+/** The graphql family: graphql.* (lib/graphql). */
+export { register } from './graphql.js';

@@ -1,0 +1,2 @@
+/** The regex family: regex.* (lib/goregex, lib/globintersect). */
+export { register } from './regex.js';

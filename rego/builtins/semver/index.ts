@@ -1,0 +1,2 @@
+/** The semver family: semver.is_valid and semver.compare (lib/semver). */
+export { register } from './semver.js';

@@ -1,0 +1,2 @@
+/** The time family: time.* (lib/gotime). */
+export { register } from './time.js';

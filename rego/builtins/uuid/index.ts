@@ -1,0 +1,2 @@
+/** The uuid family: uuid.rfc4122 and uuid.parse. */
+export { register } from './uuid.js';

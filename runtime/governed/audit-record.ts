@@ -1,0 +1,158 @@
+/** The last stage of every governed call: its audit row, one shape and one writer whatever the surface. */
+import { asApiError } from '../http/error-model.js';
+import type { LlmUsage } from '../llm/index.js';
+import type { PolicyEvaluation } from '../policy/types.js';
+import type { RedactionCounts } from '../redact/index.js';
+import { newId } from '../store/index.js';
+import type { TokenReservation } from './admission.js';
+import { auditText } from './audit-text.js';
+import type { InputCheck } from './input-check.js';
+import type { GovernedDeps, GovernedRequest } from './types.js';
+
+export const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+/**
+ * The audit row of a call governed elsewhere (a plan forwarded to the orchestrator): the same shape and writer as
+ * the pipeline's own rows. Returns the row's id.
+ */
+export async function recordOutcome(
+  deps: GovernedDeps,
+  req: GovernedRequest,
+  check: InputCheck,
+  t0: number,
+  outcome: Outcome & { upstreamMs?: number },
+): Promise<string> {
+  const audit = new AuditRecord(deps, req, check, t0);
+  audit.upstreamMs = outcome.upstreamMs ?? 0;
+  await audit.write(outcome);
+  return audit.id;
+}
+
+/** What one audit row says of its call's outcome. */
+export interface Outcome {
+  decision:
+    'allowed' | 'redacted' | 'blocked_input' | 'blocked_output' | 'refused' | 'provider_error' | 'client_closed';
+  provider?: string;
+  model?: string;
+  usage?: LlmUsage;
+  response?: string;
+  redactions?: Record<string, number>;
+  toolCalls?: string[];
+  blocked?: PolicyEvaluation;
+  error?: unknown;
+  stream?: { whole: boolean; ttftMs: number | undefined; finishReason: string | null; usageReported: boolean };
+  /** the upstream's own facts (UpstreamAnswer.facts) */
+  facts?: Record<string, unknown>;
+}
+
+/**
+ * The audit row of one governed call, whatever the surface: one shape, one writer. It waits for the context row
+ * (its foreign key) and is committed before the answer's end, or behind it under `STEWARD_LLM_AUDIT=background`.
+ */
+export class AuditRecord {
+  readonly id = newId('aud');
+  /** time spent waiting on the upstream (the provider's latency as Steward sees it) */
+  upstreamMs = 0;
+  /** time a stream waited on its consumer */
+  waitedMs = 0;
+
+  constructor(
+    private readonly deps: GovernedDeps,
+    private readonly req: GovernedRequest,
+    private readonly check: InputCheck,
+    private readonly t0: number,
+    /** the call's tokens-per-minute reservation, brought down to what it used once the outcome is known */
+    private readonly reservation?: TokenReservation,
+  ) {}
+
+  async write(o: Outcome): Promise<void> {
+    const { deps, req, check } = this;
+    // NB: the usage the provider reported (or the adapter's estimate); without one (a pool agent's answer, a
+    // stream cut short) characters / 4 of the prompt and of what was sent; nothing for a call that got no answer.
+    const used =
+      o.usage && o.usage.totalTokens > 0
+        ? o.usage.totalTokens
+        : o.response || o.decision === 'client_closed'
+          ? Math.ceil((req.prompt.length + (o.response?.length ?? 0)) / 4)
+          : 0;
+    this.reservation?.settle(used);
+    const prompt = auditText(deps, req.identity, req.prompt);
+    // NB: the answer is stored as it was sent: the output scan masked it with the same kinds already.
+    const response = o.response === undefined || o.response === '' ? undefined : { text: o.response };
+    const totalMs = performance.now() - this.t0;
+    const usage = o.usage ?? NO_USAGE;
+    const entry = {
+      id: this.id,
+      organizationId: req.identity.organizationId,
+      clientId: req.clientId,
+      contextId: check.contextId,
+      userToken: req.userToken,
+      provider: o.provider,
+      model: o.model,
+      prompt: prompt.text,
+      // NB: the answer as it was sent: masked where a redact policy applied
+      response: response?.text,
+      latencyMs: round(this.upstreamMs),
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      totalTokens: usage.totalTokens,
+      metadata: this.metadata(o, prompt.masked, totalMs),
+    };
+    const write = () => check.committed.then(() => deps.store.audit.record(entry));
+    if (deps.llmAudit !== 'background' || !deps.backgroundWrites || deps.backgroundWrites.full) {
+      await write();
+      return;
+    }
+    deps.backgroundWrites.track(write());
+  }
+
+  /**
+   * The row's metadata: the pipeline's facts, each only when it applies, then the upstream's facts and the
+   * surface's own (both may override the pipeline's).
+   */
+  private metadata(o: Outcome, promptMasked: RedactionCounts | undefined, totalMs: number): Record<string, unknown> {
+    const { deps, req } = this;
+    const facts: Record<string, unknown> = {
+      governed: true,
+      via: req.via,
+      surface: req.surface,
+      decision: o.decision,
+      stream: o.stream ? !o.stream.whole : req.stream === true,
+      steward_ms: round(Math.max(0, totalMs - this.upstreamMs - this.waitedMs)),
+      upstream_ms: round(this.upstreamMs),
+      stored_text: deps.auditRawText ? 'raw' : 'masked',
+    };
+    if (o.stream) {
+      facts.finish_reason = o.stream.finishReason;
+      if (!o.stream.whole) {
+        facts.ttft_ms = o.stream.ttftMs === undefined ? null : round(o.stream.ttftMs);
+        facts.usage_reported = o.stream.usageReported;
+      }
+    }
+    if (o.redactions && Object.keys(o.redactions).length) facts.redactions = o.redactions;
+    if (promptMasked) facts.prompt_redactions = promptMasked;
+    if (o.toolCalls?.length) facts.tool_calls = o.toolCalls;
+    if (o.blocked) {
+      facts.block_reason = o.blocked.blockReason;
+      facts.policies = o.blocked.triggered;
+    }
+    if (o.error !== undefined) Object.assign(facts, errorFacts(o.error));
+    if (req.identity.tenantId) facts.tenant_id = req.identity.tenantId;
+    // NB: spread, not Object.assign: a `__proto__` key of the caller's metadata stays a plain key.
+    return { ...facts, ...o.facts, ...req.metadata };
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** The error's code (its own, or the catalogue's) and a bounded message, for the audit row. */
+function errorFacts(err: unknown): Record<string, unknown> {
+  const mapped = asApiError(err);
+  const e =
+    typeof mapped === 'object' && mapped !== null ? (mapped as { code?: unknown; message?: unknown }) : undefined;
+  const code = typeof e?.code === 'string' ? e.code : 'INTERNAL_ERROR';
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return { error_code: code, error: message.slice(0, 300) };
+}
