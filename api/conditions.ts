@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 export const conditionSchema = z
   .object({
-    type: z.string().min(1).describe('condition type: Ready, Degraded or Compiled'),
+    type: z.string().min(1).describe('condition type: Ready, Degraded, Compiled or Expired'),
     status: z.enum(['True', 'False', 'Unknown']).describe('whether the condition holds'),
     reason: z
       .string()
@@ -34,6 +34,8 @@ export const ConditionType = {
   Degraded: 'Degraded',
   /** A Policy's Rego or wasm bundle compiled. */
   Compiled: 'Compiled',
+  /** A PolicyException's `spec.expiresAt` has passed: it exempts nothing any more. */
+  Expired: 'Expired',
 } as const;
 
 /** Reasons, one constant each, so that callers never compare message text. */
@@ -78,6 +80,14 @@ export const Reason = {
   Created: 'Created',
   /** An object the operator made was updated to the desired state (Event reason). */
   Updated: 'Updated',
+  /** A PolicyException is valid and not expired: the runtimes exempt the calls it matches. */
+  ExceptionActive: 'ExceptionActive',
+  /** A PolicyException's `spec.expiresAt` has passed (its Ready and Expired conditions, and the Event). */
+  Expired: 'Expired',
+  /** A PolicyException's expiresAt lies ahead, or it is permanent without one. */
+  NotExpired: 'NotExpired',
+  /** The spec breaks a rule the CRD cannot express (e.g. expiresAt over 90 days after creation); the message names the field. */
+  InvalidSpec: 'InvalidSpec',
 } as const;
 
 export interface ConditionInput {

@@ -10,5 +10,6 @@ export * from './agentconfig.js';
 export * from './policy.js';
 export * from './connector.js';
 export * from './license.js';
+export * from './policyexception.js';
 export * from './orchestrator.js';
 export * from './licensekey.js';

@@ -3,10 +3,11 @@ import { Connector } from './connector.js';
 import { License } from './license.js';
 import { Orchestrator } from './orchestrator.js';
 import { Policy } from './policy.js';
+import { PolicyException } from './policyexception.js';
 import type { ResourceByKind } from './resources.js';
 
-/** The five custom resources, in the order the docs list them. */
-export const KINDS = [Orchestrator, AgentConfig, Policy, Connector, License] as const;
+/** The custom resources, in the order the docs list them. */
+export const KINDS = [Orchestrator, AgentConfig, Policy, Connector, License, PolicyException] as const;
 
 export type KindName = keyof ResourceByKind;
 export const KIND_NAMES = KINDS.map((k) => k.kind) as KindName[];

@@ -75,6 +75,15 @@ export function expandRedactionKinds(kinds: readonly RedactionKind[]): string[] 
   return [...out];
 }
 
+/** `spec.enforcementAction`: whether a Policy's action is carried out (`dryrun` is an alias of `audit`). */
+export const ENFORCEMENT_ACTIONS = ['enforce', 'warn', 'audit', 'dryrun'] as const;
+export type EnforcementAction = (typeof ENFORCEMENT_ACTIONS)[number];
+/** The mode a Policy runs in: its enforcementAction with the alias resolved. */
+export type PolicyMode = 'enforce' | 'warn' | 'audit';
+export function policyMode(action: EnforcementAction | undefined): PolicyMode {
+  return action === undefined || action === 'enforce' ? 'enforce' : action === 'dryrun' ? 'audit' : action;
+}
+
 /**
  * A Policy's own evaluation limits, each over the runtime's one default. NB: bounded, because an inline evaluation
  * runs on the event loop: 10 s is the most any one policy may hold a request (and the loop).
@@ -122,6 +131,19 @@ export const policySpec = z
       .default('block')
       .describe(
         'what a deny result does: block the request, add a warning to the answer, or only log it; redact (llm_output only, no Rego) masks the spec.redact kinds in the answer',
+      ),
+    enforcementAction: z
+      .enum(ENFORCEMENT_ACTIONS)
+      .default('enforce')
+      .describe(
+        'whether spec.action is carried out: enforce (it is), warn (the call proceeds and the caller sees a warning of what it would have done), audit (the call proceeds; what it would have done is only recorded); dryrun is an alias of audit',
+      ),
+    shadowOf: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'must be a Policy name')
+      .optional()
+      .describe(
+        'with enforcementAction audit: the Policy (same namespace) this one is a candidate replacement for; both decisions are recorded and the report shows where they disagree',
       ),
     redact: z
       .object({
@@ -204,6 +226,49 @@ export const policyPodStatus = z
   .strict();
 export type PolicyPodStatus = z.infer<typeof policyPodStatus>;
 
+/**
+ * What a policy that matched led to (runtime/policy/types.ts `PolicyResult.decision`): block, warn or log as its
+ * action says when enforced, warn for a block under enforcementAction warn, audit for what an audited policy would
+ * have done, exempted by a PolicyException, redact for an output redaction.
+ */
+export const POLICY_DECISIONS = ['block', 'warn', 'log', 'audit', 'exempted', 'redact'] as const;
+export type PolicyDecision = (typeof POLICY_DECISIONS)[number];
+
+const reportCount = z.number().int().min(0);
+const evaluations = reportCount.describe('calls that evaluated the policy');
+const violations = reportCount.describe('calls it blocked, or would have blocked (warn, audit)');
+const decisionCount = (d: string) => reportCount.describe(`calls in which the policy's decision was ${d}`);
+
+/** `status.report`: the policy's counts over the last hour and day (docs/policy-reports.md). */
+export const policyReportStatus = z
+  .object({
+    updatedAt: z.string().describe('when the counts were taken (RFC 3339)'),
+    last1h: z.object({ evaluations, violations }).strict().describe('the last hour'),
+    last24h: z
+      .object({
+        evaluations,
+        violations,
+        byDecision: z
+          .object({
+            block: decisionCount('block'),
+            warn: decisionCount('warn'),
+            log: decisionCount('log'),
+            audit: decisionCount('audit'),
+            exempted: decisionCount('exempted (a PolicyException)'),
+            redact: decisionCount('redact'),
+          })
+          .strict()
+          .describe('calls by what the policy led to'),
+      })
+      .strict()
+      .describe('the last 24 hours'),
+  })
+  .strict()
+  .describe(
+    "counts of every gateway replica's calls (from the database), written by one gateway replica at most once a minute",
+  );
+export type PolicyReportStatus = z.infer<typeof policyReportStatus>;
+
 export const policyStatus = z
   .object({
     conditions: conditionsField,
@@ -215,6 +280,7 @@ export const policyStatus = z
       .describe(
         'per gateway pod: the generation it has loaded; Ready holds when every gateway pod has the current one',
       ),
+    report: policyReportStatus.optional(),
   })
   .strict()
   .describe('observed state: whether the source compiled (Compiled condition, with the error and its position)');
@@ -231,6 +297,13 @@ export const Policy = defineKind({
   printerColumns: [
     { name: 'Type', type: 'string', jsonPath: '.spec.type' },
     { name: 'Action', type: 'string', jsonPath: '.spec.action' },
+    { name: 'Mode', type: 'string', jsonPath: '.spec.enforcementAction' },
+    {
+      name: 'Violations(24h)',
+      type: 'integer',
+      jsonPath: '.status.report.last24h.violations',
+      description: 'calls blocked, or that would have been (warn, audit), in the last 24 hours',
+    },
     { name: 'Priority', type: 'integer', jsonPath: '.spec.priority' },
     { name: 'Enabled', type: 'boolean', jsonPath: '.spec.enabled' },
     { name: 'Compiled', type: 'string', jsonPath: '.status.conditions[?(@.type=="Compiled")].status' },

@@ -3,6 +3,8 @@ import { API_VERSION, LEGACY_AXONFLOW_API_VERSION } from './constants.js';
 import { KIND_NAMES, kindByName, type KindName } from './kinds.js';
 import type { AnyResource } from './resources.js';
 import { fromAxonflow, isDomainFile } from './axonflow.js';
+import type { ObjectMeta } from './common.js';
+import { exceptionExpiryIssue } from './policyexception.js';
 
 /** One finding, in the service reference's validation-result shape. */
 export interface FieldIssue {
@@ -23,7 +25,18 @@ export interface ValidationResult {
   resources?: AnyResource[];
 }
 
-type Rule = (spec: Record<string, unknown>) => FieldIssue | undefined;
+/** What a rule sees besides the spec: the object's metadata (its creation) and the clock of the validation. */
+interface RuleContext {
+  metadata: ObjectMeta;
+  now: Date;
+}
+
+type Rule = (spec: Record<string, unknown>, context: RuleContext) => FieldIssue | undefined;
+
+export interface ValidateOptions {
+  /** The clock of time-bound checks (a PolicyException's expiry). @default the current time */
+  now?: Date;
+}
 
 /** Cross-field rules that a structural schema cannot say; checked after the schema passes. */
 const RULES: Partial<Record<KindName, Rule[]>> = {
@@ -65,6 +78,10 @@ const RULES: Partial<Record<KindName, Rule[]>> = {
         ? { field: 'spec.wasm', message: 'exactly one of spec.wasm.bundleBase64 or spec.wasm.configMapRef must be set' }
         : undefined;
     },
+    (s) =>
+      s.shadowOf !== undefined && s.enforcementAction !== 'audit' && s.enforcementAction !== 'dryrun'
+        ? { field: 'spec.shadowOf', message: 'a shadow policy runs in audit mode: set spec.enforcementAction: audit' }
+        : undefined,
   ],
   Connector: [
     (s) => {
@@ -101,6 +118,13 @@ const RULES: Partial<Record<KindName, Rule[]>> = {
         ? { field: 'spec.keySecretRef', message: 'exactly one of spec.keySecretRef or spec.keyFromEnv must be set' }
         : undefined,
   ],
+  PolicyException: [
+    (s, c) =>
+      exceptionExpiryIssue(s as { expiresAt?: string; permanent: boolean }, {
+        creationTimestamp: c.metadata.creationTimestamp,
+        now: c.now,
+      }),
+  ],
 };
 
 function isRecord(x: unknown): x is Record<string, unknown> {
@@ -131,7 +155,7 @@ function zodIssues(error: z.ZodError): FieldIssue[] {
  * standalone loader). Accepts the reference product's `axonflow.io/v1` AgentConfig and its `metadata.domain`,
  * mapping them onto Steward's schema with warnings.
  */
-export function validateManifest(input: unknown): ValidationResult {
+export function validateManifest(input: unknown, options: ValidateOptions = {}): ValidationResult {
   const errors: FieldIssue[] = [];
   const warnings: FieldIssue[] = [];
   if (!isRecord(input)) {
@@ -150,7 +174,8 @@ export function validateManifest(input: unknown): ValidationResult {
         : `unknown kind ${JSON.stringify(doc.kind)}; expected one of ${KIND_NAMES.join(', ')}`;
     return { valid: false, errors: [{ field: 'kind', message }], warnings };
   }
-  if (doc.apiVersion === LEGACY_AXONFLOW_API_VERSION && kind.kind === 'AgentConfig') return validateAxonflow(doc);
+  const now = options.now ?? new Date();
+  if (doc.apiVersion === LEGACY_AXONFLOW_API_VERSION && kind.kind === 'AgentConfig') return validateAxonflow(doc, now);
   if (doc.apiVersion !== API_VERSION) {
     errors.push({
       field: 'apiVersion',
@@ -159,11 +184,16 @@ export function validateManifest(input: unknown): ValidationResult {
     });
     return { valid: false, errors, warnings };
   }
-  return validateKind(kind.kind as KindName, doc, warnings);
+  return validateKind(kind.kind as KindName, doc, warnings, now);
 }
 
 /** Validates a Steward document of a known kind (apiVersion checked). */
-function validateKind(kindName: KindName, doc: Record<string, unknown>, warnings: FieldIssue[]): ValidationResult {
+function validateKind(
+  kindName: KindName,
+  doc: Record<string, unknown>,
+  warnings: FieldIssue[],
+  now: Date,
+): ValidationResult {
   const errors: FieldIssue[] = [];
   if (kindName === 'AgentConfig') mapMetadataDomain(doc, errors, warnings);
   if (errors.length) return { valid: false, errors, warnings };
@@ -171,7 +201,7 @@ function validateKind(kindName: KindName, doc: Record<string, unknown>, warnings
   if (!parsed.success) return { valid: false, errors: zodIssues(parsed.error), warnings };
   const resource = parsed.data as AnyResource;
   for (const rule of RULES[kindName] ?? []) {
-    const issue = rule(resource.spec as Record<string, unknown>);
+    const issue = rule(resource.spec as Record<string, unknown>, { metadata: resource.metadata, now });
     if (issue) errors.push(issue);
   }
   return errors.length
@@ -184,7 +214,7 @@ function validateKind(kindName: KindName, doc: Record<string, unknown>, warnings
  * documents validated as Steward's, their findings named by the input's fields, and a warning naming the
  * apiVersion kubectl needs.
  */
-function validateAxonflow(doc: Record<string, unknown>): ValidationResult {
+function validateAxonflow(doc: Record<string, unknown>, now: Date): ValidationResult {
   const mapped = fromAxonflow(doc);
   const errors = [...mapped.errors];
   const warnings: FieldIssue[] = [
@@ -199,7 +229,7 @@ function validateAxonflow(doc: Record<string, unknown>): ValidationResult {
   const resources: AnyResource[] = [];
   for (const m of mapped.documents) {
     const own: FieldIssue[] = [];
-    const r = validateKind('AgentConfig', m.doc, own);
+    const r = validateKind('AgentConfig', m.doc, own, now);
     const rename = (i: FieldIssue) => ({ field: m.field(i.field), message: i.message });
     warnings.push(...own.map(rename));
     errors.push(...r.errors.map(rename));

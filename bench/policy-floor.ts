@@ -144,6 +144,7 @@ export function installFloor(rec: Recording): () => void {
         triggered: [],
         warnings: [],
         logged: [],
+        results: [],
         evaluated: [...evaluated],
         evaluationMs: performance.now() - t0,
       };

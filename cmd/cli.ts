@@ -1,6 +1,6 @@
 // NB: only light modules at the top: a configuration error must end the process before the gateway's modules
 // (fastify, the Rego engine, PGlite, the LLM SDKs) load, which takes seconds under tsx. They are imported after parsing.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { VERSION } from '../platform/version.js';
 import { ConfigError } from '../platform/config.js';
 import { agentSettings, gatewaySettings, orchestratorSettings, standaloneSettings } from './config/settings.js';
@@ -78,6 +78,47 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       if (!opts.quiet) for (const w of report.warnings) console.error(`warning: ${w}`);
       if (!opts.quiet) console.log(summary(report, { strict: opts.strict === true }));
       process.exitCode = report.errors.length ? 1 : 0;
+    });
+
+  const policy = program
+    .command('policy')
+    .description('test policies as `opa test` does, and decide one input as the gateway would (docs/policy-testing.md)')
+    // NB: a usage error (unknown flag, wrong choice) exits 2 here, as a compile error does; --help exits 0.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  policy
+    .command('test')
+    .description('run the test_* rules of .rego files and Policy manifests, and *.policytest fixture suites')
+    .argument('[paths...]', 'files or folders, walked recursively (default: the current folder)')
+    .option('-v, --verbose', 'print every test, not only failures and errors')
+    .addOption(new Option('-f, --format <format>', 'output').choices(['pretty', 'json', 'junit']).default('pretty'))
+    .option('-r, --run <regex>', 'only tests whose full name (data.pkg.test_x, suite#case) matches')
+    .option('-t, --timeout <duration>', 'budget of one test, e.g. 500ms', '5s')
+    .option('--v0-compatible', 'parse .rego files as Rego v0')
+    .action(async (paths: string[], opts: import('./policy/index.js').PolicyTestOptions) => {
+      const { emit, policyTest } = await import('./policy/index.js');
+      emit(await policyTest(paths, opts));
+    });
+  policy
+    .command('eval')
+    .description("decide one policy input as the gateway's pre-check would; exit 0 allowed, 1 blocked, 2 error")
+    .requiredOption('-i, --input <file>', 'the policy input document (JSON), or - for standard input')
+    .option('-m, --manifests <paths...>', 'manifest folders or files, read before the built-in pack')
+    .option('--no-builtin-pack', 'leave the built-in pack (config/policies) out')
+    .addOption(
+      new Option('--gateway <url>', "ask a running gateway's POST /api/policies/test instead").conflicts([
+        'manifests',
+        'organization',
+        'tenant',
+      ]),
+    )
+    .option('--api-key <key>', 'the gateway credential, sent as Authorization: Bearer (default: STEWARD_API_KEY)')
+    .option('--organization <id>', "the caller's organization (scoped policies, input.client)")
+    .option('--tenant <id>', "the caller's tenant")
+    .addOption(new Option('-f, --format <format>', 'output').choices(['pretty', 'json']).default('pretty'))
+    .option('-t, --timeout <duration>', 'budget of the evaluation or the gateway request', '5s')
+    .action(async (opts: import('./policy/index.js').PolicyEvalOptions) => {
+      const { emit, policyEval } = await import('./policy/index.js');
+      emit(await policyEval({ ...opts, apiKey: opts.apiKey ?? env.STEWARD_API_KEY }));
     });
 
   const license = program.command('license').description('mint and explain license keys');

@@ -5,11 +5,19 @@
  * names and `kubectl explain` descriptions work.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { startTestCluster, type TestCluster } from '../../testing/kube/cluster.js';
 import { Kubectl } from '../../testing/kube/test/kubectl.js';
 import { KINDS } from '../kinds.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
+const exceptionYaml = (name: string, spec: Record<string, unknown>) =>
+  stringify({
+    apiVersion: 'steward.dev/v1alpha1',
+    kind: 'PolicyException',
+    metadata: { name },
+    spec: { policies: ['builtin-pii'], match: { tenants: ['eu'] }, reason: 'SEC-42', ...spec },
+  });
 let cluster: TestCluster;
 let kubectl: Kubectl;
 
@@ -102,12 +110,56 @@ describe('generated CRDs with the real kubectl', () => {
 
   it.each([
     ['orchestrators', /^NAME\s+GATEWAYS\s+POOL-HEALTHY\s+POOL-DESIRED\s+READY\s+REASON\s+AGE$/],
-    ['policies.steward.dev', /^NAME\s+TYPE\s+ACTION\s+PRIORITY\s+ENABLED\s+COMPILED\s+READY\s+REASON\s+AGE$/],
+    [
+      'policies.steward.dev',
+      /^NAME\s+TYPE\s+ACTION\s+MODE\s+VIOLATIONS\(24H\)\s+PRIORITY\s+ENABLED\s+COMPILED\s+READY\s+REASON\s+AGE$/,
+    ],
     ['connectors', /^NAME\s+TYPE\s+STATUS\s+READY\s+REASON\s+AGE$/],
     ['licenses', /^NAME\s+ORGANIZATION\s+VALID\s+TIER\s+MAX-NODES\s+EXPIRES\s+READY\s+REASON\s+AGE$/],
   ])('kubectl get %s shows Ready and Reason', async (resource, header) => {
     const out = await kubectl.ok(['get', resource]);
     expect(out.split('\n')[0]).toMatch(header);
+  });
+
+  it('applies a PolicyException and shows its policies, expiry and conditions in kubectl get', async () => {
+    const ok = exceptionYaml('eu-pii', { expiresAt: '2026-06-01T00:00:00Z' });
+    expect(await kubectl.ok(['apply', '--validate=strict', '-f', '-'], { stdin: ok })).toContain(
+      'policyexception.steward.dev/eu-pii created',
+    );
+    const out = await kubectl.ok(['get', 'stwpolex']);
+    expect(out.split('\n')[0]).toMatch(/^NAME\s+POLICIES\s+EXPIRES\s+READY\s+EXPIRED\s+REASON\s+AGE$/);
+    expect(out).toMatch(/eu-pii\s+\["builtin-pii"\]\s+2026-06-01T00:00:00Z/);
+    const spec = JSON.parse(await kubectl.ok(['get', 'policyexception', 'eu-pii', '-o', 'json'])).spec;
+    expect(spec.permanent).toBe(false);
+  });
+
+  it.each([
+    { name: 'an empty match', spec: { match: {} }, error: /spec.match in body should have at least 1 properties/ },
+    {
+      name: 'an empty match list',
+      spec: { match: { tenants: [] } },
+      error: /spec.match.tenants in body should have at least 1 items/,
+    },
+    { name: 'no policies', spec: { policies: [] }, error: /spec.policies in body should have at least 1 items/ },
+    { name: 'a blank reason', spec: { reason: '  ' }, error: /spec.reason in body should match/ },
+    {
+      name: 'a date without a time',
+      spec: { expiresAt: '2026-06-01' },
+      error: /spec.expiresAt in body must be of type date-time/,
+    },
+    { name: 'an unknown surface', spec: { match: { surfaces: ['email'] } }, error: /Unsupported value: "email"/ },
+  ])('refuses a PolicyException with $name', async ({ spec, error }) => {
+    const r = await kubectl.run(['apply', '--validate=strict', '-f', '-'], { stdin: exceptionYaml('bad', spec) });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(error);
+  });
+
+  it('carries the expiresAt-or-permanent rule as CEL for a real API server (the test server runs no CEL)', async () => {
+    const crd = JSON.parse(await kubectl.ok(['get', 'crd', 'policyexceptions.steward.dev', '-o', 'json']));
+    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+    expect(spec['x-kubernetes-validations']).toEqual([
+      expect.objectContaining({ message: 'spec.expiresAt is required unless spec.permanent is true' }),
+    ]);
   });
 
   it.each(KINDS.map((k) => [k.shortNames[0]!, k.plural, k.singular] as const))(

@@ -75,9 +75,10 @@ describe('generated artefacts', () => {
     const taken = new Set(Object.values(WELL_KNOWN).flat());
     for (const def of KINDS)
       for (const short of def.shortNames) expect(taken.has(short), `${def.kind} short name ${short}`).toBe(false);
-    // NB: Kyverno's Policy has the same plural and singular; `kubectl get policies.steward.dev` (or stwpol) is exact.
+    // NB: Kyverno's Policy and PolicyException have the same plurals and singulars; `kubectl get
+    // policies.steward.dev` (or stwpol) and `policyexceptions.steward.dev` (or stwpolex) are exact.
     const shared = KINDS.flatMap((k) => [k.plural, k.singular]).filter((n) => taken.has(n));
-    expect(shared).toEqual(['policies', 'policy']);
+    expect(shared).toEqual(['policies', 'policy', 'policyexceptions', 'policyexception']);
   });
 
   // NB: the documents list only served routes (runtime/http/test/api-reference.test.ts compares them with the
@@ -117,6 +118,7 @@ const WELL_KNOWN: Record<string, string[]> = {
     'clusterpolicyreports',
     'cpolr',
     'policyexceptions',
+    'policyexception',
     'polex',
     'cleanuppolicies',
     'cleanpol',

@@ -29,6 +29,7 @@ import {
 } from './maps.js';
 import { OrchestratorReconciler } from './orchestrator/reconcile.js';
 import { PolicyReconciler } from './policy/reconcile.js';
+import { exceptionsOfPolicy, PolicyExceptionReconciler } from './policyexception/reconcile.js';
 import { configMapOfPolicy, policiesOfConfigMap } from './policy/wasm.js';
 
 export type { ControllerSettings } from '../manager/types.js';
@@ -59,10 +60,11 @@ export const SELECTIONS = {
   licenseSecrets: { resource: Resources.Secret, namedBy: Resources.License, names: secretOfLicense },
   connectorSecrets: { resource: Resources.Secret, namedBy: Resources.Connector, names: secretOfConnector },
   gatewayPods: { resource: Resources.Pod, labelSelector: `${LABELS.name}=steward,${LABELS.component}=gateway` },
+  ownConfigMaps: { resource: Resources.ConfigMap, labelSelector: `${LABELS.managedBy}=${MANAGED_BY}` },
   policyConfigMaps: { resource: Resources.ConfigMap, namedBy: Resources.Policy, names: configMapOfPolicy },
 } as const satisfies Record<string, Selection>;
 
-/** The five controllers. `settings` defaults to the manager's (`ctx.settings`). */
+/** The controllers, one per kind. `settings` defaults to the manager's (`ctx.settings`). */
 export function allControllers(
   ctx: ControllerContext,
   settings: ControllerSettings = ctx.settings ?? {},
@@ -81,7 +83,8 @@ export function allControllers(
         { resource: Resources.Secret, map: orchestratorsOfSecret(cache) },
         { resource: Resources.AgentConfig, map: allInNamespace(cache, Resources.Orchestrator) },
       ],
-      selects: [SELECTIONS.ownSecrets, SELECTIONS.orchestratorSecrets],
+      // NB: ConfigMaps are selected (Policies' wasm bundles): the ones it owns, `O-config`, by their label.
+      selects: [SELECTIONS.ownSecrets, SELECTIONS.orchestratorSecrets, SELECTIONS.ownConfigMaps],
       reconciler: scoped(new OrchestratorReconciler(ctx, settings)),
     },
     {
@@ -121,6 +124,13 @@ export function allControllers(
       watches: [{ resource: Resources.Secret, map: licensesOfSecret(cache) }],
       selects: [SELECTIONS.licenseSecrets],
       reconciler: scoped(new LicenseReconciler(ctx, settings)),
+    },
+    {
+      name: 'policyexception',
+      for: Resources.PolicyException,
+      // NB: a Policy created or deleted changes the message of the exceptions naming it (not their Ready).
+      watches: [{ resource: Resources.Policy, map: exceptionsOfPolicy(cache) }],
+      reconciler: scoped(new PolicyExceptionReconciler(ctx)),
     },
   ];
 }

@@ -35,6 +35,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
   Reason.NoOrchestrator,
   Reason.HealthCheckFailed,
   Reason.PoolUnhealthy,
+  Reason.InvalidSpec,
 ]);
 
 /** The conditions of `after` whose problem reason is new (absent, or another reason or status, in `before`). */

@@ -60,6 +60,7 @@ describe('startOperator', () => {
         'license',
         'orchestrator',
         'policy',
+        'policyexception',
       ]);
     } finally {
       await op.stop();

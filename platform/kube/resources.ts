@@ -22,6 +22,7 @@ export const Resources = {
   Policy: ref(GROUP, VERSION, 'policies', 'Policy'),
   Connector: ref(GROUP, VERSION, 'connectors', 'Connector'),
   License: ref(GROUP, VERSION, 'licenses', 'License'),
+  PolicyException: ref(GROUP, VERSION, 'policyexceptions', 'PolicyException'),
   Deployment: ref('apps', 'v1', 'deployments', 'Deployment'),
   Service: ref('', 'v1', 'services', 'Service'),
   ConfigMap: ref('', 'v1', 'configmaps', 'ConfigMap'),

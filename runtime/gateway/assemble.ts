@@ -67,6 +67,8 @@ export function assembleGateway(
     limits: config.policy.limits,
     // The last good version of each Policy survives a restart (ADR 0016).
     lastGood: parts.store.lastGoodPolicies,
+    // PolicyExceptions expire by the gateway's clock.
+    now,
     inputMaxBytes: config.policy.inputMaxBytes,
     inlineMaxBytes: config.policy.inlineMaxBytes,
     observer: policyObserver(telemetry),

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { definedFields } from '../../platform/objects.js';
+import { warnCaller } from '../http/warning-header.js';
 import { identityOf } from '../auth/plugin.js';
 import {
   collect,
@@ -157,8 +158,11 @@ export async function serveChat(
       if (err instanceof PolicyBlockedError) deps.metrics.outcome(req, 'blocked');
       throw err;
     }
+    warnCaller(reply, answer.warnings);
     return format.whole(chatAnswer(answer), created);
   }
+  // NB: a stream's head goes out before its answer: the input policies' warnings only (the answer's are audited).
+  warnCaller(reply, run.evaluation.warnings);
   const writer = format.stream({ auditId: run.auditId, model: run.model, created, requestId: req.id });
   void reply
     .header('content-type', 'text/event-stream; charset=utf-8')

@@ -4,7 +4,7 @@
  * (informers) or folders of manifests, either over the built-in policy pack; PostgreSQL at DATABASE_URL (PGlite
  * without); Redis limits at REDIS_URL; plans forwarded to STEWARD_ORCHESTRATOR_URL. In a cluster it also reports
  * this pod's policy loads (Policy.status.byPod) and, while holding the Lease `O-gateway-status`, connector health
- * (Connector.status).
+ * (Connector.status) and the policy reports (Policy.status.report).
  */
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +15,14 @@ import { installShutdown } from '../../platform/shutdown.js';
 import { assemble, type Lifecycle } from '../../platform/lifecycle.js';
 import type { KubeClient } from '../../platform/kube/index.js';
 import { VERSION } from '../../platform/version.js';
-import { ConnectorStatusPublisher, LeaseRole, PolicyStatusReporter } from '../cluster/index.js';
+import {
+  ConnectorStatusPublisher,
+  LeaseRole,
+  POLICY_REPORT_INTERVAL_MS,
+  PolicyReportWriter,
+  PolicyStatusReporter,
+} from '../cluster/index.js';
+import { PolicyReports } from '../policy/reports/index.js';
 import type { GatewaySettings, ManifestSettings } from '../settings.js';
 import { listenUrl } from '../http/app.js';
 import { metricsServer } from '../http/metrics-server.js';
@@ -166,7 +173,10 @@ export async function startGateway(
   });
 }
 
-/** In a cluster: this pod's policy loads (Policy.status.byPod) and, holding the Lease, connector health. */
+/**
+ * In a cluster: this pod's policy loads (Policy.status.byPod) and, holding the Lease, connector health and the
+ * policy reports (Policy.status.report).
+ */
 async function startClusterReporters(
   life: Lifecycle,
   config: GatewaySettings,
@@ -196,10 +206,20 @@ async function startClusterReporters(
     c.parts.deps.connectors.list().map((x) => [x.name, c.parts.deps.connectors.status(x.name)] as const),
   );
   life.defer('connector status', () => publisher.close());
+  // Policy.status.report: every replica's calls, counted in the database by the holder of the same Lease.
+  const reports = new PolicyReportWriter({
+    client: c.kube,
+    source: c.kubeSource,
+    // NB: a longer deadline than the API's: one replica counts every organization's calls, in the background.
+    reports: new PolicyReports(c.parts.deps.store.db, { timeoutMs: 30_000 }),
+    intervalMs: Math.max(POLICY_REPORT_INTERVAL_MS, config.cluster.statusMinIntervalMs),
+    log: c.log.child({ component: 'policy-report' }),
+  });
+  life.defer('policy reports', () => reports.close());
   if (!config.cluster.orchestratorName) {
     c.log.warn(
       { setting: 'STEWARD_ORCHESTRATOR_NAME' },
-      'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status is not written',
+      'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status and Policy.status.report are not written',
     );
     return;
   }
@@ -209,7 +229,10 @@ async function startClusterReporters(
     lease: `${config.cluster.orchestratorName}-gateway-status`,
     identity: c.pod,
     timing: c.cluster.lease,
-    onChange: (holding) => publisher.setLeading(holding),
+    onChange: (holding) => {
+      publisher.setLeading(holding);
+      reports.setLeading(holding);
+    },
     log: c.log.child({ component: 'connector-status' }),
   });
   await life.start({ name: 'connector status lease', start: () => role.start(), stop: () => role.stop() });

@@ -229,6 +229,7 @@ class AnswerRun {
         redactions: this.redactions,
         toolCalls: [...this.sent.calls.values()].map((c) => c.name),
         blocked: this.blocked,
+        output: this.lastEvaluation ?? undefined,
         error: clientGone ? undefined : this.failure,
         facts: source.facts,
         stream: {

@@ -1,7 +1,7 @@
 /** The last stage of every governed call: its audit row, one shape and one writer whatever the surface. */
 import { asApiError } from '../http/error-model.js';
 import type { LlmUsage } from '../llm/index.js';
-import type { PolicyEvaluation } from '../policy/types.js';
+import type { PolicyEvaluation, PolicyResult } from '../policy/types.js';
 import type { RedactionCounts } from '../redact/index.js';
 import { newId } from '../store/index.js';
 import type { TokenReservation } from './admission.js';
@@ -39,6 +39,8 @@ export interface Outcome {
   redactions?: Record<string, number>;
   toolCalls?: string[];
   blocked?: PolicyEvaluation;
+  /** the output policies' last evaluation (llm_output), when some were in scope */
+  output?: PolicyEvaluation;
   error?: unknown;
   stream?: { whole: boolean; ttftMs: number | undefined; finishReason: string | null; usageReported: boolean };
   /** the upstream's own facts (UpstreamAnswer.facts) */
@@ -112,11 +114,13 @@ export class AuditRecord {
    */
   private metadata(o: Outcome, promptMasked: RedactionCounts | undefined, totalMs: number): Record<string, unknown> {
     const { deps, req } = this;
+    const results = policyResultsOf(this.check.evaluation, o.output, o.blocked);
+    const evaluated = policiesEvaluatedOf(this.check.evaluation, o.output, o.blocked);
     const facts: Record<string, unknown> = {
       governed: true,
       via: req.via,
       surface: req.surface,
-      decision: o.decision,
+      decision: rowDecision(o.decision, results),
       stream: o.stream ? !o.stream.whole : req.stream === true,
       steward_ms: round(Math.max(0, totalMs - this.upstreamMs - this.waitedMs)),
       upstream_ms: round(this.upstreamMs),
@@ -136,11 +140,49 @@ export class AuditRecord {
       facts.block_reason = o.blocked.blockReason;
       facts.policies = o.blocked.triggered;
     }
+    if (evaluated.length) facts.policies_evaluated = evaluated;
+    if (results.length) facts.policy_results = results;
     if (o.error !== undefined) Object.assign(facts, errorFacts(o.error));
     if (req.identity.tenantId) facts.tenant_id = req.identity.tenantId;
     // NB: spread, not Object.assign: a `__proto__` key of the caller's metadata stays a plain key.
     return { ...facts, ...o.facts, ...req.metadata };
   }
+}
+
+/** Every policy result of a call's evaluations (the input stage's, then the output's), each evaluation once. */
+export function policyResultsOf(...evaluations: (PolicyEvaluation | null | undefined)[]): PolicyResult[] {
+  const seen = new Set<PolicyEvaluation>();
+  const out: PolicyResult[] = [];
+  for (const e of evaluations) {
+    if (!e || seen.has(e)) continue;
+    seen.add(e);
+    out.push(...e.results);
+  }
+  return out;
+}
+
+/** The policies each evaluation of the call evaluated (input, then output; a policy once), for the reports. */
+export function policiesEvaluatedOf(...evaluations: (PolicyEvaluation | null | undefined)[]): string[] {
+  const seen = new Set<PolicyEvaluation>();
+  const out = new Set<string>();
+  for (const e of evaluations) {
+    if (!e || seen.has(e)) continue;
+    seen.add(e);
+    for (const p of e.evaluated) out.add(p);
+  }
+  return [...out];
+}
+
+/**
+ * The row's decision: the call's outcome; a call that went through while a policy that is not enforced matched says
+ * so: `warn` (a warn-mode policy), else `audit` (an audited one), else `exempted` (a PolicyException).
+ */
+export function rowDecision(decision: string, results: readonly PolicyResult[]): string {
+  if (decision !== 'allowed' || results.length === 0) return decision;
+  if (results.some((r) => r.decision === 'warn' && r.mode === 'warn')) return 'warn';
+  if (results.some((r) => r.decision === 'audit')) return 'audit';
+  if (results.some((r) => r.decision === 'exempted')) return 'exempted';
+  return decision;
 }
 
 function round(ms: number): number {

@@ -15,6 +15,7 @@ export {
   type Outcome,
 } from './pipeline.js';
 export { evaluatePolicies } from './policy-call.js';
+export { policiesEvaluatedOf, policyResultsOf, rowDecision } from './audit-record.js';
 export { llmUpstream } from './upstream.js';
 export type {
   GovernedAnswer,

@@ -10,8 +10,16 @@
  */
 import { LLM_OUTPUT_SURFACE } from '../../api/index.js';
 import { PolicyInputTooLargeError } from '../policy/input-size.js';
-import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from '../policy/types.js';
-import { detectorsOf, redactValue, StreamRedactor, type RedactionCounts } from '../redact/index.js';
+import type {
+  ObservedRedaction,
+  PolicyEvaluation,
+  PolicyEvaluator,
+  PolicyInput,
+  PolicyOutcome,
+  PolicyResult,
+  PolicyScope,
+} from '../policy/types.js';
+import { detectorsOf, redactText, redactValue, StreamRedactor, type RedactionCounts } from '../redact/index.js';
 
 /**
  * New answer characters (text and tool arguments together) between two block evaluations of a stream; a quarter of
@@ -94,8 +102,9 @@ export function openOutputScan(policies: PolicyEvaluator, meta: OutputScanMeta):
   };
   const kinds = policies.redactKinds(scope);
   const blocking = policies.hasPolicies(scope);
-  if (kinds.length === 0 && !blocking) return PASS_THROUGH;
-  return new ActiveScan(policies, meta, scope, kinds, blocking);
+  const observed = policies.observedRedactions(scope);
+  if (kinds.length === 0 && !blocking && observed.length === 0) return PASS_THROUGH;
+  return new ActiveScan(policies, meta, scope, kinds, blocking, observed);
 }
 
 const PASS_THROUGH: OutputScan = Object.freeze({
@@ -140,6 +149,8 @@ class ActiveScan implements OutputScan {
     private readonly scope: PolicyScope,
     kinds: readonly string[],
     private readonly blocking: boolean,
+    /** redact policies in warn or audit mode: what they would mask is looked for at the end, never masked */
+    private readonly observed: readonly ObservedRedaction[],
   ) {
     this.detectors = detectorsOf(kinds);
     this.answer = this.detectors.length ? new StreamRedactor(this.detectors) : undefined;
@@ -182,7 +193,7 @@ class ActiveScan implements OutputScan {
     if (this.block) return { blocked: true, evaluation: this.block, redactions: this.redactions(), toolArguments };
     const emit = this.answer ? this.answer.end() : '';
     for (const [i, call] of this.calls) toolArguments.set(i, call.redactor ? call.redactor.end() : '');
-    return { blocked: false, emit, redactions: this.redactions(), evaluation: this.last, toolArguments };
+    return { blocked: false, emit, redactions: this.redactions(), evaluation: this.observe(), toolArguments };
   }
 
   async whole(answer: WholeAnswer): Promise<WholeEnd<WholeAnswer>> {
@@ -202,18 +213,46 @@ class ActiveScan implements OutputScan {
       ...c,
       arguments: redact(this.calls.get(i)!.redactor, c.arguments),
     }));
-    return { blocked: false, value: { text, toolCalls }, redactions: this.redactions(), evaluation: this.last };
+    return { blocked: false, value: { text, toolCalls }, redactions: this.redactions(), evaluation: this.observe() };
   }
 
   async value(value: unknown): Promise<WholeEnd<unknown>> {
     this.raw = stringsOf(value).join('\n');
     const blocked = await this.judgeWhole();
     if (blocked) return blocked;
-    if (this.detectors.length === 0) return { blocked: false, value, redactions: {}, evaluation: this.last };
+    if (this.detectors.length === 0) return { blocked: false, value, redactions: {}, evaluation: this.observe() };
     const counts: RedactionCounts = {};
     // NB: one detector set for the scan: the same kinds as the answer's StreamRedactor, masked per string value
     const masked = redactValue(value, counts, this.detectors);
-    return { blocked: false, value: masked, redactions: counts, evaluation: this.last };
+    return { blocked: false, value: masked, redactions: counts, evaluation: this.observe() };
+  }
+
+  /**
+   * The last evaluation, with what the redact policies in warn or audit mode would have masked in the answer as sent
+   * to the policies (their results; under warn, a warning the caller sees).
+   */
+  private observe(): PolicyEvaluation | null {
+    if (this.observed.length === 0) return this.last;
+    const texts = [this.raw, ...[...this.calls.values()].map((c) => c.raw)];
+    const results: PolicyResult[] = [];
+    const warnings: string[] = [];
+    for (const o of this.observed) {
+      const counts: RedactionCounts = {};
+      const detectors = detectorsOf(o.kinds);
+      for (const t of texts) if (t) redactText(t, counts, detectors);
+      const found = Object.keys(counts);
+      if (found.length === 0) continue;
+      results.push({ policy: o.policy, mode: o.mode, would: 'redact', decision: o.mode === 'warn' ? 'warn' : 'audit' });
+      if (o.mode === 'warn') warnings.push(`${o.policy}: would mask ${found.join(', ')} (enforcementAction: warn)`);
+    }
+    if (results.length === 0) return this.last;
+    const last = this.last ?? EMPTY_EVALUATION;
+    return {
+      ...last,
+      triggered: [...last.triggered, ...results.filter((r) => r.decision === 'warn').map((r) => r.policy)],
+      warnings: [...last.warnings, ...warnings],
+      results: [...last.results, ...results],
+    };
   }
 
   /** The one evaluation of a whole answer or value (when a block policy is in scope); the block, if any. */
@@ -295,6 +334,16 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
+const EMPTY_EVALUATION: PolicyEvaluation = Object.freeze({
+  approved: true,
+  triggered: [],
+  warnings: [],
+  logged: [],
+  evaluated: [],
+  results: [],
+  evaluationMs: 0,
+});
+
 function tooLarge(err: PolicyInputTooLargeError): PolicyEvaluation {
   return {
     approved: false,
@@ -303,6 +352,7 @@ function tooLarge(err: PolicyInputTooLargeError): PolicyEvaluation {
     warnings: [],
     logged: [],
     evaluated: [],
+    results: [],
     evaluationMs: 0,
   };
 }

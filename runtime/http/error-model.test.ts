@@ -69,6 +69,7 @@ const evaluation: PolicyEvaluation = {
   approved: false,
   triggered: ['builtin-pii'],
   evaluated: ['builtin-pii'],
+  results: [{ policy: 'builtin-pii', mode: 'enforce', would: 'block', decision: 'block' }],
   warnings: [],
   logged: [],
   blockReason: 'builtin-pii: a US SSN',

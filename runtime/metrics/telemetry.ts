@@ -48,6 +48,7 @@ export class StewardTelemetry {
   readonly httpRequests: Counter<'server' | 'route' | 'method' | 'status_class'>;
   readonly httpDuration: Histogram<'server' | 'route' | 'method'>;
   readonly policyDecisions: Counter<'policy' | 'outcome'>;
+  readonly policyResults: Counter<'policy' | 'mode' | 'decision'>;
   readonly policyDuration: Histogram<'approved'>;
   readonly llmRequests: Counter<'provider' | 'model' | 'outcome'>;
   readonly llmTokens: Counter<'provider' | 'model' | 'kind'>;
@@ -63,6 +64,8 @@ export class StewardTelemetry {
   private readonly httpCells: HttpRequestCell[] = [];
   /** Decisions per policy, counted in plain numbers on the request path and handed to prom-client at scrape time. */
   private readonly decisionCounts = new Map<string, Record<PolicyDecisionOutcome, number>>();
+  /** Matched policies by `policy \0 mode \0 decision`. */
+  private readonly resultCounts = new Map<string, number>();
   private readonly approvedTimer: Histogram.Internal<'approved'>;
   private readonly blockedTimer: Histogram.Internal<'approved'>;
   private poolRead: (() => Readonly<Record<string, number>>) | undefined;
@@ -102,6 +105,20 @@ export class StewardTelemetry {
         for (const [policy, counts] of decisionCounts) {
           for (const outcome of Object.keys(counts) as PolicyDecisionOutcome[])
             if (counts[outcome] > 0) this.inc({ policy, outcome }, counts[outcome]);
+        }
+      },
+    });
+    const resultCounts = this.resultCounts;
+    this.policyResults = new Counter({
+      name: 'steward_policy_results_total',
+      help: 'Policies that matched, per policy, mode (enforce, warn, audit) and decision (block, warn, log, audit: recorded only, exempted: a PolicyException).',
+      labelNames: ['policy', 'mode', 'decision'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [key, n] of resultCounts) {
+          const [policy, mode, decision] = key.split('\u0000') as [string, string, string];
+          this.inc({ policy, mode, decision }, n);
         }
       },
     });
@@ -238,6 +255,12 @@ export class StewardTelemetry {
     let counts = this.decisionCounts.get(policy);
     if (!counts) this.decisionCounts.set(policy, (counts = { allow: 0, deny: 0, warn: 0, log: 0, failed: 0 }));
     counts[outcome]++;
+  }
+
+  /** What a policy that matched led to, in its mode. */
+  policyResult(policy: string, mode: string, decision: string): void {
+    const key = `${policy}\u0000${mode}\u0000${decision}`;
+    this.resultCounts.set(key, (this.resultCounts.get(key) ?? 0) + 1);
   }
 
   /** One LLM call; `usage` when the provider answered. */

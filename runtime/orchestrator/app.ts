@@ -16,6 +16,7 @@ import { parallelRoutes, type ParallelDeps } from './parallel/routes.js';
 import { planRoutes, type PlanRouteDeps } from './plan/routes.js';
 import { registryRoutes } from './registry/routes.js';
 import { policyRoutes } from './policies/routes.js';
+import { PolicyReports } from '../policy/reports/index.js';
 import { webhookRoutes, type WebhookService } from './webhooks/index.js';
 
 export interface OrchestratorDeps {
@@ -109,7 +110,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   void app.register(validateRoutes, deps);
   void app.register(async (scope) => planRoutes(scope, deps.plan));
   void app.register(registryRoutes, { source: deps.source, now: deps.now });
-  void app.register(policyRoutes, { source: deps.source, now: deps.now });
+  void app.register(policyRoutes, { source: deps.source, reports: new PolicyReports(deps.store.db), now: deps.now });
   void app.register(webhookRoutes, { webhooks: deps.webhooks, now: deps.now });
   // NB: its own scope: the parallel surface answers in its own catalogue (RATE_LIMIT_EXCEEDED, not RATE_LIMITED).
   void app.register(async (scope) =>

@@ -164,6 +164,7 @@ export async function assembleOrchestrator(
     observer: policyObserver(shared.telemetry),
     // The last good version of each Policy survives a restart (ADR 0016), as on the gateway.
     lastGood: shared.store.lastGoodPolicies,
+    ...(shared.now ? { now: shared.now } : {}),
   });
   await planPolicies.restored().catch(async (err: unknown) => {
     planPolicies.close();

@@ -1,8 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
-import { expandRedactionKinds, LLM_OUTPUT_SURFACE, validateManifest, type PolicyResource } from '../../api/index.js';
+import {
+  expandRedactionKinds,
+  LLM_OUTPUT_SURFACE,
+  policyMode,
+  validateManifest,
+  type PolicyMode,
+  type PolicyResource,
+} from '../../api/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { DeclarativeSource } from '../source/index.js';
-import { conclude } from './conclude.js';
+import { exceptionCall, PolicyExceptions } from './exceptions.js';
+import { conclude, type ConcludeContext } from './conclude.js';
 import { PolicyFailureLog, type FailingPolicy, type FailureCount, type FailureLogOptions } from './failures.js';
 import { PolicyInputTooLargeError, textBytes, textUnits } from './input-size.js';
 import { IsolatePool, type IsolationOptions } from './isolate/pool.js';
@@ -11,7 +19,14 @@ import { buildPolicy, compiledPart, loadPolicies, type PolicyLoadState } from '.
 import { warmUpPack } from './pack/index.js';
 import { failedPlan, planCompilers, planKey, type PlanResult, type ScopePlan } from './plan.js';
 import { compileScopes, inScope, planFor, type Scopes } from './scopes.js';
-import type { PolicyEvaluation, PolicyEvaluator, PolicyInput, PolicyOutcome, PolicyScope } from './types.js';
+import type {
+  ObservedRedaction,
+  PolicyEvaluation,
+  PolicyEvaluator,
+  PolicyInput,
+  PolicyOutcome,
+  PolicyScope,
+} from './types.js';
 import type { PolicyObserver } from './observer.js';
 import { WasmCache } from './wasm.js';
 
@@ -20,6 +35,8 @@ export type { PolicyLoadState } from './load.js';
 /** Said at start, on every reload that leaves no policy, and on /health (degraded) while it lasts. */
 export const NO_POLICY_WARNING =
   'no policy is enabled: every request is approved; enable a Policy, or the built-in pack (STEWARD_BUILTIN_POLICY_PACK=enabled)';
+
+const NO_OBSERVED: readonly ObservedRedaction[] = Object.freeze([]);
 
 export interface EvalLimits {
   /** Wall-clock budget of one evaluation of the whole set. */
@@ -50,6 +67,8 @@ export interface PolicyEngineOptions {
    * at start (`restored()`), written behind every compile. @default none: last good versions live in memory only
    */
   lastGood?: LastGoodStore;
+  /** The clock PolicyExceptions expire by (tests). @default the current time */
+  now?: () => Date;
 }
 
 /** The store's last good versions could not be read at start (`restored()` rejects with it; code below). */
@@ -93,12 +112,27 @@ export class RegoPolicyEngine implements PolicyEvaluator {
   private readonly unsubscribe: () => void;
   private readonly restoring: Promise<void>;
   private closed = false;
+  /** Each loaded policy's mode and shadowed policy, by name (conclude reads them per matching policy). */
+  private modes = new Map<string, PolicyMode>();
+  private shadows = new Map<string, string>();
+  private readonly concluding: ConcludeContext;
+  /** The source's PolicyExceptions: a matching one exempts a call from the policies it names. */
+  private readonly exceptions: PolicyExceptions;
+  /** Each loaded policy's namespace (absent for the pack's), for the exceptions' namespace rule. */
+  private namespaces = new Map<string, string | undefined>();
 
   constructor(private readonly options: PolicyEngineOptions) {
     this.limits = { deadlineMs: options.limits.deadlineMs, maxSteps: options.limits.maxSteps };
     this.inputMaxBytes = options.inputMaxBytes ?? 262_144;
     this.inlineMaxBytes = options.inlineMaxBytes ?? 8_192;
     this.failureLog = new PolicyFailureLog(options.failures);
+    this.exceptions = new PolicyExceptions({ source: options.source, now: options.now });
+    this.concluding = {
+      failureLog: this.failureLog,
+      log: options.log,
+      modeOf: (policy) => this.modes.get(policy) ?? 'enforce',
+      shadowOf: (policy) => this.shadows.get(policy),
+    };
     this.pool = options.isolation === false ? undefined : new IsolatePool(options.log, options.isolation);
     this.versions = new LastGoodVersions(options.lastGood, options.log);
     this.rebuild();
@@ -165,7 +199,8 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     if (!kinds) {
       const set = new Set<string>();
       for (const doc of this.redactDocs) {
-        if (inScope(doc, scope)) for (const k of expandRedactionKinds(doc.spec.redact?.kinds ?? [])) set.add(k);
+        if (policyMode(doc.spec.enforcementAction) !== 'enforce' || !inScope(doc, scope)) continue;
+        for (const k of expandRedactionKinds(doc.spec.redact?.kinds ?? [])) set.add(k);
       }
       kinds = Object.freeze([...set]);
       // NB: bounded: caller-chosen tenants that no policy names all map to the same answer, but still get a key
@@ -173,6 +208,17 @@ export class RegoPolicyEngine implements PolicyEvaluator {
       this.redactCache.set(key, kinds);
     }
     return kinds;
+  }
+
+  observedRedactions(scope: PolicyScope): readonly ObservedRedaction[] {
+    if (scope.surface !== LLM_OUTPUT_SURFACE || this.redactDocs.length === 0) return NO_OBSERVED;
+    const out: ObservedRedaction[] = [];
+    for (const doc of this.redactDocs) {
+      const mode = policyMode(doc.spec.enforcementAction);
+      if (mode === 'enforce' || !inScope(doc, scope)) continue;
+      out.push({ policy: doc.metadata.name, mode, kinds: expandRedactionKinds(doc.spec.redact?.kinds ?? []) });
+    }
+    return out.length ? out : NO_OBSERVED;
   }
 
   /** Whether some Rego policy (block, warn or log) applies to this scope: false lets callers skip `evaluate`. */
@@ -198,7 +244,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     if (textUnits(input) * 3 > this.inlineMaxBytes) {
       const bytes = textBytes(input);
       if (bytes > this.inputMaxBytes) throw new PolicyInputTooLargeError(bytes, this.inputMaxBytes);
-      if (bytes > this.inlineMaxBytes && this.pool) return this.isolated(plan, input);
+      if (bytes > this.inlineMaxBytes && this.pool) return this.isolated(plan, input, scope);
     }
     let result: PlanResult;
     const t0 = performance.now();
@@ -212,12 +258,13 @@ export class RegoPolicyEngine implements PolicyEvaluator {
         performance.now() - t0,
       );
     }
-    return this.conclude(result);
+    return this.conclude(result, input, scope);
   }
 
   close(): void {
     this.closed = true;
     this.unsubscribe();
+    this.exceptions.close();
     this.versions.close();
     this.pool?.close();
   }
@@ -227,19 +274,29 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     return this.versions.flushed();
   }
 
-  private async isolated(plan: ScopePlan, input: PolicyInput): Promise<PolicyEvaluation> {
+  private async isolated(plan: ScopePlan, input: PolicyInput, scope: PolicyScope): Promise<PolicyEvaluation> {
     const t0 = performance.now();
     const outcome = await this.pool!.evaluate(plan.key, input, this.limits, plan.budgetMs(this.limits));
-    if ('result' in outcome) return this.conclude(outcome.result);
-    return this.conclude(
-      failedPlan(plan, { class: outcome.failure, message: outcome.message }, performance.now() - t0),
-    );
+    if ('result' in outcome) return this.conclude(outcome.result, input, scope);
+    const failure = { class: outcome.failure, message: outcome.message };
+    return this.conclude(failedPlan(plan, failure, performance.now() - t0), input, scope);
   }
 
-  private conclude(result: PlanResult): PolicyEvaluation {
-    const evaluation = conclude(result, this.failureLog, this.options.log);
+  private conclude(result: PlanResult, input: PolicyInput, scope: PolicyScope): PolicyEvaluation {
+    const evaluation = conclude(result, this.exceptions.empty ? this.concluding : this.exempting(input, scope));
     this.options.observer?.concluded(result, evaluation);
     return evaluation;
+  }
+
+  /** The conclude context of one call while PolicyExceptions exist: which exception exempts it from a policy. */
+  private exempting(input: PolicyInput, scope: PolicyScope): ConcludeContext {
+    const now = (this.options.now ?? (() => new Date()))();
+    const call = exceptionCall(input, scope);
+    return {
+      ...this.concluding,
+      exemptionOf: (policy) =>
+        this.exceptions.exceptionFor({ name: policy, namespace: this.namespaces.get(policy) }, call, now)?.name,
+    };
   }
 
   private rebuild(): void {
@@ -254,6 +311,11 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     this.compileProblems = out.problems;
     this.redactDocs = out.redactDocs;
     this.redactCache = new Map();
+    this.modes = new Map(this.loaded.map((d) => [d.metadata.name, policyMode(d.spec.enforcementAction)] as const));
+    this.namespaces = new Map(this.loaded.map((d) => [d.metadata.name, d.metadata.namespace] as const));
+    this.shadows = new Map(
+      this.loaded.flatMap((d) => (d.spec.shadowOf ? [[d.metadata.name, d.spec.shadowOf] as const] : [])),
+    );
     this.scopes = compileScopes(out.loaded, this.scopes.byScope.values(), this.compilers);
     this.pool?.load(this.scopes.entriesOf);
     this.failureLog.retain(this.loaded.map((d) => d.metadata.name));

@@ -22,6 +22,7 @@ export function policyObserver(telemetry: StewardTelemetry): PolicyObserver {
       // NB: `evaluated` holds the policy names in decision order (the decisions carry module names).
       for (let i = 0; i < result.decisions.length; i++)
         telemetry.policyDecision(evaluation.evaluated[i]!, decisionOutcome(result.decisions[i]!));
+      for (const r of evaluation.results) telemetry.policyResult(r.policy, r.mode, r.decision);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { PolicySurface } from '../../api/index.js';
+import type { PolicyMode, PolicySurface } from '../../api/index.js';
 import type { FailingPolicy, FailureCount } from './failures.js';
 
 /**
@@ -46,6 +46,30 @@ export interface PolicyInput {
   normalized?: NormalizedTexts;
 }
 
+/**
+ * What one policy that matched (denied, warned or failed) led to: `block`, `warn`, `log` as its action says when
+ * enforced; `warn` for a block under `enforcementAction: warn`; `audit` for what an audited policy would have done;
+ * `exempted` when a PolicyException exempts the call.
+ */
+export interface PolicyResult {
+  policy: string;
+  mode: PolicyMode;
+  /** What the policy does when carried out: its action, `block` for a failure, `warn` for a warn rule. */
+  would: 'block' | 'warn' | 'log' | 'redact';
+  decision: 'block' | 'warn' | 'log' | 'audit' | 'exempted' | 'redact';
+  /** The PolicyException that exempted the call. */
+  exception?: string;
+  /** `spec.shadowOf`: the policy this one is a candidate replacement for. */
+  shadowOf?: string;
+}
+
+/** A redact policy that is not enforced: what it would mask. */
+export interface ObservedRedaction {
+  policy: string;
+  mode: 'warn' | 'audit';
+  kinds: readonly string[];
+}
+
 /** The outcome of evaluating every enabled policy in scope, in priority order. */
 export interface PolicyEvaluation {
   approved: boolean;
@@ -58,6 +82,8 @@ export interface PolicyEvaluation {
   logged: string[];
   /** Every policy evaluated for this input, in order (the SDKs' policy_info.policies_evaluated). */
   evaluated: string[];
+  /** Each policy that matched, with its mode and what it led to (audit rows, reports). */
+  results: PolicyResult[];
   evaluationMs: number;
 }
 
@@ -87,6 +113,11 @@ export interface PolicyEvaluator {
    * redact policies in scope; empty unless `scope.surface` is llm_output. Cheap (cached per policy-set version).
    */
   redactKinds(scope: PolicyScope): readonly string[];
+  /**
+   * The redact policies in scope that are not enforced (`enforcementAction` warn or audit): their kinds are looked
+   * for in the answer and recorded (and, under warn, told to the caller), never masked. Empty unless llm_output.
+   */
+  observedRedactions(scope: PolicyScope): readonly ObservedRedaction[];
   /** Whether some Rego policy applies to the scope; false: `evaluate` would approve without evaluating anything. */
   hasPolicies(scope: PolicyScope): boolean;
   /** Policies that keep failing (the /health rule). */

@@ -73,7 +73,7 @@ export class KubernetesSource implements DeclarativeSource {
     this.initial = Promise.all(all.map((i) => i.synced())).then(() => this.flush());
   }
 
-  /** Resolves once every informer (the five kinds, Secrets and ConfigMaps) has listed. */
+  /** Resolves once every informer (one per kind of api/kinds.ts, Secrets and ConfigMaps) has listed. */
   ready(): Promise<void> {
     return this.initial;
   }

@@ -33,7 +33,7 @@ export interface ConfigMapData {
 }
 
 /**
- * How runtimes read declarative state (the five kinds). Two implementations: a folder of YAML manifests
+ * How runtimes read declarative state (the kinds of api/kinds.ts). Two implementations: a folder of YAML manifests
  * (standalone) and the Kubernetes API (in a cluster). Reads are from memory; changes arrive as events.
  */
 export interface DeclarativeSource {

@@ -3,6 +3,7 @@ import type { Queryable } from './db.js';
 import { newId } from './ids.js';
 import { isoTimestamp } from '../../platform/iso-time.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
+import { PrecheckResultsRepository } from './precheck-results.js';
 
 /** A recorded pre-check decision; an audit must name one that exists, is the caller's and has not expired. */
 export interface PrecheckContext {
@@ -61,6 +62,8 @@ const COLUMNS = {
 
 export class ContextRepository {
   private readonly writer: GroupInsert;
+  /** What each pre-check's policies did (the policy reports count them): a table of its own, kept past expiry. */
+  readonly results: PrecheckResultsRepository;
 
   /**
    * @param writes where inserts go: `Db.relaxed` in production (a context lost in a database crash only makes
@@ -71,11 +74,13 @@ export class ContextRepository {
     writes: Queryable = db,
   ) {
     this.writer = new GroupInsert(writes, { table: 'precheck_contexts', columns: COLUMNS });
+    this.results = new PrecheckResultsRepository(writes);
   }
 
-  /** Times every committed INSERT (the `steward_store_write_duration_seconds` histogram). */
+  /** Times every committed INSERT of contexts and their results (the `steward_store_write_duration_seconds` histogram). */
   observeWrites(observer: WriteObserver): void {
     this.writer.onWrite = observer;
+    this.results.observeWrites(observer);
   }
 
   /**

@@ -19,6 +19,7 @@ export { openPostgres } from './postgres.js';
 export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
 export { ContextRepository, type PrecheckContext } from './contexts.js';
+export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
 export { PlanRepository, type PlanEnd, type PlanRecord, type PlanStart, type PlanStatus } from './plans.js';
 export { LastGoodPolicyRepository } from './last-good-policies.js';

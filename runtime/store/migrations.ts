@@ -197,6 +197,27 @@ CREATE TABLE policy_last_good (
 );
 `,
   },
+  {
+    // The policy reports (runtime/policy/reports, docs/policy-reports.md): each pre-check's policy facts in a table
+    // that outlives its context (contexts may be purged at expiry), and a time index on audit entries for the count
+    // over every organization (the Policy.status writer). Both block-range indexes: rows arrive in time order, and
+    // a BRIN costs an insert almost nothing (the pre-check and audit writes are the hot paths).
+    version: 7,
+    name: 'policy report sources',
+    sql: `
+CREATE TABLE precheck_policy_results (
+  context_id text COLLATE "C" NOT NULL,
+  organization_id text NOT NULL,
+  tenant_id text,
+  client_id text NOT NULL,
+  policies_evaluated jsonb NOT NULL DEFAULT '[]',
+  policy_results jsonb NOT NULL DEFAULT '[]',
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX precheck_policy_results_created_brin ON precheck_policy_results USING brin (created_at);
+CREATE INDEX audit_entries_created_brin ON audit_entries USING brin (created_at);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -177,6 +177,7 @@ describe('charts/steward', () => {
       'licenses.steward.dev.yaml',
       'orchestrators.steward.dev.yaml',
       'policies.steward.dev.yaml',
+      'policyexceptions.steward.dev.yaml',
     ]);
     for (const [file, text] of Object.entries(cm.data))
       expect(text).toBe(readFileSync(join(CHART, 'crds', file), 'utf8'));

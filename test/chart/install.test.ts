@@ -149,6 +149,7 @@ describe('helm install, upgrade and uninstall of charts/steward on the test clus
       'licenses.steward.dev',
       'orchestrators.steward.dev',
       'policies.steward.dev',
+      'policyexceptions.steward.dev',
     ]);
 
     // One field manager for Helm's crds/ and the hook's apply (so that a reinstall does not conflict).
@@ -263,7 +264,7 @@ describe('helm install, upgrade and uninstall of charts/steward on the test clus
     ).toBeUndefined();
     expect(cluster.store.list('secrets', { namespace: NS, labelSelector: 'owner=helm' }).items).toEqual([]);
     const crds = await getJson<{ items: Obj[] }>(['get', 'crds']);
-    expect(crds.items.filter((c) => c.metadata.name.endsWith('.steward.dev'))).toHaveLength(5);
+    expect(crds.items.filter((c) => c.metadata.name.endsWith('.steward.dev'))).toHaveLength(6);
   });
 
   it("reinstalls over the CRDs left behind (Helm 4 applies crds/ with the hook's field manager: no conflict)", async () => {

@@ -4,27 +4,24 @@
  * as processes of this checkout (gateway, orchestrator, pool agents in cluster mode). Slow by nature (seven
  * Steward processes on two cores): one file, one cluster, the scenario in order.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLicenseKey } from '../../api/licensekey.js';
-import { createTempDatabase } from '../../testing/pgdb.js';
-import { livePids, startTestCluster, TEST_TOKEN, type TestCluster } from '../../testing/kube/index.js';
+import { livePids, TEST_TOKEN, type TestCluster } from '../../testing/kube/index.js';
 import { Kubectl } from '../../testing/kube/test/kubectl.js';
-import { projectNode, REPO_ROOT } from '../../testing/kube/kubelet/images.js';
+import { REPO_ROOT } from '../../testing/kube/kubelet/images.js';
+import { startOperatorInstallation, type OperatorInstallation } from './installation.js';
 
 const NS = 'steward-demo';
 const SIGNING_SECRET = 'quickstart-signing-secret-0123456789';
 const QUICKSTART = join(REPO_ROOT, 'config/examples/quickstart');
-const BASE_DB = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let cluster: TestCluster;
 let kubectl: Kubectl;
-let operator: ChildProcess | undefined;
-let operatorLog = '';
+let install: OperatorInstallation | undefined;
 let db: { url: string; drop(): Promise<void> };
 let licenseKey: string;
 const dir = mkdtempSync(join(tmpdir(), 'quickstart-'));
@@ -62,7 +59,7 @@ async function eventually<T>(
     }
     if (Date.now() > deadline)
       throw new Error(
-        `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- operator log (tail) ---\n${operatorLog.slice(-4000)}`,
+        `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- operator log (tail) ---\n${install!.operatorLog().slice(-4000)}`,
       );
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -94,7 +91,7 @@ async function diagnose(): Promise<string> {
     const log = cluster.workloads?.kubelet.logs.read(NS, p.metadata.name, container, {}) ?? '';
     out.push(`--- ${p.metadata.name} ---\n${log.slice(-1500)}`);
   }
-  out.push(`--- operator ---\n${operatorLog.slice(-3000)}`);
+  out.push(`--- operator ---\n${install!.operatorLog().slice(-3000)}`);
   return out.join('\n');
 }
 
@@ -140,42 +137,14 @@ async function preCheck(
 }
 
 beforeAll(async () => {
-  db = await createTempDatabase(BASE_DB);
-  licenseKey = issueLicenseKey({
-    tier: 'ENT',
-    expiresAt: new Date(Date.now() + 365 * 86_400_000),
-    secret: SIGNING_SECRET,
-  });
-  cluster = await startTestCluster({ crds: 'crds/', tls: true, workloads: { backoffBaseMs: 1000 } });
-  kubectl = new Kubectl(cluster.kubeconfig);
-  await kubectl.ok(['apply', '-f', join(REPO_ROOT, 'crds')]);
-  operator = spawn(projectNode(), [join(REPO_ROOT, 'bin/steward.mjs'), 'operator'], {
-    env: {
-      PATH: process.env.PATH,
-      STEWARD_KUBECONFIG: cluster.kubeconfig,
-      STEWARD_LICENSE_SIGNING_SECRET: SIGNING_SECRET,
-      STEWARD_PROBE_PORT: '0',
-      STEWARD_PROBE_HOST: '127.0.0.1',
-      STEWARD_DEFAULT_IMAGE: 'ghcr.io/steward-dev/steward:0.1.0',
-      LOG_FORMAT: 'json',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  operator.stdout!.on('data', (d: Buffer) => (operatorLog += d.toString()));
-  operator.stderr!.on('data', (d: Buffer) => (operatorLog += d.toString()));
+  install = await startOperatorInstallation(SIGNING_SECRET);
+  ({ cluster, kubectl, db, licenseKey } = install);
 }, 120_000);
 
 afterAll(async () => {
-  if (operator && operator.exitCode === null) {
-    operator.kill('SIGTERM');
-    await new Promise((r) => operator!.once('exit', r));
-  }
-  await cluster?.close();
-  kubectl?.dispose();
-  await db?.drop();
+  await install?.close();
   rmSync(dir, { recursive: true, force: true });
   await insecure.close();
-  expect(livePids()).toEqual([]);
 }, 120_000);
 
 describe('the quick start on the test cluster', { timeout: 300_000 }, () => {

@@ -28,6 +28,22 @@ const MASK = '[REDACTED:payment_card]';
 /** The card answer, split inside the number: a stream sends it in these pieces. */
 const CARD_PIECES = ['Card number: 4111 11', '11 1111 ', '1111 ok'];
 const BENIGN_ANSWER = 'Sunny and mild.';
+/** A call the audited policy matches: it must go through, recorded as `audit` (issue 34). */
+const AUDITED_ASK = 'AUDIT-MARKER: what is the weather like in Porto?';
+const AUDITED_POLICY = `apiVersion: steward.dev/v1alpha1
+kind: Policy
+metadata: {name: audited-marker}
+spec:
+  type: custom
+  enforcementAction: audit
+  rego: |
+    package custom.audited_marker
+    deny contains "the audit marker" if {
+      some t in input.normalized.texts
+      contains(t, "AUDIT-MARKER")
+    }
+---
+`;
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let app: Standalone;
@@ -48,6 +64,7 @@ beforeAll(async () => {
   });
   dir = await mkdtemp(join(tmpdir(), 'steward-every-surface-'));
   await cp('config/samples', join(dir, 'manifests'), { recursive: true });
+  await writeFile(join(dir, 'manifests', 'audited.yaml'), AUDITED_POLICY);
   await writeFile(
     join(dir, 'manifests', 'connector.yaml'),
     'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
@@ -280,7 +297,7 @@ const AUDIT_SHAPE = {
   via: expect.any(String),
   surface: expect.any(String),
   decision: expect.stringMatching(
-    /^(allowed|redacted|blocked_input|blocked_output|refused|provider_error|client_closed)$/,
+    /^(allowed|redacted|blocked_input|blocked_output|refused|provider_error|client_closed|warn|audit|exempted)$/,
   ),
   steward_ms: expect.any(Number),
   upstream_ms: expect.any(Number),
@@ -330,6 +347,20 @@ describe.each(SURFACES)('$name', (surface) => {
     const row = await lastAudit(surface.via, since);
     expect(row?.metadata).toMatchObject({ ...AUDIT_SHAPE, decision: 'redacted', redactions: { payment_card: 1 } });
     expect(JSON.stringify(row)).not.toContain(CARD);
+  });
+
+  it('lets a call an audited policy matches through, and records it as audit', async () => {
+    const since = new Date(Date.now() - 1000);
+    const seen = await surface.send(AUDITED_ASK);
+    expect(seen.blockedBy).toBeUndefined();
+    const row = await lastAudit(surface.via, since);
+    expect(row?.metadata).toMatchObject({
+      ...AUDIT_SHAPE,
+      decision: 'audit',
+      policy_results: expect.arrayContaining([
+        expect.objectContaining({ policy: 'audited-marker', mode: 'audit', would: 'block', decision: 'audit' }),
+      ]),
+    });
   });
 
   it('passes a benign call', async () => {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { timestamp } from '../common.js';
 import { jsonObject, jsonValue, safeText } from '../safe.js';
-import { policySurface } from '../../policy.js';
+import { POLICY_DECISIONS, policySurface, type PolicyDecision, type PolicyMode } from '../../policy.js';
 
 /** Policy names of the API: the resource name's rules (RFC 1123 label), short enough to take the organization's prefix. */
 export const DYNAMIC_POLICY_NAME_MAX = 100;
@@ -145,3 +145,60 @@ export const policyList = z.object({
   policies: z.array(storedPolicy),
   pagination: z.object({ page: z.number().int(), page_size: z.number().int(), total: z.number().int() }),
 });
+
+const count = z.number().int().min(0);
+
+/** Calls by what the policy led to, every decision present (0 when none). */
+export const decisionCounts = z
+  .object(Object.fromEntries(POLICY_DECISIONS.map((d) => [d, count])) as Record<PolicyDecision, typeof count>)
+  .describe('calls by what the policy led to: block, warn, log, audit, exempted (a PolicyException), redact');
+
+const TOP = 'at most 10, most calls first';
+
+/** One window of a policy report (`GET /api/v1/policies/{id}/report`, docs/policy-reports.md). */
+export const policyReportWindow = z.object({
+  from: timestamp,
+  to: timestamp,
+  evaluations: count.describe('calls that evaluated the policy'),
+  matched: count.describe('calls in which the policy denied, warned or failed'),
+  violations: count.describe('calls it blocked, or would have blocked (its block under warn or audit)'),
+  decisions: z.object({
+    by_decision: decisionCounts,
+    by_mode: z
+      .object({ enforce: decisionCounts, warn: decisionCounts, audit: decisionCounts } satisfies Record<
+        PolicyMode,
+        unknown
+      >)
+      .describe('the same by the mode the policy ran in at the time (a mode change shows as two modes)'),
+  }),
+  clients: z
+    .array(z.object({ client_id: z.string(), count }))
+    .max(10)
+    .describe(`the clients whose calls the policy matched most, ${TOP}`),
+  tenants: z
+    .array(z.object({ tenant_id: z.string(), count }))
+    .max(10)
+    .describe(`the tenants (of tenant-scoped credentials) whose calls the policy matched most, ${TOP}`),
+  shadow: z
+    .object({
+      shadow_of: z.string().describe('the policy this one shadows (spec.shadowOf)'),
+      compared: count.describe('calls that evaluated both'),
+      disagreements: count.describe('of those, calls where one matched and the other did not'),
+      matched_only_by_this: count,
+      matched_only_by_shadowed: count,
+    })
+    .optional()
+    .describe('a shadow policy (spec.shadowOf) only: where it and the policy it shadows disagree'),
+});
+
+/** `GET /api/v1/policies/{id}/report`: counts over the last hour and the last 24 hours. */
+export const policyReport = z.object({
+  policy: z.string().describe('the id, as in GET /api/v1/policies/{id}'),
+  resource_name: z.string().describe('the Policy document the gateway evaluates'),
+  mode: z.enum(['enforce', 'warn', 'audit']).describe("the policy's mode now (spec.enforcementAction)"),
+  shadow_of: z.string().optional(),
+  generated_at: timestamp,
+  windows: z.object({ '1h': policyReportWindow, '24h': policyReportWindow }),
+});
+export type PolicyReport = z.infer<typeof policyReport>;
+export type PolicyReportWindow = z.infer<typeof policyReportWindow>;

@@ -158,6 +158,15 @@ export const ORCHESTRATOR_ROUTES: RouteDoc[] = [
     error: envelopeError,
   },
   {
+    method: 'GET',
+    path: '/api/v1/policies/{name}/report',
+    auth: 'any',
+    summary:
+      "Counts of a dynamic policy's evaluations and decisions over the last hour and 24 hours, from every gateway replica's records (the caller's organization, and tenant when narrowed)",
+    response: o.policyReport,
+    error: envelopeError,
+  },
+  {
     method: 'PUT',
     path: '/api/v1/policies/{name}',
     auth: 'any',

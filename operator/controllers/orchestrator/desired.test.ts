@@ -243,11 +243,11 @@ describe('the other objects', () => {
     expect(Buffer.from(s.data['agent-token']!, 'base64').toString()).toBe('t'.repeat(64));
   });
 
-  it('grants the runtimes read access to the five kinds and writes to the statuses only', () => {
+  it('grants the runtimes read access to every kind and writes to the statuses only', () => {
     const rules = desiredRbac(o).role.rules;
     expect(rules).toContainEqual({
       apiGroups: ['steward.dev'],
-      resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses'],
+      resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses', 'policyexceptions'],
       verbs: ['get', 'list', 'watch'],
     });
     expect(rules.flatMap((r) => r.resources ?? []).filter((r) => r.endsWith('/status'))).toEqual([

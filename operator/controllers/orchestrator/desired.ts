@@ -152,7 +152,7 @@ export function desiredPdb(
 export const RUNTIME_RULES: V1PolicyRule[] = [
   {
     apiGroups: [GROUP],
-    resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses'],
+    resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses', 'policyexceptions'],
     verbs: ['get', 'list', 'watch'],
   },
   { apiGroups: [''], resources: ['secrets', 'configmaps', 'services', 'pods'], verbs: ['get', 'list', 'watch'] },

@@ -1,5 +1,5 @@
 /**
- * The operator's cache at cluster scale (docs/adr/0015): through the Manager and the five controllers on the test
+ * The operator's cache at cluster scale (docs/adr/0015): through the Manager and all the controllers on the test
  * cluster, the Secrets and Pods that are not Steward's never reach the cache, and a change to a Secret a resource
  * names still reconciles that resource.
  */
@@ -34,7 +34,7 @@ afterEach(async () => {
   manager = undefined;
 });
 
-/** The Manager with the five controllers, on a client of its own (its requests told apart by User-Agent). */
+/** The Manager with all the controllers, on a client of its own (its requests told apart by User-Agent). */
 async function startManager(): Promise<Manager> {
   const client = await KubeClient.connect({ kubeconfigYaml: kube.cluster.kubeconfigYaml, userAgent: USER_AGENT });
   const m = new Manager({ client, log: pino({ level: 'silent' }), informerBackoffMs: 20 });

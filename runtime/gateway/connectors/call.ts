@@ -8,9 +8,9 @@ import {
 } from '../../connectors/index.js';
 import type { Identity } from '../../auth/identity.js';
 import { ApiError, echo } from '../../http/errors.js';
-import type { PolicyEvaluation } from '../../policy/types.js';
+import type { PolicyEvaluation, PolicyResult } from '../../policy/types.js';
 import type { ConnectorRouteOptions } from '../deps.js';
-import { openOutputScan } from '../../governed/index.js';
+import { openOutputScan, policiesEvaluatedOf, policyResultsOf, rowDecision } from '../../governed/index.js';
 import { evaluatePolicies } from '../../governed/policy-call.js';
 import { MCP_TOOL_REQUEST_TYPE, policyClient, requestTypeOf } from '../../policy/caller.js';
 import { servesOrganization } from './tenancy.js';
@@ -165,6 +165,7 @@ export async function governedConnectorCall(
   const auditId = await audit.write('allowed', {
     prepared,
     evaluation,
+    output: output.evaluation,
     rows,
     truncated: outcome.truncated,
     redactions: outcome.redactions,
@@ -246,6 +247,8 @@ function rowCountOf(outcome: QueryResult | ToolResult): number | undefined {
 interface AuditFacts {
   prepared?: PreparedCall<unknown>;
   evaluation?: PolicyEvaluation;
+  /** the result's evaluation, when output policies were in scope */
+  output?: PolicyEvaluation | null;
   error?: unknown;
   rows?: number;
   truncated?: boolean;
@@ -254,12 +257,22 @@ interface AuditFacts {
   stage?: 'input' | 'output';
 }
 
+/** `policies_evaluated` and `policy_results` of the row (the reports count them), when there are any. */
+function policyResultsFact(f: AuditFacts): { policies_evaluated?: string[]; policy_results?: PolicyResult[] } {
+  const evaluated = policiesEvaluatedOf(f.evaluation, f.output);
+  const results = policyResultsOf(f.evaluation, f.output);
+  return {
+    ...(evaluated.length ? { policies_evaluated: evaluated } : {}),
+    ...(results.length ? { policy_results: results } : {}),
+  };
+}
+
 /** The decision in the words of every governed call's audit row (runtime/governed/audit-record.ts). */
 function governedDecision(decision: Decision, f: AuditFacts): string {
   if (decision === 'blocked') return f.stage === 'output' ? 'blocked_output' : 'blocked_input';
   if (decision === 'failed') return 'provider_error';
   if (decision === 'allowed' && f.redactions && Object.keys(f.redactions).length > 0) return 'redacted';
-  return decision;
+  return rowDecision(decision, policyResultsOf(f.evaluation, f.output));
 }
 
 /**
@@ -290,6 +303,7 @@ function auditWriter(deps: ConnectorRouteOptions, identity: Identity, call: Conn
           upstream_ms: Math.round(this.upstreamMs * 10) / 10,
           stored_text: 'masked',
           ...(f.redactions ? { redactions: f.redactions } : {}),
+          ...policyResultsFact(f),
           ...(f.evaluation && decision === 'blocked'
             ? { policies: f.evaluation.triggered, block_reason: f.evaluation.blockReason }
             : {}),

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { warnCaller } from '../../http/warning-header.js';
 import { gatewayRequest } from '../../../api/http/gateway.js';
 import { jsonValue, safeText } from '../../../api/http/safe.js';
 import { identityOf } from '../../auth/plugin.js';
@@ -125,6 +126,7 @@ export const llmRoutes: FastifyPluginAsync<LlmRouteOptions> = async (app, deps) 
           request_id: req.id,
         });
       }
+      warnCaller(reply, a.warnings);
       return {
         success: true,
         data: {
@@ -185,6 +187,7 @@ export const llmRoutes: FastifyPluginAsync<LlmRouteOptions> = async (app, deps) 
           metadata: metadata(),
         };
       }
+      warnCaller(reply, a.warnings);
       return {
         success: true,
         blocked: false,

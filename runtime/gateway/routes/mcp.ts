@@ -4,6 +4,7 @@ import { identityOf } from '../../auth/plugin.js';
 import { ApiError, echo } from '../../http/errors.js';
 import type { ConnectorRouteOptions } from '../deps.js';
 import { parseBody } from '../validation.js';
+import { warnCaller } from '../../http/warning-header.js';
 import { governedConnectorCall } from '../connectors/call.js';
 import { callOptions, checkVisible, visibleConnectors } from '../connectors/visible.js';
 import { mcpServerRoutes } from '../connectors/mcp-server.js';
@@ -32,7 +33,7 @@ export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, 
 
   app.get('/mcp/health', { config: MCP_AUTH }, async (req) => checkVisible(deps, identityOf(req)));
 
-  app.post('/mcp/resources/query', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req) => {
+  app.post('/mcp/resources/query', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
     const body = parseBody(mcpQueryRequest, req.body);
     const statement = body.query ?? body.statement;
     if (statement === undefined)
@@ -49,6 +50,7 @@ export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, 
       userToken: body.user_token,
       clientId: body.client_id,
     });
+    warnCaller(reply, metadata.warnings ?? []);
     if (!('rows' in result)) throw new ApiError('gateway', 'INTERNAL_ERROR', 'a query answered without rows');
     return {
       success: true,
@@ -61,7 +63,7 @@ export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, 
     };
   });
 
-  app.post('/mcp/tools/execute', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req) => {
+  app.post('/mcp/tools/execute', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
     const body = parseBody(mcpToolRequest, req.body);
     const { result, metadata } = await governedConnectorCall(deps, identityOf(req), {
       kind: 'tool',
@@ -73,6 +75,7 @@ export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, 
       userToken: body.user_token,
       clientId: body.client_id,
     });
+    warnCaller(reply, metadata.warnings ?? []);
     return {
       success: true,
       result: 'result' in result ? result.result : result.rows,

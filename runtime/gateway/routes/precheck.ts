@@ -7,6 +7,7 @@ import { checkInput, evaluatePolicies } from '../../governed/index.js';
 import { policyClient, requestTypeOf } from '../../policy/caller.js';
 import { parseBody } from '../validation.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
+import { warnCaller } from '../../http/warning-header.js';
 
 /**
  * `POST /api/policy/pre-check` evaluates every enabled policy and records a context the audit must name;
@@ -18,7 +19,7 @@ export const precheckRoutes: FastifyPluginAsync<GovernedRouteOptions> = async (a
     config: { auth: { require: 'any', feature: 'pre-check' } as const },
     schema: { response: { 200: responseSchema(policyDecision) } },
   };
-  app.post('/api/policy/pre-check', preCheckOptions, async (req) => {
+  app.post('/api/policy/pre-check', preCheckOptions, async (req, reply) => {
     const body = parseBody(preCheckRequest, req.body);
     const identity = identityOf(req);
     const check = await checkInput(deps, {
@@ -31,11 +32,28 @@ export const precheckRoutes: FastifyPluginAsync<GovernedRouteOptions> = async (a
       context: body.context ?? {},
       auditedHere: false,
     });
-    await check.committed;
     const { evaluation: result, expiresAt } = check;
+    // NB: the policy reports count pre-checks from this row (runtime/store/precheck-results.ts): a pre-check has no
+    // audit row of its own, and its context may be purged once it expires.
+    const counted =
+      result.evaluated.length || result.results.length
+        ? deps.store.contexts.results.record({
+            contextId: check.contextId,
+            organizationId: identity.organizationId,
+            tenantId: identity.tenantId,
+            clientId: identity.clientId ?? body.client_id,
+            evaluated: result.evaluated,
+            results: result.results,
+            createdAt: deps.now(),
+          })
+        : undefined;
+    await Promise.all([check.committed, counted]);
     const ctx = { id: check.contextId };
     deps.metrics.outcome(req, result.approved ? 'success' : 'blocked');
     if (result.logged.length) req.log.info({ policies: result.logged, contextId: ctx.id }, 'policy matched (log only)');
+    if (result.results.some((r) => r.decision === 'audit' || r.decision === 'exempted'))
+      req.log.info({ policies: result.results, contextId: ctx.id }, 'policy matched, not enforced (audit, exception)');
+    warnCaller(reply, result.warnings);
     // NB: the compiled serializer leaves out undefined fields (block_reason when approved, no warnings).
     return {
       context_id: ctx.id,

@@ -110,6 +110,7 @@ export function policyDocument(organizationId: string, input: DynamicPolicyInput
       priority: input.priority,
       enabled: input.enabled,
       action: input.action,
+      enforcementAction: 'enforce',
       rego: input.rego,
       regoVersion: input.regoVersion ?? 'v1',
       strictBuiltinErrors: true,

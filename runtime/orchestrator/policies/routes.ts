@@ -16,6 +16,7 @@ import { mayAccess, tenantsForWrite } from '../../auth/scope.js';
 import { ApiError, echo } from '../../http/errors.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 import { overlapping, packageOf } from '../../policy/packages.js';
+import type { PolicyReports } from '../../policy/reports/index.js';
 import { SourceWriteError, type DeclarativeSource } from '../../source/index.js';
 import { pageOf, slice } from '../paging.js';
 import {
@@ -27,9 +28,12 @@ import {
   UPDATED_ANNOTATION,
 } from './document.js';
 import { createInput, updateInput } from './forms.js';
+import { policyReportOf } from './report.js';
 
 export interface PolicyRouteDeps {
   source: DeclarativeSource;
+  /** The counts of `GET /api/v1/policies/{id}/report`, from the operational database. */
+  reports: PolicyReports;
   now?: () => Date;
 }
 
@@ -114,6 +118,10 @@ export const policyRoutes: FastifyPluginAsync<PolicyRouteDeps> = async (app, dep
 
   app.get<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) =>
     policyView(owned(req, req.params.name)),
+  );
+
+  app.get<{ Params: { name: string } }>('/api/v1/policies/:name/report', AUTH, async (req) =>
+    policyReportOf(deps.reports, owned(req, req.params.name), identityOf(req), now()),
   );
 
   app.put<{ Params: { name: string } }>('/api/v1/policies/:name', AUTH, async (req) => {

@@ -52,7 +52,7 @@ function recorder(s: KubernetesSource): string[] {
 }
 
 describe('KubernetesSource', () => {
-  it('lists and gets the five kinds of its namespace from the caches, validated and defaulted', async () => {
+  it('lists and gets the kinds of its namespace from the caches, validated and defaulted', async () => {
     await client.create(Resources.Policy, policy('pii'));
     await client
       .create(Resources.Policy, { ...policy('elsewhere'), metadata: { name: 'elsewhere', namespace: 'other' } })

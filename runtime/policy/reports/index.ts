@@ -1,0 +1,7 @@
+export {
+  PolicyReports,
+  PolicyReportTimeoutError,
+  type PolicyReportOptions,
+  type PolicySummary,
+  type ReportRequest,
+} from './queries.js';
