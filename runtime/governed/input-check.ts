@@ -51,7 +51,7 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
   const createdAt = deps.now();
   const expiresAt = new Date(createdAt.getTime() + deps.contextTtlMs);
   const contextId = newId('ctx');
-  const committed = deps.store.contexts
+  const written = deps.store.contexts
     .record({
       id: contextId,
       organizationId: identity.organizationId,
@@ -69,6 +69,21 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
       auditedByGateway: call.auditedHere ?? true,
     })
     .then(() => undefined);
+  // NB: a call whose audit row is not written here (a pre-check) is counted by the policy reports from a row of its
+  // own (runtime/store/precheck-results.ts): its context may be purged once it expires.
+  const counted =
+    call.auditedHere === false && (evaluation.evaluated.length || evaluation.results.length)
+      ? deps.store.contexts.results.record({
+          contextId,
+          organizationId: identity.organizationId,
+          tenantId: identity.tenantId,
+          clientId: call.clientId,
+          evaluated: evaluation.evaluated,
+          results: evaluation.results,
+          createdAt,
+        })
+      : undefined;
+  const committed = Promise.all([written, counted]).then(() => undefined);
   committed.catch(() => {});
   return { evaluation, contextId, expiresAt, committed };
 }

@@ -33,21 +33,7 @@ export const precheckRoutes: FastifyPluginAsync<GovernedRouteOptions> = async (a
       auditedHere: false,
     });
     const { evaluation: result, expiresAt } = check;
-    // NB: the policy reports count pre-checks from this row (runtime/store/precheck-results.ts): a pre-check has no
-    // audit row of its own, and its context may be purged once it expires.
-    const counted =
-      result.evaluated.length || result.results.length
-        ? deps.store.contexts.results.record({
-            contextId: check.contextId,
-            organizationId: identity.organizationId,
-            tenantId: identity.tenantId,
-            clientId: identity.clientId ?? body.client_id,
-            evaluated: result.evaluated,
-            results: result.results,
-            createdAt: deps.now(),
-          })
-        : undefined;
-    await Promise.all([check.committed, counted]);
+    await check.committed;
     const ctx = { id: check.contextId };
     deps.metrics.outcome(req, result.approved ? 'success' : 'blocked');
     if (result.logged.length) req.log.info({ policies: result.logged, contextId: ctx.id }, 'policy matched (log only)');
