@@ -74,7 +74,7 @@ export class ContextRepository {
     writes: Queryable = db,
   ) {
     this.writer = new GroupInsert(writes, { table: 'precheck_contexts', columns: COLUMNS });
-    this.results = new PrecheckResultsRepository(writes);
+    this.results = new PrecheckResultsRepository(db, writes);
   }
 
   /** Times every committed INSERT of contexts and their results (the `steward_store_write_duration_seconds` histogram). */

@@ -38,11 +38,23 @@ const COLUMNS = {
   created_at: column.timestamp,
 };
 
+/** One pre-check's facts, as `POST /api/audit/llm-call` copies them into the caller's audit row. */
+export interface PrecheckResults {
+  evaluated: string[];
+  results: PolicyResult[];
+}
+
 export class PrecheckResultsRepository {
   private readonly writer: GroupInsert;
 
-  /** @param writes where inserts go: `Db.relaxed` in production, as for contexts (a lost row is a missed count). */
-  constructor(writes: Queryable) {
+  /**
+   * @param db where reads go.
+   * @param writes where inserts go: `Db.relaxed` in production, as for contexts (a lost row is a missed count).
+   */
+  constructor(
+    private readonly db: Queryable,
+    writes: Queryable = db,
+  ) {
     this.writer = new GroupInsert(writes, { table: 'precheck_policy_results', columns: COLUMNS });
   }
 
@@ -62,5 +74,19 @@ export class PrecheckResultsRepository {
       policy_results: input.results,
       created_at: isoTimestamp(input.createdAt),
     });
+  }
+
+  /**
+   * The facts of one pre-check (its context's id and time), or undefined when none were written (no policy was
+   * evaluated) or the row was lost. NB: the time narrows the block-range index to the row's block.
+   */
+  async find(organizationId: string, contextId: string, createdAt: Date): Promise<PrecheckResults | undefined> {
+    const { rows } = await this.db.query<{ policies_evaluated: string[]; policy_results: PolicyResult[] }>(
+      `SELECT policies_evaluated, policy_results FROM precheck_policy_results
+       WHERE created_at = $1 AND context_id = $2 AND organization_id = $3 LIMIT 1`,
+      [isoTimestamp(createdAt), contextId, organizationId],
+    );
+    const row = rows[0];
+    return row ? { evaluated: row.policies_evaluated, results: row.policy_results } : undefined;
   }
 }

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_TOKEN, type TestCluster } from '../../testing/kube/index.js';
 import { Kubectl } from '../../testing/kube/test/kubectl.js';
 import { startOperatorInstallation, type OperatorInstallation } from './installation.js';
+import { waitUntil } from '../../testing/eventually.js';
 
 const NS = 'steward-report';
 const POLICY = 'no-bulk-export';
@@ -76,27 +77,9 @@ spec:
     }
 `;
 
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 180_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n${await diagnose().catch(() => '')}`,
-      );
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+/** Waits with this suite's deadline; a timeout shows what a person would look at (`diagnose`). */
+const eventually = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false) =>
+  waitUntil(what, check, { timeoutMs: 180_000, everyMs: 500, diagnose });
 
 /** What a person would look at: pods, the Policy, the gateway logs, the operator's. */
 async function diagnose(): Promise<string> {

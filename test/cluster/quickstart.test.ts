@@ -14,6 +14,7 @@ import { livePids, TEST_TOKEN, type TestCluster } from '../../testing/kube/index
 import { Kubectl } from '../../testing/kube/test/kubectl.js';
 import { REPO_ROOT } from '../../testing/kube/kubelet/images.js';
 import { startOperatorInstallation, type OperatorInstallation } from './installation.js';
+import { waitUntil } from '../../testing/eventually.js';
 
 const NS = 'steward-demo';
 const SIGNING_SECRET = 'quickstart-signing-secret-0123456789';
@@ -43,27 +44,9 @@ function writeQuickstart(): string {
   return out;
 }
 
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- operator log (tail) ---\n${install!.operatorLog().slice(-4000)}`,
-      );
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Waits with this suite's deadline; a timeout shows what a person would look at (`diagnose`). */
+const eventually = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false) =>
+  waitUntil(what, check, { timeoutMs: 120_000, everyMs: 250, diagnose });
 
 /** What a person would look at when the installation does not come up: pods, conditions, logs. */
 async function diagnose(): Promise<string> {

@@ -44,6 +44,22 @@ spec:
     }
 ---
 `;
+/** A call the warned policy matches: it must go through, and the caller sees the warning (issue 34). */
+const WARNED_ASK = 'WARN-MARKER: what is the weather like in Faro?';
+const WARNED_POLICY = `apiVersion: steward.dev/v1alpha1
+kind: Policy
+metadata: {name: warned-marker}
+spec:
+  type: custom
+  enforcementAction: warn
+  rego: |
+    package custom.warned_marker
+    deny contains "the warn marker" if {
+      some t in input.normalized.texts
+      contains(t, "WARN-MARKER")
+    }
+---
+`;
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 let app: Standalone;
@@ -65,6 +81,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'steward-every-surface-'));
   await cp('config/samples', join(dir, 'manifests'), { recursive: true });
   await writeFile(join(dir, 'manifests', 'audited.yaml'), AUDITED_POLICY);
+  await writeFile(join(dir, 'manifests', 'warned.yaml'), WARNED_POLICY);
   await writeFile(
     join(dir, 'manifests', 'connector.yaml'),
     'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
@@ -103,28 +120,36 @@ interface Seen {
   text: string;
   /** whether the caller was told the input was blocked, and by which policy */
   blockedBy?: string;
+  /** the `Warning` header's texts */
+  warnings?: string[];
 }
 
 const post = async (
   base: string,
   path: string,
   body: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> => {
+): Promise<{ status: number; json: Record<string, unknown>; warnings: string[] }> => {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, json: (await res.json()) as Record<string, unknown>, warnings: warningsOf(res.headers) };
 };
+
+/** The texts of a `Warning` header (`299 - "<text>", …`). */
+function warningsOf(headers: Headers): string[] {
+  return [...(headers.get('warning') ?? '').matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!);
+}
 
 /** The policy a block reason (`builtin-pii: …`) names. */
 const policyOf = (reason: unknown) => (typeof reason === 'string' ? reason.split(':')[0] : undefined);
 
 /** The SDKs' errors carry the body's code and message. */
-async function sdkCall(call: () => Promise<string>): Promise<Seen> {
+async function sdkCall(call: () => Promise<{ text: string; response: Response }>): Promise<Seen> {
   try {
-    return { text: await call() };
+    const { text, response } = await call();
+    return { text, warnings: warningsOf(response.headers) };
   } catch (err) {
     const e = err as { status?: number; message?: string };
     expect(e.status).toBe(403);
@@ -149,7 +174,9 @@ const SURFACES: Surface[] = [
       const r = await post(gateway, '/v1/execute', { prompt });
       if (r.status === 403) return { text: '', blockedBy: policyOf(r.json.block_reason) };
       expect(r.status).toBe(200);
-      return { text: String((r.json.data as { response: string }).response) };
+      const data = r.json.data as { response: string; warnings?: string[] };
+      expect(data.warnings ?? []).toEqual(r.warnings);
+      return { text: String(data.response), warnings: r.warnings };
     },
   },
   {
@@ -163,36 +190,33 @@ const SURFACES: Surface[] = [
         client_id: 'app',
       });
       expect(r.status).toBe(200);
-      return r.json.blocked ? { text: '', blockedBy: policyOf(r.json.block_reason) } : { text: String(r.json.result) };
+      return r.json.blocked
+        ? { text: '', blockedBy: policyOf(r.json.block_reason) }
+        : { text: String(r.json.result), warnings: r.warnings };
     },
   },
   {
     name: 'POST /v1/chat/completions',
     via: 'chat_completions',
     send: (prompt) =>
-      sdkCall(
-        async () =>
-          (
-            await openai.chat.completions.create({
-              model: 'gpt-4o-mini',
-              messages: [{ role: 'user', content: prompt }],
-            })
-          ).choices[0]!.message.content ?? '',
-      ),
+      sdkCall(async () => {
+        const { data, response } = await openai.chat.completions
+          .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] })
+          .withResponse();
+        return { text: data.choices[0]!.message.content ?? '', response };
+      }),
   },
   {
     name: 'POST /v1/chat/completions, streamed',
     via: 'chat_completions',
     send: (prompt) =>
       sdkCall(async () => {
-        const stream = await openai.chat.completions.create({
-          model: 'gpt-4o-mini',
-          messages: [{ role: 'user', content: prompt }],
-          stream: true,
-        });
+        const { data: stream, response } = await openai.chat.completions
+          .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }], stream: true })
+          .withResponse();
         let text = '';
         for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-        return text;
+        return { text, response };
       }),
   },
   {
@@ -200,12 +224,10 @@ const SURFACES: Surface[] = [
     via: 'messages',
     send: (prompt) =>
       sdkCall(async () => {
-        const m = await anthropic.messages.create({
-          model: 'gpt-4o-mini',
-          max_tokens: 200,
-          messages: [{ role: 'user', content: prompt }],
-        });
-        return m.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+        const { data: m, response } = await anthropic.messages
+          .create({ model: 'gpt-4o-mini', max_tokens: 200, messages: [{ role: 'user', content: prompt }] })
+          .withResponse();
+        return { text: m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), response };
       }),
   },
   {
@@ -218,10 +240,11 @@ const SURFACES: Surface[] = [
           max_tokens: 200,
           messages: [{ role: 'user', content: prompt }],
         });
+        const { response } = await stream.withResponse();
         let text = '';
         for await (const ev of stream)
           if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
-        return text;
+        return { text, response };
       }),
   },
   {
@@ -235,7 +258,9 @@ const SURFACES: Surface[] = [
         return { text: '', blockedBy: policyOf(error.details?.block_reason) ?? error.details?.policy };
       }
       expect(r.status).toBe(200);
-      return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? '') };
+      const metadata = r.json.metadata as { warnings?: string[] };
+      expect(metadata.warnings ?? []).toEqual(r.warnings);
+      return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? ''), warnings: r.warnings };
     },
   },
   {
@@ -251,7 +276,8 @@ const SURFACES: Surface[] = [
       });
       if (r.json.blocked) return { text: '', blockedBy: policyOf(r.json.block_reason) };
       expect(r.status).toBe(200);
-      return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? '') };
+      expect(r.json.warnings ?? []).toEqual(r.warnings);
+      return { text: JSON.stringify(r.json.steps) + String(r.json.result ?? ''), warnings: r.warnings };
     },
   },
   {
@@ -263,13 +289,22 @@ const SURFACES: Surface[] = [
       });
       expect(r.status).toBe(200);
       const result = (
-        r.json.results as { status: string; result?: unknown; error?: { code: string; message: string } }[]
+        r.json.results as {
+          status: string;
+          result?: unknown;
+          error?: { code: string; message: string };
+          metadata: { warnings?: string[] };
+        }[]
       )[0]!;
       if (result.status === 'error') {
         expect(result.error?.code).toBe('POLICY_VIOLATION');
         return { text: '', blockedBy: /builtin-[a-z-]+/.exec(result.error?.message ?? '')?.[0] };
       }
-      return { text: typeof result.result === 'string' ? result.result : JSON.stringify(result.result) };
+      expect(result.metadata.warnings ?? []).toEqual(r.warnings);
+      return {
+        text: typeof result.result === 'string' ? result.result : JSON.stringify(result.result),
+        warnings: r.warnings,
+      };
     },
   },
   {
@@ -286,7 +321,8 @@ const SURFACES: Surface[] = [
       });
       if (r.status === 403) return { text: '', blockedBy: /builtin-[a-z-]+/.exec(String(r.json.error))?.[0] };
       expect(r.status).toBe(200);
-      return { text: JSON.stringify(r.json.data) };
+      expect((r.json.metadata as { warnings?: string[] }).warnings ?? []).toEqual(r.warnings);
+      return { text: JSON.stringify(r.json.data), warnings: r.warnings };
     },
   },
 ];
@@ -363,11 +399,27 @@ describe.each(SURFACES)('$name', (surface) => {
     });
   });
 
+  it('lets a call a warn-mode policy matches through, tells the caller, and records it as warn', async () => {
+    const since = new Date(Date.now() - 1000);
+    const seen = await surface.send(WARNED_ASK);
+    expect(seen.blockedBy).toBeUndefined();
+    expect(seen.warnings).toEqual([expect.stringContaining('warned-marker')]);
+    const row = await lastAudit(surface.via, since);
+    expect(row?.metadata).toMatchObject({
+      ...AUDIT_SHAPE,
+      decision: 'warn',
+      policy_results: expect.arrayContaining([
+        expect.objectContaining({ policy: 'warned-marker', mode: 'warn', would: 'block', decision: 'warn' }),
+      ]),
+    });
+  });
+
   it('passes a benign call', async () => {
     const since = new Date(Date.now() - 1000);
     const seen = await surface.send(BENIGN_ASK);
     expect(seen.blockedBy).toBeUndefined();
     expect(seen.text).not.toContain('[REDACTED');
+    expect(seen.warnings ?? []).toEqual([]);
     const row = await lastAudit(surface.via, since);
     expect(row?.metadata).toMatchObject({ ...AUDIT_SHAPE, decision: 'allowed' });
   });

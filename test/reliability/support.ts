@@ -125,19 +125,3 @@ export function expectErrorBody(
   if (typeof e === 'string') expect.fail(`${label}: ${e}`);
   return e.code;
 }
-
-/** Waits for `cond` with a deadline (no timing assertion: the deadline only bounds the wait). */
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined>,
-  deadlineMs: number,
-  everyMs = 100,
-): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (let i = 0; Date.now() < end && i < 10_000; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`${what} did not happen within ${deadlineMs} ms`);
-}

@@ -61,6 +61,12 @@ export const parallelResult = z.object({
     request_id: z.string(),
     timestamp: timestamp.optional(),
     ...providerFields,
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "the query's governed call's warnings (policies in warn mode); the response's `Warning` header has them all",
+      ),
   }),
 });
 

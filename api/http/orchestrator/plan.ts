@@ -71,6 +71,7 @@ export const planTask = z.object({
   agent_id: z.string().optional(),
   ...providerFields,
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  warnings: z.array(z.string()).optional().describe("the step's governed call's warnings (policies in warn mode)"),
 });
 
 export const planResponse = z.object({
@@ -88,7 +89,12 @@ export const planResponse = z.object({
     domain: z.string().optional(),
     planner_note: z.string().optional(),
     planner_refusals: z.array(plannerRefusal).optional(),
-    warnings: z.array(z.string()).optional(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "every warning of the plan, once each (also the `Warning` header): the pre-flight's, the planner's, the steps'",
+      ),
   }),
 });
 

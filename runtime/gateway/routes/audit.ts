@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { auditRequest } from '../../../api/http/gateway.js';
 import { INT32_MAX } from '../../../api/http/safe.js';
+import { rowDecision } from '../../governed/index.js';
 import { ApiError, echo } from '../../http/errors.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { AuditInput } from '../../store/index.js';
@@ -10,7 +11,8 @@ import { parseBody } from '../validation.js';
 /**
  * `POST /api/audit/llm-call`: the context must exist in the caller's organization, belong to the same client
  * and not have expired, and have no LLM-call entry yet (one per context: a replay is a 409; the contexts of
- * governed calls have the gateway's own). The row is committed before the 200 leaves (awaited).
+ * governed calls have the gateway's own). The row is committed before the 200 leaves (awaited). Its metadata carries
+ * the pre-check's decision and policy results (the policy reports count those from the pre-check's own row).
  */
 export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, deps) => {
   app.post('/api/audit/llm-call', { config: { auth: { require: 'any', feature: 'audit' } } }, async (req) => {
@@ -55,6 +57,10 @@ export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, de
         { context_id: ctx.id },
       );
     }
+    // NB: what the pre-check decided, as a governed call's row records it (issue 34): `decision` says `audit`, `warn`
+    // or `exempted` where a policy that is not enforced matched. The caller's metadata cannot override these.
+    const precheck = await deps.store.contexts.results.find(identity.organizationId, ctx.id, ctx.createdAt);
+    const results = precheck?.results ?? [];
     const entry = await recordOrRelease(deps, identity.organizationId, ctx.id, {
       organizationId: identity.organizationId,
       clientId: ctx.clientId,
@@ -71,6 +77,8 @@ export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, de
       metadata: {
         ...metadata,
         context_approved: ctx.approved,
+        decision: rowDecision(ctx.approved ? 'allowed' : 'blocked_input', results),
+        ...(precheck ? { policies_evaluated: precheck.evaluated, policy_results: results } : {}),
         ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
       },
     });

@@ -6,6 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
+import { warnCaller } from '../../http/warning-header.js';
 import type { Identity } from '../../auth/identity.js';
 import type { PlanRouteOptions } from '../deps.js';
 import { checkInput, recordOutcome, type GovernedRequest, type InputCheck } from '../../governed/index.js';
@@ -134,7 +135,10 @@ export async function multiAgentPlan(
       ...(error && !blockedThere ? { error: { code: error.code, message: error.message ?? '' } } : {}),
     },
   );
-  const envelope = { ...common(), audit_id: auditId };
+  // NB: the gateway's input check's warnings and the plan's own (pre-flight, planner, steps), once each.
+  const warnings = [...new Set([...evaluation.warnings, ...planWarnings(body)])];
+  warnCaller(reply, warnings);
+  const envelope = { ...common(), audit_id: auditId, ...(warnings.length ? { warnings } : {}) };
   if (forwarded.status === 200)
     return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
   if (blockedThere) {
@@ -158,6 +162,12 @@ export async function multiAgentPlan(
     data: plan,
     ...envelope,
   });
+}
+
+/** The orchestrator's plan answer's `metadata.warnings`. */
+function planWarnings(body: Record<string, unknown>): string[] {
+  const metadata = body.metadata as { warnings?: unknown } | undefined;
+  return Array.isArray(metadata?.warnings) ? metadata.warnings.filter((w) => typeof w === 'string') : [];
 }
 
 /** Waits for the context row (a refusal answered after it must not leave its write behind). */

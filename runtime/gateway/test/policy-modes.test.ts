@@ -100,6 +100,54 @@ describe('the pre-check under each mode', () => {
   });
 });
 
+describe("the caller's audit row of a pre-check (POST /api/audit/llm-call)", () => {
+  const audited = async (query: string, metadata: Record<string, unknown> = {}) => {
+    const check = (await preCheck(query)).json<{ context_id: string; approved: boolean }>();
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/api/audit/llm-call',
+      headers: { 'x-license-key': gw.keys.acme },
+      payload: {
+        context_id: check.context_id,
+        client_id: 'app',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        response_summary: 'ok',
+        latency_ms: 12,
+        metadata,
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    return {
+      approved: check.approved,
+      audit: await gw.store.audit.get('acme', res.json<{ audit_id: string }>().audit_id),
+    };
+  };
+
+  it("records the pre-check's decision: audit, with the policy's result, for a call an audited policy let through", async () => {
+    const { approved, audit } = await audited('please AUDIT-ME');
+    expect(approved).toBe(true);
+    expect(audit?.metadata).toMatchObject({
+      context_approved: true,
+      decision: 'audit',
+      policies_evaluated: expect.arrayContaining(['audited', 'warned', 'enforced']),
+      policy_results: [{ policy: 'audited', mode: 'audit', would: 'block', decision: 'audit' }],
+    });
+  });
+
+  it('records warn, and a caller cannot overwrite the decision through its metadata', async () => {
+    const { audit } = await audited('please WARN-ME', { decision: 'allowed', team: 'x' });
+    expect(audit?.metadata).toMatchObject({ decision: 'warn', team: 'x' });
+  });
+
+  it('records a plain allow, and a block the caller went ahead with', async () => {
+    expect((await audited('nothing here')).audit?.metadata).toMatchObject({ decision: 'allowed' });
+    const blocked = await audited('please BLOCK-ME');
+    expect(blocked.approved).toBe(false);
+    expect(blocked.audit?.metadata).toMatchObject({ context_approved: false, decision: 'blocked_input' });
+  });
+});
+
 describe('/v1/chat/completions under each mode', () => {
   const ask = async (prompt: string) => {
     const { data, response } = await client.chat.completions

@@ -39,6 +39,8 @@ export interface ParallelResult {
     model?: string;
     fallback?: boolean;
     requested_provider?: string;
+    /** the governed call's caller-visible warnings (policies in warn mode) */
+    warnings?: readonly string[];
   };
 }
 
@@ -167,7 +169,9 @@ async function runOne(work: WorkItem, signal: AbortSignal, o: RunOptions, now: (
     const answer = await collect(run);
     const d = upstream.dispatched!;
     const value = typeof d.result.result === 'string' ? answer.text : parsedBack(answer.text);
-    return result(work, { ...d.result, result: value, latencyMs: d.latencyMs }, now, d.result.latencyMs);
+    const done = result(work, { ...d.result, result: value, latencyMs: d.latencyMs }, now, d.result.latencyMs);
+    if (answer.warnings.length) done.metadata.warnings = answer.warnings;
+    return done;
   } catch (err) {
     const d = upstream.dispatched;
     if (d && d.result.status !== 'success')

@@ -9,6 +9,7 @@ import { orchestratorHealth, orchestratorMetrics, parallelResponse } from '../..
 import type { PolicyCache } from '../../agent/policy-cache.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { GovernedDeps } from '../../governed/index.js';
+import { warnCaller } from '../../http/warning-header.js';
 import { installErrorHandler } from '../../http/error-handler.js';
 import { ApiError } from '../../http/errors.js';
 import { responseSchema } from '../../http/serializer.js';
@@ -60,7 +61,7 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
       },
       schema: { response: { 200: responseSchema(parallelResponse) } },
     },
-    async (req) => {
+    async (req, reply) => {
       const startedAt = performance.now();
       const identity = identityOf(req);
       const organization = identity.organizationId;
@@ -87,6 +88,7 @@ export async function parallelRoutes(app: FastifyInstance, deps: ParallelDeps): 
         for (const r of outcome.results)
           deps.telemetry.parallelQueries.inc({ status: r.status, code: r.error?.code ?? '' });
         ok = true;
+        warnCaller(reply, [...new Set(outcome.results.flatMap((r) => r.metadata.warnings ?? []))]);
         return { results: outcome.results, execution_summary: outcome.summary, request_id: req.id };
       } finally {
         metrics.of(organization).recordRequest(performance.now() - startedAt, ok);

@@ -13,6 +13,7 @@ export interface PlanAnswerInput {
   mode: ExecutionMode;
   outcomes: readonly StepOutcome[];
   executionTimeMs: number;
+  /** The pre-flight's warnings; the planner's and the steps' are read from `plan` and `outcomes`. */
   warnings?: readonly string[];
 }
 
@@ -24,8 +25,17 @@ export function finalOutput(plan: Plan, outcomes: readonly StepOutcome[]): strin
   return outcomes.find((o) => o.id === sink?.id)?.output ?? '';
 }
 
+/** Every caller-visible warning of a plan, once each: the pre-flight's, the planner calls', then the steps'. */
+export function planWarnings(input: Pick<PlanAnswerInput, 'plan' | 'outcomes' | 'warnings'>): string[] {
+  const all = new Set(input.warnings);
+  for (const w of input.plan.warnings ?? []) all.add(w);
+  for (const o of input.outcomes) for (const w of o.warnings ?? []) all.add(w);
+  return [...all];
+}
+
 export function planAnswer(input: PlanAnswerInput): Record<string, unknown> & { success: boolean } {
   const { plan, outcomes } = input;
+  const warnings = planWarnings(input);
   const success = outcomes.length > 0 && outcomes.every((o) => o.status === 'completed');
   return {
     success,
@@ -50,12 +60,13 @@ export function planAnswer(input: PlanAnswerInput): Record<string, unknown> & { 
         ...(o.agentId ? { agent_id: o.agentId } : {}),
         ...routeView(o.llm),
         ...(o.error ? { error: o.error } : {}),
+        ...(o.warnings?.length ? { warnings: o.warnings } : {}),
       })),
       planner: plan.planner,
       domain: plan.domain,
       ...(plan.plannerNote ? { planner_note: plan.plannerNote } : {}),
       ...(plan.plannerRefusals?.length ? { planner_refusals: plan.plannerRefusals } : {}),
-      ...(input.warnings?.length ? { warnings: input.warnings } : {}),
+      ...(warnings.length ? { warnings } : {}),
     },
   };
 }

@@ -168,7 +168,13 @@ async function runLlmStep(
       () => upstream,
     );
     const answer = await collect(run);
-    return { status: 'completed', output: answer.text, agentId: agentId(), ...llm() };
+    return {
+      status: 'completed',
+      output: answer.text,
+      agentId: agentId(),
+      ...llm(),
+      ...(answer.warnings.length ? { warnings: answer.warnings } : {}),
+    };
   } catch (err) {
     if (o.signal.aborted)
       return { status: 'cancelled', error: abortError(o.signal), agentId: agentId(err), ...llm(err) };

@@ -70,11 +70,17 @@ export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
   let problems: string[];
   // NB: a step refused for missing fields never runs; the refusals are reported with whichever plan runs instead.
   const refused: StepRefusal[] = [];
-  const withRefusals = (plan: Plan): Plan => (refused.length ? { ...plan, plannerRefusals: refused } : plan);
+  // NB: the warnings of every planner call, whichever plan runs: the caller sees them with the plan's answer.
+  const warnings = new Set<string>();
+  const withRefusals = (plan: Plan): Plan => ({
+    ...plan,
+    ...(refused.length ? { plannerRefusals: refused } : {}),
+    ...(warnings.size ? { warnings: [...warnings] } : {}),
+  });
   try {
-    const first = await ask(input, messages);
+    const first = await ask(input, messages, warnings);
     const check = checkPlan(extractJson(first), input.registry);
-    if (check.ok) return { domain: input.domain, steps: check.steps, planner: 'llm' };
+    if (check.ok) return withRefusals({ domain: input.domain, steps: check.steps, planner: 'llm' });
     problems = check.problems;
     refused.push(...check.refused);
     messages.push(
@@ -84,7 +90,7 @@ export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
         content: `That plan cannot be used: ${problems.join('; ')}. Answer with the corrected JSON object only.`,
       },
     );
-    const second = await ask(input, messages);
+    const second = await ask(input, messages, warnings);
     const again = checkPlan(extractJson(second), input.registry);
     if (again.ok)
       return withRefusals({
@@ -109,7 +115,7 @@ export async function llmPlan(input: LlmPlannerInput): Promise<Plan> {
   });
 }
 
-async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Promise<string> {
+async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[], warnings: Set<string>): Promise<string> {
   const { identity } = input;
   const run = await openGoverned(
     input.governed,
@@ -134,5 +140,7 @@ async function ask(input: LlmPlannerInput, messages: readonly LlmMessage[]): Pro
         timeoutMs: input.timeoutMs,
       }),
   );
-  return (await collect(run)).text;
+  const answer = await collect(run);
+  for (const w of answer.warnings) warnings.add(w);
+  return answer.text;
 }

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { identityOf } from '../../auth/plugin.js';
 import { errorBody } from '../../http/error-handler.js';
 import { ApiError, echo } from '../../http/errors.js';
+import { warnCaller } from '../../http/warning-header.js';
 import type { ConcurrencyLimiter, RateLimiter } from '../../limits/index.js';
 import type { Store } from '../../store/index.js';
 import { PlanLimits } from './limits.js';
@@ -31,6 +32,12 @@ function clientSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+/** A plan answer's `metadata.warnings` (answer.ts): the `Warning` header's entries. */
+function answerWarnings(answer: Record<string, unknown>): string[] {
+  const metadata = answer.metadata as { warnings?: string[] } | undefined;
+  return metadata?.warnings ?? [];
+}
+
 const notFound = (id: string) => new ApiError('plan', 'NOT_FOUND', `no plan ${echo(id)} in this organization`);
 
 export async function planRoutes(app: FastifyInstance, deps: PlanRouteDeps): Promise<void> {
@@ -41,10 +48,13 @@ export async function planRoutes(app: FastifyInstance, deps: PlanRouteDeps): Pro
     const lease = await limits.admit(identity, reply, req.log);
     try {
       const request = parsePlanRequest(req.body);
-      return await deps.service.run(request, identity, clientSignal(reply));
+      const answer = await deps.service.run(request, identity, clientSignal(reply));
+      warnCaller(reply, answerWarnings(answer));
+      return answer;
     } catch (err) {
       if (!(err instanceof PlanFailedError)) throw err;
       if (err.status >= 500) req.log.error({ err, code: err.code }, 'plan failed');
+      warnCaller(reply, answerWarnings(err.answer));
       return reply.code(err.status).send({
         ...err.answer,
         ...errorBody('envelope', { code: err.code, message: err.message, details: err.details, requestId: req.id }),

@@ -69,6 +69,8 @@ export interface Plan {
   plannerNote?: string;
   /** Steps of the LLM planner's answers refused for missing fields (they never ran). */
   plannerRefusals?: StepRefusal[];
+  /** The caller-visible warnings of the planner's calls (policies in warn mode, warn rules). */
+  warnings?: string[];
 }
 
 /** An AgentConfig as the planners and the executor see it. */
@@ -102,6 +104,8 @@ export interface StepOutcome {
   agentId?: string;
   /** the provider an llm-call step called (a fallback says so) */
   llm?: AgentLlmRoute;
+  /** the caller-visible warnings of the step's governed call */
+  warnings?: readonly string[];
 }
 
 /** Most steps a plan may have (the LLM planner is told so; a longer answer is refused). */

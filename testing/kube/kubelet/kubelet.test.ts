@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../cluster.js';
 import type { JsonObject } from '../schema/types.js';
-import { eventually, httpContainer, IMAGES, pod } from '../test/workload-fixtures.js';
+import { httpContainer, IMAGES, pod } from '../test/workload-fixtures.js';
+import { waitUntil } from '../../eventually.js';
 import { livePids } from './processes.js';
 
 let cluster: TestCluster;
@@ -49,7 +50,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
       expect.objectContaining({ type: 'Ready', status: 'True' }),
     );
     cluster.store.create('pods', pod('bound', { containers: [httpContainer()] }));
-    await eventually(
+    await waitUntil(
       'the pod to be bound',
       () => (cluster.store.get('pods', 'default', 'bound').spec as JsonObject).nodeName as string | undefined,
     );
@@ -95,7 +96,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
         volumes: [{ name: 'conf', configMap: { name: 'conf' } }],
       }),
     );
-    await eventually('envy Ready', () => ready('envy') || undefined);
+    await waitUntil('envy Ready', () => ready('envy') || undefined);
     const ip = String(status('envy').podIP);
     expect(ip).toMatch(/^127\.77\.\d+\.\d+$/);
     expect(status('envy').phase).toBe('Running');
@@ -107,10 +108,10 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
   });
 
   it('keeps stdout as the container log', async () => {
-    await eventually('envy Ready', () => ready('envy') || undefined);
+    await waitUntil('envy Ready', () => ready('envy') || undefined);
     const ip = String(status('envy').podIP);
     await get(`http://${ip}:8080/logged`);
-    await eventually(
+    await waitUntil(
       'the request line in the log',
       () => cluster.workloads!.kubelet.logs.read('default', 'envy', 'web', {})?.includes('GET /logged') || undefined,
     );
@@ -121,7 +122,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
       'pods',
       pod('crash', { containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo boom; exit 1'] }] }),
     );
-    await eventually('CrashLoopBackOff', () => {
+    await waitUntil('CrashLoopBackOff', () => {
       const cs = containerStatus('crash');
       return (cs.state as JsonObject | undefined)?.waiting &&
         ((cs.state as JsonObject).waiting as JsonObject).reason === 'CrashLoopBackOff' &&
@@ -140,7 +141,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
 
   it('marks an unmapped image ErrImagePull', async () => {
     cluster.store.create('pods', pod('nope', { containers: [{ name: 'main', image: 'registry.example/unknown:1' }] }));
-    await eventually('ErrImagePull', () =>
+    await waitUntil('ErrImagePull', () =>
       ((containerStatus('nope').state as JsonObject | undefined)?.waiting as JsonObject | undefined)?.reason ===
       'ErrImagePull'
         ? true
@@ -167,7 +168,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
         containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', show] }],
       }),
     );
-    await eventually('both pods done', () =>
+    await waitUntil('both pods done', () =>
       ['Succeeded', 'Failed'].includes(String(status('sa').phase)) &&
       ['Succeeded', 'Failed'].includes(String(status('no-sa').phase))
         ? true
@@ -185,7 +186,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
         containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', 'echo done'] }],
       }),
     );
-    await eventually('Succeeded', () => (status('once').phase === 'Succeeded' ? true : undefined));
+    await waitUntil('Succeeded', () => (status('once').phase === 'Succeeded' ? true : undefined));
     expect((containerStatus('once').state as JsonObject).terminated).toMatchObject({
       exitCode: 0,
       reason: 'Completed',
@@ -193,10 +194,10 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
   });
 
   it('stops the process with SIGTERM when the pod is deleted, then removes the pod', async () => {
-    await eventually('envy Ready', () => ready('envy') || undefined);
+    await waitUntil('envy Ready', () => ready('envy') || undefined);
     const ip = String(status('envy').podIP);
     cluster.store.delete('pods', 'default', 'envy');
-    await eventually('the pod to be gone', () => (cluster.store.tryGet('pods', 'default', 'envy') ? undefined : true));
+    await waitUntil('the pod to be gone', () => (cluster.store.tryGet('pods', 'default', 'envy') ? undefined : true));
     await expect(get(`http://${ip}:8080/`)).rejects.toThrow(/ECONNREFUSED/);
     const reasons = cluster.store
       .list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=envy' })
@@ -206,13 +207,13 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
 
   it('stops every process when the cluster is reset', async () => {
     cluster.store.create('pods', pod('transient', { containers: [httpContainer()] }));
-    await eventually('transient Ready', () => ready('transient') || undefined);
+    await waitUntil('transient Ready', () => ready('transient') || undefined);
     const ip = String(status('transient').podIP);
     cluster.reset();
-    await eventually('the process to stop', async () =>
+    await waitUntil('the process to stop', async () =>
       (await get(`http://${ip}:8080/`).catch(() => 'refused')) === 'refused' ? true : undefined,
     );
-    await eventually('the node to be back', () => cluster.store.tryGet('nodes', undefined, 'steward-node'));
+    await waitUntil('the node to be back', () => cluster.store.tryGet('nodes', undefined, 'steward-node'));
   });
 
   it('runs the preStop hook, then SIGKILLs a process that ignores SIGTERM once the grace period is over', async () => {
@@ -231,12 +232,12 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
         ],
       }),
     );
-    await eventually(
+    await waitUntil(
       'stubborn started',
       () => cluster.workloads!.kubelet.logs.read('default', 'stubborn', 'main', {})?.includes('started') || undefined,
     );
     cluster.store.delete('pods', 'default', 'stubborn');
-    await eventually('the pod to be gone', () =>
+    await waitUntil('the pod to be gone', () =>
       cluster.store.tryGet('pods', 'default', 'stubborn') ? undefined : true,
     );
     expect(readFileSync(marker, 'utf8')).toBe('bye\n');
@@ -246,7 +247,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
     const c = httpContainer();
     c.env = [...(c.env as JsonObject[]), { name: 'KEY', valueFrom: { secretKeyRef: { name: 'late', key: 'key' } } }];
     cluster.store.create('pods', pod('patient', { containers: [c] }));
-    await eventually('CreateContainerConfigError', () =>
+    await waitUntil('CreateContainerConfigError', () =>
       ((containerStatus('patient').state as JsonObject | undefined)?.waiting as JsonObject | undefined)?.reason ===
       'CreateContainerConfigError'
         ? true
@@ -258,7 +259,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
       metadata: { name: 'late', namespace: 'default' },
       stringData: { key: 'finally' },
     });
-    await eventually('patient Ready', () => ready('patient') || undefined);
+    await waitUntil('patient Ready', () => ready('patient') || undefined);
     expect((await get(`http://${String(status('patient').podIP)}:8080/env/KEY`)).body).toBe('finally');
   });
 
@@ -278,10 +279,10 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
         ],
       }),
     );
-    await eventually('gated Running', () => (status('gated').phase === 'Running' ? true : undefined));
+    await waitUntil('gated Running', () => (status('gated').phase === 'Running' ? true : undefined));
     expect(ready('gated')).toBe(false);
     writeFileSync(marker, '');
-    await eventually('gated Ready', () => ready('gated') || undefined);
+    await waitUntil('gated Ready', () => ready('gated') || undefined);
     cluster.store.create(
       'pods',
       pod('onfailure', {
@@ -295,7 +296,7 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
         ],
       }),
     );
-    await eventually('onfailure Succeeded', () => (status('onfailure').phase === 'Succeeded' ? true : undefined));
+    await waitUntil('onfailure Succeeded', () => (status('onfailure').phase === 'Succeeded' ? true : undefined));
     expect(containerStatus('onfailure')).toMatchObject({ restartCount: 1, lastState: { terminated: { exitCode: 3 } } });
   });
 
@@ -305,11 +306,11 @@ describe('kubelet (process mode)', { timeout: 120_000 }, () => {
       livenessProbe: { httpGet: { path: '/ready', port: 'http' }, periodSeconds: 1, failureThreshold: 1 },
     });
     cluster.store.create('pods', pod('live', { containers: [c] }));
-    await eventually('live Ready', () => ready('live') || undefined);
+    await waitUntil('live Ready', () => ready('live') || undefined);
     const ip = String(status('live').podIP);
     await get(`http://${ip}:8080/unready`);
-    await eventually('a restart', () => (Number(containerStatus('live').restartCount) >= 1 ? true : undefined));
-    await eventually('live Ready again', () => ready('live') || undefined);
+    await waitUntil('a restart', () => (Number(containerStatus('live').restartCount) >= 1 ? true : undefined));
+    await waitUntil('live Ready again', () => ready('live') || undefined);
     const reasons = cluster.store
       .list('events', { namespace: 'default', fieldSelector: 'involvedObject.name=live' })
       .items.map((e) => e.message);

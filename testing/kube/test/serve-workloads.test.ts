@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { REPO_ROOT } from '../kubelet/images.js';
 import { Kubectl } from './kubectl.js';
-import { alive, eventually, HTTP_IMAGE, httpContainer, IMAGES, pod } from './workload-fixtures.js';
+import { alive, HTTP_IMAGE, httpContainer, IMAGES, pod } from './workload-fixtures.js';
+import { waitUntil } from '../../eventually.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kube-serve-workloads-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ describe('kube:serve --run-workloads', () => {
     const kubectl = new Kubectl(kubeconfig);
     let podPid = 0;
     try {
-      await eventually('the kubeconfig path', () => (out.includes('\n') ? true : undefined), 30_000);
+      await waitUntil('the kubeconfig path', () => (out.includes('\n') ? true : undefined), 30_000);
       await kubectl.ok(['apply', '-f', '-'], { stdin: stringify(pod('web', { containers: [httpContainer()] })) });
       await kubectl.ok(['wait', '--for=condition=Ready', 'pod/web', '--timeout=120s'], { timeoutMs: 130_000 });
       expect(await kubectl.ok(['get', '--raw', '/api/v1/namespaces/default/pods/web:8080/proxy/'])).toBe('pod web');

@@ -62,26 +62,6 @@ export function webService(name: string, namespace = 'default'): JsonObject {
   };
 }
 
-/** Polls `check` until it returns a value (not undefined) or `timeoutMs` passes; no fixed sleeps. */
-export async function eventually<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Whether a process id is still running (signal 0 checks without signalling). */
 export function alive(pid: number): boolean {
   try {

@@ -12,7 +12,8 @@ import { REPO_ROOT } from '../kubelet/images.js';
 import { livePids } from '../kubelet/processes.js';
 import type { JsonObject } from '../schema/types.js';
 import { Kubectl } from './kubectl.js';
-import { alive, eventually, httpContainer, IMAGES, pod, webDeployment, webService } from './workload-fixtures.js';
+import { alive, httpContainer, IMAGES, pod, webDeployment, webService } from './workload-fixtures.js';
+import { waitUntil } from '../../eventually.js';
 
 let cluster: TestCluster;
 let kubectl: Kubectl;
@@ -53,7 +54,7 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
     for (const line of wide)
       expect(line).toMatch(/^web-\S+\s+1\/1\s+Running\s+0\s+\S+\s+127\.77\.\d+\.\d+\s+steward-node\s/);
     expect(new Set(wide.map((l) => l.split(/\s+/)[5])).size).toBe(3);
-    await eventually('3 ready endpoints', () => (readyEndpoints('web').length === 3 ? true : undefined));
+    await waitUntil('3 ready endpoints', () => (readyEndpoints('web').length === 3 ? true : undefined));
     expect(await kubectl.ok(['get', 'nodes', '--no-headers'])).toMatch(/^steward-node\s+Ready\s/);
   });
 
@@ -131,7 +132,7 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
       watch.stop();
     }
     expect(fewest).toBeGreaterThanOrEqual(3);
-    await eventually('only the new pods left', () =>
+    await waitUntil('only the new pods left', () =>
       podsOf('roll').length === 3 && !podsOf('roll').some((p) => (p.metadata as JsonObject).deletionTimestamp)
         ? true
         : undefined,
@@ -140,12 +141,12 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
     expect(after).toHaveLength(3);
     for (const pid of after) expect(before).not.toContain(pid);
     // The old processes got SIGTERM and are gone.
-    await eventually('the old processes to exit', () => (before.every((pid) => !alive(pid)) ? true : undefined));
+    await waitUntil('the old processes to exit', () => (before.every((pid) => !alive(pid)) ? true : undefined));
     expect(await raw(`/api/v1/namespaces/default/pods/${name(podsOf('roll')[0]!)}:8080/proxy/env/COLOUR`)).toBe('blue');
 
     await kubectl.ok(['rollout', 'undo', 'deployment/roll']);
     await kubectl.ok(['rollout', 'status', 'deployment/roll', '--timeout=150s'], LONG);
-    await eventually('three pods of the first template', () =>
+    await waitUntil('three pods of the first template', () =>
       podsOf('roll').length === 3 && !podsOf('roll').some((p) => (p.metadata as JsonObject).deletionTimestamp)
         ? true
         : undefined,
@@ -154,10 +155,10 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
 
     const three = await pidsOf();
     await kubectl.ok(['scale', 'deployment/roll', '--replicas=1']);
-    await eventually('one pod left', () => (podsOf('roll').length === 1 ? true : undefined));
+    await waitUntil('one pod left', () => (podsOf('roll').length === 1 ? true : undefined));
     const kept = await pidsOf();
     expect(kept).toHaveLength(1);
-    await eventually('two processes to exit', () =>
+    await waitUntil('two processes to exit', () =>
       three.filter((pid) => !kept.includes(pid)).every((pid) => !alive(pid)) ? true : undefined,
     );
   });
@@ -173,13 +174,13 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
         podsOf(app).map(async (p) => Number(await raw(`/api/v1/namespaces/default/pods/${name(p)}:8080/proxy/pid`))),
       );
       await kubectl.ok(['delete', `deployment/${app}`, `--cascade=${cascade}`, '--timeout=120s'], LONG);
-      await eventually(`${app}: pods and ReplicaSets gone`, () =>
+      await waitUntil(`${app}: pods and ReplicaSets gone`, () =>
         podsOf(app).length === 0 &&
         cluster.store.list('replicasets.apps', { namespace: 'default', labelSelector: `app=${app}` }).items.length === 0
           ? true
           : undefined,
       );
-      await eventually(`${app}: processes gone`, () => (pids.every((pid) => !alive(pid)) ? true : undefined));
+      await waitUntil(`${app}: processes gone`, () => (pids.every((pid) => !alive(pid)) ? true : undefined));
     }
   });
 
@@ -201,7 +202,7 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
   it('takes a pod whose readiness probe fails out of the EndpointSlice', async () => {
     const victim = podsOf('web')[0]!;
     await raw(`/api/v1/namespaces/default/pods/${name(victim)}:8080/proxy/unready`);
-    await eventually('the endpoint to turn not ready', () =>
+    await waitUntil('the endpoint to turn not ready', () =>
       readyEndpoints('web').some((e) => (e.addresses as string[])[0] === ip(victim)) ? undefined : true,
     );
     expect(readyEndpoints('web')).toHaveLength(2);
@@ -223,7 +224,7 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
         containers: [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'echo "crashing now"; exit 1'] }],
       }),
     );
-    await eventually('CrashLoopBackOff', async () =>
+    await waitUntil('CrashLoopBackOff', async () =>
       (await kubectl.ok(['get', 'pod', 'crash', '--no-headers'])).includes('CrashLoopBackOff') ? true : undefined,
     );
     expect(await kubectl.ok(['logs', 'crash', '--previous'])).toBe('crashing now\n');
@@ -239,7 +240,7 @@ describe('workloads with kubectl', { timeout: 180_000 }, () => {
     expect(await (await fetch(`http://${addr}:8080/`)).text()).toBe('pod lonely');
     await kubectl.ok(['delete', 'namespace', 'doomed', '--timeout=120s'], LONG);
     // The kubelet removes a pod only once its processes are gone, and the namespace goes after its pods.
-    await eventually('the namespace to be gone', () =>
+    await waitUntil('the namespace to be gone', () =>
       cluster.store.tryGet('namespaces', undefined, 'doomed') ? undefined : true,
     );
     await expect(fetch(`http://${addr}:8080/`)).rejects.toThrow();
