@@ -88,6 +88,10 @@ export const Reason = {
   NotExpired: 'NotExpired',
   /** The spec breaks a rule the CRD cannot express (e.g. expiresAt over 90 days after creation); the message names the field. */
   InvalidSpec: 'InvalidSpec',
+  /** A Budget is valid: the gateways charge the calls it matches and hold them to its limit. */
+  BudgetActive: 'BudgetActive',
+  /** A Budget's `spec.window.timeZone` is no IANA time zone the runtimes know: they skip the Budget. */
+  UnknownTimeZone: 'UnknownTimeZone',
 } as const;
 
 export interface ConditionInput {

@@ -11,5 +11,6 @@ export * from './policy.js';
 export * from './connector.js';
 export * from './license.js';
 export * from './policyexception.js';
+export * from './budget.js';
 export * from './orchestrator.js';
 export * from './licensekey.js';

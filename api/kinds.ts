@@ -1,4 +1,5 @@
 import { AgentConfig } from './agentconfig.js';
+import { Budget } from './budget.js';
 import { Connector } from './connector.js';
 import { License } from './license.js';
 import { Orchestrator } from './orchestrator.js';
@@ -7,7 +8,7 @@ import { PolicyException } from './policyexception.js';
 import type { ResourceByKind } from './resources.js';
 
 /** The custom resources, in the order the docs list them. */
-export const KINDS = [Orchestrator, AgentConfig, Policy, Connector, License, PolicyException] as const;
+export const KINDS = [Orchestrator, AgentConfig, Policy, Connector, License, PolicyException, Budget] as const;
 
 export type KindName = keyof ResourceByKind;
 export const KIND_NAMES = KINDS.map((k) => k.kind) as KindName[];

@@ -3,6 +3,7 @@ import { conditionsField, observedGenerationField } from './conditions.js';
 import { labelSelector, secretKeyRef } from './common.js';
 import { llmProviderType } from './agentconfig.js';
 import { commonColumns, defineKind } from './kind.js';
+import { modelPrice } from './budget.js';
 
 const component = z
   .object({
@@ -83,6 +84,15 @@ export const orchestratorSpec = z
           )
           .default([])
           .describe('LLM providers the gateway and the planner may call'),
+        prices: z
+          .record(z.string().min(1).max(256), modelPrice)
+          .optional()
+          .describe(
+            'model prices that override or add to the built-in table (docs/budgets.md), keys provider/model, model or provider/*',
+          ),
+        defaultPrice: modelPrice
+          .optional()
+          .describe('the price of a model found nowhere; absent: such a model is charged in tokens only'),
       })
       .strict()
       .optional()

@@ -34,6 +34,10 @@ export const POD_ENV = {
   agentNamespace: 'STEWARD_AGENT_NAMESPACE',
   agentPort: 'STEWARD_AGENT_PORT',
   llmDefaultProvider: 'STEWARD_LLM_DEFAULT_PROVIDER',
+  /** `spec.llm.prices` as JSON (docs/budgets.md). */
+  modelPrices: 'STEWARD_MODEL_PRICES',
+  /** `spec.llm.defaultPrice` as `input,output[,cachedInput]`. */
+  defaultModelPrice: 'STEWARD_DEFAULT_MODEL_PRICE',
 } as const;
 
 /** The variables of one LLM provider type: its API key (from a Secret) and its plain settings. */

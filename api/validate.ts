@@ -4,6 +4,7 @@ import { KIND_NAMES, kindByName, type KindName } from './kinds.js';
 import type { AnyResource } from './resources.js';
 import { fromAxonflow, isDomainFile } from './axonflow.js';
 import type { ObjectMeta } from './common.js';
+import { budgetTimeZoneIssue } from './budget.js';
 import { exceptionExpiryIssue } from './policyexception.js';
 
 /** One finding, in the service reference's validation-result shape. */
@@ -118,6 +119,7 @@ const RULES: Partial<Record<KindName, Rule[]>> = {
         ? { field: 'spec.keySecretRef', message: 'exactly one of spec.keySecretRef or spec.keyFromEnv must be set' }
         : undefined,
   ],
+  Budget: [(s) => budgetTimeZoneIssue(s as { window: { timeZone: string } })],
   PolicyException: [
     (s, c) =>
       exceptionExpiryIssue(s as { expiresAt?: string; permanent: boolean }, {

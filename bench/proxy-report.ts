@@ -116,6 +116,22 @@ function rssTable(f: Figures): string {
   return `| Row | RSS before MB | max RSS MB | worker threads | CPU ms/req | p50 ms | p99 ms | errors | idle % |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n${rows.join('\n')}`;
 }
 
+/** What one Budget charging every call adds (issue 35): p50 of that row minus the same gateway's without it. */
+function budgetNote(f: Figures): string {
+  const p50 = (label: string) => {
+    const row = f.sequential.find((r) => r.label === label);
+    return row ? percentile(sorted(row.ms), 50) : NaN;
+  };
+  const out = (['/v1/chat/completions', '/v1/execute'] as const).map((route) => {
+    const added =
+      p50(`Steward ${route}, PostgreSQL, a Budget charging every call`) - p50(`Steward ${route}, PostgreSQL`);
+    return `${route} ${signed(added)} ms`;
+  });
+  return out.some((s) => s.includes('n/a'))
+    ? ''
+    : `\nWhat admission with a Budget adds, p50 of the same gateway with and without one Budget that charges every call (a reservation before the upstream call and a settle after it): ${out.join(', ')}.\n`;
+}
+
 /** What explains the stream rows: Steward's relay or not (read from the chunks it sent), Portkey's first-chunk wait. */
 function streamNotes(f: Figures): string {
   const notes: string[] = [];
@@ -180,6 +196,7 @@ when the pattern does not match, \`deny: true\` answers 446 when a check fails):
 the direct row's.
 
 ${sequentialTable(f)}
+${budgetNote(f)}
 
 **CPU at ${f.cpuRate} requests/s** (bench/steady.ts, open loop, ${f.connections} connections; ${f.cpuRounds} rounds of ${f.cpuRequests} requests per row; median round).
 CPU is the user + system time of the row's process per answered request (/proc/<pid>/stat; the stand-in's own for the direct row);

@@ -69,6 +69,16 @@ function revision(): string {
 }
 
 /** The pack's output redaction, disabled by a user document of the same name (user folders win). */
+/** A Budget whose empty scope charges every call, with limits no run reaches. */
+const EVERY_CALL_BUDGET = `apiVersion: steward.dev/v1alpha1
+kind: Budget
+metadata: {name: every-call}
+spec:
+  limit: {usd: 1000000000, tokens: 1000000000000}
+  window: {period: month, timeZone: Europe/Lisbon}
+---
+`;
+
 const OUTPUT_REDACTION_OFF = `apiVersion: steward.dev/v1alpha1
 kind: Policy
 metadata: {name: builtin-output-redaction}
@@ -136,6 +146,20 @@ export async function run(): Promise<{ markdown: string }> {
         })
       : undefined;
     if (plainGw) procs.push(plainGw);
+    // What admission with budgets adds (issue 35): the same gateway with one Budget that charges every call (a
+    // reservation and a settle per call, never refused).
+    const budgetDir = join(dataDir, 'budget');
+    mkdirSync(budgetDir);
+    writeFileSync(join(budgetDir, 'budget.yaml'), EVERY_CALL_BUDGET);
+    const budgetGw = database
+      ? await startSteward({
+          upstream: upstream.origin,
+          dataDir: join(dataDir, 'pg-budget'),
+          databaseUrl: database.url,
+          env: { STEWARD_MANIFESTS: budgetDir },
+        })
+      : undefined;
+    if (budgetGw) procs.push(budgetGw);
 
     const direct: Target = {
       label: 'stand-in called directly',
@@ -164,12 +188,14 @@ export async function run(): Promise<{ markdown: string }> {
       pk,
       ...(pgGw ? [steward(pgGw, 'PostgreSQL', 'chat')] : []),
       ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'chat')] : []),
+      ...(budgetGw ? [steward(budgetGw, 'PostgreSQL, a Budget charging every call', 'chat')] : []),
       steward(lite, 'PGlite', 'chat'),
     ];
     const gateways = [
       ...chatRows,
       ...(pgGw ? [steward(pgGw, 'PostgreSQL', 'execute')] : []),
       ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'execute')] : []),
+      ...(budgetGw ? [steward(budgetGw, 'PostgreSQL, a Budget charging every call', 'execute')] : []),
       steward(lite, 'PGlite', 'execute'),
     ];
     const plainRow = plainGw ? [steward(plainGw, 'PostgreSQL, output redaction disabled', 'chat')] : [];

@@ -7,6 +7,7 @@ import type { DecisionLimits } from '../rego/decision.js';
 import type { ConnectionSettings } from './http/app.js';
 import type { ProviderConfigInput } from './llm/config.js';
 import type { WebhookSettings } from './orchestrator/webhooks/index.js';
+import type { ModelPrice } from './budgets/prices.js';
 
 /** A port to listen on and the setting that names it: a start-up error says which setting to change. */
 export interface Listener {
@@ -93,6 +94,16 @@ export interface RecordSettings {
   auditRawText: boolean;
 }
 
+/** Budgets (runtime/budgets): the prices calls are charged at, and how long a reservation holds. */
+export interface BudgetSettings {
+  /** Overrides and additions to the built-in prices, keys `provider/model`, `model` or `provider/*`. */
+  modelPrices?: Record<string, ModelPrice>;
+  /** The price of a model with none; absent: such a model is charged in tokens only. */
+  defaultModelPrice?: ModelPrice;
+  /** How long a call's reservation holds when it never settles (its replica died); then it is charged in full. */
+  reservationTtlMs: number;
+}
+
 /** Policy evaluation. */
 export interface PolicySettings {
   /** UTF-8 bytes of text one evaluation accepts. */
@@ -121,6 +132,7 @@ export interface GatewayCoreSettings {
   http: HttpSettings;
   access: AccessSettings;
   records: RecordSettings;
+  budgets: BudgetSettings;
   policy: PolicySettings;
   llm: LlmSettings;
   /** The tag in minted API keys. */
@@ -157,6 +169,7 @@ export interface OrchestratorProcessSettings extends ProcessSettings {
   cluster: ClusterSettings;
   access: AccessSettings;
   records: RecordSettings;
+  budgets: BudgetSettings;
   /** Plans' policy checks: the limits only (their inputs are bounded by the body limit). */
   policy: Pick<PolicySettings, 'limits'>;
   llm: LlmSettings;

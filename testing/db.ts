@@ -36,7 +36,7 @@ export function testBackends(env: Record<string, string | undefined> = process.e
   ];
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
+export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

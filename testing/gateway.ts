@@ -36,6 +36,8 @@ export interface TestGatewayOptions {
   now?: () => Date;
   /** Load the built-in policy pack. @default true */
   policyPack?: boolean;
+  /** A PostgreSQL database (and schema) instead of an in-memory PGlite: gateways that share one. */
+  database?: { url: string; schema: string };
 }
 
 export interface TestGateway {
@@ -94,7 +96,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     watch: false,
   });
   await source.ready();
-  const store = await openStore({});
+  const store = await openStore(
+    options.database ? { databaseUrl: options.database.url, schema: options.database.schema } : {},
+  );
   // As standalone: plans' connector-call steps reach the connector routes with the forwarded identity.
   const parts = assembleGateway(config, {
     store,

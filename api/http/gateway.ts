@@ -9,3 +9,4 @@ export * from './gateway/llm.js';
 export * from './gateway/openai.js';
 export * from './gateway/anthropic.js';
 export * from './gateway/connectors.js';
+export * from './gateway/budgets.js';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { LLM_ENV, POD_ENV } from '../../api/pod-env.js';
 import { DEFAULT_DECISION_LIMITS } from '../../rego/decision.js';
 import { bool, list, logSettings, port } from '../../platform/config.js';
+import { parseDefaultPrice, parseModelPrices } from '../../runtime/budgets/prices.js';
 
 /** Settings every Steward process shares. Units are in the names. */
 export const base = {
@@ -212,6 +213,47 @@ export const records = {
 };
 
 /**
+ * Budgets (docs/budgets.md): the prices calls are charged at (USD per million tokens) and how long a reservation
+ * holds. The gateway's and the orchestrator's, which both charge the calls they make.
+ */
+export const budgets = {
+  /**
+   * Prices that override or add to the built-in table: a JSON object `{"openai/gpt-4o": {"input": 2.5, "output": 10,
+   * "cachedInput": 1.25}}`, keys `provider/model`, `model` (any provider) or `provider/*`.
+   */
+  STEWARD_MODEL_PRICES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      try {
+        return parseModelPrices(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** The price of a model found nowhere: `input,output[,cachedInput]`; absent: such a model is charged in tokens only. */
+  STEWARD_DEFAULT_MODEL_PRICE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      try {
+        return parseDefaultPrice(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /**
+   * How long a call's budget reservation holds when the call never settles (its process died): then it is charged in
+   * full. Longer than any call lasts. @default 10 min
+   */
+  STEWARD_BUDGET_RESERVATION_TTL_MS: z.coerce.number().int().min(10_000).max(86_400_000).default(600_000),
+};
+
+/**
  * The default limits of one policy decision (the gateway's checks, the orchestrator's plan checks); a Policy's
  * `spec.limits` overrides them for that Policy. Past the deadline or the steps the decision fails closed.
  */
@@ -226,6 +268,7 @@ export const policyLimits = {
 export const gateway = {
   ...access,
   ...records,
+  ...budgets,
   ...policyLimits,
   /**
    * Largest text a policy evaluation accepts: the query plus every other string of the policy input (context,

@@ -21,6 +21,7 @@ import {
   plan,
   internalSecret,
   records,
+  budgets,
   policyLimits,
   gateway,
 } from './env-groups.js';
@@ -114,6 +115,7 @@ export const orchestratorConfigSchema = z
     ...webhooks,
     ...plan,
     ...records,
+    ...budgets,
     ...policyLimits,
     /** Accept identities forwarded by gateways holding the same secret (X-Steward-Identity). */
     [POD_ENV.internalSecret]: internalSecret,

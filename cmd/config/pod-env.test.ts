@@ -33,6 +33,11 @@ const o = orchestrators.parse(
     withProvider({ name: 'main', type: 'openai', model: 'gpt-4o-mini', secretRef: { name: 'llm', key: 'k' } }, true),
     withProvider({ name: 'local', type: 'ollama', model: 'llama3.1:8b', endpoint: 'http://ollama:11434' }),
     withProvider(BEDROCK),
+    (m) =>
+      void Object.assign(m.spec.llm as object, {
+        prices: { 'openai/gpt-4o-mini': { input: 0.2, output: 0.8 } },
+        defaultPrice: { input: 1, output: 2, cachedInput: 0.5 },
+      }),
   ),
 );
 
@@ -91,6 +96,11 @@ describe('the pod environment contract', () => {
     expect(gw.store.databaseUrl).toBe('postgresql://steward@db:5432/steward');
     expect(gw.llm.providers.map((p) => p.type)).toEqual(['openai', 'aws-bedrock', 'ollama']);
     expect(gw.llm.defaultProvider).toBe('openai');
+    expect(gw.budgets).toMatchObject({
+      modelPrices: { 'openai/gpt-4o-mini': { input: 0.2, output: 0.8 } },
+      defaultModelPrice: { input: 1, output: 2, cachedInput: 0.5 },
+    });
+    expect(orchestratorSettings(resolve(orchestratorEnv(o))).budgets.modelPrices).toBeDefined();
     const orch = orchestratorSettings(resolve(orchestratorEnv(o)));
     expect(orch.agents.discovery).toBe('kubernetes');
     expect(orch.tls).toBeDefined();

@@ -3,10 +3,12 @@
  * `STEWARD_*` names meet the code's camelCase names.
  */
 import { parseConfig } from '../../platform/config.js';
+import { definedFields } from '../../platform/objects.js';
 import type { ProviderConfigInput } from '../../runtime/llm/config.js';
 import type {
   AccessSettings,
   AgentSettings,
+  BudgetSettings,
   ClusterSettings,
   GatewaySettings,
   HttpSettings,
@@ -64,6 +66,7 @@ export function standaloneFrom(c: StandaloneConfig): StandaloneSettings {
     manifests: manifestsFrom(c),
     access: accessFrom(c),
     records: recordsFrom(c),
+    budgets: budgetsFrom(c),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -88,6 +91,7 @@ export function gatewayFrom(c: GatewayConfig): GatewaySettings {
     cluster: clusterFrom(c),
     access: accessFrom(c),
     records: recordsFrom(c),
+    budgets: budgetsFrom(c),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -111,6 +115,7 @@ export function orchestratorFrom(c: OrchestratorConfig): OrchestratorProcessSett
     cluster: clusterFrom(c),
     access: accessFrom(c),
     records: recordsFrom(c),
+    budgets: budgetsFrom(c),
     policy: { limits: { deadlineMs: c.STEWARD_POLICY_DEADLINE_MS, maxSteps: c.STEWARD_POLICY_MAX_STEPS } },
     llm: llmFrom(c),
     orchestration: orchestrationFrom(c),
@@ -208,6 +213,13 @@ function accessFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): A
     rateLimitPerHour: c.STEWARD_RATE_LIMIT_PER_HOUR,
     llmTokensPerMinute: c.STEWARD_LLM_TOKENS_PER_MINUTE,
     redisUrl: c.REDIS_URL,
+  };
+}
+
+function budgetsFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): BudgetSettings {
+  return {
+    ...definedFields({ modelPrices: c.STEWARD_MODEL_PRICES, defaultModelPrice: c.STEWARD_DEFAULT_MODEL_PRICE }),
+    reservationTtlMs: c.STEWARD_BUDGET_RESERVATION_TTL_MS,
   };
 }
 

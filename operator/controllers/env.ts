@@ -57,6 +57,12 @@ export function sharedSettings(o: OrchestratorResource): Record<string, string> 
   }
   const def = o.spec.llm?.providers.find((p) => p.name === o.spec.llm?.defaultProvider);
   if (def) out[E.llmDefaultProvider] = def.type;
+  const { prices, defaultPrice } = o.spec.llm ?? {};
+  if (prices && Object.keys(prices).length) out[E.modelPrices] = JSON.stringify(prices);
+  if (defaultPrice)
+    out[E.defaultModelPrice] = [defaultPrice.input, defaultPrice.output, defaultPrice.cachedInput]
+      .filter((v) => v !== undefined)
+      .join(',');
   return out;
 }
 
@@ -97,6 +103,8 @@ function serverEnv(o: OrchestratorResource, settings: Record<string, string>): V
     // NB: optional: the key is absent when the operator has no signing secret configured.
     secretRef(E.licenseSigningSecret, { name: internal, key: INTERNAL_KEYS.licenseSigningSecret }, true),
     ...values(settings, [E.communityMode]),
+    // NB: both charge budgets (the gateway its routes' calls, the orchestrator plan steps and parallel queries).
+    ...values(settings, [E.modelPrices, E.defaultModelPrice]),
   ];
 }
 

@@ -13,6 +13,7 @@ import type {
   Selection,
 } from '../manager/types.js';
 import { AgentConfigReconciler } from './agentconfig/reconcile.js';
+import { BudgetReconciler } from './budget/reconcile.js';
 import { ConnectorReconciler } from './connector/reconcile.js';
 import { LicenseReconciler } from './license/reconcile.js';
 import {
@@ -131,6 +132,11 @@ export function allControllers(
       // NB: a Policy created or deleted changes the message of the exceptions naming it (not their Ready).
       watches: [{ resource: Resources.Policy, map: exceptionsOfPolicy(cache) }],
       reconciler: scoped(new PolicyExceptionReconciler(ctx)),
+    },
+    {
+      name: 'budget',
+      for: Resources.Budget,
+      reconciler: scoped(new BudgetReconciler(ctx)),
     },
   ];
 }

@@ -36,6 +36,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
   Reason.HealthCheckFailed,
   Reason.PoolUnhealthy,
   Reason.InvalidSpec,
+  Reason.UnknownTimeZone,
 ]);
 
 /** The conditions of `after` whose problem reason is new (absent, or another reason or status, in `before`). */

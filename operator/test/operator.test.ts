@@ -56,6 +56,7 @@ describe('startOperator', () => {
       await eventually(async () => expect(await probe(op, '/readyz')).toBe(200));
       expect(Object.keys(op.manager.stats()).sort()).toEqual([
         'agentconfig',
+        'budget',
         'connector',
         'license',
         'orchestrator',

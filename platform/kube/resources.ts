@@ -23,6 +23,7 @@ export const Resources = {
   Connector: ref(GROUP, VERSION, 'connectors', 'Connector'),
   License: ref(GROUP, VERSION, 'licenses', 'License'),
   PolicyException: ref(GROUP, VERSION, 'policyexceptions', 'PolicyException'),
+  Budget: ref(GROUP, VERSION, 'budgets', 'Budget'),
   Deployment: ref('apps', 'v1', 'deployments', 'Deployment'),
   Service: ref('', 'v1', 'services', 'Service'),
   ConfigMap: ref('', 'v1', 'configmaps', 'ConfigMap'),

@@ -7,3 +7,4 @@ export {
   PolicyReportWriter,
   type PolicyReportWriterOptions,
 } from './policy-report-status.js';
+export { BUDGET_STATUS_INTERVAL_MS, BudgetStatusWriter, type BudgetStatusWriterOptions } from './budget-status.js';

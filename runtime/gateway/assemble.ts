@@ -4,6 +4,7 @@ import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import { policyObserver } from '../policy/observer.js';
 import type { GatewayCoreSettings } from '../settings.js';
+import { openBudgets, type BudgetsOptions } from '../budgets/index.js';
 import { BackgroundWrites } from '../governed/index.js';
 import type { GatewayDeps } from './deps.js';
 import { OrganizationMetrics } from './org-metrics.js';
@@ -48,6 +49,8 @@ export function assembleGateway(
     internalSecret?: string;
     /** Why the process should not get traffic now (GET /readyz). */
     notReady?: () => readonly string[];
+    /** Records a Kubernetes Event on a Budget whose threshold was crossed (cluster mode); absent: logged only. */
+    kubeEvent?: BudgetsOptions['kubeEvent'];
   },
 ): GatewayParts {
   const now = parts.now ?? (() => new Date());
@@ -90,6 +93,14 @@ export function assembleGateway(
     log: parts.log.child({ module: 'connectors' }),
     now,
   });
+  const budgets = openBudgets({
+    source: parts.source,
+    store: parts.store,
+    settings: config.budgets,
+    log: parts.log,
+    now,
+    ...(parts.kubeEvent ? { kubeEvent: parts.kubeEvent } : {}),
+  });
   parts.log.info({ llm: described, rateLimits: access.windows, limiter: access.limiterKind }, 'gateway configured');
   const deps: GatewayDeps = {
     log: parts.log,
@@ -109,6 +120,7 @@ export function assembleGateway(
     tokens: { limiter: access.tokenLimiter, perMinute: config.access.llmTokensPerMinute },
     llmAudit: config.records.llmAudit,
     auditRawText: config.records.auditRawText,
+    budgets: budgets.gate,
     backgroundWrites: new BackgroundWrites(parts.log.child({ module: 'llm-audit' }), () =>
       telemetry.llmAuditBackgroundFailures.inc(),
     ),
@@ -132,6 +144,7 @@ export function assembleGateway(
     async close() {
       access.close();
       policies.close();
+      budgets.close();
       await Promise.all([llm.close(), connectors.close()]);
     },
   };

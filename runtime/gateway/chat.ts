@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { definedFields } from '../../platform/objects.js';
+import { budgetHeaders } from '../budgets/gate.js';
 import { warnCaller } from '../http/warning-header.js';
 import { identityOf } from '../auth/plugin.js';
 import {
@@ -149,6 +150,7 @@ export async function serveChat(
     throw err;
   }
   void reply.header('x-steward-context-id', run.contextId).header('x-steward-audit-id', run.auditId);
+  if (run.budget) void reply.headers(budgetHeaders(run.budget.view));
   const created = Math.floor(deps.now().getTime() / 1000);
   if (!call.stream) {
     let answer;
@@ -161,8 +163,9 @@ export async function serveChat(
     warnCaller(reply, answer.warnings);
     return format.whole(chatAnswer(answer), created);
   }
-  // NB: a stream's head goes out before its answer: the input policies' warnings only (the answer's are audited).
-  warnCaller(reply, run.evaluation.warnings);
+  // NB: a stream's head goes out before its answer: the input policies' and the budgets' warnings only (the answer's
+  // are audited).
+  warnCaller(reply, [...run.evaluation.warnings, ...(run.budget?.warnings ?? [])]);
   const writer = format.stream({ auditId: run.auditId, model: run.model, created, requestId: req.id });
   void reply
     .header('content-type', 'text/event-stream; charset=utf-8')

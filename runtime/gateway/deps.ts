@@ -16,6 +16,7 @@ import type { StewardTelemetry } from '../metrics/index.js';
 import type { PlanForwarder } from './plan-forward.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
+import type { BudgetRouteOptions } from './routes/budgets.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -162,4 +163,5 @@ export type GatewayDeps = GatewayServerOptions &
   AuditRouteOptions &
   ClientRouteOptions &
   LlmRouteOptions &
-  ConnectorRouteOptions;
+  ConnectorRouteOptions &
+  BudgetRouteOptions;

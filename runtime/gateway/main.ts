@@ -4,7 +4,7 @@
  * (informers) or folders of manifests, either over the built-in policy pack; PostgreSQL at DATABASE_URL (PGlite
  * without); Redis limits at REDIS_URL; plans forwarded to STEWARD_ORCHESTRATOR_URL. In a cluster it also reports
  * this pod's policy loads (Policy.status.byPod) and, while holding the Lease `O-gateway-status`, connector health
- * (Connector.status) and the policy reports (Policy.status.report).
+ * (Connector.status), the policy reports (Policy.status.report) and the budgets' spend (Budget.status).
  */
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -13,9 +13,11 @@ import { connectKube } from '../cluster/connect.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import { installShutdown } from '../../platform/shutdown.js';
 import { assemble, type Lifecycle } from '../../platform/lifecycle.js';
-import type { KubeClient } from '../../platform/kube/index.js';
+import { KubeEventRecorder, type KubeClient } from '../../platform/kube/index.js';
 import { VERSION } from '../../platform/version.js';
 import {
+  BUDGET_STATUS_INTERVAL_MS,
+  BudgetStatusWriter,
   ConnectorStatusPublisher,
   LeaseRole,
   POLICY_REPORT_INTERVAL_MS,
@@ -112,6 +114,16 @@ export async function startGateway(
     ]);
 
     const pod = config.cluster.podName ?? hostname();
+    // NB: a Budget's thresholds, told once per window by the replica whose settle crossed them (runtime/budgets).
+    const events = kube
+      ? new KubeEventRecorder({
+          client: kube,
+          component: 'steward-gateway',
+          host: pod,
+          log: log.child({ component: 'events' }),
+        })
+      : undefined;
+    if (events) life.defer('events', () => events.flush());
     const publisher =
       kube && kubeSource
         ? new ConnectorStatusPublisher({
@@ -139,6 +151,14 @@ export async function startGateway(
             ? httpPlanForwarder(config.orchestrator.url, config.orchestrator.internalSecret)
             : undefined,
           internalSecret: config.internalSecret,
+          ...(events && kubeSource
+            ? {
+                kubeEvent: async (b: { name: string; namespace: string }, reason: string, message: string) => {
+                  const object = kubeSource.object('Budget', b.name);
+                  if (object) events.event(object, 'Warning', reason, message);
+                },
+              }
+            : {}),
           notReady: () => [
             ...(draining ? ['draining: the process is shutting down'] : []),
             ...(kubeSource && !kubeSource.synced ? ['the Kubernetes informers have not synced'] : []),
@@ -148,7 +168,7 @@ export async function startGateway(
     );
     await parts.ready();
     if (kube && kubeSource)
-      await startClusterReporters(life, config, { kube, kubeSource, parts, publisher, pod, cluster, log });
+      await startClusterReporters(life, config, { kube, kubeSource, parts, store, publisher, pod, cluster, log });
 
     const app = await life.listen('gateway server', buildGateway(parts.deps), config.listener);
     if (config.metrics)
@@ -174,8 +194,8 @@ export async function startGateway(
 }
 
 /**
- * In a cluster: this pod's policy loads (Policy.status.byPod) and, holding the Lease, connector health and the
- * policy reports (Policy.status.report).
+ * In a cluster: this pod's policy loads (Policy.status.byPod) and, holding the Lease, connector health, the
+ * policy reports (Policy.status.report) and the budgets' spend (Budget.status).
  */
 async function startClusterReporters(
   life: Lifecycle,
@@ -184,6 +204,7 @@ async function startClusterReporters(
     kube: KubeClient;
     kubeSource: KubernetesSource;
     parts: GatewayParts;
+    store: Store;
     publisher: ConnectorStatusPublisher | undefined;
     pod: string;
     cluster: GatewayClusterOptions;
@@ -216,10 +237,19 @@ async function startClusterReporters(
     log: c.log.child({ component: 'policy-report' }),
   });
   life.defer('policy reports', () => reports.close());
+  // Budget.status: every replica's spend, read from the ledgers by the holder of the same Lease.
+  const budgets = new BudgetStatusWriter({
+    client: c.kube,
+    source: c.kubeSource,
+    ledger: c.store.budgets,
+    intervalMs: Math.max(BUDGET_STATUS_INTERVAL_MS, config.cluster.statusMinIntervalMs),
+    log: c.log.child({ component: 'budget-status' }),
+  });
+  life.defer('budget status', () => budgets.close());
   if (!config.cluster.orchestratorName) {
     c.log.warn(
       { setting: 'STEWARD_ORCHESTRATOR_NAME' },
-      'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status and Policy.status.report are not written',
+      'STEWARD_ORCHESTRATOR_NAME is not set: no Lease to hold, Connector.status, Policy.status.report and Budget.status are not written',
     );
     return;
   }
@@ -232,6 +262,7 @@ async function startClusterReporters(
     onChange: (holding) => {
       publisher.setLeading(holding);
       reports.setLeading(holding);
+      budgets.setLeading(holding);
     },
     log: c.log.child({ component: 'connector-status' }),
   });

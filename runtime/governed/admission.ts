@@ -1,9 +1,13 @@
-/** The pipeline's first stage: a call's tokens reserved on its organization's tokens per minute. */
+/**
+ * The pipeline's admission: a call's tokens reserved on its organization's tokens per minute (first), and its worst
+ * case on the budgets that charge it (once the upstream is known).
+ */
 import type { Identity } from '../auth/identity.js';
 import { ApiError } from '../http/errors.js';
 import { DEFAULT_MAX_TOKENS } from '../llm/index.js';
 import { RateLimitStoreError, type RateLimitDecision } from '../limits/index.js';
-import type { GovernedDeps } from './types.js';
+import type { BudgetHold } from '../budgets/gate.js';
+import type { GovernedDeps, GovernedRequest, Upstream } from './types.js';
 
 /** Tokens a call reserved; `settle` gives back what it did not use (once). */
 export interface TokenReservation {
@@ -66,4 +70,43 @@ export async function admitTokens(
     },
     { headers: { 'retry-after': String(decision.retryAfterSec) } },
   );
+}
+
+/**
+ * Reserves the call's worst case on the budgets that charge it (runtime/budgets/gate.ts), once its upstream — the
+ * provider and model that will answer — is known; undefined when no budget charges it. Throws BudgetExceededError
+ * (429) before the upstream is called.
+ */
+export async function admitBudget(
+  deps: GovernedDeps,
+  req: GovernedRequest,
+  upstream: Pick<Upstream, 'provider' | 'model'>,
+): Promise<BudgetHold | undefined> {
+  if (!deps.budgets) return undefined;
+  const { provider, model } = answeringModel(req, upstream);
+  return deps.budgets.admit({
+    organizationId: req.identity.organizationId,
+    tenantId: req.identity.tenantId,
+    // NB: the verified client only (an API key): a body's client_id is descriptive.
+    clientId: req.identity.clientId,
+    agent: req.agent,
+    provider,
+    model,
+    prompt: req.prompt,
+    maxTokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
+  });
+}
+
+/**
+ * The provider and model a call is priced and matched by: the upstream's, unless it only knows them as `default`
+ * (a pool agent calls its AgentConfig's), then what the call asked for.
+ */
+export function answeringModel(
+  req: Pick<GovernedRequest, 'llm'>,
+  upstream: Pick<Upstream, 'provider' | 'model'>,
+): { provider: string; model: string } {
+  return {
+    provider: upstream.provider !== 'default' ? upstream.provider : (req.llm?.provider ?? upstream.provider),
+    model: upstream.model !== 'default' ? upstream.model : (req.llm?.model ?? upstream.model),
+  };
 }

@@ -257,7 +257,11 @@ class AnswerRun {
       finishReason: this.done?.finishReason ?? 'other',
       usage: this.done?.usage ?? NO_USAGE,
       redactions: this.redactions,
-      warnings: [...check.evaluation.warnings, ...(this.lastEvaluation?.warnings ?? [])],
+      warnings: [
+        ...check.evaluation.warnings,
+        ...(this.lastEvaluation?.warnings ?? []),
+        ...(this.ctx.audit.budget?.warnings ?? []),
+      ],
       evaluation: check.evaluation,
     };
   }

@@ -4,6 +4,7 @@ import type { LlmUsage } from '../llm/index.js';
 import type { PolicyEvaluation, PolicyResult } from '../policy/types.js';
 import type { RedactionCounts } from '../redact/index.js';
 import { newId } from '../store/index.js';
+import type { BudgetHold, Spend } from '../budgets/gate.js';
 import type { TokenReservation } from './admission.js';
 import { auditText } from './audit-text.js';
 import type { InputCheck } from './input-check.js';
@@ -57,6 +58,8 @@ export class AuditRecord {
   upstreamMs = 0;
   /** time a stream waited on its consumer */
   waitedMs = 0;
+  /** the call's budget reservation, settled to what it used once the outcome is known */
+  budget: BudgetHold | undefined;
 
   constructor(
     private readonly deps: GovernedDeps,
@@ -69,15 +72,16 @@ export class AuditRecord {
 
   async write(o: Outcome): Promise<void> {
     const { deps, req, check } = this;
-    // NB: the usage the provider reported (or the adapter's estimate); without one (a pool agent's answer, a
-    // stream cut short) characters / 4 of the prompt and of what was sent; nothing for a call that got no answer.
-    const used =
-      o.usage && o.usage.totalTokens > 0
-        ? o.usage.totalTokens
-        : o.response || o.decision === 'client_closed'
-          ? Math.ceil((req.prompt.length + (o.response?.length ?? 0)) / 4)
-          : 0;
-    this.reservation?.settle(used);
+    const spend = spendOf(req, o);
+    this.reservation?.settle(spend.usage.promptTokens + spend.usage.completionTokens);
+    this.budget?.settle(spend);
+    const costUsd = deps.budgets && (o.usage || o.response) ? deps.budgets.costUsd(spend) : undefined;
+    deps.telemetry.spend(
+      req.identity.organizationId,
+      spend.model,
+      spend.usage.promptTokens + spend.usage.completionTokens,
+      costUsd,
+    );
     const prompt = auditText(deps, req.identity, req.prompt);
     // NB: the answer is stored as it was sent: the output scan masked it with the same kinds already.
     const response = o.response === undefined || o.response === '' ? undefined : { text: o.response };
@@ -98,7 +102,7 @@ export class AuditRecord {
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
       totalTokens: usage.totalTokens,
-      metadata: this.metadata(o, prompt.masked, totalMs),
+      metadata: this.metadata(o, prompt.masked, totalMs, costUsd),
     };
     const write = () => check.committed.then(() => deps.store.audit.record(entry));
     if (deps.llmAudit !== 'background' || !deps.backgroundWrites || deps.backgroundWrites.full) {
@@ -112,7 +116,12 @@ export class AuditRecord {
    * The row's metadata: the pipeline's facts, each only when it applies, then the upstream's facts and the
    * surface's own (both may override the pipeline's).
    */
-  private metadata(o: Outcome, promptMasked: RedactionCounts | undefined, totalMs: number): Record<string, unknown> {
+  private metadata(
+    o: Outcome,
+    promptMasked: RedactionCounts | undefined,
+    totalMs: number,
+    costUsd: number | undefined,
+  ): Record<string, unknown> {
     const { deps, req } = this;
     const results = policyResultsOf(this.check.evaluation, o.output, o.blocked);
     const evaluated = policiesEvaluatedOf(this.check.evaluation, o.output, o.blocked);
@@ -144,6 +153,8 @@ export class AuditRecord {
     if (results.length) facts.policy_results = results;
     if (o.error !== undefined) Object.assign(facts, errorFacts(o.error));
     if (req.identity.tenantId) facts.tenant_id = req.identity.tenantId;
+    if (costUsd !== undefined) facts.cost_usd = costUsd;
+    if (this.budget) facts.budget = this.budget.view.budget;
     // NB: spread, not Object.assign: a `__proto__` key of the caller's metadata stays a plain key.
     return { ...facts, ...o.facts, ...req.metadata };
   }
@@ -197,4 +208,24 @@ function errorFacts(err: unknown): Record<string, unknown> {
   const code = typeof e?.code === 'string' ? e.code : 'INTERNAL_ERROR';
   const message = typeof e?.message === 'string' ? e.message : String(err);
   return { error_code: code, error: message.slice(0, 300) };
+}
+
+/**
+ * What a call used, priced by the model that answered: the provider's usage, else (a pool agent's answer, a stream
+ * cut short) characters / 4 of the prompt and of what was sent; nothing for a call that got no answer.
+ */
+function spendOf(req: GovernedRequest, o: Outcome): Spend {
+  const provider = o.provider ?? req.llm?.provider ?? 'default';
+  const model = o.model ?? req.llm?.model ?? 'default';
+  if (o.usage && o.usage.totalTokens > 0) return { provider, model, usage: o.usage };
+  if (!o.response && o.decision !== 'client_closed')
+    return { provider, model, usage: { promptTokens: 0, completionTokens: 0 } };
+  return {
+    provider,
+    model,
+    usage: {
+      promptTokens: Math.ceil(req.prompt.length / 4),
+      completionTokens: Math.ceil((o.response?.length ?? 0) / 4),
+    },
+  };
 }

@@ -1,14 +1,14 @@
 /**
  * The one governed path of every call that reaches a model, whatever the surface it came in on (docs/architecture.md,
- * ADR 0011): admission (tokens per minute) → input policies → context row → upstream (a provider, whole or streamed,
- * or a pool agent) → output scan (block, or mask streaming-safe) → audit row, written before the answer's end.
+ * ADR 0011): admission (tokens per minute) → input policies → context row → budgets (the upstream's price, ADR 0018)
+ * → upstream (a provider, whole or streamed, or a pool agent) → output scan (block, or mask streaming-safe) → audit row, written before the answer's end.
  * Surfaces differ only in how they render `GovernedRun.events()`; none of them re-implements a stage.
  *
  * This module opens a call and runs its stages in order; each stage is its own module: admission.ts,
  * input-check.ts, answer.ts (the output scan) and audit-record.ts.
  */
 import { LlmAbortedError } from '../llm/index.js';
-import { admitTokens } from './admission.js';
+import { admitBudget, admitTokens } from './admission.js';
 import { answer } from './answer.js';
 import { AuditRecord } from './audit-record.js';
 import { PolicyBlockedError } from './errors.js';
@@ -60,6 +60,13 @@ export async function openGoverned(
     await audit.write({ decision: 'refused', provider: req.llm?.provider, model: req.llm?.model, error: err });
     throw err;
   }
+  try {
+    // NB: after the upstream is known (its model's price), before it is called: a refused call spends nothing.
+    audit.budget = await admitBudget(deps, req, upstream);
+  } catch (err) {
+    await audit.write({ decision: 'refused', provider: upstream.provider, model: upstream.model, error: err });
+    throw err;
+  }
   const scan = openOutputScan(deps.policies, {
     organizationId: req.identity.organizationId,
     tenantId: req.identity.tenantId,
@@ -77,6 +84,7 @@ export async function openGoverned(
     evaluation: check.evaluation,
     provider: source.provider ?? upstream.provider,
     model: source.model ?? upstream.model,
+    ...(audit.budget ? { budget: audit.budget } : {}),
     events: () => answer({ deps, req, upstream, source, scan, audit, check, started }),
   };
 }

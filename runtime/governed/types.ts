@@ -5,6 +5,7 @@ import type { FinishReason, LlmStream, LlmToolCall, LlmUsage } from '../llm/inde
 import type { StewardTelemetry } from '../metrics/index.js';
 import type { PolicyEvaluation, PolicyEvaluator } from '../policy/types.js';
 import type { Store } from '../store/index.js';
+import type { BudgetGate, BudgetHold } from '../budgets/gate.js';
 import type { BackgroundWrites } from './background-writes.js';
 
 /** What the governed pipeline needs of its process: the gateway's deps have all of it; the orchestrator builds it. */
@@ -26,6 +27,8 @@ export interface GovernedDeps {
    * the kinds of the organization's redact policies are masked in the stored text too.
    */
   auditRawText?: boolean;
+  /** Budgets (runtime/budgets) and the prices every audit row's cost is taken at; absent: no budgets, no cost. */
+  budgets?: BudgetGate;
 }
 
 /** Where a governed call came in: the audit row's `metadata.via`. */
@@ -65,6 +68,8 @@ export interface GovernedRequest {
   timing?: (name: 'policy' | 'upstream' | 'output', ms: number, desc?: string) => void;
   /** More facts for the audit row's metadata (a plan's ids, a query's index). */
   metadata?: Record<string, unknown>;
+  /** The AgentConfig the call runs as (a plan step's): budgets scoped to an agent charge it. */
+  agent?: string;
 }
 
 /** A whole answer from the upstream (a provider's, or a pool agent's). */
@@ -121,6 +126,8 @@ export interface GovernedRun {
   readonly evaluation: PolicyEvaluation;
   readonly provider: string;
   readonly model: string;
+  /** The deciding budget's view (the X-Budget-* headers) and the budgets' warnings, when a budget charges the call. */
+  readonly budget?: Pick<BudgetHold, 'view' | 'warnings'>;
   /**
    * The answer, scanned, once. Its audit row is written before `end` (or before the error that ends it): a
    * caller that saw the end knows the answer was recorded. Errors are typed (error-model.ts maps them).

@@ -52,6 +52,8 @@ export class StewardTelemetry {
   readonly policyDuration: Histogram<'approved'>;
   readonly llmRequests: Counter<'provider' | 'model' | 'outcome'>;
   readonly llmTokens: Counter<'provider' | 'model' | 'kind'>;
+  readonly spendUsd: Counter<'organization' | 'model'>;
+  readonly spendTokens: Counter<'organization' | 'model'>;
   readonly llmDuration: Histogram<'provider' | 'model'>;
   readonly llmFirstToken: Histogram<'provider' | 'model'>;
   readonly llmOutputRedactions: Counter<'kind'>;
@@ -61,6 +63,7 @@ export class StewardTelemetry {
   readonly storeWrites: Histogram<'table'>;
   readonly parallelQueries: Counter<'status' | 'code'>;
   private readonly models = new BoundedLabel(64);
+  private readonly organizations = new BoundedLabel(256);
   private readonly httpCells: HttpRequestCell[] = [];
   /** Decisions per policy, counted in plain numbers on the request path and handed to prom-client at scrape time. */
   private readonly decisionCounts = new Map<string, Record<PolicyDecisionOutcome, number>>();
@@ -153,6 +156,18 @@ export class StewardTelemetry {
       name: 'steward_llm_tokens_total',
       help: 'Tokens reported by LLM providers, by provider, model and kind (prompt, completion).',
       labelNames: ['provider', 'model', 'kind'],
+      registers,
+    });
+    this.spendUsd = new Counter({
+      name: 'steward_llm_cost_usd_total',
+      help: 'What governed LLM calls cost at the configured prices, in US dollars, by organization and model (calls whose model has no price are left out).',
+      labelNames: ['organization', 'model'],
+      registers,
+    });
+    this.spendTokens = new Counter({
+      name: 'steward_llm_spend_tokens_total',
+      help: 'Tokens governed LLM calls were charged (what budgets count), by organization and model.',
+      labelNames: ['organization', 'model'],
       registers,
     });
     this.llmDuration = new Histogram({
@@ -277,6 +292,13 @@ export class StewardTelemetry {
       this.llmTokens.inc({ ...labels, kind: 'prompt' }, usage.promptTokens);
       this.llmTokens.inc({ ...labels, kind: 'completion' }, usage.completionTokens);
     }
+  }
+
+  /** What one governed call was charged: its tokens, and its cost when its model has a price. */
+  spend(organization: string, model: string, tokens: number, usd: number | undefined): void {
+    const labels = { organization: this.organizations.of(organization), model: this.models.of(model) };
+    if (tokens > 0) this.spendTokens.inc(labels, tokens);
+    if (usd !== undefined && usd > 0) this.spendUsd.inc(labels, usd);
   }
 
   /** A streamed call's first event, `seconds` after the provider was called. */

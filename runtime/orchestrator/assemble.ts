@@ -10,6 +10,7 @@ import { DEFAULT_DECISION_LIMITS, type DecisionLimits } from '../../rego/decisio
 import { LocalAgent } from '../agent/executor.js';
 import { PolicyCache } from '../agent/policy-cache.js';
 import type { AuthDeps } from '../auth/authenticate.js';
+import { openBudgets } from '../budgets/index.js';
 import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
 import type { ConnectionSettings, HttpTls } from '../http/app.js';
 import {
@@ -23,6 +24,7 @@ import type { Logger } from '../../platform/log.js';
 import type { StewardTelemetry } from '../metrics/index.js';
 import { DEFAULT_NAMESPACE, type DeclarativeSource } from '../source/index.js';
 import type { Store } from '../store/index.js';
+import type { BudgetSettings } from '../settings.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
 import { policyObserver } from '../policy/observer.js';
 import type { OrchestratorDeps } from './app.js';
@@ -75,6 +77,8 @@ export interface OrchestratorSettings {
   llmAudit?: 'commit' | 'background';
   /** Store governed calls' prompts and answers as they were (STEWARD_AUDIT_RAW_TEXT). @default false */
   auditRawText?: boolean;
+  /** Budgets charged by plan steps, the planner and parallel queries (STEWARD_MODEL_PRICES, ...); absent: none. */
+  budgets?: BudgetSettings;
 }
 
 /** The lifetime of a governed call's context row when the settings give none: the gateway's default. */
@@ -172,6 +176,15 @@ export async function assembleOrchestrator(
     await pool.close();
     throw err;
   });
+  const budgets = settings.budgets
+    ? openBudgets({
+        source: shared.source,
+        store: shared.store,
+        settings: settings.budgets,
+        log: shared.log,
+        ...(shared.now ? { now: shared.now } : {}),
+      })
+    : undefined;
   const governed: GovernedDeps = {
     log: shared.log.child({ module: 'governed' }),
     store: shared.store,
@@ -184,6 +197,7 @@ export async function assembleOrchestrator(
       llmAudit: settings.llmAudit,
       backgroundWrites: shared.backgroundWrites,
       auditRawText: settings.auditRawText,
+      budgets: budgets?.gate,
     }),
   };
   const plans = new PlanService({
@@ -230,6 +244,7 @@ export async function assembleOrchestrator(
       // NB: after the pool: the last answers' records are tracked by then; before the owner closes the store.
       await shared.backgroundWrites?.drain(BACKGROUND_DRAIN_MS);
       planPolicies.close();
+      budgets?.close();
     },
   };
 }

@@ -168,6 +168,7 @@ function orchestratorAssembly(
     contextTtlMs: config.records.contextTtlMs,
     auditRawText: config.records.auditRawText,
     llmAudit: config.records.llmAudit,
+    budgets: config.budgets,
     internalSecret: config.internalSecret,
     connectorGateway: config.gateway
       ? httpConnectorGateway(config.gateway.url, config.gateway.internalSecret)

@@ -111,6 +111,7 @@ export async function startStandalone(
             contextTtlMs: config.records.contextTtlMs,
             llmAudit: config.records.llmAudit,
             auditRawText: config.records.auditRawText,
+            budgets: config.budgets,
           },
           {
             store,

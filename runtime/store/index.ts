@@ -6,6 +6,7 @@ import { openPostgres } from './postgres.js';
 import { migrate } from './migrations.js';
 import { AuditRepository } from './audit.js';
 import { ClientRepository } from './clients.js';
+import { BudgetLedgerRepository } from './budget-ledger.js';
 import { ContextRepository } from './contexts.js';
 import { PlanRepository } from './plans.js';
 import { LastGoodPolicyRepository } from './last-good-policies.js';
@@ -23,6 +24,13 @@ export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
 export { PlanRepository, type PlanEnd, type PlanRecord, type PlanStart, type PlanStatus } from './plans.js';
 export { LastGoodPolicyRepository } from './last-good-policies.js';
+export {
+  BudgetLedgerRepository,
+  type Amount,
+  type LedgerCharge,
+  type LedgerSpend,
+  type LedgerTotals,
+} from './budget-ledger.js';
 
 /** The operational store: one database, migrated, with its repositories. */
 export interface Store {
@@ -33,6 +41,8 @@ export interface Store {
   readonly plans: PlanRepository;
   /** The last good version of each Policy, for the policy engine's `lastGood` option. */
   readonly lastGoodPolicies: LastGoodPolicyRepository;
+  /** The budget ledgers: reservations and spend per window (runtime/budgets). */
+  readonly budgets: BudgetLedgerRepository;
   close(): Promise<void>;
 }
 
@@ -66,6 +76,7 @@ export function storeOn(db: Db): Store {
     audit: new AuditRepository(db),
     plans: new PlanRepository(db),
     lastGoodPolicies: new LastGoodPolicyRepository(db),
+    budgets: new BudgetLedgerRepository(db.relaxed),
     close: () => db.close(),
   };
 }

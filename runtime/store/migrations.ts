@@ -218,6 +218,135 @@ CREATE INDEX precheck_policy_results_created_brin ON precheck_policy_results USI
 CREATE INDEX audit_entries_created_brin ON audit_entries USING brin (created_at);
 `,
   },
+  {
+    // Budgets (issue 35, docs/budgets.md, ADR 0018): each ledger (a Budget, or one value of its spec.each) keeps its
+    // spend in buckets (a calendar window's start, or an hour of a rolling window) and its calls in flight as
+    // reservations. Reserving and settling are single calls of the functions below: one round trip, atomic across
+    // replicas (the current bucket's row lock serialises the calls of one ledger, and only them).
+    version: 8,
+    name: 'budget ledgers',
+    sql: `
+CREATE TABLE budget_buckets (
+  ledger text COLLATE "C" NOT NULL,
+  bucket timestamptz NOT NULL,
+  spent_micros bigint NOT NULL DEFAULT 0,
+  spent_tokens bigint NOT NULL DEFAULT 0,
+  reserved_micros bigint NOT NULL DEFAULT 0,
+  reserved_tokens bigint NOT NULL DEFAULT 0,
+  fired smallint[] NOT NULL DEFAULT '{}',
+  PRIMARY KEY (ledger, bucket)
+);
+CREATE TABLE budget_reservations (
+  id text COLLATE "C" NOT NULL,
+  ledger text COLLATE "C" NOT NULL,
+  bucket timestamptz NOT NULL,
+  window_from timestamptz NOT NULL,
+  micros bigint NOT NULL,
+  tokens bigint NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (id, ledger)
+);
+CREATE INDEX budget_reservations_expires ON budget_reservations (expires_at);
+
+-- Reserves one call's worst case on every ledger given (sorted by the caller: locks are taken in that order), or on
+-- none when a blocking ledger cannot hold it. Returns each ledger's window totals, this call's reservation included
+-- when it was made, and whether the call fits that ledger's limits.
+CREATE FUNCTION steward_budget_reserve(
+  p_id text, p_ledgers text[], p_buckets timestamptz[], p_froms timestamptz[],
+  p_limit_micros bigint[], p_limit_tokens bigint[], p_block boolean[],
+  p_micros bigint, p_tokens bigint, p_expires timestamptz)
+RETURNS TABLE (ledger text, spent_micros bigint, spent_tokens bigint, reserved_micros bigint, reserved_tokens bigint, fits boolean)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  n int := coalesce(array_length(p_ledgers, 1), 0);
+  refused boolean := false;
+  sm bigint[]; st bigint[]; rm bigint[]; rt bigint[]; ok boolean[];
+  a bigint; b bigint; c bigint; d bigint;
+BEGIN
+  FOR i IN 1..n LOOP
+    INSERT INTO budget_buckets (ledger, bucket) VALUES (p_ledgers[i], p_buckets[i]) ON CONFLICT DO NOTHING;
+    PERFORM 1 FROM budget_buckets k WHERE k.ledger = p_ledgers[i] AND k.bucket = p_buckets[i] FOR UPDATE;
+    SELECT coalesce(sum(k.spent_micros), 0), coalesce(sum(k.spent_tokens), 0),
+           coalesce(sum(k.reserved_micros), 0), coalesce(sum(k.reserved_tokens), 0)
+      INTO a, b, c, d
+      FROM budget_buckets k
+      WHERE k.ledger = p_ledgers[i] AND k.bucket >= p_froms[i] AND k.bucket <= p_buckets[i];
+    sm[i] := a; st[i] := b; rm[i] := c; rt[i] := d;
+    ok[i] := (p_limit_micros[i] IS NULL OR a + c + p_micros <= p_limit_micros[i])
+         AND (p_limit_tokens[i] IS NULL OR b + d + p_tokens <= p_limit_tokens[i]);
+    IF NOT ok[i] AND p_block[i] THEN refused := true; END IF;
+  END LOOP;
+  IF NOT refused THEN
+    FOR i IN 1..n LOOP
+      UPDATE budget_buckets k
+        SET reserved_micros = k.reserved_micros + p_micros, reserved_tokens = k.reserved_tokens + p_tokens
+        WHERE k.ledger = p_ledgers[i] AND k.bucket = p_buckets[i];
+      INSERT INTO budget_reservations (id, ledger, bucket, window_from, micros, tokens, expires_at)
+        VALUES (p_id, p_ledgers[i], p_buckets[i], p_froms[i], p_micros, p_tokens, p_expires);
+      rm[i] := rm[i] + p_micros; rt[i] := rt[i] + p_tokens;
+    END LOOP;
+  END IF;
+  FOR i IN 1..n LOOP
+    ledger := p_ledgers[i]; spent_micros := sm[i]; spent_tokens := st[i];
+    reserved_micros := rm[i]; reserved_tokens := rt[i]; fits := ok[i];
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+
+-- Settles a call: its reservations are released and what it spent is charged, once (a second settle, or one after
+-- the reservation expired, finds nothing). Returns each ledger's window spend after the charge.
+CREATE FUNCTION steward_budget_settle(p_id text, p_micros bigint, p_tokens bigint)
+RETURNS TABLE (ledger text, bucket timestamptz, spent_micros bigint, spent_tokens bigint)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  r record;
+BEGIN
+  FOR r IN DELETE FROM budget_reservations k WHERE k.id = p_id
+           RETURNING k.ledger, k.bucket, k.window_from, k.micros, k.tokens LOOP
+    UPDATE budget_buckets k
+      SET reserved_micros = greatest(0, k.reserved_micros - r.micros),
+          reserved_tokens = greatest(0, k.reserved_tokens - r.tokens),
+          spent_micros = k.spent_micros + p_micros,
+          spent_tokens = k.spent_tokens + p_tokens
+      WHERE k.ledger = r.ledger AND k.bucket = r.bucket;
+    ledger := r.ledger; bucket := r.bucket;
+    SELECT coalesce(sum(k.spent_micros), 0), coalesce(sum(k.spent_tokens), 0) INTO spent_micros, spent_tokens
+      FROM budget_buckets k WHERE k.ledger = r.ledger AND k.bucket >= r.window_from AND k.bucket <= r.bucket;
+    RETURN NEXT;
+  END LOOP;
+END
+$fn$;
+
+-- Reservations of calls that never settled (a crashed replica): charged in full, since the call may have reached
+-- its provider. Returns how many were charged; replicas may run it together (SKIP LOCKED).
+CREATE FUNCTION steward_budget_expire(p_now timestamptz, p_max integer)
+RETURNS integer
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  r record;
+  n integer := 0;
+BEGIN
+  FOR r IN DELETE FROM budget_reservations k
+           WHERE (k.id, k.ledger) IN (SELECT e.id, e.ledger FROM budget_reservations e
+                                      WHERE e.expires_at <= p_now LIMIT p_max FOR UPDATE SKIP LOCKED)
+           RETURNING k.ledger, k.bucket, k.micros, k.tokens LOOP
+    UPDATE budget_buckets k
+      SET reserved_micros = greatest(0, k.reserved_micros - r.micros),
+          reserved_tokens = greatest(0, k.reserved_tokens - r.tokens),
+          spent_micros = k.spent_micros + r.micros,
+          spent_tokens = k.spent_tokens + r.tokens
+      WHERE k.ledger = r.ledger AND k.bucket = r.bucket;
+    n := n + 1;
+  END LOOP;
+  RETURN n;
+END
+$fn$;
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -108,6 +108,24 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
     error: agentError,
   },
   {
+    method: 'GET',
+    path: '/api/v1/budgets',
+    auth: 'any',
+    summary:
+      "The Budgets of the caller's organization (and tenant) with their current window's spend, reservations and what is left (docs/budgets.md)",
+    response: g.budgetListResponse,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/spend',
+    auth: 'any',
+    summary:
+      "The caller's organization's model calls between from and to (RFC 3339; default the last 24 h, at most 93 days), grouped by organization, tenant, client, agent or model",
+    response: g.spendResponse,
+    error: agentError,
+  },
+  {
     method: 'POST',
     path: '/api/request',
     auth: 'any',

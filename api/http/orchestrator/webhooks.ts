@@ -8,9 +8,9 @@ export const WEBHOOK_URL_MAX_CHARS = 2048;
 export const webhookRegistration = z.object({
   url: z.string().min(1).max(WEBHOOK_URL_MAX_CHARS),
   events: z
-    .array(z.enum(['plan.completed', 'plan.failed', 'step.completed']))
+    .array(z.enum(['plan.completed', 'plan.failed', 'step.completed', 'budget.threshold', 'budget.exceeded']))
     .min(1)
-    .max(3),
+    .max(5),
   secret: safeText().min(1).max(256).optional(),
   active: z.boolean().optional(),
 });

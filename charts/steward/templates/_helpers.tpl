@@ -52,10 +52,10 @@ app.kubernetes.io/part-of: steward
 operator/controllers/orchestrator/desired.ts; Kubernetes refuses a Role granting more than its creator has). */}}
 {{- define "steward.operatorRules" -}}
 - apiGroups: [steward.dev]
-  resources: [orchestrators, agentconfigs, policies, connectors, licenses, policyexceptions]
+  resources: [orchestrators, agentconfigs, policies, connectors, licenses, policyexceptions, budgets]
   verbs: [get, list, watch, create, update, patch, delete]
 - apiGroups: [steward.dev]
-  resources: [orchestrators/status, agentconfigs/status, policies/status, connectors/status, licenses/status, policyexceptions/status]
+  resources: [orchestrators/status, agentconfigs/status, policies/status, connectors/status, licenses/status, policyexceptions/status, budgets/status]
   verbs: [get, update, patch]
 - apiGroups: [apps]
   resources: [deployments]

@@ -247,7 +247,7 @@ describe('the other objects', () => {
     const rules = desiredRbac(o).role.rules;
     expect(rules).toContainEqual({
       apiGroups: ['steward.dev'],
-      resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses', 'policyexceptions'],
+      resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses', 'policyexceptions', 'budgets'],
       verbs: ['get', 'list', 'watch'],
     });
     expect(rules.flatMap((r) => r.resources ?? []).filter((r) => r.endsWith('/status'))).toEqual([
@@ -255,6 +255,7 @@ describe('the other objects', () => {
       'connectors/status',
       'agentconfigs/status',
       'orchestrators/status',
+      'budgets/status',
     ]);
   });
 });

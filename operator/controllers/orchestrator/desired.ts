@@ -152,7 +152,7 @@ export function desiredPdb(
 export const RUNTIME_RULES: V1PolicyRule[] = [
   {
     apiGroups: [GROUP],
-    resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses', 'policyexceptions'],
+    resources: ['orchestrators', 'agentconfigs', 'policies', 'connectors', 'licenses', 'policyexceptions', 'budgets'],
     verbs: ['get', 'list', 'watch'],
   },
   { apiGroups: [''], resources: ['secrets', 'configmaps', 'services', 'pods'], verbs: ['get', 'list', 'watch'] },
@@ -160,9 +160,17 @@ export const RUNTIME_RULES: V1PolicyRule[] = [
   { apiGroups: [GROUP], resources: ['policies'], verbs: ['create', 'update', 'patch', 'delete'] },
   {
     apiGroups: [GROUP],
-    resources: ['policies/status', 'connectors/status', 'agentconfigs/status', 'orchestrators/status'],
+    resources: [
+      'policies/status',
+      'connectors/status',
+      'agentconfigs/status',
+      'orchestrators/status',
+      'budgets/status',
+    ],
     verbs: ['update', 'patch'],
   },
+  // NB: a Budget's thresholds fire Events from the gateway that saw them crossed.
+  { apiGroups: [''], resources: ['events'], verbs: ['create'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
 ];
 

@@ -12,9 +12,8 @@ import { startTestCluster, type TestCluster } from '../../../testing/kube/index.
 import { Kubectl } from '../../../testing/kube/test/kubectl.js';
 import type { PolicyResult } from '../../policy/types.js';
 import { PolicyReports } from '../../policy/reports/index.js';
-import { KubernetesSource } from '../../source/index.js';
 import { migrate, openPglite, storeOn, type Db, type Store } from '../../store/index.js';
-import { LeaseRole } from '../lease-role.js';
+import { leaseReplicas, type Replica } from './lease-replicas.js';
 import { PolicyReportWriter } from '../policy-report-status.js';
 
 const NS = 'default';
@@ -30,7 +29,8 @@ let client: KubeClient;
 let kubectl: Kubectl;
 let db: Db;
 let store: Store;
-const replicas: { writer: PolicyReportWriter; role: LeaseRole; source: KubernetesSource }[] = [];
+const replicas: Replica<PolicyReportWriter>[] = [];
+let fleet: ReturnType<typeof leaseReplicas<PolicyReportWriter>>;
 
 const policy = (name: string, enforcementAction: string): KubeObject => ({
   apiVersion: 'steward.dev/v1alpha1',
@@ -59,31 +59,8 @@ const precheck = (at: Date, results: PolicyResult[]) =>
 const reportOf = async (name: string) =>
   ((await client.get(Resources.Policy, NS, name)) as KubeObject & { status?: { report?: PolicyReportStatus } }).status
     ?.report;
-const writes = () => replicas.reduce((sum, r) => sum + r.writer.writes, 0);
-const leader = () => replicas.find((r) => r.role.holding)!;
-
-async function startReplica(pod: string) {
-  const source = new KubernetesSource({ client, namespace: NS, informer: { backoffMs: 20, maxBackoffMs: 200 }, log });
-  await source.ready();
-  const writer = new PolicyReportWriter({
-    client,
-    source,
-    reports: new PolicyReports(db),
-    now: () => now,
-    log,
-  });
-  const role = new LeaseRole({
-    client,
-    namespace: NS,
-    lease: LEASE,
-    identity: pod,
-    timing: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 200 },
-    onChange: (holding) => writer.setLeading(holding),
-    log,
-  });
-  role.start();
-  replicas.push({ writer, role, source });
-}
+const writes = () => fleet.writes();
+const leader = () => fleet.leader();
 
 beforeAll(async () => {
   cluster = await startTestCluster({ crds: 'crds/' });
@@ -98,15 +75,22 @@ beforeAll(async () => {
   await precheck(minutesAgo(20), [audited]);
   await precheck(minutesAgo(120), [blocked, audited]);
   await precheck(minutesAgo(25 * 60), [blocked]);
-  await startReplica('gateway-a');
-  await startReplica('gateway-b');
+  fleet = leaseReplicas(
+    { client, namespace: NS, lease: LEASE, log, replicas },
+    (source) =>
+      new PolicyReportWriter({
+        client,
+        source,
+        reports: new PolicyReports(db),
+        now: () => now,
+        log,
+      }),
+  );
+  await fleet.start('gateway-a');
+  await fleet.start('gateway-b');
 }, 60_000);
 afterAll(async () => {
-  for (const r of replicas) {
-    await r.role.stop();
-    await r.writer.close();
-    r.source.close();
-  }
+  await fleet?.close();
   await db?.close();
   await client?.close();
   kubectl?.dispose();

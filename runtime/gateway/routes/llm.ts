@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { budgetHeaders } from '../../budgets/gate.js';
 import { warnCaller } from '../../http/warning-header.js';
 import { gatewayRequest } from '../../../api/http/gateway.js';
 import { jsonValue, safeText } from '../../../api/http/safe.js';
@@ -86,6 +87,7 @@ async function governedPrompt(
         maxTokens: body.max_tokens,
       }),
   );
+  if (run.budget) void reply.headers(budgetHeaders(run.budget.view));
   return collect(run);
 }
 

@@ -38,6 +38,7 @@ const PASSED_THROUGH = new Set([
   'PROVIDER_NOT_CONFIGURED',
   'PROVIDER_TIMEOUT',
   'AGENT_UNAVAILABLE',
+  'BUDGET_EXCEEDED',
 ]);
 
 export async function multiAgentPlan(

@@ -164,6 +164,8 @@ async function runLlmStep(
         llm: { provider: agent.llm?.provider ?? upstream.provider, model: agent.llm?.model ?? upstream.model },
         signal: o.signal,
         metadata: { plan_id: o.planId, step: step.id, agent: step.agent },
+        // NB: budgets scoped to an agent charge the step to the AgentConfig that runs it.
+        agent: step.agent,
       },
       () => upstream,
     );

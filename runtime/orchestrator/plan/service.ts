@@ -89,9 +89,15 @@ const PASSED_STEP_CODES: Record<string, PassedStepCode | undefined> = {
   QUERY_TIMEOUT: 'PROVIDER_TIMEOUT',
   AGENT_UNAVAILABLE: 'AGENT_UNAVAILABLE',
   POLICY_VIOLATION: 'POLICY_VIOLATION',
+  BUDGET_EXCEEDED: 'BUDGET_EXCEEDED',
 };
 type PassedStepCode =
-  'PROVIDER_NOT_CONFIGURED' | 'PROVIDER_ERROR' | 'PROVIDER_TIMEOUT' | 'AGENT_UNAVAILABLE' | 'POLICY_VIOLATION';
+  | 'PROVIDER_NOT_CONFIGURED'
+  | 'PROVIDER_ERROR'
+  | 'PROVIDER_TIMEOUT'
+  | 'AGENT_UNAVAILABLE'
+  | 'POLICY_VIOLATION'
+  | 'BUDGET_EXCEEDED';
 
 /** Why a plan's signal fired; `code` becomes the steps' error code. */
 class PlanStop extends Error {

@@ -1,5 +1,14 @@
-/** The plan events a webhook can subscribe to (the reference's three). */
-export const WEBHOOK_EVENTS = ['plan.completed', 'plan.failed', 'step.completed'] as const;
+/**
+ * The events a webhook can subscribe to: the reference's three plan events, and the budgets' (runtime/budgets/alerts.ts,
+ * queued by the gateway or the orchestrator that saw the threshold crossed).
+ */
+export const WEBHOOK_EVENTS = [
+  'plan.completed',
+  'plan.failed',
+  'step.completed',
+  'budget.threshold',
+  'budget.exceeded',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /**
