@@ -1,6 +1,7 @@
 /** Helpers over terms shared by the parser and the compiler: names, short texts, groundness. */
 import type { Location } from '../errors.js';
 import type { Expr, Term } from './ast.js';
+import { BASE_KEYWORDS, FUTURE_KEYWORDS } from './tokens.js';
 
 export function trueExpr(loc: Location): Expr {
   return { loc, negated: false, with: [], terms: { type: 'scalar', value: true, loc }, generated: true };
@@ -97,36 +98,9 @@ export function findInTerm(t: Term, pred: (t: Term) => boolean): Term | undefine
   }
 }
 
-const V1_KEYWORDS = new Set([
-  'package',
-  'import',
-  'as',
-  'default',
-  'else',
-  'not',
-  'some',
-  'with',
-  'null',
-  'true',
-  'false',
-  'if',
-  'contains',
-  'in',
-  'every',
-]);
-const V0_KEYWORDS = new Set([
-  'package',
-  'import',
-  'as',
-  'default',
-  'else',
-  'not',
-  'some',
-  'with',
-  'null',
-  'true',
-  'false',
-]);
+/** The keywords of each version: v1 has the future keywords without an import. */
+const V0_KEYWORDS: ReadonlySet<string> = new Set(BASE_KEYWORDS);
+const V1_KEYWORDS: ReadonlySet<string> = new Set([...BASE_KEYWORDS, ...FUTURE_KEYWORDS]);
 
 export function isKeywordIn(name: string, v: 'v0' | 'v1'): boolean {
   return (v === 'v1' ? V1_KEYWORDS : V0_KEYWORDS).has(name);

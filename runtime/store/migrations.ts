@@ -265,13 +265,18 @@ DECLARE
   a bigint; b bigint; c bigint; d bigint;
 BEGIN
   FOR i IN 1..n LOOP
-    INSERT INTO budget_buckets (ledger, bucket) VALUES (p_ledgers[i], p_buckets[i]) ON CONFLICT DO NOTHING;
-    PERFORM 1 FROM budget_buckets k WHERE k.ledger = p_ledgers[i] AND k.bucket = p_buckets[i] FOR UPDATE;
-    SELECT coalesce(sum(k.spent_micros), 0), coalesce(sum(k.spent_tokens), 0),
-           coalesce(sum(k.reserved_micros), 0), coalesce(sum(k.reserved_tokens), 0)
-      INTO a, b, c, d
-      FROM budget_buckets k
-      WHERE k.ledger = p_ledgers[i] AND k.bucket >= p_froms[i] AND k.bucket <= p_buckets[i];
+    -- NB: one statement creates the current bucket or locks it, and reads it.
+    INSERT INTO budget_buckets AS k (ledger, bucket) VALUES (p_ledgers[i], p_buckets[i])
+      ON CONFLICT (ledger, bucket) DO UPDATE SET ledger = k.ledger
+      RETURNING k.spent_micros, k.spent_tokens, k.reserved_micros, k.reserved_tokens INTO a, b, c, d;
+    IF p_froms[i] < p_buckets[i] THEN
+      -- a rolling window: the hours before the current one count too
+      SELECT a + coalesce(sum(k.spent_micros), 0), b + coalesce(sum(k.spent_tokens), 0),
+             c + coalesce(sum(k.reserved_micros), 0), d + coalesce(sum(k.reserved_tokens), 0)
+        INTO a, b, c, d
+        FROM budget_buckets k
+        WHERE k.ledger = p_ledgers[i] AND k.bucket >= p_froms[i] AND k.bucket < p_buckets[i];
+    END IF;
     sm[i] := a; st[i] := b; rm[i] := c; rt[i] := d;
     ok[i] := (p_limit_micros[i] IS NULL OR a + c + p_micros <= p_limit_micros[i])
          AND (p_limit_tokens[i] IS NULL OR b + d + p_tokens <= p_limit_tokens[i]);
