@@ -38,6 +38,8 @@ export const POD_ENV = {
   modelPrices: 'STEWARD_MODEL_PRICES',
   /** `spec.llm.defaultPrice` as `input,output[,cachedInput]`. */
   defaultModelPrice: 'STEWARD_DEFAULT_MODEL_PRICE',
+  /** The gateway's audit signing key, mounted from `O-internal` (docs/audit-evidence.md). */
+  auditSigningKeyFile: 'STEWARD_AUDIT_SIGNING_KEY_FILE',
 } as const;
 
 /** The variables of one LLM provider type: its API key (from a Secret) and its plain settings. */

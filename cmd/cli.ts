@@ -121,6 +121,51 @@ export function buildCli(env: Record<string, string | undefined>): Command {
       emit(await policyEval({ ...opts, apiKey: opts.apiKey ?? env.STEWARD_API_KEY }));
     });
 
+  const audit = program
+    .command('audit')
+    .description('check the hash-chained audit log and its signed checkpoints, and export it (docs/audit-evidence.md)')
+    // NB: a usage error exits 2, as a connection error does; 1 is kept for a broken audit log.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  audit
+    .command('verify')
+    .description(
+      'exit 0 when every row and checkpoint checks out, 1 naming the first broken row, 2 on a usage or connection error',
+    )
+    .option('--database-url <url>', 'PostgreSQL (default: DATABASE_URL, else the embedded database)')
+    .option('--data-dir <dir>', 'the embedded database of this data folder (default: STEWARD_DATA_DIR, ./.data)')
+    .addOption(
+      new Option('--file <export>', 'an export (JSON lines) instead of a database').conflicts([
+        'databaseUrl',
+        'dataDir',
+      ]),
+    )
+    .option(
+      '--public-key <file>',
+      'SPKI PEM public key (default: STEWARD_AUDIT_PUBLIC_KEY_FILE, <STEWARD_AUDIT_SIGNING_KEY_FILE>.pub, <data dir>/audit-signing-key.pem.pub)',
+    )
+    .option('--organization <id>', "only this organization's chain")
+    .option('--no-signatures', 'pass without a public key: checkpoints are matched by hash, their signatures unchecked')
+    .addOption(new Option('-f, --format <format>', 'output').choices(['pretty', 'json']).default('pretty'))
+    .action(async (opts: import('./audit/index.js').AuditVerifyOptions) => {
+      const { auditVerify, emit } = await import('./audit/index.js');
+      emit(await auditVerify(opts, env));
+    });
+  audit
+    .command('export')
+    .description(
+      "write one organization's audit rows, hashes and checkpoints as JSON lines (verify --file checks them)",
+    )
+    .requiredOption('--organization <id>', 'the chain to export')
+    .option('--from <time>', 'rows dated at or after this (RFC 3339, or a date: midnight UTC)')
+    .option('--to <time>', 'rows dated before this')
+    .option('-o, --out <file>', 'write here (mode 0600) instead of standard output')
+    .option('--database-url <url>', 'PostgreSQL (default: DATABASE_URL, else the embedded database)')
+    .option('--data-dir <dir>', 'the embedded database of this data folder (default: STEWARD_DATA_DIR, ./.data)')
+    .action(async (opts: import('./audit/index.js').AuditExportOptions) => {
+      const { auditExport, emit } = await import('./audit/index.js');
+      emit(await auditExport(opts, env));
+    });
+
   const license = program.command('license').description('mint and explain license keys');
   license
     .command('issue')

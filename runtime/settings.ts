@@ -104,6 +104,19 @@ export interface BudgetSettings {
   reservationTtlMs: number;
 }
 
+/** The audit log's evidence (runtime/audit/evidence.ts). */
+export interface EvidenceSettings {
+  /** The Ed25519 key that signs checkpoints; absent: rows are chained, nothing is signed. */
+  signingKeyFile?: string;
+  /** Generate the key at `signingKeyFile` when it does not exist (standalone's own default key). */
+  generateKey: boolean;
+  checkpointRows: number;
+  checkpointMs: number;
+  witnessFile?: string;
+  witnessUrl?: string;
+  retentionDays?: number;
+}
+
 /** Policy evaluation. */
 export interface PolicySettings {
   /** UTF-8 bytes of text one evaluation accepts. */
@@ -133,6 +146,7 @@ export interface GatewayCoreSettings {
   access: AccessSettings;
   records: RecordSettings;
   budgets: BudgetSettings;
+  evidence: EvidenceSettings;
   policy: PolicySettings;
   llm: LlmSettings;
   /** The tag in minted API keys. */

@@ -264,11 +264,34 @@ export const policyLimits = {
   STEWARD_POLICY_MAX_STEPS: z.coerce.number().int().min(1_000).max(1_000_000_000).default(DEFAULT_DECISION_LIMITS.maxSteps),
 };
 
+/**
+ * The audit log's evidence (docs/audit-evidence.md): the Ed25519 key that signs the chains' checkpoints, how often,
+ * the external witness, the retention. The gateway's (standalone's): it writes the checkpoints of every chain.
+ */
+export const evidence = {
+  /**
+   * PEM (PKCS#8) Ed25519 private key that signs audit checkpoints; its own key, apart from any other. Standalone:
+   * generated in STEWARD_DATA_DIR on first start when unset. A gateway without it chains rows but signs nothing.
+   */
+  STEWARD_AUDIT_SIGNING_KEY_FILE: z.string().min(1).optional(),
+  /** A checkpoint once a chain has this many rows past the last one… @default 1000 */
+  STEWARD_AUDIT_CHECKPOINT_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(1000),
+  /** …or this many seconds have passed since it, whichever comes first. @default 60 */
+  STEWARD_AUDIT_CHECKPOINT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** A file outside the database every checkpoint is appended to (JSON lines): an external witness. */
+  STEWARD_AUDIT_WITNESS_FILE: z.string().min(1).optional(),
+  /** A URL every checkpoint is POSTed to (JSON), 5 s deadline: an external witness. */
+  STEWARD_AUDIT_WITNESS_URL: z.string().url().optional(),
+  /** Audit rows older than this many days are deleted, by whole checkpointed segments; absent: kept. */
+  STEWARD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+};
+
 /** Gateway settings (standalone and the gateway process). */
 export const gateway = {
   ...access,
   ...records,
   ...budgets,
+  ...evidence,
   ...policyLimits,
   /**
    * Largest text a policy evaluation accepts: the query plus every other string of the policy input (context,

@@ -2,6 +2,7 @@
  * From a parsed environment to the typed settings each main takes (runtime/settings.ts): the one place where
  * `STEWARD_*` names meet the code's camelCase names.
  */
+import { isAbsolute, join } from 'node:path';
 import { parseConfig } from '../../platform/config.js';
 import { definedFields } from '../../platform/objects.js';
 import type { ProviderConfigInput } from '../../runtime/llm/config.js';
@@ -10,6 +11,7 @@ import type {
   AgentSettings,
   BudgetSettings,
   ClusterSettings,
+  EvidenceSettings,
   GatewaySettings,
   HttpSettings,
   LlmSettings,
@@ -67,6 +69,7 @@ export function standaloneFrom(c: StandaloneConfig): StandaloneSettings {
     access: accessFrom(c),
     records: recordsFrom(c),
     budgets: budgetsFrom(c),
+    evidence: evidenceFrom(c, 'standalone'),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -92,6 +95,7 @@ export function gatewayFrom(c: GatewayConfig): GatewaySettings {
     access: accessFrom(c),
     records: recordsFrom(c),
     budgets: budgetsFrom(c),
+    evidence: evidenceFrom(c, 'gateway'),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -220,6 +224,28 @@ function budgetsFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): 
   return {
     ...definedFields({ modelPrices: c.STEWARD_MODEL_PRICES, defaultModelPrice: c.STEWARD_DEFAULT_MODEL_PRICE }),
     reservationTtlMs: c.STEWARD_BUDGET_RESERVATION_TTL_MS,
+  };
+}
+
+/** The file standalone keeps its audit signing key in, under its data folder, when none is configured. */
+export const STANDALONE_AUDIT_KEY = 'audit-signing-key.pem';
+
+function evidenceFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone' | 'gateway'): EvidenceSettings {
+  // NB: standalone makes its own key on first start; a gateway in a cluster is given one (a Secret) or signs nothing.
+  const own = process === 'standalone' && c.STEWARD_AUDIT_SIGNING_KEY_FILE === undefined;
+  // NB: the test cluster's kubelet runs pods as processes: a pod's mounts are under STEWARD_POD_ROOT.
+  const podRoot = 'STEWARD_POD_ROOT' in c ? c.STEWARD_POD_ROOT : undefined;
+  const mounted = (file: string | undefined) => (file && podRoot && isAbsolute(file) ? join(podRoot, file) : file);
+  return {
+    ...definedFields({
+      signingKeyFile: own ? join(c.STEWARD_DATA_DIR, STANDALONE_AUDIT_KEY) : mounted(c.STEWARD_AUDIT_SIGNING_KEY_FILE),
+      witnessFile: c.STEWARD_AUDIT_WITNESS_FILE,
+      witnessUrl: c.STEWARD_AUDIT_WITNESS_URL,
+      retentionDays: c.STEWARD_AUDIT_RETENTION_DAYS,
+    }),
+    generateKey: own,
+    checkpointRows: c.STEWARD_AUDIT_CHECKPOINT_ROWS,
+    checkpointMs: c.STEWARD_AUDIT_CHECKPOINT_SECONDS * 1000,
   };
 }
 

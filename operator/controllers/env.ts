@@ -9,6 +9,9 @@ import { INTERNAL_KEYS, PORTS, names } from './meta.js';
 
 /** Where the orchestrator's TLS Secret is mounted. */
 export const TLS_MOUNT_PATH = '/etc/steward/tls';
+/** Where the gateway pods find the audit signing key of `O-internal`. */
+export const AUDIT_KEY_MOUNT_PATH = '/etc/steward/audit';
+export const AUDIT_KEY_FILE = `${AUDIT_KEY_MOUNT_PATH}/audit-signing-key.pem`;
 
 const fieldRef = (name: string, fieldPath: string): V1EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
 const secretRef = (name: string, ref: { name: string; key: string }, optional?: boolean): V1EnvVar => ({
@@ -115,6 +118,8 @@ export function gatewayEnv(o: OrchestratorResource): V1EnvVar[] {
     { name: E.gatewayPort, value: String(PORTS.gateway) },
     ...values(s, [E.orchestratorUrl]),
     ...serverEnv(o, s),
+    // NB: the gateways sign the audit chains' checkpoints (runtime/audit/evidence.ts).
+    { name: E.auditSigningKeyFile, value: AUDIT_KEY_FILE },
     ...llmEnv(o, s),
   ];
 }

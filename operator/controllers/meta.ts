@@ -31,6 +31,9 @@ export const INTERNAL_KEYS = {
   internalSecret: 'internal-secret',
   agentToken: 'agent-token',
   licenseSigningSecret: 'license-signing-secret',
+  /** The Ed25519 key (PKCS#8 PEM) the gateways sign audit checkpoints with, and its public key (SPKI PEM). */
+  auditSigningKey: 'audit-signing-key',
+  auditPublicKey: 'audit-public-key',
 } as const;
 
 /** A plain, V1-shaped object the operator wants to exist: metadata plus the fields it owns. */

@@ -15,6 +15,7 @@ import { installShutdown } from '../../platform/shutdown.js';
 import { assemble, type Lifecycle } from '../../platform/lifecycle.js';
 import { KubeEventRecorder, type KubeClient } from '../../platform/kube/index.js';
 import { VERSION } from '../../platform/version.js';
+import { startEvidence } from '../audit/evidence.js';
 import {
   BUDGET_STATUS_INTERVAL_MS,
   BudgetStatusWriter,
@@ -112,6 +113,12 @@ export async function startGateway(
       ),
       source.ready(),
     ]);
+    // Signed checkpoints of the audit chains: every replica looks, each head is signed once.
+    await life.open(
+      'audit evidence',
+      () => startEvidence({ db: store.db, settings: config.evidence, log }),
+      (e) => e?.close(),
+    );
 
     const pod = config.cluster.podName ?? hostname();
     // NB: a Budget's thresholds, told once per window by the replica whose settle crossed them (runtime/budgets).

@@ -5,6 +5,7 @@ import type { StandaloneSettings } from '../settings.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
 import { openConfiguredStore } from '../store/configured.js';
+import { startEvidence } from '../audit/evidence.js';
 import { checkManifestFolders, FolderSource, manifestFolders } from '../source/index.js';
 import { buildGateway } from '../gateway/app.js';
 import { assembleGateway } from '../gateway/assemble.js';
@@ -70,6 +71,12 @@ export async function startStandalone(
       ),
       source.ready(),
     ]);
+    // Signed checkpoints of the audit chains (its key generated in the data folder on first start).
+    await life.open(
+      'audit evidence',
+      () => startEvidence({ db: store.db, settings: config.evidence, log }),
+      (e) => e?.close(),
+    );
     // `/api/request` plans go to this process's orchestrator and plans' connector steps come back to its gateway,
     // without sockets, the identity signed with a per-process secret.
     const internalSecret = randomBytes(32).toString('hex');

@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
+import { rowDigest, type ChainedRow } from './audit-digest.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 
 export interface AuditInput {
@@ -25,21 +26,8 @@ export interface AuditEntry extends AuditInput {
   createdAt: Date;
 }
 
-interface Row {
-  id: string;
-  organization_id: string;
-  client_id: string;
-  context_id: string | null;
-  user_token: string | null;
-  provider: string | null;
-  model: string | null;
-  prompt: string | null;
-  response: string | null;
-  latency_ms: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  metadata: Record<string, unknown>;
+/** A stored row: the chained columns, `created_at` as the driver gives it. */
+interface Row extends Omit<ChainedRow, 'created_at'> {
   created_at: Date | string;
 }
 
@@ -61,6 +49,7 @@ const COLUMNS = {
   total_tokens: column.numberOrNull,
   metadata: column.json,
   created_at: column.timestamp,
+  row_digest: column.text,
 };
 
 export class AuditRepository {
@@ -79,7 +68,7 @@ export class AuditRepository {
   async record(input: AuditInput): Promise<AuditEntry> {
     const id = input.id ?? newId('aud');
     const createdAt = new Date();
-    await this.writer.insert({
+    const row: ChainedRow = {
       id,
       organization_id: input.organizationId,
       client_id: input.clientId,
@@ -94,8 +83,10 @@ export class AuditRepository {
       completion_tokens: input.completionTokens ?? null,
       total_tokens: input.totalTokens ?? null,
       metadata: input.metadata ?? {},
-      created_at: createdAt,
-    });
+      created_at: createdAt.toISOString(),
+    };
+    // NB: the insert trigger links the digest into the organization's chain (migration 9).
+    await this.writer.insert({ ...row, row_digest: `\\x${rowDigest(row).toString('hex')}` });
     return { ...input, id, createdAt };
   }
 

@@ -125,7 +125,7 @@ export class GroupInsert {
  * Strings made storable: lone surrogates (a client's broken UTF-16) become U+FFFD, as the driver's UTF-8
  * encoding did, and so does NUL. The slow path, for rows whose JSON has an escape.
  */
-function storable(_key: string, v: unknown): unknown {
+export function storable(_key: string, v: unknown): unknown {
   return typeof v === 'string' ? v.toWellFormed().replaceAll('\0', '\uFFFD') : v;
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { AUDIT_CHAIN_SQL } from './audit-chain-sql.js';
 
 export interface Migration {
   version: number;
@@ -351,6 +352,15 @@ BEGIN
 END
 $fn$;
 `,
+  },
+  {
+    // The hash-chained audit log (issue 36, docs/audit-evidence.md): one chain per organization. The writer computes
+    // each row's digest (SHA-256 of its RFC 8785 canonical JSON, runtime/store/audit.ts); this trigger links it to
+    // the organization's chain under the chain head's row lock, so an organization's rows are sequenced across
+    // replicas without serialising other organizations'. Rows written before this migration stay unchained.
+    version: 9,
+    name: 'audit hash chains',
+    sql: AUDIT_CHAIN_SQL,
   },
 ];
 

@@ -173,6 +173,7 @@ describe('charts/steward', () => {
     ) as Obj & { data: Record<string, string> };
     expect(Object.keys(cm.data).sort()).toEqual([
       'agentconfigs.steward.dev.yaml',
+      'budgets.steward.dev.yaml',
       'connectors.steward.dev.yaml',
       'licenses.steward.dev.yaml',
       'orchestrators.steward.dev.yaml',

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KINDS } from '../../api/kinds.js';
 import { issueLicenseKey } from '../../api/licensekey.js';
 import { eventually } from '../../testing/eventually.js';
 import { livePids, startTestCluster, type TestCluster } from '../../testing/kube/index.js';
@@ -145,6 +146,7 @@ describe('helm install, upgrade and uninstall of charts/steward on the test clus
         .sort(),
     ).toEqual([
       'agentconfigs.steward.dev',
+      'budgets.steward.dev',
       'connectors.steward.dev',
       'licenses.steward.dev',
       'orchestrators.steward.dev',
@@ -264,7 +266,7 @@ describe('helm install, upgrade and uninstall of charts/steward on the test clus
     ).toBeUndefined();
     expect(cluster.store.list('secrets', { namespace: NS, labelSelector: 'owner=helm' }).items).toEqual([]);
     const crds = await getJson<{ items: Obj[] }>(['get', 'crds']);
-    expect(crds.items.filter((c) => c.metadata.name.endsWith('.steward.dev'))).toHaveLength(6);
+    expect(crds.items.filter((c) => c.metadata.name.endsWith('.steward.dev'))).toHaveLength(KINDS.length);
   });
 
   it("reinstalls over the CRDs left behind (Helm 4 applies crds/ with the hook's field manager: no conflict)", async () => {

@@ -22,6 +22,7 @@ import {
   desiredServices,
   imageOf,
 } from './desired.js';
+import { internalValues } from './reconcile.js';
 
 const inputs = {
   image: 'ghcr.io/steward-dev/steward:1.2.3',
@@ -238,9 +239,44 @@ describe('the other objects', () => {
   ])('$name', ({ got, want }) => expect(got).toEqual(want));
 
   it('encodes O-internal and leaves out the signing secret when the operator has none', () => {
-    const s = desiredInternalSecret(o, { internalSecret: 'i'.repeat(64), agentToken: 't'.repeat(64) });
-    expect(Object.keys(s.data).sort()).toEqual(['agent-token', 'internal-secret']);
+    const s = desiredInternalSecret(o, {
+      internalSecret: 'i'.repeat(64),
+      agentToken: 't'.repeat(64),
+      auditSigningKey: 'PRIVATE PEM',
+      auditPublicKey: 'PUBLIC PEM',
+    });
+    expect(Object.keys(s.data).sort()).toEqual([
+      'agent-token',
+      'audit-public-key',
+      'audit-signing-key',
+      'internal-secret',
+    ]);
     expect(Buffer.from(s.data['agent-token']!, 'base64').toString()).toBe('t'.repeat(64));
+    expect(Buffer.from(s.data['audit-public-key']!, 'base64').toString()).toBe('PUBLIC PEM');
+  });
+
+  it('mounts the audit signing key into the gateway pods only, and keeps a generated key pair', () => {
+    const d = desiredDeployments(o, inputs);
+    const gw = d.gateway.spec.template.spec!;
+    expect(gw.volumes).toEqual([
+      expect.objectContaining({
+        name: 'audit-key',
+        secret: expect.objectContaining({
+          items: [expect.objectContaining({ key: 'audit-signing-key', mode: 0o400 })],
+        }),
+      }),
+    ]);
+    expect(gw.containers[0]!.env).toContainEqual({
+      name: 'STEWARD_AUDIT_SIGNING_KEY_FILE',
+      value: '/etc/steward/audit/audit-signing-key.pem',
+    });
+    expect(d.orchestrator.spec.template.spec!.volumes ?? []).toEqual([]);
+    const first = internalValues(undefined, undefined);
+    expect(first.auditSigningKey).toContain('BEGIN PRIVATE KEY');
+    const encoded = desiredInternalSecret(o, first).data;
+    const again = internalValues({ data: encoded }, undefined);
+    expect(again.auditSigningKey).toBe(first.auditSigningKey);
+    expect(again.auditPublicKey).toBe(first.auditPublicKey);
   });
 
   it('grants the runtimes read access to every kind and writes to the statuses only', () => {

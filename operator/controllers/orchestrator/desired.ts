@@ -14,7 +14,7 @@ import type {
 } from '@kubernetes/client-node';
 import { GROUP } from '../../../api/constants.js';
 import type { OrchestratorResource } from '../../../api/resources.js';
-import { TLS_MOUNT_PATH, gatewayEnv, orchestratorEnv, sharedSettings } from '../env.js';
+import { AUDIT_KEY_MOUNT_PATH, TLS_MOUNT_PATH, gatewayEnv, orchestratorEnv, sharedSettings } from '../env.js';
 import {
   INTERNAL_KEYS,
   b64,
@@ -41,6 +41,9 @@ export interface InternalValues {
   agentToken: string;
   /** The operator's own setting; absent: the key is left out (the runtimes then verify no license keys). */
   licenseSigningSecret?: string;
+  /** The gateways' audit signing key pair (PEM), generated once. */
+  auditSigningKey: string;
+  auditPublicKey: string;
 }
 
 type ServerComponent = 'gateway' | 'orchestrator';
@@ -72,6 +75,8 @@ export function desiredInternalSecret(
     [INTERNAL_KEYS.agentToken]: b64(v.agentToken),
   };
   if (v.licenseSigningSecret) data[INTERNAL_KEYS.licenseSigningSecret] = b64(v.licenseSigningSecret);
+  data[INTERNAL_KEYS.auditSigningKey] = b64(v.auditSigningKey);
+  data[INTERNAL_KEYS.auditPublicKey] = b64(v.auditPublicKey);
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -101,7 +106,21 @@ export function desiredDeployments(
   });
   const tls = o.spec.tls;
   return {
-    gateway: desiredDeployment({ ...common('gateway', names.gateway(o.metadata.name)), env: gatewayEnv(o) }),
+    gateway: desiredDeployment({
+      ...common('gateway', names.gateway(o.metadata.name)),
+      env: gatewayEnv(o),
+      // NB: only the private key, read-only to the pod's user (docs/audit-evidence.md).
+      volumes: [
+        {
+          name: 'audit-key',
+          secret: {
+            secretName: names.internal(o.metadata.name),
+            items: [{ key: INTERNAL_KEYS.auditSigningKey, path: 'audit-signing-key.pem', mode: 0o400 }],
+          },
+        },
+      ],
+      volumeMounts: [{ name: 'audit-key', mountPath: AUDIT_KEY_MOUNT_PATH, readOnly: true }],
+    }),
     orchestrator: desiredDeployment({
       ...common('orchestrator', names.orchestrator(o.metadata.name)),
       env: orchestratorEnv(o),

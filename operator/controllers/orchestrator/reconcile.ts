@@ -3,7 +3,7 @@
  * checks) → status, a merge patch of the fields the operator owns: conditions, observedGeneration, endpoints
  * (the orchestrator runtime owns `status.pool`).
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Reason, type Condition } from '../../../api/conditions.js';
 import type { OrchestratorResource } from '../../../api/resources.js';
 import type { KubeObject } from '../../../platform/kube/client.js';
@@ -161,9 +161,27 @@ export function internalValues(
     return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
   };
   const fresh = () => randomBytes(32).toString('hex');
+  const audit = auditKeyPair(read(INTERNAL_KEYS.auditSigningKey), read(INTERNAL_KEYS.auditPublicKey));
   return {
     internalSecret: read(INTERNAL_KEYS.internalSecret) || fresh(),
     agentToken: read(INTERNAL_KEYS.agentToken) || fresh(),
     ...(licenseSigningSecret ? { licenseSigningSecret } : {}),
+    auditSigningKey: audit.privateKey,
+    auditPublicKey: audit.publicKey,
+  };
+}
+
+/** The audit signing key pair: kept when present, generated (Ed25519, PEM) when missing or half there. */
+function auditKeyPair(
+  privateKey: string | undefined,
+  publicKey: string | undefined,
+): { privateKey: string; publicKey: string } {
+  if (privateKey && publicKey) return { privateKey, publicKey };
+  if (privateKey)
+    return { privateKey, publicKey: createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString() };
+  const pair = generateKeyPairSync('ed25519');
+  return {
+    privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
   };
 }
