@@ -52,14 +52,20 @@ export interface BudgetHold {
   /** Warn-mode budgets the call exceeds, and a model without a price. */
   readonly warnings: readonly string[];
   /** Charges what the call used and releases the reservation (in the background; once). */
-  settle(spent: Spend): void;
+  settle(charge: Charge): void;
 }
 
-/** What a call used, priced by the model that answered. */
+/** What a call used, by the model that answered. */
 export interface Spend {
   provider: string;
   model: string;
   usage: Pick<LlmUsage, 'promptTokens' | 'completionTokens'>;
+}
+
+/** A spend priced once: its tokens, and its micro-dollars when the model has a price. */
+export interface Charge {
+  tokens: number;
+  micros: number | undefined;
 }
 
 const MICROS = 1_000_000;
@@ -108,15 +114,13 @@ export function budgetHeaders(view: BudgetView): Record<string, string> {
 export class BudgetGate {
   constructor(private readonly o: BudgetGateOptions) {}
 
-  /** The prices of the gate (every audit row's cost). */
-  get prices(): PriceTable {
-    return this.o.prices;
-  }
-
-  /** The call's cost in US dollars, or undefined when its model has no price. */
-  costUsd(spent: Spend): number | undefined {
-    const micros = this.o.prices.costMicros(spent.provider, spent.model, spent.usage);
-    return micros === undefined ? undefined : micros / MICROS;
+  /** What a spend is charged: its tokens, and its cost at the answering model's price (undefined: no price). */
+  charge(spent: Spend): Charge {
+    const { usage } = spent;
+    return {
+      tokens: Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens),
+      micros: this.o.prices.costMicros(spent.provider, spent.model, usage),
+    };
   }
 
   /**
@@ -168,10 +172,10 @@ export class BudgetGate {
     return {
       view,
       warnings,
-      settle: (spent) => {
+      settle: (charge) => {
         if (settled) return;
         settled = true;
-        void this.settle(id, call, matched, spans, spent);
+        void this.settle(id, call, matched, spans, charge);
       },
     };
   }
@@ -181,11 +185,10 @@ export class BudgetGate {
     call: BudgetCall,
     matched: readonly MatchedBudget[],
     spans: readonly WindowSpan[],
-    spent: Spend,
+    charge: Charge,
   ): Promise<void> {
-    const { usage } = spent;
-    const tokens = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
-    const micros = this.o.prices.costMicros(spent.provider, spent.model, usage) ?? 0;
+    const { tokens } = charge;
+    const micros = charge.micros ?? 0;
     try {
       const after = await this.o.ledger.settle(id, { micros, tokens });
       if (!this.o.alerts) return;

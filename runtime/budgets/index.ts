@@ -21,6 +21,7 @@ export {
   budgetHeaders,
   type BudgetHold,
   type BudgetView,
+  type Charge,
   type Spend,
 } from './gate.js';
 export { PriceTable, parseDefaultPrice, parseModelPrices, type ModelPrice } from './prices.js';

@@ -4,7 +4,7 @@ import type { LlmUsage } from '../llm/index.js';
 import type { PolicyEvaluation, PolicyResult } from '../policy/types.js';
 import type { RedactionCounts } from '../redact/index.js';
 import { newId } from '../store/index.js';
-import type { BudgetHold, Spend } from '../budgets/gate.js';
+import type { BudgetHold, Charge, Spend } from '../budgets/gate.js';
 import type { TokenReservation } from './admission.js';
 import { auditText } from './audit-text.js';
 import type { InputCheck } from './input-check.js';
@@ -73,15 +73,15 @@ export class AuditRecord {
   async write(o: Outcome): Promise<void> {
     const { deps, req, check } = this;
     const spend = spendOf(req, o);
-    this.reservation?.settle(spend.usage.promptTokens + spend.usage.completionTokens);
-    this.budget?.settle(spend);
-    const costUsd = deps.budgets && (o.usage || o.response) ? deps.budgets.costUsd(spend) : undefined;
-    deps.telemetry.spend(
-      req.identity.organizationId,
-      spend.model,
-      spend.usage.promptTokens + spend.usage.completionTokens,
-      costUsd,
-    );
+    // NB: priced once, for the token limit, the budgets, the metrics and the row's cost.
+    const charge: Charge = deps.budgets?.charge(spend) ?? {
+      tokens: spend.usage.promptTokens + spend.usage.completionTokens,
+      micros: undefined,
+    };
+    this.reservation?.settle(charge.tokens);
+    this.budget?.settle(charge);
+    const costUsd = charge.micros !== undefined && (o.usage || o.response) ? charge.micros / 1_000_000 : undefined;
+    deps.telemetry.spend(req.identity.organizationId, spend.model, charge.tokens, costUsd);
     const prompt = auditText(deps, req.identity, req.prompt);
     // NB: the answer is stored as it was sent: the output scan masked it with the same kinds already.
     const response = o.response === undefined || o.response === '' ? undefined : { text: o.response };
