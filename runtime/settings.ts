@@ -4,6 +4,7 @@
  * (STYLE.md habit 5). Tests build them the same way, from an environment-shaped record.
  */
 import type { DecisionLimits } from '../rego/decision.js';
+import type { TracingSettings } from './tracing/setup.js';
 import type { ConnectionSettings } from './http/app.js';
 import type { ProviderConfigInput } from './llm/config.js';
 import type { WebhookSettings } from './orchestrator/webhooks/index.js';
@@ -28,6 +29,8 @@ export interface ProcessSettings {
   log: { level: string; format?: 'json' | 'pretty' };
   /** Time allowed to drain on SIGTERM before the process exits anyway. */
   shutdownTimeoutMs: number;
+  /** OpenTelemetry export (runtime/tracing); absent: off. */
+  tracing?: TracingSettings;
 }
 
 /** What every HTTP server of a process shares. */

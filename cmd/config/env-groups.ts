@@ -8,9 +8,51 @@ import { DEFAULT_DECISION_LIMITS } from '../../rego/decision.js';
 import { bool, list, logSettings, port } from '../../platform/config.js';
 import { parseDefaultPrice, parseModelPrices } from '../../runtime/budgets/prices.js';
 
+/**
+ * OpenTelemetry (docs/tracing.md): the standard variables Steward reads. Export is off unless an endpoint (or
+ * `OTEL_TRACES_EXPORTER=otlp`) is set. The exporters also read `OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT` and
+ * `_COMPRESSION` (and their per-signal forms), and the resource `OTEL_RESOURCE_ATTRIBUTES`, from the process.
+ */
+export const telemetry = {
+  /** `true` turns the SDK off whatever else is set. @default false */
+  OTEL_SDK_DISABLED: bool.default(false),
+  /** Base OTLP/HTTP URL of a collector; traces go to `…/v1/traces`, metrics to `…/v1/metrics`. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** The traces URL, used as it is (over OTEL_EXPORTER_OTLP_ENDPOINT). */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /** The metrics URL, used as it is (over OTEL_EXPORTER_OTLP_ENDPOINT). */
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z.string().url().optional(),
+  /** `otlp` (http://localhost:4318 when no endpoint is set) or `none`. @default otlp when an endpoint is set */
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  /** `otlp` or `none`. @default otlp when an endpoint is set */
+  OTEL_METRICS_EXPORTER: z.enum(['otlp', 'none']).optional(),
+  /** The service name; absent: steward-gateway, steward-orchestrator, steward-agent, or steward (standalone). */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** @default parentbased_always_on */
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .default('parentbased_always_on'),
+  /** The ratio of the traceidratio samplers, 0 to 1. @default 1 */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** Longest wait before finished spans are sent, in ms. @default 5000 */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(600_000).default(5000),
+  /** Interval between two metric exports, in ms. @default 60000 */
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** Put prompts and answers into the spans, masked by every detector even then. @default false */
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: bool.default(false),
+};
+
 /** Settings every Steward process shares. Units are in the names. */
 export const base = {
   ...logSettings,
+  ...telemetry,
   /** PostgreSQL URL; absent: embedded PGlite in STEWARD_DATA_DIR. */
   [POD_ENV.databaseUrl]: z.string().url().optional(),
   /** @default ./.data */

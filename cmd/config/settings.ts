@@ -27,6 +27,7 @@ import type {
   TlsFiles,
 } from '../../runtime/settings.js';
 import type { WebhookSettings } from '../../runtime/orchestrator/webhooks/index.js';
+import { otlpUrl, type TracingSettings } from '../../runtime/tracing/setup.js';
 import {
   agentConfigSchema,
   gatewayConfigSchema,
@@ -164,7 +165,38 @@ export function agentFrom(c: AgentConfig): AgentSettings {
 }
 
 function processFrom(c: BaseConfig): ProcessSettings {
-  return { log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT }, shutdownTimeoutMs: c.STEWARD_SHUTDOWN_TIMEOUT_MS };
+  return {
+    log: { level: c.LOG_LEVEL, format: c.LOG_FORMAT },
+    shutdownTimeoutMs: c.STEWARD_SHUTDOWN_TIMEOUT_MS,
+    tracing: tracingFrom(c),
+  };
+}
+
+function tracingFrom(c: BaseConfig): TracingSettings {
+  const disabled = c.OTEL_SDK_DISABLED;
+  const endpoint = c.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return {
+    ...definedFields({
+      tracesUrl: otlpUrl('traces', {
+        disabled,
+        exporter: c.OTEL_TRACES_EXPORTER,
+        endpoint,
+        signalEndpoint: c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+      }),
+      metricsUrl: otlpUrl('metrics', {
+        disabled,
+        exporter: c.OTEL_METRICS_EXPORTER,
+        endpoint,
+        signalEndpoint: c.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+      }),
+      serviceName: c.OTEL_SERVICE_NAME,
+    }),
+    sampler: c.OTEL_TRACES_SAMPLER,
+    samplerRatio: c.OTEL_TRACES_SAMPLER_ARG,
+    batchDelayMs: c.OTEL_BSP_SCHEDULE_DELAY,
+    metricIntervalMs: c.OTEL_METRIC_EXPORT_INTERVAL,
+    captureContent: c.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
+  };
 }
 
 function httpFrom(c: BaseConfig): HttpSettings {

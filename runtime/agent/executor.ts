@@ -17,6 +17,7 @@ import {
   type AgentLlmRoute,
   type LlmRouter,
 } from '../llm/index.js';
+import { GenAiCall, tracingState, withSpan } from '../tracing/index.js';
 import { compilePolicy, PolicyCache } from './policy-cache.js';
 import { ProcessSampler } from './stats.js';
 import {
@@ -234,20 +235,39 @@ export class LocalAgent implements Agent {
       route = item.llm?.model === undefined ? this.route : { ...this.route, model: item.llm.model };
     }
     progress.llm = route;
+    // NB: the agent's own model call, a child of the orchestrator's invoke_agent span (runtime/tracing).
+    const call =
+      tracingState.traces || tracingState.metrics
+        ? new GenAiCall('chat', {
+            provider: route.provider,
+            model: route.model,
+            attributes: { 'steward.agent.id': this.id },
+          })
+        : undefined;
     try {
-      const answer = await this.options.llm.complete({
-        provider: route.provider,
-        model: route.model,
-        system: this.options.spec?.description || undefined,
-        prompt: promptOf(item),
-        temperature: item.llm?.temperature ?? DEFAULT_TEMPERATURE,
-        maxTokens: item.llm?.max_tokens ?? DEFAULT_MAX_TOKENS,
-        timeoutMs: Math.max(1, Math.floor(remainingMs())),
-        signal,
-      });
+      const answer = await withSpan(call?.span, () =>
+        this.options.llm.complete({
+          provider: route.provider,
+          model: route.model,
+          system: this.options.spec?.description || undefined,
+          prompt: promptOf(item),
+          temperature: item.llm?.temperature ?? DEFAULT_TEMPERATURE,
+          maxTokens: item.llm?.max_tokens ?? DEFAULT_MAX_TOKENS,
+          timeoutMs: Math.max(1, Math.floor(remainingMs())),
+          signal,
+        }),
+      );
       if (route.model === undefined) progress.llm = { ...route, model: answer.model };
+      call?.end({
+        provider: answer.provider,
+        responseModel: answer.model,
+        inputTokens: answer.usage.promptTokens,
+        outputTokens: answer.usage.completionTokens,
+        finishReason: answer.finishReason,
+      });
       return { result: answer.text };
     } catch (err) {
+      call?.end({ errorType: err instanceof LlmError ? err.code : 'INTERNAL_ERROR', errorMessage: String(err) });
       if (signal.aborted) throw signal.reason; // our timeout or the caller's abort, whichever stopped the call
       if (err instanceof LlmTimeoutError) throw new ItemTimeout(item.timeoutMs);
       if (err instanceof LlmNotConfiguredError) return fail('PROVIDER_NOT_CONFIGURED', err.message);

@@ -4,6 +4,7 @@
  * the gateway, listens, and drains on SIGTERM.
  */
 import { hostname } from 'node:os';
+import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import type { AgentSettings } from '../settings.js';
 import { listenUrl } from '../http/app.js';
@@ -34,6 +35,12 @@ export async function startAgent(
   const tls = await readTlsSettings(config.tls);
   const agentConfig = `${config.agent.namespace}/${config.agent.name}`;
   return assemble(log, async (life) => {
+    // NB: opened first, closed last: the spans of the shutdown are still sent.
+    await life.open(
+      'tracing',
+      () => startTracing(config.tracing ?? TRACING_OFF, 'steward-agent', log),
+      (t) => t.close(),
+    );
     const { router: llm, described } = llmFromSettings(config.llm);
     life.defer('llm providers', () => llm.close());
     const agent = new LocalAgent({

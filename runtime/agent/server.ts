@@ -19,6 +19,7 @@ import { ApiError, echo } from '../http/errors.js';
 import { installJsonParser } from '../http/json-parser.js';
 import { routeAuth } from '../http/route-auth.js';
 import { responseSchema } from '../http/serializer.js';
+import { installTracing } from '../tracing/index.js';
 import type { LocalAgent } from './executor.js';
 import { AgentBusyError, AgentClosedError, type WorkItem } from './work.js';
 
@@ -117,6 +118,7 @@ export function buildAgentServer(deps: AgentServerDeps): AgentServer {
   // Requests being answered, so that shutdown can wait for them before the server closes its connections.
   let active = 0;
   let onIdle: (() => void) | undefined;
+  installTracing(app);
   app.addHook('onRequest', (_req, reply, done) => {
     active++;
     reply.raw.once('close', () => {

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Identity } from './identity.js';
 import { INTERNAL_IDENTITY_HEADER, signIdentity } from './internal-identity.js';
+import { traceHeaders } from '../tracing/spans.js';
 
 /** The peer's answer: its status, its JSON object body, and the response headers asked for. */
 export interface PeerAnswer {
@@ -38,11 +39,12 @@ export interface PeerOptions {
 }
 
 function signedHeaders(identity: Identity, requestId: string, secret: string): Record<string, string> {
-  return {
+  // NB: the trace goes on across the hop (runtime/tracing): a plan is one trace, gateway to agents.
+  return traceHeaders({
     'content-type': 'application/json',
     'x-request-id': requestId,
     [INTERNAL_IDENTITY_HEADER]: signIdentity(identity, requestId, secret),
-  };
+  });
 }
 
 function answerOf(text: string, status: number, get: (name: string) => string | undefined, o: PeerOptions): PeerAnswer {

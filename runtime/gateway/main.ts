@@ -7,6 +7,7 @@
  * (Connector.status), the policy reports (Policy.status.report) and the budgets' spend (Budget.status).
  */
 import { hostname } from 'node:os';
+import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import { KIND_NAMES } from '../../api/index.js';
 import { connectKube } from '../cluster/connect.js';
@@ -74,6 +75,12 @@ export async function startGateway(
   const started = performance.now();
   let draining = false;
   return assemble(log, async (life) => {
+    // NB: opened first, closed last: the spans of the shutdown are still sent.
+    await life.open(
+      'tracing',
+      () => startTracing(config.tracing ?? TRACING_OFF, 'steward-gateway', log),
+      (t) => t.close(),
+    );
     // NB: before the cluster and the store: a port in use is reported at once, not after they started.
     await checkPorts(config.listener.host, [config.listener, ...(config.metrics ? [config.metrics] : [])]);
     const kube =

@@ -1,9 +1,11 @@
 /** The last stage of every governed call: its audit row, one shape and one writer whatever the surface. */
 import { asApiError } from '../http/error-model.js';
 import type { LlmUsage } from '../llm/index.js';
-import type { PolicyEvaluation, PolicyResult } from '../policy/types.js';
+import type { PolicyEvaluation, PolicyResult, PolicyScope } from '../policy/types.js';
 import type { RedactionCounts } from '../redact/index.js';
 import { newId } from '../store/index.js';
+import { redactionSpan, tracingState, type GenAiCall } from '../tracing/index.js';
+import { LLM_OUTPUT_SURFACE } from '../../api/index.js';
 import type { BudgetHold, Charge, Spend } from '../budgets/gate.js';
 import type { TokenReservation } from './admission.js';
 import { auditText } from './audit-text.js';
@@ -68,6 +70,8 @@ export class AuditRecord {
     private readonly t0: number,
     /** the call's tokens-per-minute reservation, brought down to what it used once the outcome is known */
     private readonly reservation?: TokenReservation,
+    /** the call's span and GenAI metrics (runtime/tracing), ended with the row */
+    private readonly call?: GenAiCall,
   ) {}
 
   async write(o: Outcome): Promise<void> {
@@ -104,12 +108,42 @@ export class AuditRecord {
       totalTokens: usage.totalTokens,
       metadata: this.metadata(o, prompt.masked, totalMs, costUsd),
     };
+    if (this.call) this.endCall(o, entry.metadata, prompt.text, usage);
     const write = () => check.committed.then(() => deps.store.audit.record(entry));
     if (deps.llmAudit !== 'background' || !deps.backgroundWrites || deps.backgroundWrites.full) {
       await write();
       return;
     }
     deps.backgroundWrites.track(write());
+  }
+
+  /** The call's span (and its answer's redact-policy spans) and metrics, as the row records the call. */
+  private endCall(o: Outcome, metadata: Record<string, unknown>, prompt: string, usage: LlmUsage): void {
+    const { deps, req } = this;
+    if (tracingState.traces && o.decision !== 'blocked_input' && o.decision !== 'refused') {
+      const scope: PolicyScope = {
+        surface: LLM_OUTPUT_SURFACE,
+        organizationId: req.identity.organizationId,
+        tenantId: req.identity.tenantId,
+      };
+      for (const p of deps.policies.redactPolicies(scope)) redactionSpan(p, o.redactions ?? {});
+    }
+    const failed = o.decision === 'provider_error' || o.decision === 'refused' || o.decision === 'client_closed';
+    this.call!.end({
+      provider: o.provider,
+      responseModel: o.model,
+      ...(o.usage ? { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens } : {}),
+      finishReason: o.stream?.finishReason,
+      ...(failed
+        ? { errorType: String(metadata.error_code ?? o.decision), errorMessage: String(metadata.error ?? '') }
+        : {}),
+      attributes: {
+        'steward.decision': String(metadata.decision),
+        'steward.audit_id': this.id,
+        'steward.context_id': this.check.contextId,
+      },
+      content: { prompt, ...(o.response !== undefined ? { response: o.response } : {}) },
+    });
   }
 
   /**

@@ -8,6 +8,7 @@
  * input-check.ts, answer.ts (the output scan) and audit-record.ts.
  */
 import { LlmAbortedError } from '../llm/index.js';
+import { GenAiCall, inContext, tracingState, withSpan } from '../tracing/index.js';
 import { admitBudget, admitTokens } from './admission.js';
 import { answer } from './answer.js';
 import { AuditRecord } from './audit-record.js';
@@ -31,6 +32,17 @@ export async function openGoverned(
   req: GovernedRequest,
   upstreamOf: () => Upstream,
 ): Promise<GovernedRun> {
+  // NB: the span starts before the input policies, whose apply_guardrail spans are its children (runtime/tracing).
+  const call = tracingState.traces || tracingState.metrics ? genAiCallOf(req) : undefined;
+  return withSpan(call?.span, () => governed(deps, req, upstreamOf, call));
+}
+
+async function governed(
+  deps: GovernedDeps,
+  req: GovernedRequest,
+  upstreamOf: () => Upstream,
+  call: GenAiCall | undefined,
+): Promise<GovernedRun> {
   const t0 = performance.now();
   const reservation = await admitTokens(deps, req.identity, req.prompt, req.maxTokens);
   let check: InputCheck;
@@ -42,7 +54,7 @@ export async function openGoverned(
   }
   const policyMs = performance.now() - t0;
   req.timing?.('policy', policyMs);
-  const audit = new AuditRecord(deps, req, check, t0, reservation);
+  const audit = new AuditRecord(deps, req, check, t0, reservation, call);
   if (!check.evaluation.approved) {
     await audit.write({
       decision: 'blocked_input',
@@ -60,6 +72,7 @@ export async function openGoverned(
     await audit.write({ decision: 'refused', provider: req.llm?.provider, model: req.llm?.model, error: err });
     throw err;
   }
+  call?.upstream(upstream.provider, upstream.model);
   try {
     // NB: after the upstream is known (its model's price), before it is called: a refused call spends nothing.
     audit.budget = await admitBudget(deps, req, upstream);
@@ -85,8 +98,23 @@ export async function openGoverned(
     provider: source.provider ?? upstream.provider,
     model: source.model ?? upstream.model,
     ...(audit.budget ? { budget: audit.budget } : {}),
-    events: () => answer({ deps, req, upstream, source, scan, audit, check, started }),
+    events: () => {
+      const events = answer({ deps, req, upstream, source, scan, audit, check, started });
+      // NB: read by the surface outside the span: the output policies and the audit row still belong to the call.
+      return call?.span ? inContext(call.context, events) : events;
+    },
   };
+}
+
+/** The call's span and metrics: a pool agent's work is `invoke_agent`, a provider's answer `chat`. */
+function genAiCallOf(req: GovernedRequest): GenAiCall {
+  return new GenAiCall(req.via === 'plan_step' || req.via === 'parallel' ? 'invoke_agent' : 'chat', {
+    model: req.llm?.model,
+    provider: req.llm?.provider,
+    agent: req.agent,
+    maxTokens: req.maxTokens,
+    attributes: { 'steward.via': req.via },
+  });
 }
 
 /**

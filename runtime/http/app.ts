@@ -13,6 +13,7 @@ import { installClientErrorAnswers, frameworkErrorAnswer } from './client-errors
 import { installErrorHandling, type ErrorStyle } from './error-handler.js';
 import { installJsonParser } from './json-parser.js';
 import { LazyChildLogger } from './request-logger.js';
+import { installTracing } from '../tracing/index.js';
 
 /** How long slow or idle clients may hold a connection, and how many may. Units in the names. */
 export interface ConnectionSettings {
@@ -74,6 +75,8 @@ export interface HttpAppOptions {
   connections?: ConnectionSettings;
   /** Serve HTTP/2 over TLS 1.3 (and HTTP/1.1 by ALPN); absent: plain HTTP/1.1. */
   tls?: HttpTls;
+  /** A server span per request (runtime/tracing) while traces are exported. @default true */
+  traced?: boolean;
 }
 
 /** A fastify instance with the settings every Steward HTTP surface shares. Built, not started. */
@@ -116,6 +119,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     reply.header('x-request-id', req.id);
     done();
   });
+  if (options.traced !== false) installTracing(app);
   app.addHook('onResponse', (req, reply, done) => {
     if (options.log.isLevelEnabled('debug')) {
       req.log.debug(

@@ -26,6 +26,8 @@ export function buildMetricsServer(options: MetricsServerOptions): FastifyInstan
     surface: 'gateway',
     errorStyle: 'agent',
     connections: options.connections,
+    // NB: a scrape every few seconds is not a trace anyone wants.
+    traced: false,
   });
   const matches = bearerTokenMatcher(options.token);
   void app.register(httpMetrics, { telemetry: options.telemetry, server: 'metrics' });

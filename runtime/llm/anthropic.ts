@@ -1,4 +1,5 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
+import { traceHeaders } from '../tracing/spans.js';
 import type { ProviderConfig } from './config.js';
 import { LlmProviderError } from './errors.js';
 import { classifyHttpSdkError } from './http-sdk-errors.js';
@@ -38,7 +39,7 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
       const res = await client.messages.create(
         wireRequest(name, req),
         // NB: an explicit timeout also skips the SDK's "streaming required" guard for large max_tokens.
-        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0 },
+        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0, headers: traceHeaders({}) },
       );
       // NB: the SDK hands back a non-JSON body as a string rather than failing.
       if (typeof res !== 'object' || res === null || !Array.isArray(res.content)) {
@@ -64,7 +65,7 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
     async openStream(req, signal) {
       const events = await client.messages.create(
         { ...wireRequest(name, req), stream: true },
-        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0 },
+        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0, headers: traceHeaders({}) },
       );
       return upstream(events, eventDecoder(name));
     },

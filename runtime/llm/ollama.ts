@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { traceHeaders } from '../tracing/spans.js';
 import { Ollama, type ChatRequest, type ChatResponse, type Message, type ToolCall } from 'ollama';
 import { isConnectionFailure } from './call.js';
 import type { ProviderConfig } from './config.js';
@@ -33,6 +34,7 @@ export function createOllamaProvider(config: ProviderConfig): LlmProvider {
       fetch: async (input, init) => {
         const answer = await fetch(input, {
           ...init,
+          headers: withTrace(init?.headers),
           signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
         });
         seen.retryAfter = answer.headers.get('retry-after');
@@ -173,4 +175,13 @@ function classifyOllamaError(provider: string, err: unknown, retryAfterSec?: num
   if (err instanceof SyntaxError)
     return new LlmProviderError(provider, 'INVALID_RESPONSE', 'the answer is not JSON', { cause: err });
   return new LlmProviderError(provider, 'UNKNOWN', `unexpected failure: ${e?.message ?? String(err)}`, { cause: err });
+}
+
+/** The request's headers with the active trace context added (runtime/tracing). */
+function withTrace(headers: ConstructorParameters<typeof Headers>[0]): ConstructorParameters<typeof Headers>[0] {
+  const trace = traceHeaders<Record<string, string>>({});
+  if (trace.traceparent === undefined) return headers;
+  const out = new Headers(headers);
+  for (const [k, v] of Object.entries(trace)) out.set(k, v);
+  return out;
 }

@@ -1,4 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { traceHeaders } from '../tracing/spans.js';
 import type { ProviderConfig } from './config.js';
 import { LlmProviderError } from './errors.js';
 import { classifyHttpSdkError } from './http-sdk-errors.js';
@@ -34,6 +35,7 @@ export function createOpenAiProvider(config: ProviderConfig): LlmProvider {
         signal,
         timeout: req.timeoutMs + 1000,
         maxRetries: 0,
+        headers: traceHeaders({}),
       });
       // NB: the SDK hands back a non-JSON body as a string rather than failing.
       const choice = typeof res === 'object' && res !== null && Array.isArray(res.choices) ? res.choices[0] : undefined;
@@ -54,7 +56,7 @@ export function createOpenAiProvider(config: ProviderConfig): LlmProvider {
     async openStream(req, signal) {
       const chunks = await client.chat.completions.create(
         { ...wireRequest(req), stream: true, stream_options: { include_usage: true } },
-        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0 },
+        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0, headers: traceHeaders({}) },
       );
       return upstream(chunks, chunkDecoder(name));
     },

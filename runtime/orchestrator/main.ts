@@ -7,6 +7,7 @@
  * processes) or, without either, in-process agents.
  */
 import { BackgroundWrites } from '../governed/index.js';
+import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import { assembleAccess } from '../auth/access.js';
 import type { OrchestratorProcessSettings } from '../settings.js';
@@ -51,6 +52,12 @@ export async function startOrchestrator(
   await checkPorts(config.listener.host, [config.listener, ...(config.metrics ? [config.metrics] : [])]);
   let draining = false;
   return assemble(log, async (life) => {
+    // NB: opened first, closed last: the spans of the shutdown are still sent.
+    await life.open(
+      'tracing',
+      () => startTracing(config.tracing ?? TRACING_OFF, 'steward-orchestrator', log),
+      (t) => t.close(),
+    );
     // NB: the cluster parts close last: the pool closes the discovery it was given, the source follows.
     const cluster = await life.open(
       'cluster',

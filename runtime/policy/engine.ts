@@ -21,6 +21,7 @@ import { failedPlan, planCompilers, planKey, type PlanResult, type ScopePlan } f
 import { compileScopes, inScope, planFor, type Scopes } from './scopes.js';
 import type {
   ObservedRedaction,
+  RedactPolicy,
   PolicyEvaluation,
   PolicyEvaluator,
   PolicyInput,
@@ -221,6 +222,20 @@ export class RegoPolicyEngine implements PolicyEvaluator {
     return out.length ? out : NO_OBSERVED;
   }
 
+  redactPolicies(scope: PolicyScope): readonly RedactPolicy[] {
+    if (scope.surface !== LLM_OUTPUT_SURFACE || this.redactDocs.length === 0) return [];
+    const out: RedactPolicy[] = [];
+    for (const doc of this.redactDocs) {
+      if (!inScope(doc, scope)) continue;
+      out.push({
+        policy: doc.metadata.name,
+        mode: policyMode(doc.spec.enforcementAction),
+        kinds: expandRedactionKinds(doc.spec.redact?.kinds ?? []),
+      });
+    }
+    return out;
+  }
+
   /** Whether some Rego policy (block, warn or log) applies to this scope: false lets callers skip `evaluate`. */
   hasPolicies(scope: PolicyScope): boolean {
     return planFor(this.scopes, scope).key !== EMPTY_PLAN_KEY;
@@ -284,7 +299,7 @@ export class RegoPolicyEngine implements PolicyEvaluator {
 
   private conclude(result: PlanResult, input: PolicyInput, scope: PolicyScope): PolicyEvaluation {
     const evaluation = conclude(result, this.exceptions.empty ? this.concluding : this.exempting(input, scope));
-    this.options.observer?.concluded(result, evaluation);
+    this.options.observer?.concluded(result, evaluation, scope);
     return evaluation;
   }
 

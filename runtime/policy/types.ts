@@ -70,6 +70,13 @@ export interface ObservedRedaction {
   kinds: readonly string[];
 }
 
+/** A redact policy in scope: what it masks (enforced) or looks for (warn, audit). */
+export interface RedactPolicy {
+  policy: string;
+  mode: PolicyMode;
+  kinds: readonly string[];
+}
+
 /** The outcome of evaluating every enabled policy in scope, in priority order. */
 export interface PolicyEvaluation {
   approved: boolean;
@@ -118,6 +125,8 @@ export interface PolicyEvaluator {
    * for in the answer and recorded (and, under warn, told to the caller), never masked. Empty unless llm_output.
    */
   observedRedactions(scope: PolicyScope): readonly ObservedRedaction[];
+  /** Every redact policy in scope, enforced or not (the answer's `apply_guardrail` spans). Empty unless llm_output. */
+  redactPolicies(scope: PolicyScope): readonly RedactPolicy[];
   /** Whether some Rego policy applies to the scope; false: `evaluate` would approve without evaluating anything. */
   hasPolicies(scope: PolicyScope): boolean;
   /** Policies that keep failing (the /health rule). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { KIND_NAMES } from '../../api/index.js';
+import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import type { StandaloneSettings } from '../settings.js';
 import { createLogger, logFormat, type Logger } from '../../platform/log.js';
@@ -52,6 +53,12 @@ export async function startStandalone(
   const folders = manifestFolders(config.manifests.folders, { enabled: config.manifests.builtinPolicyPack });
   const tls = await readTlsSettings(config.tls);
   return assemble(log, async (life) => {
+    // NB: opened first, closed last: the spans of the shutdown are still sent.
+    await life.open(
+      'tracing',
+      () => startTracing(config.tracing ?? TRACING_OFF, 'steward', log),
+      (t) => t.close(),
+    );
     const source = await life.open(
       'source',
       () =>

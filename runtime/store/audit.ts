@@ -1,6 +1,7 @@
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
 import { rowDigest, type ChainedRow } from './audit-digest.js';
+import { activeTraceId } from '../tracing/spans.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 
 export interface AuditInput {
@@ -82,7 +83,7 @@ export class AuditRepository {
       prompt_tokens: input.promptTokens ?? null,
       completion_tokens: input.completionTokens ?? null,
       total_tokens: input.totalTokens ?? null,
-      metadata: input.metadata ?? {},
+      metadata: traced(input.metadata ?? {}),
       created_at: createdAt.toISOString(),
     };
     // NB: the insert trigger links the digest into the organization's chain (migration 9).
@@ -125,4 +126,13 @@ export class AuditRepository {
       createdAt: new Date(r.created_at),
     };
   }
+}
+
+/**
+ * The row's metadata with the trace it was written in (`trace_id`, runtime/tracing), Steward's over whatever a caller
+ * put there; as it was outside a trace.
+ */
+function traced(metadata: Record<string, unknown>): Record<string, unknown> {
+  const traceId = activeTraceId();
+  return traceId === undefined ? metadata : { ...metadata, trace_id: traceId };
 }

@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { traceHeaders } from '../../tracing/spans.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -158,7 +159,13 @@ export class McpConnector extends ConnectorBase implements Connector {
     if (this.options.readOnly && remote.annotations?.readOnlyHint !== true) this.refuseWrite(`tool ${tool}`);
     const started = performance.now();
     try {
-      const res = await c.callTool({ name: tool, arguments: params }, undefined, { timeout: limits.timeoutMs });
+      // NB: the trace context goes in the request's _meta (the MCP convention), when the call is traced.
+      const trace = traceHeaders<Record<string, string>>({});
+      const res = await c.callTool(
+        { name: tool, arguments: params, ...(trace.traceparent ? { _meta: trace } : {}) },
+        undefined,
+        { timeout: limits.timeoutMs },
+      );
       const size = Buffer.byteLength(JSON.stringify(res));
       if (size > limits.maxResultBytes)
         throw new ConnectorError('RESULT_TOO_LARGE', `tool answer larger than ${limits.maxResultBytes} bytes`, {

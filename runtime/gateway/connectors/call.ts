@@ -14,6 +14,7 @@ import { openOutputScan, policiesEvaluatedOf, policyResultsOf, rowDecision } fro
 import { evaluatePolicies } from '../../governed/policy-call.js';
 import { MCP_TOOL_REQUEST_TYPE, policyClient, requestTypeOf } from '../../policy/caller.js';
 import { servesOrganization } from './tenancy.js';
+import { endSpan, startToolSpan, withSpan, type Span } from '../../tracing/index.js';
 
 /** One connector call as the REST routes and the MCP server receive it. */
 export type ConnectorCall =
@@ -72,8 +73,23 @@ export async function governedConnectorCall(
   identity: Identity,
   call: ConnectorCall,
 ): Promise<GovernedConnectorResult> {
+  // NB: the span is ended by the call's audit row (auditWriter); its policies' apply_guardrail spans are children.
+  const span = startToolSpan({
+    connector: call.connector,
+    tool: call.kind === 'tool' ? call.tool : 'query',
+    toolType: call.kind === 'tool' ? 'extension' : 'datastore',
+  });
+  return withSpan(span, () => connectorCall(deps, identity, call, span));
+}
+
+async function connectorCall(
+  deps: ConnectorRouteOptions,
+  identity: Identity,
+  call: ConnectorCall,
+  span: Span | undefined,
+): Promise<GovernedConnectorResult> {
   const t0 = performance.now();
-  const audit = auditWriter(deps, identity, call, t0);
+  const audit = auditWriter(deps, identity, call, t0, span);
   let prepared: PreparedCall<QueryResult> | PreparedCall<ToolResult>;
   try {
     const doc = deps.connectors.resource(call.connector);
@@ -280,7 +296,13 @@ function governedDecision(decision: Decision, f: AuditFacts): string {
  * statement itself is not stored, its hash is), `latency_ms`, and the facts under `metadata.connector_call` so
  * that readers of LLM entries are not misled.
  */
-function auditWriter(deps: ConnectorRouteOptions, identity: Identity, call: ConnectorCall, t0: number) {
+function auditWriter(
+  deps: ConnectorRouteOptions,
+  identity: Identity,
+  call: ConnectorCall,
+  t0: number,
+  span: Span | undefined,
+) {
   return {
     /** time spent in the connector's own call (the database, the HTTP or MCP server) */
     upstreamMs: 0,
@@ -333,6 +355,15 @@ function auditWriter(deps: ConnectorRouteOptions, identity: Identity, call: Conn
           ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
         },
       });
+      if (span) {
+        span.setAttributes({
+          'steward.decision': String(entry.metadata?.decision),
+          'steward.audit_id': entry.id,
+          ...(f.prepared ? { 'steward.connector.type': f.prepared.connector.type } : {}),
+        });
+        const code = (entry.metadata?.connector_call as { error_code?: string } | undefined)?.error_code;
+        endSpan(span, decision === 'failed' || decision === 'refused' ? (code ?? 'INTERNAL_ERROR') : undefined);
+      }
       return entry.id;
     },
   };

@@ -1,6 +1,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import { AgentBusyError, AgentClosedError, type AgentStats, type WorkItem, type WorkResult } from '../../agent/work.js';
 import { AgentCommunicationError } from './errors.js';
+import { traceHeaders } from '../../tracing/spans.js';
 import type { ProbedAgent } from './member-source.js';
 
 export interface RemoteAgentOptions {
@@ -71,7 +72,7 @@ export class RemoteAgent implements ProbedAgent {
       const res = await this.http.request({
         method: 'POST',
         path: '/v1/work',
-        headers: { 'content-type': 'application/json', ...this.auth },
+        headers: traceHeaders({ 'content-type': 'application/json', ...this.auth }),
         body: JSON.stringify(item),
         signal: combined,
       });
