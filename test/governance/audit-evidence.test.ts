@@ -1,68 +1,55 @@
 import { stat } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standaloneSettings } from '../../cmd/config/settings.js';
-import { createLogger } from '../../platform/log.js';
 import { AuditVerifier } from '../../runtime/audit/signing.js';
 import { verifyAudit } from '../../runtime/audit/verify.js';
-import { startStandalone, type Standalone } from '../../runtime/standalone/main.js';
 import { waitUntil } from '../../testing/eventually.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
+import { startTestStandalone, type TestStandalone } from '../../testing/standalone.js';
 
 /**
  * The audit log's evidence end to end (issue 36) in one standalone process: it generates its signing key in the
  * data folder on first start, every governed call's row is chained, checkpoints are signed as the settings say, and
  * the chain verifies with the public key alone — until a row is changed.
  */
-let app: Standalone;
+let sa: TestStandalone;
 let fake: FakeOpenAiServer;
-let dir: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi({ apiKey: 'sk-upstream', otherwise: () => ({ kind: 'reply', text: 'Sunny.' }) });
-  dir = await mkdtemp(join(tmpdir(), 'steward-evidence-'));
-  const config = standaloneSettings({
-    STEWARD_GATEWAY_PORT: '0',
-    STEWARD_ORCHESTRATOR_PORT: '0',
-    STEWARD_DATA_DIR: join(dir, 'data'),
-    STEWARD_WATCH_MANIFESTS: 'false',
-    OPENAI_API_KEY: 'sk-upstream',
-    OPENAI_BASE_URL: fake.baseURL,
-    STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
-    STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
-    STEWARD_AUDIT_CHECKPOINT_ROWS: '10',
-    STEWARD_AUDIT_CHECKPOINT_SECONDS: '1',
-    STEWARD_AUDIT_WITNESS_FILE: join(dir, 'witness.jsonl'),
+  sa = await startTestStandalone({
+    env: (dir) => ({
+      OPENAI_API_KEY: 'sk-upstream',
+      OPENAI_BASE_URL: fake.baseURL,
+      STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
+      STEWARD_AUDIT_CHECKPOINT_ROWS: '10',
+      STEWARD_AUDIT_CHECKPOINT_SECONDS: '1',
+      STEWARD_AUDIT_WITNESS_FILE: join(dir, 'witness.jsonl'),
+    }),
   });
-  app = await startStandalone(config, createLogger({ level: 'silent' }), {});
 }, 60_000);
 afterAll(async () => {
-  await app?.close();
+  await sa?.close();
   await fake?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-const gateway = () => `http://127.0.0.1:${(app.gateway.server.address() as { port: number }).port}`;
 
 describe('the audit evidence of a standalone installation', () => {
   it('generates its signing key in the data folder, private to its user', async () => {
-    const key = await stat(join(dir, 'data', 'audit-signing-key.pem'));
+    const key = await stat(join(sa.dir, 'data', 'audit-signing-key.pem'));
     expect(key.mode & 0o777).toBe(0o600);
-    await stat(join(dir, 'data', 'audit-signing-key.pem.pub'));
+    await stat(join(sa.dir, 'data', 'audit-signing-key.pem.pub'));
   });
 
   it('chains every governed call, signs checkpoints, and verifies until a row is changed', async () => {
     for (let i = 0; i < 25; i++) {
-      const res = await fetch(`${gateway()}/v1/execute`, {
+      const res = await fetch(`${sa.gateway}/v1/execute`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ prompt: `What is the weather like in city ${i}?` }),
       });
       expect(res.status).toBe(200);
     }
-    const db = app.store.db;
+    const db = sa.app.store.db;
     const { rows } = await db.query<{ n: string | number; chained: string | number }>(
       `SELECT count(*) AS n, count(chain_seq) AS chained FROM audit_entries`,
     );
@@ -80,11 +67,11 @@ describe('the audit evidence of a standalone installation', () => {
       20_000,
     );
     expect(last).toBeGreaterThanOrEqual(25);
-    const verifier = await AuditVerifier.fromFile(join(dir, 'data', 'audit-signing-key.pem.pub'));
+    const verifier = await AuditVerifier.fromFile(join(sa.dir, 'data', 'audit-signing-key.pem.pub'));
     const ok = await verifyAudit(db, verifier);
     expect(ok).toMatchObject({ ok: true });
     // the witness outside the database has the same checkpoints
-    const witness = await stat(join(dir, 'witness.jsonl'));
+    const witness = await stat(join(sa.dir, 'witness.jsonl'));
     expect(witness.size).toBeGreaterThan(0);
 
     await db.query(`UPDATE audit_entries SET response = 'Rainy.' WHERE chain_seq = 7`);

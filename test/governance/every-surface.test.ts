@@ -1,13 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standaloneSettings } from '../../cmd/config/settings.js';
-import { createLogger } from '../../platform/log.js';
-import { startStandalone, type Standalone } from '../../runtime/standalone/main.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
+import { startTestStandalone, type TestStandalone } from '../../testing/standalone.js';
 
 /**
  * One table over every surface that reaches a model or a data system, in one standalone process with the built-in
@@ -62,9 +57,8 @@ spec:
 `;
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-let app: Standalone;
+let sa: TestStandalone;
 let fake: FakeOpenAiServer;
-let dir: string;
 let openai: OpenAI;
 let anthropic: Anthropic;
 let gateway: string;
@@ -78,30 +72,23 @@ beforeAll(async () => {
         ? { kind: 'reply', chunks: CARD_PIECES }
         : { kind: 'reply', text: BENIGN_ANSWER },
   });
-  dir = await mkdtemp(join(tmpdir(), 'steward-every-surface-'));
-  await cp('config/samples', join(dir, 'manifests'), { recursive: true });
-  await writeFile(join(dir, 'manifests', 'audited.yaml'), AUDITED_POLICY);
-  await writeFile(join(dir, 'manifests', 'warned.yaml'), WARNED_POLICY);
-  await writeFile(
-    join(dir, 'manifests', 'connector.yaml'),
-    'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
-  );
-  const config = standaloneSettings({
-    STEWARD_GATEWAY_PORT: '0',
-    STEWARD_ORCHESTRATOR_PORT: '0',
-    STEWARD_DATA_DIR: join(dir, 'data'),
-    STEWARD_MANIFESTS: join(dir, 'manifests'),
-    STEWARD_WATCH_MANIFESTS: 'false',
-    OPENAI_API_KEY: 'sk-upstream',
-    OPENAI_BASE_URL: fake.baseURL,
-    STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
-    STEWARD_LLM_TIMEOUT_MS: '10000',
-    STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
+  sa = await startTestStandalone({
+    samples: true,
+    manifests: {
+      'audited.yaml': AUDITED_POLICY,
+      'warned.yaml': WARNED_POLICY,
+      'connector.yaml':
+        'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
+    },
+    env: {
+      OPENAI_API_KEY: 'sk-upstream',
+      OPENAI_BASE_URL: fake.baseURL,
+      STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
+      STEWARD_LLM_TIMEOUT_MS: '10000',
+    },
+    processEnv: { PG_URL },
   });
-  app = await startStandalone(config, createLogger({ level: 'silent' }), { PG_URL });
-  const port = (which: 'gateway' | 'orchestrator') => (app[which].server.address() as { port: number }).port;
-  gateway = `http://127.0.0.1:${port('gateway')}`;
-  orchestrator = `http://127.0.0.1:${port('orchestrator')}`;
+  ({ gateway, orchestrator } = sa);
   // NB: the SDKs always send a key: a client key of the community organization.
   const created = await post(gateway, '/api/clients', { name: 'every-surface' });
   const apiKey = String(created.json.api_key);
@@ -109,9 +96,8 @@ beforeAll(async () => {
   anthropic = new Anthropic({ apiKey, baseURL: gateway, maxRetries: 0 });
 }, 60_000);
 afterAll(async () => {
-  await app?.close();
+  await sa?.close();
   await fake?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** What a surface answered, read the same way for every surface. */
@@ -342,7 +328,7 @@ const AUDIT_SHAPE = {
 
 /** The newest audit row of a surface written since `since`. */
 async function lastAudit(via: string, since: Date) {
-  const { rows } = await app.store.db.query<{
+  const { rows } = await sa.app.store.db.query<{
     prompt: string | null;
     response: string | null;
     metadata: Record<string, unknown>;
@@ -427,7 +413,7 @@ describe.each(SURFACES)('$name', (surface) => {
 
 describe('the table', () => {
   it('covers every surface that writes governed audit rows', async () => {
-    const { rows } = await app.store.db.query<{ via: string }>(
+    const { rows } = await sa.app.store.db.query<{ via: string }>(
       `SELECT DISTINCT metadata->>'via' AS via FROM audit_entries WHERE metadata->>'governed' = 'true'`,
     );
     const written = new Set(rows.map((r) => r.via));
