@@ -13,6 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { startOtlpReceiver, type OtlpReceiver } from '../testing/otlp.js';
 import { createTempDatabase } from '../testing/pgdb.js';
 import { buildServers, cpuTimeUs, DatabaseCpu, machineTicks } from './gateway.js';
 import {
@@ -57,6 +59,20 @@ const RSS_REQUESTS = Math.round(4000 * SCALE);
 const CONNECTIONS = 10;
 /** PostgreSQL rows: a fresh database on this server (DATABASE_URL, else the local test server). */
 const PG_BASE = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+const UNCHAINED = 'PostgreSQL, audit hash chain off (trigger disabled)';
+const TRACED = 'PostgreSQL, traces and GenAI metrics exported (OTLP/HTTP)';
+/** The audit chain's insert trigger (migration 9), off: the row is inserted as before the chain existed. */
+const CHAIN_OFF = 'ALTER TABLE audit_entries DISABLE TRIGGER audit_entries_chain';
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
 
 /** The Steward measured: the commit, and whether the server's sources differ from it. */
 function revision(): string {
@@ -102,6 +118,8 @@ export async function run(): Promise<{ markdown: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-proxy-'));
   const procs: Proc[] = [];
   let database: Awaited<ReturnType<typeof createTempDatabase>> | undefined;
+  let unchained: Awaited<ReturnType<typeof createTempDatabase>> | undefined;
+  let otlp: OtlpReceiver | undefined;
   let dbCpu: DatabaseCpu | undefined;
   let pgNote = '';
   try {
@@ -119,47 +137,38 @@ export async function run(): Promise<{ markdown: string }> {
     procs.push(portkey);
     const lite = await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pglite') });
     procs.push(lite);
-    const pgGw = database
-      ? await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pg'), databaseUrl: database.url })
-      : undefined;
-    if (pgGw) procs.push(pgGw);
-    // The durability trade-off (STEWARD_LLM_AUDIT=background: context and audit entry written behind the answer).
-    const bgGw = database
-      ? await startSteward({
-          upstream: upstream.origin,
-          dataDir: join(dataDir, 'pg-bg'),
-          databaseUrl: database.url,
-          env: { STEWARD_LLM_AUDIT: 'background' },
-        })
-      : undefined;
-    if (bgGw) procs.push(bgGw);
-    // What streaming redaction adds to the first chunk: the same gateway with the pack's output redaction disabled.
-    const plainDir = join(dataDir, 'no-output-redaction');
-    mkdirSync(plainDir);
-    writeFileSync(join(plainDir, 'policy.yaml'), OUTPUT_REDACTION_OFF);
-    const plainGw = database
-      ? await startSteward({
-          upstream: upstream.origin,
-          dataDir: join(dataDir, 'pg-plain'),
-          databaseUrl: database.url,
-          env: { STEWARD_MANIFESTS: plainDir },
-        })
-      : undefined;
-    if (plainGw) procs.push(plainGw);
-    // What admission with budgets adds (issue 35): the same gateway with one Budget that charges every call (a
-    // reservation and a settle per call, never refused).
-    const budgetDir = join(dataDir, 'budget');
-    mkdirSync(budgetDir);
-    writeFileSync(join(budgetDir, 'budget.yaml'), EVERY_CALL_BUDGET);
-    const budgetGw = database
-      ? await startSteward({
-          upstream: upstream.origin,
-          dataDir: join(dataDir, 'pg-budget'),
-          databaseUrl: database.url,
-          env: { STEWARD_MANIFESTS: budgetDir },
-        })
-      : undefined;
-    if (budgetGw) procs.push(budgetGw);
+    // The PostgreSQL gateways, each one setting apart (the same built-in pack and stand-in):
+    // - the durability trade-off (STEWARD_LLM_AUDIT=background: context and audit entry written behind the answer);
+    // - what streaming redaction adds to the first chunk: the pack's output redaction disabled;
+    // - what admission with budgets adds (issue 35): one Budget that charges every call, never refused;
+    // - what the audit hash chain adds (issue 36): a database of its own whose chain trigger is disabled;
+    // - what tracing adds (issue 36): spans and GenAI metrics exported over OTLP/HTTP to a receiver in this process.
+    if (database) otlp = await startOtlpReceiver({ keep: false });
+    const manifests = (name: string, yaml: string) => {
+      const dir = join(dataDir, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'manifest.yaml'), yaml);
+      return dir;
+    };
+    const pgVariant = async (name: string, env: Record<string, string> = {}, url = database?.url) => {
+      if (!url) return undefined;
+      const p = await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, name), databaseUrl: url, env });
+      procs.push(p);
+      return p;
+    };
+    const pgGw = await pgVariant('pg');
+    const bgGw = await pgVariant('pg-bg', { STEWARD_LLM_AUDIT: 'background' });
+    const plainGw = await pgVariant('pg-plain', {
+      STEWARD_MANIFESTS: manifests('no-output-redaction', OUTPUT_REDACTION_OFF),
+    });
+    const budgetGw = await pgVariant('pg-budget', { STEWARD_MANIFESTS: manifests('budget', EVERY_CALL_BUDGET) });
+    if (database) unchained = await createTempDatabase(PG_BASE);
+    const unchainedGw = await pgVariant('pg-unchained', {}, unchained?.url);
+    if (unchained) await withClient(unchained.url, (c) => c.query(CHAIN_OFF));
+    const tracedGw = await pgVariant(
+      'pg-traced',
+      otlp ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '1000' } : {},
+    );
 
     const direct: Target = {
       label: 'stand-in called directly',
@@ -189,6 +198,8 @@ export async function run(): Promise<{ markdown: string }> {
       ...(pgGw ? [steward(pgGw, 'PostgreSQL', 'chat')] : []),
       ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'chat')] : []),
       ...(budgetGw ? [steward(budgetGw, 'PostgreSQL, a Budget charging every call', 'chat')] : []),
+      ...(unchainedGw ? [steward(unchainedGw, UNCHAINED, 'chat')] : []),
+      ...(tracedGw ? [steward(tracedGw, TRACED, 'chat')] : []),
       steward(lite, 'PGlite', 'chat'),
     ];
     const gateways = [
@@ -196,6 +207,8 @@ export async function run(): Promise<{ markdown: string }> {
       ...(pgGw ? [steward(pgGw, 'PostgreSQL', 'execute')] : []),
       ...(bgGw ? [steward(bgGw, 'PostgreSQL, STEWARD_LLM_AUDIT=background', 'execute')] : []),
       ...(budgetGw ? [steward(budgetGw, 'PostgreSQL, a Budget charging every call', 'execute')] : []),
+      ...(unchainedGw ? [steward(unchainedGw, UNCHAINED, 'execute')] : []),
+      ...(tracedGw ? [steward(tracedGw, TRACED, 'execute')] : []),
       steward(lite, 'PGlite', 'execute'),
     ];
     const plainRow = plainGw ? [steward(plainGw, 'PostgreSQL, output redaction disabled', 'chat')] : [];
@@ -301,6 +314,8 @@ export async function run(): Promise<{ markdown: string }> {
     await Promise.all(procs.map((p) => p.stop()));
     await dbCpu?.close();
     await database?.drop();
+    await unchained?.drop();
+    await otlp?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
