@@ -84,7 +84,7 @@ describe('the pack folder', () => {
     const source = new FolderSource({ dirs: [PACK], watch: false });
     await source.ready();
     expect(source.issues()).toEqual([]);
-    expect(source.list('Policy').map((p) => p.metadata.name)).toHaveLength(6);
+    expect(source.list('Policy').map((p) => p.metadata.name)).toHaveLength(7);
     await source.close();
     const report = await validateFiles([PACK], { strict: true });
     expect(report).toMatchObject({ errors: [], skipped: [] });

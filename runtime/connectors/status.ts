@@ -48,6 +48,22 @@ export interface McpPolicyInput {
   params?: unknown;
   tool?: string;
   sql?: SqlSummary;
+  /** Added by the gateway: `list` when a tool is being listed, `call` when it is called. */
+  phase?: 'list' | 'call';
+  /** Added by the gateway: the tool's arguments as sent (a query's: its statement and params). */
+  arguments?: unknown;
+  /** Added by the gateway: who calls (docs/connectors.md, Policies). */
+  identity?: McpIdentity;
+}
+
+/** `input.mcp.identity`: the caller, from its verified credential and the request. */
+export interface McpIdentity {
+  organization: string;
+  tenant: string | null;
+  client: string | null;
+  /** The AgentConfig of a plan step; null elsewhere (steps call the gateway under the plan caller's identity). */
+  agent: string | null;
+  user: string | null;
 }
 
 /** A checked call, ready to run: the gateway evaluates policy on `mcp` between prepare and `run()`. */

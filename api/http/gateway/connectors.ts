@@ -13,6 +13,8 @@ export const connectorInfo = z.object({
   last_health_check: timestamp.nullable(),
   latency_ms: z.number().nullable().optional(),
   allowed_operations: z.array(z.string()).optional(),
+  /** The tools the caller may see: as `/mcp` lists them, without those a policy denies at `list` time. */
+  tools: z.array(z.string()).optional(),
 });
 export const connectorList = z.object({ connectors: z.array(connectorInfo), count: z.number().int() });
 

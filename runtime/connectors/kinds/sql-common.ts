@@ -1,6 +1,6 @@
 import { ConnectorError } from '../errors.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
-import type { GuardedSql } from '../sql/guard.js';
+import type { GuardedSql, SqlSummary } from '../sql/guard.js';
 import { GuardCache } from '../sql/guard-cache.js';
 import type { SqlDialect } from '../sql/lexer.js';
 import type {
@@ -49,7 +49,15 @@ export function guardStatement(
   const highest = guarded.lex.placeholders.reduce((m, p) => Math.max(m, p.index), 0);
   if (highest > values.length)
     throw new ConnectorError('INVALID_PARAMS', `statement uses $${highest} but ${values.length} params were given`);
-  return { text: guarded.text, params: values, sql: guarded.summary, guarded };
+  return { text: guarded.text, params: values, sql: summaryOf(guarded, values), guarded };
+}
+
+/** The summary policies read, its LIMIT read from the parameters when a `$n` gives it. */
+function summaryOf(guarded: GuardedSql, values: readonly unknown[]): SqlSummary {
+  if (guarded.limitParam === undefined) return guarded.summary;
+  const v = values[guarded.limitParam - 1];
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  return { ...guarded.summary, limit: Number.isFinite(n) ? n : null };
 }
 
 /** The `query` tool of the SQL kinds: the same path as a query, the rows as its result. */

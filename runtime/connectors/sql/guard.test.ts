@@ -42,12 +42,29 @@ describe('guardSql', () => {
     ).toEqual({
       operation: 'select',
       tables: ['public.customers', 'sales.orders'],
+      limit: null,
     });
-    expect(guardSql('EXPLAIN SELECT * FROM t', pgRead).summary).toEqual({ operation: 'explain', tables: ['public.t'] });
+    expect(guardSql('EXPLAIN SELECT * FROM t LIMIT 5', pgRead).summary).toEqual({
+      operation: 'explain',
+      tables: ['public.t'],
+      limit: null,
+    });
     expect(guardSql('DELETE FROM t WHERE id = $1', { dialect: 'postgresql', readOnly: false }).summary).toEqual({
       operation: 'delete',
       tables: ['public.t'],
+      limit: null,
     });
+  });
+
+  it("answers the statement's own LIMIT, before the forced one: a literal, or which $n gives it", () => {
+    const capped = { ...pgRead, forceLimit: 100 };
+    expect(guardSql('SELECT * FROM t LIMIT 5000', capped).summary.limit).toBe(5000);
+    expect(guardSql('SELECT * FROM t LIMIT 10 OFFSET 20', capped).summary.limit).toBe(10);
+    expect(guardSql('SELECT * FROM t', capped).summary.limit).toBeNull();
+    expect(guardSql('SELECT * FROM t LIMIT ALL', capped).summary.limit).toBeNull();
+    const param = guardSql('SELECT * FROM t LIMIT $2', capped);
+    expect([param.summary.limit, param.limitParam]).toEqual([null, 2]);
+    expect(guardSql('SELECT * FROM t LIMIT 5, 2000', { dialect: 'mysql', readOnly: true }).summary.limit).toBe(2000);
   });
 
   it('enforces the table allowlist everywhere in the statement, with bare names in the default schema', () => {

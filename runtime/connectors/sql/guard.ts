@@ -4,7 +4,7 @@ import { callText, functionJudge, type FunctionJudge } from './functions/index.j
 import { lexSql, type LexResult, type SqlDialect } from './lexer.js';
 import { allowedTableSet, defaultSchemaFor, qualifiedTable } from './names.js';
 import { refuse } from './refusal.js';
-import { explainPrefix, skipTrivia, withLimit } from './text.js';
+import { explainPrefix, skipTrivia, statementLimit, withLimit } from './text.js';
 import { collectFacts, type AstNode } from './walk.js';
 
 export type { SqlRefusal } from './refusal.js';
@@ -53,12 +53,19 @@ export interface SqlGuardOptions {
 export interface SqlSummary {
   operation: string;
   tables: string[];
+  /**
+   * The statement's own LIMIT (its row count) as written, before the connector's forced cap; a `$n` count is read
+   * from the call's parameters. null: none (no LIMIT, `LIMIT ALL`, a count that is neither).
+   */
+  limit: number | null;
 }
 
 export interface GuardedSql {
   /** The statement to run: without a trailing `;` or comment, with the forced LIMIT. */
   text: string;
   summary: SqlSummary;
+  /** The `$n` parameter that gives the statement's LIMIT, when one does (`summary.limit` is then null). */
+  limitParam?: number;
   lex: LexResult;
 }
 
@@ -104,7 +111,12 @@ export function guardSql(statement: string, options: SqlGuardOptions): GuardedSq
   const only = [...facts.tables, ...facts.functions].some((n) => n.name === 'only' && n.schema === undefined);
   if (dialect === 'postgresql' && only) refuse('PARSE_ERROR', 'FROM ONLY is not supported');
   const tables = [...new Set(facts.tables.map((t) => qualifiedTable(t, dialect, c.schema)))].sort();
-  const summary = { operation: explain === undefined ? type : 'explain', tables };
+  const own = explain === undefined ? statementLimit(ast) : null;
+  const summary: SqlSummary = {
+    operation: explain === undefined ? type : 'explain',
+    tables,
+    limit: typeof own === 'number' ? own : null,
+  };
 
   if (options.readOnly) {
     if (type !== 'select') refuse('NOT_READ_ONLY', `${type.toUpperCase()} on a read-only connector`);
@@ -132,7 +144,12 @@ export function guardSql(statement: string, options: SqlGuardOptions): GuardedSq
     if (bad !== undefined) refuse('TABLE_NOT_ALLOWED', `table ${bad} is not in the allowlist`);
   }
   const limited = options.forceLimit !== undefined && explain === undefined && type === 'select';
-  return { text: limited ? withLimit(body, ast, options.forceLimit!) : body, summary, lex };
+  return {
+    text: limited ? withLimit(body, ast, options.forceLimit!) : body,
+    summary,
+    ...(own !== null && typeof own === 'object' ? { limitParam: own.param } : {}),
+    lex,
+  };
 }
 
 function parse(sql: string, dialect: SqlDialect): AstNode {

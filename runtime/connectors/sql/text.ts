@@ -19,6 +19,23 @@ export function withLimit(body: string, ast: AstNode, n: number): string {
   return `SELECT * FROM (\n${body}\n) AS steward_limited LIMIT ${n}`;
 }
 
+/**
+ * The statement's own LIMIT (its row count), before any forced cap: a number, the index of the `$n` parameter that
+ * gives it, or null for none (no LIMIT, `LIMIT ALL`, or a count that is not a literal nor a `$n`).
+ */
+export function statementLimit(ast: AstNode): number | { param: number } | null {
+  const limit = ast.limit as
+    | { seperator?: string; value?: { type?: string; value?: unknown; name?: unknown; prefix?: unknown }[] }
+    | null
+    | undefined;
+  const values = limit?.value ?? [];
+  const count = limit?.seperator === ',' ? values[1] : values[0];
+  if (!count) return null;
+  if (count.type === 'number' && typeof count.value === 'number') return count.value;
+  if (count.type === 'var' && count.prefix === '$' && typeof count.name === 'number') return { param: count.name };
+  return null;
+}
+
 /** Offset of the statement after `EXPLAIN [options]`, or undefined when it is not an EXPLAIN. */
 export function explainPrefix(body: string, start: number, dialect: SqlDialect): number | undefined {
   const m = /^explain\b/i.exec(body.slice(start, start + 8));

@@ -74,7 +74,7 @@ describe('mysql connector (MariaDB)', () => {
       { id: 2, name: 'Alan' },
     ]);
     expect(res.columns).toEqual(['id', 'name']);
-    expect(res.sql).toEqual({ operation: 'select', tables: [`test.${table}`] });
+    expect(res.sql).toEqual({ operation: 'select', tables: [`test.${table}`], limit: null });
   });
 
   it('keeps a $1 inside a string literal as text', async () => {

@@ -59,7 +59,7 @@ describe('pglite connector', () => {
       { flight_no: 'XY 6', departure_date: '2026-03-07', price_usd: 600 },
     ]);
     expect(res.columns).toEqual(['flight_no', 'departure_date', 'price_usd']);
-    expect(res.sql).toEqual({ operation: 'select', tables: ['public.flights'] });
+    expect(res.sql).toEqual({ operation: 'select', tables: ['public.flights'], limit: null });
   });
 
   it('answers bigint as text, as the postgres kind does, so that no precision is lost', async () => {

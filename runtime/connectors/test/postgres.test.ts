@@ -70,7 +70,7 @@ describe('postgres connector', () => {
     expect(res.row_count).toBe(2);
     expect(res.columns).toEqual(['id', 'name']);
     expect(res.execution_time_ms).toBeGreaterThanOrEqual(0);
-    expect(res.sql).toEqual({ operation: 'select', tables: [`${schema}.people`] });
+    expect(res.sql).toEqual({ operation: 'select', tables: [`${schema}.people`], limit: null });
   });
 
   it('cuts rows at maxRows with the truncated flag (the forced LIMIT fetches one more)', async () => {

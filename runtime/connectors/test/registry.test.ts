@@ -85,7 +85,7 @@ describe('ConnectorRegistry', () => {
 
   it('runs queries and allowed tools, refuses operations outside allowedOperations and unknown connectors', async () => {
     const q = registry.prepareQuery('db', 'SELECT CAST($1 AS int) + 1 AS n', [41]);
-    expect(q.sql).toEqual({ operation: 'select', tables: [] });
+    expect(q.sql).toEqual({ operation: 'select', tables: [], limit: null });
     expect(q.mcp).toEqual({
       connector: 'db',
       type: 'postgres',
@@ -113,7 +113,7 @@ describe('ConnectorRegistry', () => {
       expect.objectContaining({ code: 'SQL_REFUSED' }),
     );
     const call = registry.prepareTool('db', 'query', { statement: 'SELECT 2 AS two' });
-    expect(call.sql).toEqual({ operation: 'select', tables: [] });
+    expect(call.sql).toEqual({ operation: 'select', tables: [], limit: null });
     expect((await call.run()).result).toMatchObject({ rows: [{ two: 2 }] });
   });
 

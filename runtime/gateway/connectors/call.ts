@@ -1,6 +1,8 @@
 import {
   ConnectorError,
   isConnectorError,
+  type McpIdentity,
+  type McpPolicyInput,
   type PreparedCall,
   type QueryOptions,
   type QueryResult,
@@ -120,7 +122,7 @@ async function connectorCall(
         request_type: requestTypeOf('mcp', call.kind === 'tool' ? MCP_TOOL_REQUEST_TYPE : undefined),
         user: { id: call.userToken ?? '' },
         context: {},
-        mcp: { ...prepared.mcp },
+        mcp: { ...callInput(prepared.mcp, call, identity) },
       },
       { surface: 'mcp', organizationId: identity.organizationId, tenantId: identity.tenantId },
     );
@@ -200,6 +202,34 @@ async function connectorCall(
   return call.kind === 'query'
     ? { kind: 'query', result: outcome as QueryResult, metadata }
     : { kind: 'tool', result: outcome as ToolResult, metadata };
+}
+
+/**
+ * `input.mcp` of a call (docs/connectors.md, Policies): what the connector runtime prepared (connector, type,
+ * operation, tool, params, statement, sql), the phase, the tool's arguments, and who is calling.
+ */
+function callInput(prepared: McpPolicyInput, call: ConnectorCall, identity: Identity): McpPolicyInput {
+  return {
+    ...prepared,
+    phase: 'call',
+    arguments: call.kind === 'tool' ? (call.params ?? {}) : { statement: call.statement, params: call.params ?? null },
+    identity: mcpIdentity(identity, call.clientId, call.userToken),
+  };
+}
+
+/** `input.mcp.identity`: the caller as the policies of both phases see it. */
+export function mcpIdentity(
+  identity: Identity,
+  clientId: string | undefined,
+  userToken: string | undefined,
+): McpIdentity {
+  return {
+    organization: identity.organizationId,
+    tenant: identity.tenantId ?? null,
+    client: clientId ?? identity.clientId ?? null,
+    agent: null,
+    user: userToken ?? null,
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   CallToolRequestSchema,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
+  McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf } from '../../auth/plugin.js';
@@ -13,15 +14,18 @@ import { asApiError } from '../../http/error-model.js';
 import { ApiError } from '../../http/errors.js';
 import type { ConnectorRouteOptions } from '../deps.js';
 import { governedConnectorCall } from './call.js';
-import { callOf, servedTools } from './mcp-tools.js';
+import { callOf, listedTools, servedTools } from './mcp-tools.js';
 
 const MCP_AUTH = { auth: { require: 'any', feature: 'mcp' } } as const;
+/** The JSON-RPC error code of a call a policy refused (the implementation-defined server-error range). */
+export const POLICY_DENIED = -32003;
 
 /**
  * Steward as an MCP server at `/mcp` (Streamable HTTP, stateless: a server and a transport per request, JSON
- * answers rather than SSE). The request's own credentials authenticate it like any gateway route; `tools/call`
- * runs `governedConnectorCall`, so a refusal (policy, guard, tenancy) is a tool result with `isError: true`,
- * never a transport failure.
+ * answers rather than SSE). The request's own credentials authenticate it like any gateway route. `tools/list`
+ * shows what the policies allow at `list` time; `tools/call` runs `governedConnectorCall`: a policy's refusal is a
+ * JSON-RPC error (POLICY_DENIED, naming the policy), any other refusal (guard, tenancy) a tool result with
+ * `isError: true`; neither is a transport failure.
  */
 export const mcpServerRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, deps) => {
   app.post('/mcp', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
@@ -74,8 +78,8 @@ function checkTransportRequest(accept: string | undefined, body: unknown): void 
 
 function mcpServer(deps: ConnectorRouteOptions, identity: Identity): Server {
   const server = new Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: servedTools(deps, identity).map((t) => ({
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await listedTools(deps, identity)).map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' },
@@ -102,6 +106,10 @@ function mcpServer(deps: ConnectorRouteOptions, identity: Identity): Server {
       };
     } catch (thrown) {
       const err = asApiError(thrown);
+      // NB: a policy's refusal is the protocol's error, naming the policy (docs/connectors.md); other refusals
+      // (a guard, tenancy, the connector) are tool results with isError, which the model can read and retry.
+      if (err instanceof ApiError && err.code === 'POLICY_VIOLATION')
+        throw new McpError(POLICY_DENIED, `${err.code}: ${err.message}`, { code: err.code, ...err.details });
       if (err instanceof ApiError) return failure(err.code, err.message, err.details);
       throw thrown;
     }

@@ -1,8 +1,11 @@
 import type { Identity } from '../../auth/identity.js';
 import type { ToolDescription } from '../../connectors/index.js';
+import { evaluatePolicies } from '../../governed/policy-call.js';
+import { MCP_TOOL_REQUEST_TYPE, policyClient } from '../../policy/caller.js';
+import type { PolicyScope } from '../../policy/types.js';
 import type { ConnectorRouteOptions } from '../deps.js';
 import { servesOrganization } from './tenancy.js';
-import type { ConnectorCall } from './call.js';
+import { mcpIdentity, type ConnectorCall } from './call.js';
 
 /** One tool of Steward's MCP server: a connector's tool or operation, named `<connector>__<tool>`. */
 export interface ServedTool {
@@ -14,6 +17,8 @@ export interface ServedTool {
   inputSchema: Record<string, unknown>;
   /** The query operation of a kind without a `query` tool (http, redis, mcp): runs as a query. */
   asQuery: boolean;
+  /** The connector's kind (`input.mcp.type`). */
+  type: string;
 }
 
 /** The input of the `query` tool of kinds whose query operation is not a tool (http path, redis command, MCP resource URI). */
@@ -54,6 +59,7 @@ export function servedTools(deps: ConnectorRouteOptions, identity: Identity): Se
         description: `${t.description} [connector ${info.name}]`,
         inputSchema: t.inputSchema,
         asQuery: false,
+        type: info.type,
       });
     }
     if (info.allowed_operations.includes('query') && !tools.some((t) => t.name === 'query')) {
@@ -64,10 +70,45 @@ export function servedTools(deps: ConnectorRouteOptions, identity: Identity): Se
         description: `Query connector ${info.name} (${info.type}) [connector ${info.name}]`,
         inputSchema: QUERY_TOOL_SCHEMA,
         asQuery: true,
+        type: info.type,
       });
     }
   }
   return out;
+}
+
+/**
+ * The served tools the caller may see: each one that no policy denies at `list` time (`input.mcp.phase == "list"`,
+ * docs/connectors.md). A failed evaluation hides the tool (fail closed). Listing is not audited; calls are decided
+ * again, on their own phase, when they are made.
+ */
+export async function listedTools(
+  deps: ConnectorRouteOptions,
+  identity: Identity,
+  tools: readonly ServedTool[] = servedTools(deps, identity),
+): Promise<ServedTool[]> {
+  const scope: PolicyScope = { surface: 'mcp', organizationId: identity.organizationId, tenantId: identity.tenantId };
+  if (tools.length === 0 || !deps.policies.hasPolicies(scope)) return [...tools];
+  const who = mcpIdentity(identity, undefined, undefined);
+  const shown: ServedTool[] = [];
+  for (const t of tools) {
+    const evaluation = await evaluatePolicies(
+      deps.policies,
+      {
+        query: `${t.connector}.${t.tool}`,
+        surface: 'mcp',
+        client_id: identity.clientId ?? identity.credential,
+        client: policyClient(identity),
+        request_type: MCP_TOOL_REQUEST_TYPE,
+        user: { id: '' },
+        context: {},
+        mcp: { connector: t.connector, type: t.type, operation: t.tool, tool: t.tool, phase: 'list', identity: who },
+      },
+      scope,
+    );
+    if (evaluation.approved) shown.push(t);
+  }
+  return shown;
 }
 
 /** The governed call a `tools/call` of a served tool makes (the same path as the REST endpoints). */

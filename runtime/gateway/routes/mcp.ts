@@ -7,6 +7,7 @@ import { parseBody } from '../validation.js';
 import { warnCaller } from '../../http/warning-header.js';
 import { governedConnectorCall } from '../connectors/call.js';
 import { callOptions, checkVisible, visibleConnectors } from '../connectors/visible.js';
+import { listedTools } from '../connectors/mcp-tools.js';
 import { mcpServerRoutes } from '../connectors/mcp-server.js';
 
 /** Any credential (or community mode) of a tier with the `mcp` feature. */
@@ -19,7 +20,15 @@ const MCP_AUTH = { auth: { require: 'any', feature: 'mcp' } } as const;
  */
 export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, deps) => {
   app.get('/mcp/connectors', { config: MCP_AUTH }, async (req) => {
-    const connectors = visibleConnectors(deps, identityOf(req));
+    const identity = identityOf(req);
+    // NB: each connector's tools as the MCP server lists them: without those a policy denies at `list` time.
+    const tools = new Map<string, string[]>();
+    for (const t of await listedTools(deps, identity)) {
+      const names = tools.get(t.connector) ?? [];
+      names.push(t.tool);
+      tools.set(t.connector, names);
+    }
+    const connectors = visibleConnectors(deps, identity).map((c) => ({ ...c, tools: tools.get(c.name) ?? [] }));
     return { connectors, count: connectors.length };
   });
 

@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLICY_DENIED } from '../connectors/mcp-server.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 import { OUTPUT_BLOCK } from './output-policies.js';
 
@@ -126,14 +127,20 @@ describe('output policies on connector results, MCP server', () => {
     expect(JSON.parse(textOf(q))).toMatchObject({ rows: [{ body: CARD_MASKED }], row_count: 1 });
   });
 
-  it('answers a blocked result as an isError POLICY_VIOLATION naming the policy, without the result', async () => {
+  it('answers a blocked result with a JSON-RPC error naming the policy, without the result', async () => {
     const client = await connect();
-    const blocked = (await client.callTool({
-      name: 'pg__query',
-      arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [2] },
-    })) as CallToolResult;
-    expect(blocked.isError).toBe(true);
-    expect(textOf(blocked)).toMatch(/^POLICY_VIOLATION: .*no-forbidden-word/);
+    const blocked = await client
+      .callTool({
+        name: 'pg__query',
+        arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [2] },
+      })
+      .then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+    expect(blocked).toBeInstanceOf(McpError);
+    expect((blocked as McpError).code).toBe(POLICY_DENIED);
+    expect((blocked as McpError).message).toMatch(/POLICY_VIOLATION: .*no-forbidden-word/);
     expect(JSON.stringify(blocked)).not.toContain('say FORBIDDEN-WORD');
   });
 

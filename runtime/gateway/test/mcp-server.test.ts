@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLICY_DENIED } from '../connectors/mcp-server.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 
 /** The official MCP client, connected to Steward's `/mcp` over a real socket. */
@@ -69,14 +70,18 @@ describe('Steward as an MCP server', () => {
     expect(textOf(add)).toBe('42');
   });
 
-  it("answers a policy block, a guard refusal and another organization's tool with isError results, not transport failures", async () => {
+  it("answers a policy block with a JSON-RPC error, a guard refusal and another organization's tool with isError results, never transport failures", async () => {
     const client = await connect({ 'x-license-key': w.gw.keys.globex });
-    const blocked = (await client.callTool({
-      name: 'pg__query',
-      arguments: { statement: `SELECT email FROM ${w.id}.customers` },
-    })) as CallToolResult;
-    expect(blocked.isError).toBe(true);
-    expect(textOf(blocked)).toMatch(/^POLICY_VIOLATION: .*no-customer-reads/);
+    const blocked = await client
+      .callTool({ name: 'pg__query', arguments: { statement: `SELECT email FROM ${w.id}.customers` } })
+      .then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+    expect(blocked).toBeInstanceOf(McpError);
+    expect((blocked as McpError).code).toBe(POLICY_DENIED);
+    expect((blocked as McpError).message).toMatch(/POLICY_VIOLATION: .*no-customer-reads/);
+    expect((blocked as McpError).data).toMatchObject({ code: 'POLICY_VIOLATION', policies: ['no-customer-reads'] });
     const refused = (await client.callTool({
       name: 'pg__query',
       arguments: { statement: 'SELECT pg_sleep(5)' },

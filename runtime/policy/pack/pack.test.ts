@@ -40,13 +40,14 @@ beforeAll(async () => {
 });
 
 describe('the shipped manifests', () => {
-  it('are the five built-in policies, one steward.builtin package each, enabled and blocking', () => {
+  it('are the six built-in policies, one steward.builtin package each, enabled and blocking', () => {
     expect(pack.map((p) => [p.name, p.type, p.action, p.enabled, p.regoVersion])).toEqual([
       ['builtin-dangerous-sql', 'dangerous_sql', 'block', true, 'v1'],
       ['builtin-pii', 'pii', 'block', true, 'v1'],
       ['builtin-prompt-injection', 'prompt_injection', 'block', true, 'v1'],
       ['builtin-secrets', 'secrets', 'block', true, 'v1'],
       ['builtin-sql-injection', 'sql_injection', 'block', true, 'v1'],
+      ['builtin-sql-row-limit', 'sql_row_limit', 'block', true, 'v1'],
     ]);
     for (const p of pack) expect(p.rego).toMatch(new RegExp(`^package steward\\.builtin\\.${p.type}$`, 'm'));
   });
@@ -73,6 +74,7 @@ describe('the shipped manifests', () => {
     expect(r.decisions.map((d) => d.name)).toEqual([
       'builtin-sql-injection',
       'builtin-dangerous-sql',
+      'builtin-sql-row-limit',
       'builtin-secrets',
       'builtin-pii',
       'builtin-prompt-injection',
@@ -131,7 +133,9 @@ describe('findings', () => {
     ).toBe(false);
     const r = set.evaluate(rawQuery('hello'));
     expect(r.blocked).toBe(true);
-    expect(r.decisions.map((d) => d.deny)).toEqual(
+    // every policy that reads text; the row limit reads the parsed statement's LIMIT, not text
+    const readers = r.decisions.filter((d) => d.name !== 'builtin-sql-row-limit');
+    expect(readers.map((d) => d.deny)).toEqual(
       Array(5).fill(["input.normalized is missing: evaluate this policy with Steward's policy engine"]),
     );
   });
