@@ -36,6 +36,15 @@ export const GATEWAY_ERRORS = {
     403,
     'a policy blocked the request (envelope endpoints, connector calls); the message names the policy',
   ),
+  APPROVAL_REQUIRED: e(
+    403,
+    'connector call: a policy requires a person to approve it first; the call is parked (details: approval_id, policies, reasons, approve, expires_at); retry it with approval_id once approved',
+  ),
+  APPROVER_REQUIRED: e(
+    403,
+    'answering an approval needs an API key with the approver role, or a license key (POST /api/approvals/{id})',
+  ),
+  SELF_APPROVAL: e(403, 'the caller of a parked call cannot answer its own approval'),
   OPERATION_NOT_ALLOWED: e(
     403,
     "connector call: the operation or tool is not in the Connector's allowedOperations, or writes on a read-only connector",
@@ -53,8 +62,14 @@ export const GATEWAY_ERRORS = {
   CONTEXT_NOT_FOUND: e(404, 'the audit names a context_id that does not exist for this client'),
   CONNECTOR_NOT_FOUND: e(404, "no connector of that name serves the caller's organization"),
   CLIENT_NOT_FOUND: e(404, "no live API client of this id that the caller's organization and tenant reach"),
+  APPROVAL_NOT_FOUND: e(404, "no approval of this id in the caller's organization (and tenant)"),
   CONTEXT_EXPIRED: e(410, 'the pre-check context has expired (5 minutes)'),
   METHOD_NOT_ALLOWED: e(405, 'the path exists but not with this method'),
+  APPROVAL_NOT_PENDING: e(409, 'the approval was already approved, denied or used, or it has expired'),
+  APPROVAL_NOT_USABLE: e(
+    409,
+    'connector call: the approval_id is not approved, was used, expired, or was given for another call or caller (details.reason)',
+  ),
   AUDIT_ALREADY_RECORDED: e(
     409,
     'POST /api/audit/llm-call: the context already has its LLM-call audit entry (one per context)',

@@ -31,6 +31,11 @@ export interface Decision {
   warn: readonly string[];
   /** the value of `allow`: undefined when the module does not define it or it was undefined */
   allow: boolean | undefined;
+  /**
+   * The reasons of `require_approval` (a set of messages, like `deny`): the call may go ahead once a person approves
+   * it. Absent when the rule is undefined or empty. Not a block: the caller decides what approval means.
+   */
+  approval?: readonly string[];
   /** set when evaluation failed (the decision is then blocked: fail closed) */
   error?: DecisionError;
   durationMs: number;
@@ -67,11 +72,14 @@ function toDecisionError(e: unknown): DecisionError {
     : { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
 }
 
-/** The three refs of a package's decision, in evaluation order. */
-export function decisionRefs(pkg: string): [string, string, string] {
+/** The refs of a package's decision, in evaluation order: deny, warn, allow, require_approval. */
+export function decisionRefs(pkg: string): [string, string, string, string] {
   const base = `data.${normalizePackage(pkg)}`;
-  return [`${base}.deny`, `${base}.warn`, `${base}.allow`];
+  return [`${base}.deny`, `${base}.warn`, `${base}.allow`, `${base}.require_approval`];
 }
+
+/** How many refs one package's decision reads (decisionRefs). */
+export const DECISION_REFS = 4;
 
 type Settled = { value: Value | undefined } | { error: unknown };
 
@@ -92,7 +100,7 @@ export function decisionFrom(
   allowDefined?: boolean,
 ): Decision {
   const name = normalizePackage(pkg);
-  for (let i = at; i < at + 3; i++) {
+  for (let i = at; i < at + DECISION_REFS; i++) {
     const x = settled[i]!;
     if ('error' in x)
       return {
@@ -108,9 +116,10 @@ export function decisionFrom(
   const denyMsgs = messages(valueOf(settled[at]!), name, 'deny');
   const warnMsgs = messages(valueOf(settled[at + 1]!), name, 'warn');
   const allow = valueOf(settled[at + 2]!);
+  const approval = messages(valueOf(settled[at + 3]!), name, 'require_approval');
   allowDefined ??= prepared.defines(`data.${name}.allow`);
   const blocked = denyMsgs.length > 0 || (allowDefined && allow !== true);
-  return {
+  const d: Decision = {
     package: name,
     blocked,
     deny: denyMsgs,
@@ -118,6 +127,8 @@ export function decisionFrom(
     allow: allow === undefined ? undefined : allow === true,
     durationMs,
   };
+  if (approval.length) d.approval = approval;
+  return d;
 }
 
 /**

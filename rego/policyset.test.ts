@@ -19,6 +19,22 @@ describe('PolicySet', () => {
     ]);
   });
 
+  it('reads require_approval as a set of reasons beside deny, without blocking', () => {
+    const set = PolicySet.compile([
+      {
+        name: 'refunds.rego',
+        source:
+          'package refunds\nrequire_approval contains "over 500" if input.amount > 500\ndeny contains "negative" if input.amount < 0\n',
+      },
+      { name: 'plain.rego', source: 'package plain\ndeny contains "never" if false\n' },
+    ]);
+    const [refunds, plain] = set.evaluate({ amount: 900 }).decisions;
+    expect([refunds!.blocked, refunds!.approval]).toEqual([false, ['over 500']]);
+    expect(plain!.approval).toBeUndefined();
+    expect(set.evaluate({ amount: 100 }).decisions[0]!.approval).toBeUndefined();
+    expect(set.evaluate({ amount: -1 }).decisions[0]!.blocked).toBe(true);
+  });
+
   it('evaluates a decision rule defined above the package by a ref head', () => {
     const set = PolicySet.compile([
       { name: 'parent.rego', source: 'package p\nchild.deny contains "from the parent" if input.x\n' },

@@ -152,6 +152,7 @@ export class PolicySet {
         priority: e.priority,
       };
       if (d.error) pd.error = d.error;
+      if (d.approval) pd.approval = d.approval;
       decisions.push(pd);
       warn.push(...d.warn);
       if (e.action === 'block') {

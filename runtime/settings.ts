@@ -95,6 +95,8 @@ export interface RecordSettings {
   contextTtlMs: number;
   llmAudit: 'commit' | 'background';
   auditRawText: boolean;
+  /** How long a parked tool call waits for approval, and an approval for its call. */
+  approvalTtlMs: number;
 }
 
 /** Budgets (runtime/budgets): the prices calls are charged at, and how long a reservation holds. */

@@ -10,3 +10,4 @@ export * from './gateway/openai.js';
 export * from './gateway/anthropic.js';
 export * from './gateway/connectors.js';
 export * from './gateway/budgets.js';
+export * from './gateway/approvals.js';

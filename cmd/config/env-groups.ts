@@ -252,6 +252,11 @@ export const records = {
    * row's metadata counts what was masked. @default false
    */
   STEWARD_AUDIT_RAW_TEXT: bool.default(false),
+  /**
+   * How long a tool call parked for approval (a policy's `require_approval`) may wait to be approved, and an
+   * approval to be used once given (docs/approvals.md). @default 1 hour
+   */
+  STEWARD_APPROVAL_TTL_SECONDS: z.coerce.number().int().min(10).max(604_800).default(3600),
 };
 
 /**

@@ -286,6 +286,7 @@ function recordsFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): 
     contextTtlMs: c.STEWARD_CONTEXT_TTL_MS,
     llmAudit: c.STEWARD_LLM_AUDIT,
     auditRawText: c.STEWARD_AUDIT_RAW_TEXT,
+    approvalTtlMs: c.STEWARD_APPROVAL_TTL_SECONDS * 1000,
   };
 }
 

@@ -211,6 +211,7 @@ function clientIdentity(
     tenantId: client.tenantId ?? undefined,
     ...(client.tenantId ? { boundTenantId: client.tenantId } : {}),
     clientId: client.id,
+    ...(client.roles.length ? { roles: client.roles } : {}),
     tier: organizationTier(client.organizationId, deps, community),
   };
 }

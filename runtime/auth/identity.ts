@@ -21,6 +21,8 @@ export interface Identity {
   tier: Tier;
   /** The API client, for API-key credentials. */
   clientId?: string;
+  /** The API client's roles (runtime/auth/roles.ts); a license key holds every role without listing them. */
+  roles?: readonly string[];
   licenseName?: string;
 }
 

@@ -18,6 +18,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { openAiCompatRoutes } from './routes/openai-compat.js';
 import { anthropicCompatRoutes } from './routes/anthropic-compat.js';
 import { budgetRoutes } from './routes/budgets.js';
+import { approvalRoutes } from './routes/approvals.js';
 
 export type { GatewayDeps } from './deps.js';
 
@@ -50,6 +51,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(anthropicCompatRoutes, deps);
   void app.register(mcpRoutes, deps);
   void app.register(budgetRoutes, deps);
+  void app.register(approvalRoutes, deps);
   if (deps.apiDocs) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
   // NB: after the server stops taking requests and before the store closes (the mains close the app first).
   app.addHook('onClose', () => deps.backgroundWrites.drain(BACKGROUND_DRAIN_MS));

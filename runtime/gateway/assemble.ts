@@ -114,6 +114,7 @@ export function assembleGateway(
     auth: access.auth,
     policies,
     contextTtlMs: config.records.contextTtlMs,
+    approvalTtlMs: config.records.approvalTtlMs,
     environmentName: config.environmentName,
     metrics: outcomeRecorder,
     limiter: access.limiter,

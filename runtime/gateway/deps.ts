@@ -3,6 +3,7 @@
  * intersection, so that a field no plugin reads cannot be assembled and a field a plugin reads cannot be left out.
  */
 import type { FastifyRequest } from 'fastify';
+import type { ApprovalRouteOptions } from './routes/approvals.js';
 import type { Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
@@ -148,8 +149,11 @@ export interface ConnectorRouteOptions {
   source: DeclarativeSource;
   /** The policy set of a call's input (`surface: "mcp"`) and the output scan of its result. */
   policies: PolicyEvaluator;
-  /** Every call's audit entry. */
-  store: Pick<Store, 'audit'>;
+  /** Every call's audit entry, and the approvals of parked calls. */
+  store: Pick<Store, 'audit' | 'approvals'>;
+  now: () => Date;
+  /** How long a parked call waits for approval, and an approval for its call (STEWARD_APPROVAL_TTL_SECONDS). */
+  approvalTtlMs: number;
   policyBodyLimitBytes: number;
   /** The MCP server's version. */
   version: string;
@@ -164,4 +168,5 @@ export type GatewayDeps = GatewayServerOptions &
   ClientRouteOptions &
   LlmRouteOptions &
   ConnectorRouteOptions &
-  BudgetRouteOptions;
+  BudgetRouteOptions &
+  ApprovalRouteOptions;

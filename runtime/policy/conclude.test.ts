@@ -74,3 +74,30 @@ describe('conclude: action × mode', () => {
     ]);
   });
 });
+
+describe('conclude: require_approval', () => {
+  const asks = (over: Partial<PlanDecision> = {}) =>
+    decision('p', 'block', { blocked: false, deny: [], approval: ['a person must approve'], ...over });
+
+  it('parks an enforced call: approved by the policies, with the approval to ask for', () => {
+    const e = run(asks(), context({}));
+    expect(e.approved).toBe(true);
+    expect(e.approvals).toEqual([{ policy: 'p', reasons: ['a person must approve'] }]);
+  });
+
+  it('warns under warn mode, records nothing under audit mode or an exception', () => {
+    const warned = run(asks(), context({ p: 'warn' }));
+    expect(warned.approvals).toBeUndefined();
+    expect(warned.warnings).toEqual(['p: approval would be required: a person must approve']);
+    const audited = run(asks(), context({ p: 'audit' }));
+    expect([audited.approvals, audited.warnings]).toEqual([undefined, []]);
+    const exempt = run(asks(), context({}, { p: 'exc-1' }));
+    expect([exempt.approvals, exempt.warnings]).toEqual([undefined, []]);
+  });
+
+  it('lets a deny win over an approval of the same policy', () => {
+    const e = run(asks({ blocked: true, deny: ['no'] }), context({}));
+    expect(e.approved).toBe(false);
+    expect(e.approvals).toBeUndefined();
+  });
+});

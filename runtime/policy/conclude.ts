@@ -37,6 +37,7 @@ class Conclusion {
   readonly logged: string[] = [];
   readonly evaluated: string[] = [];
   readonly results: PolicyResult[] = [];
+  approvals: { policy: string; reasons: readonly string[] }[] | undefined;
   blockReason: string | undefined;
   failed: { policy: string; class: string; error: string }[] | undefined;
 
@@ -44,6 +45,7 @@ class Conclusion {
     const name = policyName(d.name);
     this.evaluated.push(name);
     const messages = d.failure ? [] : d.blocked ? (d.deny.length ? d.deny : ['not allowed by policy']) : d.warn;
+    if (d.approval && !d.failure && !d.blocked) this.approval(name, d.approval, ctx);
     if (!d.failure && !d.blocked && d.warn.length === 0) return;
     // What the policy does when it is carried out: a failure blocks whatever the action; a warn rule warns.
     const would = d.failure ? 'block' : d.blocked ? d.action : 'warn';
@@ -80,8 +82,20 @@ class Conclusion {
     record('block');
   }
 
+  /**
+   * A `require_approval` of a policy that did not block: parked when enforced; under warn mode a warning (the call
+   * goes ahead); under audit mode or an exception, nothing.
+   */
+  private approval(name: string, reasons: readonly string[], ctx: ConcludeContext): void {
+    if (ctx.exemptionOf?.(name)) return;
+    const mode = ctx.modeOf(name);
+    if (mode === 'enforce') (this.approvals ??= []).push({ policy: name, reasons });
+    else if (mode === 'warn') for (const r of reasons) this.warnings.push(`${name}: approval would be required: ${r}`);
+  }
+
   evaluation(durationMs: number): PolicyEvaluation {
     return {
+      ...(this.approvals ? { approvals: this.approvals } : {}),
       approved: this.blockReason === undefined,
       triggered: this.triggered.length > 1 ? [...new Set(this.triggered)] : this.triggered,
       blockReason: this.blockReason,

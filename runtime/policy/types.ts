@@ -91,6 +91,11 @@ export interface PolicyEvaluation {
   evaluated: string[];
   /** Each policy that matched, with its mode and what it led to (audit rows, reports). */
   results: PolicyResult[];
+  /**
+   * Enforced policies whose `require_approval` holds (and that did not block): the call waits for a person's
+   * approval (MCP tool calls, docs/approvals.md). Absent when none.
+   */
+  approvals?: { policy: string; reasons: readonly string[] }[];
   evaluationMs: number;
 }
 

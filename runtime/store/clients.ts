@@ -9,6 +9,8 @@ export interface ClientRecord {
   name: string;
   description: string;
   createdAt: Date;
+  /** What the key may do besides calling (`approver`: answer approvals), given when it was created. */
+  roles: string[];
   /** When the key was revoked; a revoked key authenticates nothing. */
   revokedAt?: Date;
 }
@@ -36,6 +38,7 @@ interface Row {
   name: string;
   description: string;
   created_at: Date | string;
+  roles?: string[] | null;
   revoked_at?: Date | string | null;
 }
 
@@ -46,6 +49,7 @@ const toRecord = (r: Row): ClientRecord => ({
   name: r.name,
   description: r.description,
   createdAt: new Date(r.created_at),
+  roles: r.roles ?? [],
   ...(r.revoked_at ? { revokedAt: new Date(r.revoked_at) } : {}),
 });
 
@@ -53,12 +57,19 @@ export class ClientRepository {
   constructor(private readonly db: Queryable) {}
 
   /** Creates a client and returns it with its API key — the only time the key exists in clear. */
-  async create(input: { organizationId: string; tenantId?: string; name: string; description?: string; env?: string }) {
+  async create(input: {
+    organizationId: string;
+    tenantId?: string;
+    name: string;
+    description?: string;
+    env?: string;
+    roles?: readonly string[];
+  }) {
     const apiKey = mintApiKey(input.name, input.env ?? 'prod');
     const { rows } = await this.db.query<Row>(
-      `INSERT INTO clients (id, organization_id, tenant_id, name, description, api_key_hash, api_key_prefix)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       RETURNING id, organization_id, tenant_id, name, description, created_at`,
+      `INSERT INTO clients (id, organization_id, tenant_id, name, description, api_key_hash, api_key_prefix, roles)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       RETURNING id, organization_id, tenant_id, name, description, created_at, roles`,
       [
         newId('cli'),
         input.organizationId,
@@ -67,6 +78,7 @@ export class ClientRepository {
         input.description ?? '',
         hashApiKey(apiKey),
         apiKey.slice(0, 16),
+        [...(input.roles ?? [])],
       ],
     );
     return { client: toRecord(rows[0]!), apiKey };
@@ -74,7 +86,7 @@ export class ClientRepository {
 
   async list(organizationId: string): Promise<ClientRecord[]> {
     const { rows } = await this.db.query<Row>(
-      `SELECT id, organization_id, tenant_id, name, description, created_at FROM clients
+      `SELECT id, organization_id, tenant_id, name, description, created_at, roles FROM clients
        WHERE organization_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
       [organizationId],
     );
@@ -84,7 +96,7 @@ export class ClientRepository {
   /** Looks a presented key up by its hash; a revoked key is found with its `revokedAt`, so callers can tell it apart. */
   async findByApiKey(apiKey: string): Promise<ClientRecord | undefined> {
     const { rows } = await this.db.query<Row>(
-      `SELECT id, organization_id, tenant_id, name, description, created_at, revoked_at FROM clients WHERE api_key_hash = $1`,
+      `SELECT id, organization_id, tenant_id, name, description, created_at, roles, revoked_at FROM clients WHERE api_key_hash = $1`,
       [hashApiKey(apiKey)],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
@@ -93,7 +105,7 @@ export class ClientRepository {
   /** One live client of the organization. */
   async get(organizationId: string, id: string): Promise<ClientRecord | undefined> {
     const { rows } = await this.db.query<Row>(
-      `SELECT id, organization_id, tenant_id, name, description, created_at FROM clients
+      `SELECT id, organization_id, tenant_id, name, description, created_at, roles FROM clients
        WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL`,
       [organizationId, id],
     );

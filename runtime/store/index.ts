@@ -6,6 +6,7 @@ import { openPostgres } from './postgres.js';
 import { migrate } from './migrations.js';
 import { AuditRepository } from './audit.js';
 import { ClientRepository } from './clients.js';
+import { ApprovalRepository } from './approvals.js';
 import { BudgetLedgerRepository } from './budget-ledger.js';
 import { ContextRepository } from './contexts.js';
 import { PlanRepository } from './plans.js';
@@ -19,6 +20,7 @@ export { ensureTemplate, findTemplate } from './pglite-template.js';
 export { openPostgres } from './postgres.js';
 export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
+export { ApprovalRepository, type ApprovalRecord, type ApprovalRefusal, type ApprovalState } from './approvals.js';
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
@@ -43,6 +45,8 @@ export interface Store {
   readonly lastGoodPolicies: LastGoodPolicyRepository;
   /** The budget ledgers: reservations and spend per window (runtime/budgets). */
   readonly budgets: BudgetLedgerRepository;
+  /** Approvals of parked MCP tool calls (docs/approvals.md). */
+  readonly approvals: ApprovalRepository;
   close(): Promise<void>;
 }
 
@@ -77,6 +81,7 @@ export function storeOn(db: Db): Store {
     plans: new PlanRepository(db),
     lastGoodPolicies: new LastGoodPolicyRepository(db),
     budgets: new BudgetLedgerRepository(db.relaxed),
+    approvals: new ApprovalRepository(db),
     close: () => db.close(),
   };
 }

@@ -362,6 +362,34 @@ $fn$;
     name: 'audit hash chains',
     sql: AUDIT_CHAIN_SQL,
   },
+  {
+    // Approvals of MCP tool calls (issue 37, docs/approvals.md): roles on API keys (`approver` first), and one row
+    // per parked call, bound to the hash of the exact call and to its caller, single-use, expiring.
+    version: 10,
+    name: 'roles and approvals',
+    sql: `
+ALTER TABLE clients ADD COLUMN roles text[] NOT NULL DEFAULT '{}';
+CREATE TABLE approvals (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  tenant_id text,
+  requested_by text NOT NULL,
+  call_hash text NOT NULL,
+  connector text NOT NULL,
+  tool text NOT NULL,
+  arguments jsonb NOT NULL,
+  policies jsonb NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'used')),
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  decided_by text,
+  decided_at timestamptz,
+  comment text,
+  used_at timestamptz
+);
+CREATE INDEX approvals_pending ON approvals (organization_id, state, created_at);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -49,6 +49,10 @@ export const mcpQueryRequest = z
     options: connectorCallOptions.optional(),
     user_token: safeText().optional(),
     client_id: safeText().optional(),
+    approval_id: safeText()
+      .max(64)
+      .optional()
+      .describe('the approval to run this call with, once a policy that required it was approved (docs/approvals.md)'),
   })
   .catchall(jsonValue);
 
@@ -60,6 +64,10 @@ export const mcpToolRequest = z
     options: connectorCallOptions.optional(),
     user_token: safeText().optional(),
     client_id: safeText().optional(),
+    approval_id: safeText()
+      .max(64)
+      .optional()
+      .describe('the approval to run this call with, once a policy that required it was approved (docs/approvals.md)'),
   })
   .catchall(jsonValue);
 

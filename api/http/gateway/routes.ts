@@ -126,6 +126,33 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
     error: agentError,
   },
   {
+    method: 'GET',
+    path: '/api/approvals',
+    auth: 'any',
+    summary:
+      "Approvals of parked tool calls, newest first (?state=pending|approved|denied|used|expired, ?limit up to 500): an approver sees the organization's, any other caller its own",
+    response: g.approvalList,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/api/approvals/{id}',
+    auth: 'any',
+    summary: 'One approval: to its caller, and to approvers',
+    response: g.approval,
+    error: agentError,
+  },
+  {
+    method: 'POST',
+    path: '/api/approvals/{id}',
+    auth: 'any',
+    summary:
+      'Approve or deny a parked tool call (audited): an API key with the approver role or a license key, never the caller',
+    request: g.approvalDecision,
+    response: g.approval,
+    error: agentError,
+  },
+  {
     method: 'POST',
     path: '/api/request',
     auth: 'any',

@@ -16,6 +16,8 @@ import { openOutputScan, policiesEvaluatedOf, policyResultsOf, rowDecision } fro
 import { evaluatePolicies } from '../../governed/policy-call.js';
 import { MCP_TOOL_REQUEST_TYPE, policyClient, requestTypeOf } from '../../policy/caller.js';
 import { servesOrganization } from './tenancy.js';
+import { approvalRequired, approvalStep } from './approval.js';
+import type { ApprovalRecord } from '../../store/index.js';
 import { endSpan, startToolSpan, withSpan, type Span } from '../../tracing/index.js';
 
 /** One connector call as the REST routes and the MCP server receive it. */
@@ -29,6 +31,8 @@ export type ConnectorCall =
       userToken?: string;
       clientId?: string;
       via: CallVia;
+      /** The approval to run the call with, once a policy's `require_approval` was approved (docs/approvals.md). */
+      approvalId?: string;
     }
   | {
       kind: 'tool';
@@ -39,12 +43,13 @@ export type ConnectorCall =
       userToken?: string;
       clientId?: string;
       via: CallVia;
+      approvalId?: string;
     };
 
 /** Which surface the call came through, for the audit entry. */
 export type CallVia = 'rest' | 'mcp-server';
 
-export type Decision = 'allowed' | 'blocked' | 'refused' | 'failed';
+export type Decision = 'allowed' | 'blocked' | 'refused' | 'failed' | 'parked';
 
 export interface CallMetadata {
   audit_id: string;
@@ -144,13 +149,33 @@ async function connectorCall(
     );
   }
 
+  // A policy's `require_approval`: parked for a person, or run with the approval given for it (once).
+  let step: Awaited<ReturnType<typeof approvalStep>>;
+  try {
+    step = await approvalStep(
+      deps,
+      identity,
+      { connector: call.connector, tool: toolOf(call), arguments: argumentsOf(call), approvalId: call.approvalId },
+      evaluation,
+    );
+  } catch (err) {
+    await audit.write('refused', { prepared, evaluation, error: err });
+    throw err;
+  }
+  if (step && 'parked' in step) {
+    const err = approvalRequired(step.parked);
+    await audit.write('parked', { prepared, evaluation, approval: step.parked, error: err });
+    throw err;
+  }
+  const approval = step?.used;
+
   let outcome: QueryResult | ToolResult;
   const runStart = performance.now();
   try {
     outcome = await prepared.run();
   } catch (err) {
     audit.upstreamMs = performance.now() - runStart;
-    await audit.write('failed', { prepared, evaluation, error: err });
+    await audit.write('failed', { prepared, evaluation, approval, error: err });
     throw err;
   }
   audit.upstreamMs = performance.now() - runStart;
@@ -183,6 +208,7 @@ async function connectorCall(
   const auditId = await audit.write('allowed', {
     prepared,
     evaluation,
+    approval,
     output: output.evaluation,
     rows,
     truncated: outcome.truncated,
@@ -212,9 +238,17 @@ function callInput(prepared: McpPolicyInput, call: ConnectorCall, identity: Iden
   return {
     ...prepared,
     phase: 'call',
-    arguments: call.kind === 'tool' ? (call.params ?? {}) : { statement: call.statement, params: call.params ?? null },
+    arguments: argumentsOf(call),
     identity: mcpIdentity(identity, call.clientId, call.userToken),
   };
+}
+
+/** The tool a call names: a statement runs as `query`. */
+const toolOf = (call: ConnectorCall) => (call.kind === 'tool' ? call.tool : 'query');
+
+/** The call's arguments as policies read them and approvals hash them: a statement's are `{statement, params}`. */
+function argumentsOf(call: ConnectorCall): unknown {
+  return call.kind === 'tool' ? (call.params ?? {}) : { statement: call.statement, params: call.params ?? null };
 }
 
 /** `input.mcp.identity`: the caller as the policies of both phases see it. */
@@ -301,6 +335,8 @@ interface AuditFacts {
   redactions?: Record<string, number>;
   /** where a block happened: the call's input (its statement, tool and arguments), or its result */
   stage?: 'input' | 'output';
+  /** the approval the call was parked under, or ran with */
+  approval?: ApprovalRecord;
 }
 
 /** `policies_evaluated` and `policy_results` of the row (the reports count them), when there are any. */
@@ -316,6 +352,7 @@ function policyResultsFact(f: AuditFacts): { policies_evaluated?: string[]; poli
 /** The decision in the words of every governed call's audit row (runtime/governed/audit-record.ts). */
 function governedDecision(decision: Decision, f: AuditFacts): string {
   if (decision === 'blocked') return f.stage === 'output' ? 'blocked_output' : 'blocked_input';
+  if (decision === 'parked') return 'approval_required';
   if (decision === 'failed') return 'provider_error';
   if (decision === 'allowed' && f.redactions && Object.keys(f.redactions).length > 0) return 'redacted';
   return rowDecision(decision, policyResultsOf(f.evaluation, f.output));
@@ -383,6 +420,16 @@ function auditWriter(
             reason: isConnectorError(err) ? err.reason : undefined,
           },
           ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
+          ...(f.approval
+            ? {
+                approval: {
+                  id: f.approval.id,
+                  state: f.approval.state,
+                  policies: f.approval.policies.map((p) => p.policy),
+                  ...(f.approval.decidedBy ? { decided_by: f.approval.decidedBy } : {}),
+                },
+              }
+            : {}),
         },
       });
       if (span) {

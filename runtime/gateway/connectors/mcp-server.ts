@@ -89,10 +89,12 @@ function mcpServer(deps: ConnectorRouteOptions, identity: Identity): Server {
     const tool = servedTools(deps, identity).find((t) => t.name === request.params.name);
     if (!tool) return failure('CONNECTOR_NOT_FOUND', `no tool named ${request.params.name.slice(0, 128)}`);
     const args = request.params.arguments ?? {};
-    const userToken =
-      typeof request.params._meta?.user_token === 'string' ? request.params._meta.user_token : undefined;
+    const meta = request.params._meta;
+    const userToken = typeof meta?.user_token === 'string' ? meta.user_token : undefined;
+    // NB: a call parked for approval is retried with the approval's id in `_meta` (docs/approvals.md).
+    const approvalId = typeof meta?.approval_id === 'string' ? meta.approval_id.slice(0, 64) : undefined;
     try {
-      const out = await governedConnectorCall(deps, identity, callOf(tool, args, userToken));
+      const out = await governedConnectorCall(deps, identity, callOf(tool, args, { userToken, approvalId }));
       const value =
         out.kind === 'query'
           ? { rows: out.result.rows, row_count: out.result.row_count, execution_time_ms: out.result.execution_time_ms }

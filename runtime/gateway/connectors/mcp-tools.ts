@@ -112,16 +112,24 @@ export async function listedTools(
 }
 
 /** The governed call a `tools/call` of a served tool makes (the same path as the REST endpoints). */
-export function callOf(tool: ServedTool, args: Record<string, unknown>, userToken: string | undefined): ConnectorCall {
+export function callOf(
+  tool: ServedTool,
+  args: Record<string, unknown>,
+  meta: { userToken?: string; approvalId?: string },
+): ConnectorCall {
+  const common = {
+    via: 'mcp-server' as const,
+    connector: tool.connector,
+    userToken: meta.userToken,
+    ...(meta.approvalId !== undefined ? { approvalId: meta.approvalId } : {}),
+  };
   if (tool.asQuery) {
     return {
       kind: 'query',
-      via: 'mcp-server',
-      connector: tool.connector,
+      ...common,
       statement: typeof args.statement === 'string' ? args.statement : String(args.query ?? ''),
       params: args.params,
-      userToken,
     };
   }
-  return { kind: 'tool', via: 'mcp-server', connector: tool.connector, tool: tool.tool, params: args, userToken };
+  return { kind: 'tool', ...common, tool: tool.tool, params: args };
 }

@@ -12,6 +12,7 @@ const view = (c: ClientRecord) => ({
   name: c.name,
   description: c.description,
   ...(c.tenantId ? { tenant_id: c.tenantId } : {}),
+  ...(c.roles.length ? { roles: c.roles } : {}),
   created_at: c.createdAt.toISOString(),
 });
 
@@ -42,6 +43,7 @@ export const clientRoutes: FastifyPluginAsync<ClientRouteOptions> = async (app, 
       name: body.name,
       description: body.description,
       env: deps.environmentName,
+      ...(body.roles?.length ? { roles: [...new Set(body.roles)] } : {}),
     });
     req.log.info({ clientId: client.id, organizationId: identity.organizationId }, 'client created');
     return reply.code(201).send({ ...view(client), api_key: apiKey });

@@ -58,6 +58,7 @@ export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, 
       options: callOptions(body.options),
       userToken: body.user_token,
       clientId: body.client_id,
+      ...(body.approval_id !== undefined ? { approvalId: body.approval_id } : {}),
     });
     warnCaller(reply, metadata.warnings ?? []);
     if (!('rows' in result)) throw new ApiError('gateway', 'INTERNAL_ERROR', 'a query answered without rows');
@@ -83,6 +84,7 @@ export const mcpRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, 
       options: callOptions(body.options),
       userToken: body.user_token,
       clientId: body.client_id,
+      ...(body.approval_id !== undefined ? { approvalId: body.approval_id } : {}),
     });
     warnCaller(reply, metadata.warnings ?? []);
     return {
