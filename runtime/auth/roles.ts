@@ -14,11 +14,12 @@ export function hasRole(identity: Identity, role: Role): boolean {
 }
 
 /**
- * Who made a request, as approvals compare callers and approvers: an API client, a License's key, or the
- * credential-less community caller.
+ * Who made a request, as approvals compare callers and approvers: an API client, the organization's license key
+ * (every License key of an organization is one principal, so that an identity forwarded by the orchestrator, which
+ * carries no License name, compares equal), or the credential-less community caller.
  */
 export function principalOf(identity: Identity): string {
   if (identity.clientId !== undefined) return `client:${identity.clientId}`;
-  if (identity.credential === 'license-key') return `license:${identity.licenseName ?? identity.organizationId}`;
+  if (identity.credential === 'license-key') return `license:${identity.organizationId}`;
   return identity.credential;
 }

@@ -25,7 +25,23 @@ export interface SignedPeer {
     requestId: string,
     signal: AbortSignal,
   ): Promise<PeerAnswer>;
+  /** A GET, under the same rules as `post`. */
+  get(path: string, identity: Identity, requestId: string, signal: AbortSignal): Promise<PeerAnswer>;
 }
+
+type Exchange = (
+  method: 'GET' | 'POST',
+  path: string,
+  body: Record<string, unknown> | undefined,
+  identity: Identity,
+  requestId: string,
+  signal: AbortSignal,
+) => Promise<PeerAnswer>;
+
+const peerOf = (exchange: Exchange): SignedPeer => ({
+  post: (path, body, identity, requestId, signal) => exchange('POST', path, body, identity, requestId, signal),
+  get: (path, identity, requestId, signal) => exchange('GET', path, undefined, identity, requestId, signal),
+});
 
 export interface PeerOptions {
   /** The identity secret (STEWARD_INTERNAL_SECRET). */
@@ -66,44 +82,47 @@ function answerOf(text: string, status: number, get: (name: string) => string | 
 
 /** Over HTTP(S) to `baseUrl`, each call bounded by `timeoutMs` as well as the caller's signal. */
 export function httpPeer(baseUrl: string, timeoutMs: number, o: PeerOptions): SignedPeer {
-  return {
-    async post(path, body, identity, requestId, signal) {
-      let res: Response;
-      try {
-        res = await fetch(new URL(path, baseUrl), {
-          method: 'POST',
-          headers: signedHeaders(identity, requestId, o.secret),
-          body: JSON.stringify(body),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        });
-      } catch (err) {
-        signal.throwIfAborted();
-        throw o.unreachable(`${o.name} at ${baseUrl} cannot be reached: ${(err as Error).message}`, err);
-      }
-      return answerOf(await res.text(), res.status, (h) => res.headers.get(h) ?? undefined, o);
-    },
-  };
+  return peerOf(async (method, path, body, identity, requestId, signal) => {
+    let res: Response;
+    try {
+      const headers = signedHeaders(identity, requestId, o.secret);
+      res = await fetch(new URL(path, baseUrl), {
+        method,
+        headers: body === undefined ? withoutContentType(headers) : headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      });
+    } catch (err) {
+      signal.throwIfAborted();
+      throw o.unreachable(`${o.name} at ${baseUrl} cannot be reached: ${(err as Error).message}`, err);
+    }
+    return answerOf(await res.text(), res.status, (h) => res.headers.get(h) ?? undefined, o);
+  });
 }
 
 /** To the app of this process (standalone); `app` is read at each call, so it may be built later. */
 export function inProcessPeer(app: () => FastifyInstance | undefined, o: PeerOptions): SignedPeer {
-  return {
-    async post(path, body, identity, requestId, signal) {
-      const target = app();
-      if (!target) throw o.unreachable(`${o.name} of this process is not built yet`);
-      signal.throwIfAborted();
-      const res = await target.inject({
-        method: 'POST',
-        url: path,
-        headers: signedHeaders(identity, requestId, o.secret),
-        payload: JSON.stringify(body),
-      });
-      return answerOf(
-        res.body,
-        res.statusCode,
-        (h) => (res.headers[h] === undefined ? undefined : String(res.headers[h])),
-        o,
-      );
-    },
-  };
+  return peerOf(async (method, path, body, identity, requestId, signal) => {
+    const target = app();
+    if (!target) throw o.unreachable(`${o.name} of this process is not built yet`);
+    signal.throwIfAborted();
+    const headers = signedHeaders(identity, requestId, o.secret);
+    const res = await target.inject({
+      method,
+      url: path,
+      headers: body === undefined ? withoutContentType(headers) : headers,
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    return answerOf(
+      res.body,
+      res.statusCode,
+      (h) => (res.headers[h] === undefined ? undefined : String(res.headers[h])),
+      o,
+    );
+  });
+}
+
+function withoutContentType(headers: Record<string, string>): Record<string, string> {
+  const { 'content-type': _, ...rest } = headers;
+  return rest;
 }

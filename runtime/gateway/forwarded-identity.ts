@@ -1,7 +1,9 @@
 /**
  * Where the gateway accepts an identity an orchestrator forwards (X-Steward-Identity, ADR 0007): the governed
- * connector call routes, which a plan's connector-call steps use. Anywhere else the header is refused before the
- * credential check, so that the shared secret opens the connector path and nothing more.
+ * connector call routes, which a plan's connector-call steps use, and the read of one approval, which a step waiting
+ * for its parked call polls (docs/approvals.md). Anywhere else the header is refused before the credential check,
+ * so that the shared secret opens the connector path and nothing more: a forwarded identity never answers an
+ * approval.
  */
 import type { FastifyInstance } from 'fastify';
 import { INTERNAL_IDENTITY_HEADER } from '../auth/internal-identity.js';
@@ -11,6 +13,7 @@ import { ApiError } from '../http/errors.js';
 export const FORWARDED_IDENTITY_ROUTES: ReadonlySet<string> = new Set([
   'POST /mcp/resources/query',
   'POST /mcp/tools/execute',
+  'GET /api/approvals/:id',
 ]);
 
 export function forwardedIdentityRoutes(app: FastifyInstance): void {

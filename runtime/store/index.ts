@@ -24,7 +24,14 @@ export { ApprovalRepository, type ApprovalRecord, type ApprovalRefusal, type App
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
-export { PlanRepository, type PlanEnd, type PlanRecord, type PlanStart, type PlanStatus } from './plans.js';
+export {
+  PlanRepository,
+  type PlanEnd,
+  type PlanRecord,
+  type PlanStart,
+  type PlanStatus,
+  type PlanWaiting,
+} from './plans.js';
 export { LastGoodPolicyRepository } from './last-good-policies.js';
 export {
   BudgetLedgerRepository,

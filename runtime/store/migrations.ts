@@ -388,6 +388,7 @@ CREATE TABLE approvals (
   used_at timestamptz
 );
 CREATE INDEX approvals_pending ON approvals (organization_id, state, created_at);
+ALTER TABLE plans ADD COLUMN waiting jsonb;
 `,
   },
 ];

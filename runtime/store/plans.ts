@@ -44,8 +44,17 @@ export interface PlanRecord {
   error?: string;
   executionTimeMs?: number;
   response?: Record<string, unknown>;
+  /** Steps of a running plan that wait for an approval (docs/approvals.md). */
+  waiting?: PlanWaiting[];
   createdAt: Date;
   completedAt?: Date;
+}
+
+/** A step of a running plan waiting for a tool call's approval. */
+export interface PlanWaiting {
+  step: string;
+  approval_id: string;
+  since: string;
 }
 
 interface Row {
@@ -64,6 +73,7 @@ interface Row {
   error: string | null;
   execution_time_ms: number | null;
   response: Record<string, unknown> | null;
+  waiting?: PlanWaiting[] | null;
   created_at: Date | string;
   completed_at: Date | string | null;
 }
@@ -86,6 +96,7 @@ const toRecord = (r: Row): PlanRecord => ({
   error: opt(r.error),
   executionTimeMs: opt(r.execution_time_ms),
   response: opt(r.response),
+  ...(r.waiting?.length ? { waiting: r.waiting } : {}),
   createdAt: new Date(r.created_at),
   completedAt: r.completed_at === null ? undefined : new Date(r.completed_at),
 });
@@ -115,9 +126,17 @@ export class PlanRepository {
   }
 
   /** Records the end of a running plan; a plan already ended (cancelled elsewhere) keeps its first end. */
+  /** The steps of a running plan that wait for an approval now (none: an empty list). */
+  async setWaiting(id: string, waiting: readonly PlanWaiting[]): Promise<void> {
+    await this.db.query(`UPDATE plans SET waiting = $2 WHERE id = $1 AND status = 'running'`, [
+      id,
+      waiting.length ? JSON.stringify(waiting) : null,
+    ]);
+  }
+
   async finish(id: string, end: PlanEnd): Promise<boolean> {
     const { rows } = await this.db.query(
-      `UPDATE plans SET status = $2, steps = $3, result = $4, error = $5, execution_time_ms = $6, response = $7, completed_at = now()
+      `UPDATE plans SET status = $2, steps = $3, result = $4, error = $5, execution_time_ms = $6, response = $7, waiting = NULL, completed_at = now()
        WHERE id = $1 AND status = 'running' RETURNING id`,
       [
         id,
@@ -136,7 +155,7 @@ export class PlanRepository {
   async get(scope: { organizationId: string; tenantId?: string }, id: string): Promise<PlanRecord | undefined> {
     const { rows } = await this.db.query<Row>(
       `SELECT id, organization_id, tenant_id, client_id, workflow_execution_id, query, domain, execution_mode, planner, status, steps,
-              result, error, execution_time_ms, response, created_at, completed_at
+              result, error, execution_time_ms, response, waiting, created_at, completed_at
        FROM plans WHERE id = $1 AND organization_id = $2 AND ($3::text IS NULL OR tenant_id = $3)`,
       [id, scope.organizationId, scope.tenantId ?? null],
     );

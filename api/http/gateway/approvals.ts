@@ -12,7 +12,7 @@ export const approval = z.object({
   tool: z.string(),
   arguments: z.unknown().describe("the call's arguments, with what a detector finds masked"),
   policies: z.array(z.object({ policy: z.string(), reasons: z.array(z.string()) })),
-  requested_by: z.string().describe('the caller: client:<id>, license:<name> or community'),
+  requested_by: z.string().describe('the caller: client:<id>, license:<organization> or community'),
   tenant_id: z.string().optional(),
   created_at: timestamp,
   expires_at: timestamp,

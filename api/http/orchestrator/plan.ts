@@ -62,7 +62,9 @@ export const plannerRefusal = z.object({
 
 export const planTask = z.object({
   name: z.string(),
-  status: z.string().describe('completed, failed or cancelled'),
+  status: z
+    .string()
+    .describe('completed, failed, cancelled, or awaiting_approval (a parked connector call, docs/approvals.md)'),
   time_ms: z.number(),
   id: z.string().optional(),
   agent: z.string().optional(),
@@ -101,7 +103,13 @@ export const planResponse = z.object({
 /** `GET /api/v1/plan/{id}`: the plan's answer as it was sent (once it ended) with its record. */
 export const planRecord = planResponse.partial().extend({
   plan_id: z.string(),
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  status: z
+    .enum(['running', 'awaiting_approval', 'completed', 'failed', 'cancelled'])
+    .describe('awaiting_approval: running, with a connector step waiting for a tool call approval (docs/approvals.md)'),
+  awaiting_approval: z
+    .array(z.object({ step: z.string(), approval_id: z.string(), since: timestamp }))
+    .optional()
+    .describe('the steps waiting for an approval now'),
   query: z.string(),
   created_at: timestamp,
   completed_at: timestamp.optional(),

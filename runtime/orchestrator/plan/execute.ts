@@ -39,6 +39,8 @@ export interface ExecuteOptions {
   /** The plan's deadline and cancellation: running steps are aborted, waiting ones never start. */
   signal: AbortSignal;
   onStep?: (outcome: StepOutcome) => void;
+  /** A connector-call step waits for a tool call's approval (its id), or stopped waiting (undefined). */
+  onAwaiting?: (stepId: string, approvalId: string | undefined) => Promise<void>;
   /** The origin of the steps' times (performance clock), e.g. when the plan call started. @default now */
   t0?: number;
   /** The caller's verified identity: connector-call steps are made with it, policy-check steps scoped to it. */
@@ -100,19 +102,24 @@ async function runStep(
   const failedDep = step.depends_on.map((d) => outcomes.get(d)!).find((d) => d.status !== 'completed');
   if (failedDep) {
     return end({
-      status: failedDep.status === 'cancelled' ? 'cancelled' : 'failed',
+      status: failedDep.status === 'cancelled' || failedDep.status === 'awaiting_approval' ? 'cancelled' : 'failed',
       error: { code: 'DEPENDENCY_FAILED', message: `step ${failedDep.id} (${failedDep.name}) did not complete` },
     });
   }
   if (o.signal.aborted) return end({ status: 'cancelled', error: abortError(o.signal) });
   if (step.type === 'llm-call') return end(await runLlmStep(step, outcomes, o));
-  const c = { identity: o.identity, requestId: `${o.planId}.${o.steps.indexOf(step)}`, signal: o.signal };
+  const c = {
+    identity: o.identity,
+    requestId: `${o.planId}.${o.steps.indexOf(step)}`,
+    signal: o.signal,
+    ...(o.onAwaiting ? { awaiting: (id: string | undefined) => o.onAwaiting!(step.id, id) } : {}),
+  };
   try {
     const result =
       step.type === 'connector-call'
         ? await runConnectorStep(step, o.connectors, c)
         : await runPolicyStep(step, o.policies, { ...c, query: o.query });
-    if (o.signal.aborted && result.status !== 'completed')
+    if (o.signal.aborted && result.status !== 'completed' && result.status !== 'awaiting_approval')
       return end({ status: 'cancelled', error: abortError(o.signal) });
     return end(result);
   } catch (err) {

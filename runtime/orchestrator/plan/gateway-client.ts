@@ -24,6 +24,8 @@ export interface ConnectorGateway {
     requestId: string,
     signal: AbortSignal,
   ): Promise<GatewayAnswer>;
+  /** `GET /api/approvals/{id}` (a parked step's approval), under the same identity. */
+  approval(id: string, identity: Identity, requestId: string, signal: AbortSignal): Promise<GatewayAnswer>;
 }
 
 export type ConnectorPath = '/mcp/resources/query' | '/mcp/tools/execute';
@@ -50,6 +52,10 @@ const client = (peer: SignedPeer): ConnectorGateway => ({
   call: async (path, body, identity, requestId, signal) => {
     const { status, body: answer } = await peer.post(path, body, identity, requestId, signal);
     return { status, body: answer };
+  },
+  approval: async (id, identity, requestId, signal) => {
+    const { status, body } = await peer.get(`/api/approvals/${encodeURIComponent(id)}`, identity, requestId, signal);
+    return { status, body };
   },
 });
 

@@ -5,7 +5,7 @@
  */
 import type { Identity } from '../../auth/identity.js';
 import type { Logger } from '../../../platform/log.js';
-import type { Store } from '../../store/index.js';
+import type { PlanWaiting, Store } from '../../store/index.js';
 import { planAnswer } from './answer.js';
 import type { ExecutionMode, Plan, StepOutcome } from './types.js';
 
@@ -70,6 +70,16 @@ export class PlanRun {
       executionTimeMs: this.elapsedMs(),
       warnings,
     });
+  }
+
+  /** Steps that wait for an approval now, as the plan's record shows them while it runs. */
+  private readonly waiting = new Map<string, PlanWaiting>();
+
+  /** A step waits for a tool call's approval (its id), or stopped waiting (undefined): the running record says so. */
+  async awaiting(stepId: string, approvalId: string | undefined): Promise<void> {
+    if (approvalId === undefined) this.waiting.delete(stepId);
+    else this.waiting.set(stepId, { step: stepId, approval_id: approvalId, since: new Date().toISOString() });
+    await this.init.store.plans.setWaiting(this.init.planId, [...this.waiting.values()]);
   }
 
   stepEnded(s: StepOutcome): void {

@@ -79,7 +79,9 @@ export async function planRoutes(app: FastifyInstance, deps: PlanRouteDeps): Pro
           result: '',
           steps: record.steps,
         }),
-        status: record.status,
+        // NB: a running plan whose connector step waits for a person's approval (docs/approvals.md) says so.
+        status: record.status === 'running' && record.waiting ? 'awaiting_approval' : record.status,
+        ...(record.waiting ? { awaiting_approval: record.waiting } : {}),
         query: record.query,
         created_at: record.createdAt.toISOString(),
         ...(record.completedAt ? { completed_at: record.completedAt.toISOString() } : {}),

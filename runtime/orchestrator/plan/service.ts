@@ -232,6 +232,7 @@ export class PlanService {
         governed: o.governed,
         userToken,
         onStep: (s) => run.stepEnded(s),
+        onAwaiting: (stepId, approvalId) => run.awaiting(stepId, approvalId),
       });
       const answer = run.answer(outcomes, check.warnings);
       if (answer.success) {

@@ -3,6 +3,7 @@
  * the caller's identity (gateway-client.ts); a policy-check step asks the plan's policy engine (the pre-flight's)
  * for one named policy's decision on the step's input. Neither reaches an agent or a model.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Identity } from '../../auth/identity.js';
 import { PolicyInputTooLargeError } from '../../policy/input-size.js';
 import { policyClient, requestTypeOf } from '../../policy/caller.js';
@@ -17,7 +18,12 @@ export interface StepContext {
   /** `${planId}.${index}`: the id the forwarded identity is bound to (X-Request-ID at the gateway). */
   requestId: string;
   signal: AbortSignal;
+  /** Told when a connector call waits for an approval (its id), and when it stops waiting (undefined). */
+  awaiting?: (approvalId: string | undefined) => Promise<void>;
 }
+
+/** How often a step that waits for an approval asks the gateway about it. */
+export const APPROVAL_POLL_MS = 500;
 
 const failed = (code: string, message: string): StepResult => ({ status: 'failed', error: { code, message } });
 
@@ -45,6 +51,13 @@ export async function runConnectorStep(
   let res;
   try {
     res = await gateway.call(path, body, c.identity, c.requestId, c.signal);
+    // A policy asked for a person's approval: the step waits for it in the plan, then makes the call with it.
+    const approvalId = parkedApproval(res);
+    if (approvalId !== undefined) {
+      const waited = await awaitApproval(gateway, approvalId, c);
+      if (waited) return waited;
+      res = await gateway.call(path, { ...body, approval_id: approvalId }, c.identity, c.requestId, c.signal);
+    }
   } catch (err) {
     if (err instanceof GatewayUnreachableError) return failed(err.code, err.message);
     throw err;
@@ -66,6 +79,42 @@ export async function runConnectorStep(
       }
     : { result: b.result, truncated: metadata.truncated, audit_id: metadata.audit_id };
   return { status: 'completed', output: JSON.stringify(output) };
+}
+
+/** The approval a parked call names (the gateway's 403 APPROVAL_REQUIRED), if it is one. */
+function parkedApproval(res: { status: number; body: Record<string, unknown> }): string | undefined {
+  if (res.status !== 403 || res.body.code !== 'APPROVAL_REQUIRED') return undefined;
+  const id = (res.body.details as { approval_id?: unknown } | undefined)?.approval_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Waits until the approval is answered: undefined once approved (the caller makes the call with it), else the
+ * step's result: failed when it was denied or expired, `awaiting_approval` when the plan ended first.
+ */
+async function awaitApproval(gateway: ConnectorGateway, id: string, c: StepContext): Promise<StepResult | undefined> {
+  await c.awaiting?.(id);
+  try {
+    for (;;) {
+      try {
+        await delay(APPROVAL_POLL_MS, undefined, { signal: c.signal });
+      } catch {
+        return {
+          status: 'awaiting_approval',
+          error: { code: 'APPROVAL_REQUIRED', message: `approval ${id} was not answered before the plan ended` },
+        };
+      }
+      const res = await gateway.approval(id, c.identity, c.requestId, c.signal);
+      const state = res.body.state;
+      if (state === 'approved') return undefined;
+      if (state !== 'pending') {
+        const code = typeof res.body.code === 'string' ? res.body.code : 'APPROVAL_NOT_USABLE';
+        return failed(code, `approval ${id} is ${typeof state === 'string' ? state : `unreadable (${res.status})`}`);
+      }
+    }
+  } finally {
+    await c.awaiting?.(undefined);
+  }
 }
 
 /**

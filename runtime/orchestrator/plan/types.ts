@@ -88,7 +88,8 @@ export interface PlanAgent {
   timeoutMs: number;
 }
 
-export type StepStatus = 'completed' | 'failed' | 'skipped' | 'cancelled';
+/** `awaiting_approval`: a connector call a policy parked was still waiting for its approval when the plan ended. */
+export type StepStatus = 'completed' | 'failed' | 'skipped' | 'cancelled' | 'awaiting_approval';
 
 /** One step's run. Times are ms from the plan's start (performance clock), so overlaps can be read from them. */
 export interface StepOutcome {

@@ -9,6 +9,7 @@ import { signIdentity } from '../../../auth/internal-identity.js';
 import { startTestOrchestrator, TEST_INTERNAL_SECRET, type TestOrchestrator } from '../../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../../testing/llm/index.js';
 import { connectorYaml, startConnectorWorld, type ConnectorWorld } from '../../../gateway/test/mcp-fixtures.js';
+import { waitUntil } from '../../../../testing/eventually.js';
 import { getPlan, postPlan, SAMPLES } from './fixtures.js';
 
 let openai: FakeOpenAiServer;
@@ -28,6 +29,23 @@ spec:
 ---
 `;
 
+/** A connector call reading order totals waits for a person (issue 37: approvals of plan steps). */
+const totalsNeedApproval = `apiVersion: steward.dev/v1alpha1
+kind: Policy
+metadata: {name: totals-need-a-person}
+spec:
+  type: custom
+  scope: {surfaces: [mcp]}
+  rego: |
+    package custom.totals_need_a_person
+    require_approval contains "order totals are read with a person's approval" if {
+      input.mcp.phase == "call"
+      contains(input.mcp.statement, "total")
+    }
+---
+`;
+let approverKey: string;
+
 beforeAll(async () => {
   openai = await startFakeOpenAi();
   w = await startConnectorWorld({
@@ -40,9 +58,17 @@ beforeAll(async () => {
         options: { defaultSchema: id, allowedTables: ['orders'] },
       }) +
       refundLimit +
+      totalsNeedApproval +
       SAMPLES,
   });
   orch = await startTestOrchestrator(w.gw);
+  const created = await w.gw.app.inject({
+    method: 'POST',
+    url: '/api/clients',
+    headers: { 'x-license-key': w.gw.keys.acme },
+    payload: { name: 'plan-approver', roles: ['approver'] },
+  });
+  approverKey = String(created.json().api_key);
 }, 60_000);
 afterAll(async () => {
   await orch?.close();
@@ -114,6 +140,129 @@ describe('connector-call steps', () => {
     const entry = await w.gw.store.audit.get('acme', result.audit_id);
     expect(entry?.metadata?.connector_call).toMatchObject({ connector: 'pg-orders', decision: 'allowed', rows: 2 });
     expect(await w.gw.store.audit.get('globex', result.audit_id)).toBeUndefined();
+  });
+});
+
+describe('connector-call steps that need approval', () => {
+  const totals = () =>
+    planned(
+      step({
+        type: 'connector-call',
+        connector: 'pg-orders',
+        query: { statement: `SELECT id, total FROM ${w.id}.orders WHERE id = $1` },
+        arguments: [3],
+      }),
+    );
+  /** The pending approval of the plan's step, once the step parked its call; the running plan shows it. */
+  const parked = async () => {
+    let id = '';
+    await waitUntil('the step parks its call', async () => {
+      const res = await w.gw.app.inject({
+        method: 'GET',
+        url: '/api/approvals?state=pending',
+        headers: { authorization: `Bearer ${approverKey}` },
+      });
+      id = (res.json() as { approvals: { id: string }[] }).approvals[0]?.id ?? '';
+      return id !== '';
+    });
+    const { rows } = await w.gw.store.db.query<{ id: string }>(`SELECT id FROM plans WHERE waiting IS NOT NULL`);
+    const plan = await getPlan(orch.app, rows[0]!.id, acme());
+    expect(plan.body).toMatchObject({
+      status: 'awaiting_approval',
+      awaiting_approval: [{ step: 'only', approval_id: id }],
+    });
+    return id;
+  };
+  const answer = (id: string, decision: 'approve' | 'deny') =>
+    w.gw.app.inject({
+      method: 'POST',
+      url: `/api/approvals/${id}`,
+      headers: { authorization: `Bearer ${approverKey}` },
+      payload: { decision },
+    });
+
+  it('wait in the plan until approved, then run the call once', async () => {
+    totals();
+    const running = run();
+    const id = await parked();
+    expect((await answer(id, 'approve')).statusCode).toBe(200);
+    const { status, body } = await running;
+    expect(status, JSON.stringify(body.metadata?.tasks)).toBe(200);
+    expect(JSON.parse(body.result)).toMatchObject({ row_count: 1, rows: [{ id: 3 }] });
+    const { rows } = await w.gw.store.db.query<{ decision: string }>(
+      `SELECT metadata->>'decision' AS decision FROM audit_entries WHERE metadata->'approval'->>'id' = $1
+       ORDER BY created_at, id`,
+      [id],
+    );
+    expect(rows.map((r) => r.decision)).toEqual(['approval_required', 'approved', 'allowed']);
+    const stored = await getPlan(orch.app, body.plan_id, acme());
+    expect(stored.body.status).toBe('completed');
+    expect((stored.body as { awaiting_approval?: unknown }).awaiting_approval).toBeUndefined();
+  });
+
+  it('fail when the approval is denied, and never run the call', async () => {
+    totals();
+    const running = run();
+    const id = await parked();
+    expect((await answer(id, 'deny')).statusCode).toBe(200);
+    const { status, body } = await running;
+    expect(status).toBe(500);
+    expect(body.metadata.tasks[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'APPROVAL_NOT_USABLE', message: expect.stringContaining('denied') },
+    });
+  });
+});
+
+describe('a step still waiting for approval when the plan ends', () => {
+  it('ends as awaiting_approval, cancels what depends on it, and the plan answers PLANNING_TIMEOUT', async () => {
+    const short = await startTestOrchestrator(w.gw, { planTimeoutMs: 2500 });
+    try {
+      openai.enqueue({
+        kind: 'reply',
+        text: JSON.stringify({
+          steps: [
+            step({
+              type: 'connector-call',
+              connector: 'pg-orders',
+              query: { statement: `SELECT total FROM ${w.id}.orders WHERE id = $1` },
+              arguments: [1],
+            }),
+            {
+              ...step({ type: 'policy-check', policy: 'refund-limit', input: {} }),
+              id: 'after',
+              name: 'after',
+              depends_on: ['only'],
+            },
+          ],
+        }),
+      });
+      const { status, body } = await postPlan(short.app, { query: QUERY, domain: 'generic' }, acme());
+      expect(status).toBe(408);
+      expect(body.metadata.tasks).toEqual([
+        expect.objectContaining({
+          id: 'only',
+          status: 'awaiting_approval',
+          error: expect.objectContaining({ code: 'APPROVAL_REQUIRED' }),
+        }),
+        expect.objectContaining({ id: 'after', status: 'cancelled' }),
+      ]);
+      // the approval stays pending for a later run, and nothing ran
+      const id = /approval (apr_\S+)/.exec(String(body.metadata.tasks[0]!.error?.message))![1]!;
+      const pending = await w.gw.app.inject({
+        method: 'GET',
+        url: `/api/approvals/${id}`,
+        headers: { authorization: `Bearer ${approverKey}` },
+      });
+      expect(pending.json()).toMatchObject({ id, state: 'pending' });
+      const { rows } = await w.gw.store.db.query<{ decision: string }>(
+        `SELECT metadata->>'decision' AS decision FROM audit_entries WHERE metadata->'approval'->>'id' = $1`,
+        [id],
+      );
+      expect(rows.map((r) => r.decision)).toEqual(['approval_required']);
+    } finally {
+      await short.close();
+    }
   });
 });
 
