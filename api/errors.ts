@@ -45,6 +45,10 @@ export const GATEWAY_ERRORS = {
     'answering an approval needs an API key with the approver role, or a license key (POST /api/approvals/{id})',
   ),
   SELF_APPROVAL: e(403, 'the caller of a parked call cannot answer its own approval'),
+  INSUFFICIENT_SCOPE: e(
+    403,
+    "POST /mcp: the OAuth access token's scopes do not grant the tool (WWW-Authenticate names the scopes that would)",
+  ),
   OPERATION_NOT_ALLOWED: e(
     403,
     "connector call: the operation or tool is not in the Connector's allowedOperations, or writes on a read-only connector",

@@ -5,6 +5,7 @@
  */
 import type { DecisionLimits } from '../rego/decision.js';
 import type { TracingSettings } from './tracing/setup.js';
+import type { OAuthSettings } from './auth/oauth.js';
 import type { ConnectionSettings } from './http/app.js';
 import type { ProviderConfigInput } from './llm/config.js';
 import type { WebhookSettings } from './orchestrator/webhooks/index.js';
@@ -156,6 +157,8 @@ export interface GatewayCoreSettings {
   llm: LlmSettings;
   /** The tag in minted API keys. */
   environmentName: string;
+  /** OAuth access tokens on /mcp (runtime/auth/oauth.ts); absent: license and API keys only. */
+  mcpOAuth?: OAuthSettings;
 }
 
 export interface StandaloneSettings extends ProcessSettings, GatewayCoreSettings {

@@ -333,8 +333,46 @@ export const evidence = {
   STEWARD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
 };
 
+/** The scope → tools map of OAuth tokens on /mcp: a JSON object of scope to served tool names (`*` globs). */
+const scopeMap = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+        const entries = Object.entries(v as Record<string, unknown>);
+        if (entries.every(([, tools]) => Array.isArray(tools) && tools.every((t) => typeof t === 'string')))
+          return Object.fromEntries(entries) as Record<string, string[]>;
+      }
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'a JSON object of scope to tool names, e.g. {"orders:read": ["pg__query"]}' });
+    return z.NEVER;
+  });
+
+/**
+ * OAuth on Steward's MCP server (docs/connectors.md, "OAuth on /mcp"): access tokens of one authorization server,
+ * besides license and API keys. Off unless STEWARD_MCP_OAUTH_ISSUER is set.
+ */
+export const mcpOAuth = {
+  /** The authorization server's issuer identifier; set, /mcp takes its JWT access tokens. */
+  STEWARD_MCP_OAUTH_ISSUER: z.string().url().optional(),
+  /** Its JWKS; absent: the `jwks_uri` of its RFC 8414 (or OpenID) metadata. */
+  STEWARD_MCP_OAUTH_JWKS_URL: z.string().url().optional(),
+  /** Steward's resource identifier, the `/mcp` URL clients use: tokens must carry it as audience. Required with the issuer. */
+  STEWARD_MCP_RESOURCE: z.string().url().optional(),
+  /** The token claim that names the Steward organization. @default steward_organization */
+  STEWARD_MCP_OAUTH_ORGANIZATION_CLAIM: z.string().min(1).default('steward_organization'),
+  /** The organization of tokens without that claim; absent: they are refused. */
+  STEWARD_MCP_OAUTH_ORGANIZATION: z.string().min(1).optional(),
+  /** Scope → served tool names (JSON); a token reaches the tools its scopes map to, and no others. @default {} */
+  STEWARD_MCP_OAUTH_SCOPES: scopeMap.optional(),
+};
+
 /** Gateway settings (standalone and the gateway process). */
 export const gateway = {
+  ...mcpOAuth,
   ...access,
   ...records,
   ...budgets,

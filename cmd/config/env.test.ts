@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../platform/config.js';
 import { orchestratorConfigSchema, standaloneConfigSchema } from './env.js';
-import { webhookSettings } from './settings.js';
+import { gatewaySettings, webhookSettings } from './settings.js';
 
 describe('parseConfig', () => {
   it('applies the embedded defaults with an empty environment', () => {
@@ -105,5 +105,31 @@ describe('webhookSettings', () => {
     'STEWARD_WEBHOOK_BREAKER_FAILURE_THRESHOLD',
   ])('refuses %s=0: a limit of zero would stop every delivery', (variable) => {
     expect(() => parseConfig(orchestratorConfigSchema, { [variable]: '0' })).toThrow(ConfigError);
+  });
+});
+
+describe('OAuth on /mcp settings', () => {
+  const issuer = { STEWARD_MCP_OAUTH_ISSUER: 'https://idp.example.com' };
+  it('are off without an issuer, and need the resource with one', () => {
+    expect(gatewaySettings({}).mcpOAuth).toBeUndefined();
+    expect(() => gatewaySettings(issuer)).toThrow(/STEWARD_MCP_RESOURCE: required with STEWARD_MCP_OAUTH_ISSUER/);
+  });
+
+  it('read the scope map as JSON, and refuse one that is not a map of tool lists', () => {
+    const ok = gatewaySettings({
+      ...issuer,
+      STEWARD_MCP_RESOURCE: 'https://steward.example.com/mcp',
+      STEWARD_MCP_OAUTH_SCOPES: '{"orders:read": ["pg__query"]}',
+    }).mcpOAuth;
+    expect(ok).toMatchObject({
+      issuer: 'https://idp.example.com',
+      resource: 'https://steward.example.com/mcp',
+      organizationClaim: 'steward_organization',
+      scopes: { 'orders:read': ['pg__query'] },
+    });
+    for (const bad of ['[]', '{"a": "pg__query"}', 'not json'])
+      expect(() =>
+        gatewaySettings({ ...issuer, STEWARD_MCP_RESOURCE: 'https://s.example.com/mcp', STEWARD_MCP_OAUTH_SCOPES: bad }),
+      ).toThrow(/STEWARD_MCP_OAUTH_SCOPES/);
   });
 });

@@ -3,7 +3,7 @@
  * `STEWARD_*` names meet the code's camelCase names.
  */
 import { isAbsolute, join } from 'node:path';
-import { parseConfig } from '../../platform/config.js';
+import { ConfigError, parseConfig } from '../../platform/config.js';
 import { definedFields } from '../../platform/objects.js';
 import type { ProviderConfigInput } from '../../runtime/llm/config.js';
 import type {
@@ -28,6 +28,7 @@ import type {
 } from '../../runtime/settings.js';
 import type { WebhookSettings } from '../../runtime/orchestrator/webhooks/index.js';
 import { otlpUrl, type TracingSettings } from '../../runtime/tracing/setup.js';
+import type { OAuthSettings } from '../../runtime/auth/oauth.js';
 import {
   agentConfigSchema,
   gatewayConfigSchema,
@@ -74,6 +75,7 @@ export function standaloneFrom(c: StandaloneConfig): StandaloneSettings {
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
+    ...definedFields({ mcpOAuth: mcpOAuthFrom(c) }),
     orchestration: orchestrationFrom(c),
     tls: tlsFrom(c),
     gatewayListener: { host: c.STEWARD_HOST, port: c.STEWARD_GATEWAY_PORT, setting: 'STEWARD_GATEWAY_PORT' },
@@ -100,6 +102,7 @@ export function gatewayFrom(c: GatewayConfig): GatewaySettings {
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
+    ...definedFields({ mcpOAuth: mcpOAuthFrom(c) }),
     listener: { host: c.STEWARD_HOST, port: c.STEWARD_GATEWAY_PORT, setting: 'STEWARD_GATEWAY_PORT' },
     metrics: metricsFrom(c),
     // NB: the schema requires the secret with the URL.
@@ -256,6 +259,25 @@ function budgetsFrom(c: StandaloneConfig | GatewayConfig | OrchestratorConfig): 
   return {
     ...definedFields({ modelPrices: c.STEWARD_MODEL_PRICES, defaultModelPrice: c.STEWARD_DEFAULT_MODEL_PRICE }),
     reservationTtlMs: c.STEWARD_BUDGET_RESERVATION_TTL_MS,
+  };
+}
+
+/** OAuth on /mcp: absent without an issuer; the resource identifier is required with one. */
+function mcpOAuthFrom(c: StandaloneConfig | GatewayConfig): OAuthSettings | undefined {
+  if (c.STEWARD_MCP_OAUTH_ISSUER === undefined) return undefined;
+  if (c.STEWARD_MCP_RESOURCE === undefined)
+    throw new ConfigError([
+      {
+        variable: 'STEWARD_MCP_RESOURCE',
+        message: 'required with STEWARD_MCP_OAUTH_ISSUER: tokens must name this resource as their audience',
+      },
+    ]);
+  return {
+    issuer: c.STEWARD_MCP_OAUTH_ISSUER,
+    resource: c.STEWARD_MCP_RESOURCE,
+    organizationClaim: c.STEWARD_MCP_OAUTH_ORGANIZATION_CLAIM,
+    scopes: c.STEWARD_MCP_OAUTH_SCOPES ?? {},
+    ...definedFields({ jwksUrl: c.STEWARD_MCP_OAUTH_JWKS_URL, organization: c.STEWARD_MCP_OAUTH_ORGANIZATION }),
   };
 }
 

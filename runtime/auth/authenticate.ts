@@ -216,8 +216,8 @@ function clientIdentity(
   };
 }
 
-/** The best valid License of an organization decides the tier of its API keys. */
-function organizationTier(organizationId: string, deps: AuthDeps, community: boolean): Tier {
+/** The best valid License of an organization decides the tier of its API keys (and of its OAuth tokens). */
+export function organizationTier(organizationId: string, deps: AuthDeps, community: boolean): Tier {
   if (organizationId === COMMUNITY_ORGANIZATION && community) return 'COMMUNITY';
   const order: Tier[] = ['PLUS', 'ENT', 'PRO'];
   const valid = deps.licenses.list().filter((l: LicenseState) => l.organizationId === organizationId && l.valid);

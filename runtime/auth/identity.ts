@@ -8,7 +8,8 @@ export type Tier = LicenseTier | 'COMMUNITY';
  * Every organization-scoped read and write uses `organizationId`.
  */
 export interface Identity {
-  credential: 'community' | 'license-key' | 'api-key' | 'basic' | 'legacy-client-secret';
+  /** `oauth`: an access token of the MCP server's authorization server (runtime/auth/oauth.ts). */
+  credential: 'community' | 'license-key' | 'api-key' | 'basic' | 'legacy-client-secret' | 'oauth';
   organizationId: string;
   /** Narrowest tenant the credential allows; undefined: every tenant of the organization. */
   tenantId?: string;

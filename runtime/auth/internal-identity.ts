@@ -35,6 +35,7 @@ const CREDENTIALS: ReadonlySet<string> = new Set([
   'api-key',
   'basic',
   'legacy-client-secret',
+  'oauth',
 ]);
 
 const mac = (secret: string, text: string) => createHmac('sha256', secret).update(text, 'utf8').digest('hex');

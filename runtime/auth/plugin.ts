@@ -6,12 +6,15 @@ import { bearerTokenMatcher } from '../http/bearer.js';
 import { communityActive, resolveIdentity, type AuthDeps, type AuthResult } from './authenticate.js';
 import { TIER_FEATURES, type Identity } from './identity.js';
 import { INTERNAL_IDENTITY_HEADER, verifyIdentity } from './internal-identity.js';
+import type { OAuthGrant, OAuthResource } from './oauth.js';
 
 export type { RouteAuth } from '../http/route-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     identity: Identity | undefined;
+    /** The access token's grant, on an OAuth route called with one (runtime/auth/oauth.ts). */
+    oauthGrant: OAuthGrant | undefined;
   }
 }
 
@@ -26,6 +29,7 @@ export function registerAuth(
   options: CredentialOptions = {},
 ): void {
   app.decorateRequest('identity', undefined);
+  app.decorateRequest('oauthGrant', undefined);
   void app.register(routeAuth, { surface, check: credentialCheck(deps, options) });
 }
 
@@ -35,6 +39,8 @@ export interface CredentialOptions {
    * STEWARD_INTERNAL_SECRET). Absent: such a header is refused with 401.
    */
   internalSecret?: string;
+  /** The MCP server's OAuth resource: routes with `auth.oauth` take its access tokens. Absent: no tokens. */
+  oauth?: OAuthResource;
 }
 
 /**
@@ -62,6 +68,10 @@ export function credentialCheck(deps: AuthDeps, options: CredentialOptions = {})
         deps.now().getTime(),
       );
       return admit(req, reply, auth, { identity });
+    }
+    if (auth.oauth && options.oauth) {
+      const pending = oauthIdentity(req, options.oauth);
+      if (pending) return pending.then((r) => admit(req, reply, auth, r));
     }
     const result = resolveIdentity(req.headers, deps);
     if (!(result instanceof Promise)) return admit(req, reply, auth, result);
@@ -91,6 +101,30 @@ export function operatorCheck(deps: AuthDeps): (req: FastifyRequest) => void {
       'operator token required: Authorization: Bearer <STEWARD_METRICS_TOKEN>; tenant credentials do not grant this endpoint',
     );
   };
+}
+
+/**
+ * The identity of a request to an OAuth route: a bearer JWT is verified as an access token (its grant recorded on
+ * the request); no credential at all is 401 with the challenge; anything else (a license or API key) is left to
+ * the usual check (undefined).
+ */
+function oauthIdentity(req: FastifyRequest, oauth: OAuthResource): Promise<AuthResult> | undefined {
+  const h = req.headers;
+  const authorization = typeof h.authorization === 'string' ? h.authorization : undefined;
+  const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+  if (bearer !== undefined && oauth.isToken(bearer)) {
+    return oauth.verify(bearer).then(({ identity, grant }) => {
+      req.oauthGrant = grant;
+      return { identity };
+    });
+  }
+  const none =
+    authorization === undefined &&
+    h['x-license-key'] === undefined &&
+    h['x-api-key'] === undefined &&
+    h['x-client-secret'] === undefined;
+  if (none) throw oauth.unauthorized('an access token (or a Steward license or API key) is required');
+  return undefined;
 }
 
 /** Checks what the route asks of the authenticated caller and records the identity on the request. */

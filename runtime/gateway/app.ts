@@ -36,7 +36,10 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   });
   void app.register(httpMetrics, { telemetry: deps.telemetry, server: 'gateway' });
   forwardedIdentityRoutes(app);
-  registerAuth(app, 'gateway', deps.auth, { internalSecret: deps.internalSecret });
+  registerAuth(app, 'gateway', deps.auth, {
+    internalSecret: deps.internalSecret,
+    ...(deps.mcpOAuth ? { oauth: deps.mcpOAuth } : {}),
+  });
   void app.register(gatewayObserve, { limiter: deps.limiter, metrics: deps.requestMetrics, telemetry: deps.telemetry });
   // NB: each plugin is typed to its own options; it gets the bag itself, not a copy of its part, because routes
   // read some fields per request (`plans`, which the test harness sets once its orchestrator is built).

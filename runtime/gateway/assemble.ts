@@ -1,4 +1,6 @@
 import type { Logger } from '../../platform/log.js';
+import { OAuthResource } from '../auth/oauth.js';
+import { communityActive, organizationTier } from '../auth/authenticate.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import { RegoPolicyEngine } from '../policy/engine.js';
@@ -132,6 +134,13 @@ export function assembleGateway(
     apiDocs: config.http.apiDocs,
     plans: parts.plans,
     internalSecret: parts.internalSecret,
+    ...(config.mcpOAuth
+      ? {
+          mcpOAuth: new OAuthResource(config.mcpOAuth, (org) =>
+            organizationTier(org, access.auth, communityActive(access.auth)),
+          ),
+        }
+      : {}),
     notReady: parts.notReady,
   };
   return {

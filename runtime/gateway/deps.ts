@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { ApprovalRouteOptions } from './routes/approvals.js';
+import type { OAuthResource } from '../auth/oauth.js';
 import type { Logger } from '../../platform/log.js';
 import type { Store } from '../store/index.js';
 import type { DeclarativeSource } from '../source/index.js';
@@ -41,6 +42,8 @@ export interface GatewayServerOptions {
    * (forwarded-identity.ts). @default none: the header is refused
    */
   internalSecret?: string;
+  /** OAuth access tokens on /mcp (STEWARD_MCP_OAUTH_*); absent: license and API keys only. */
+  mcpOAuth?: OAuthResource;
   /** Per-organization limits on Agent endpoints. */
   limiter: RateLimiter;
   /** Request metrics per organization (the caller's organization is all /metrics shows). */
@@ -157,6 +160,8 @@ export interface ConnectorRouteOptions {
   policyBodyLimitBytes: number;
   /** The MCP server's version. */
   version: string;
+  /** OAuth access tokens on /mcp: scopes decide the tools a token sees and calls. */
+  mcpOAuth?: OAuthResource;
 }
 
 /** Everything the gateway uses: what `assembleGateway` builds and `buildGateway` hands to its plugins. */

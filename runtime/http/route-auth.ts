@@ -13,6 +13,11 @@ export interface RouteAuth {
   require: 'none' | 'any' | 'license-key' | 'operator';
   /** A tier-gated feature; 403 "Feature not available in tier" when the tier lacks it. */
   feature?: string;
+  /**
+   * The route also takes OAuth access tokens (the MCP server, runtime/auth/oauth.ts) when an issuer is configured;
+   * then a request without any credential gets 401 with the `WWW-Authenticate` challenge, even in community mode.
+   */
+  oauth?: boolean;
 }
 
 declare module 'fastify' {

@@ -16,6 +16,8 @@ const PUBLIC = [
   /^\/openapi\.json$/,
   /^\/docs(\/|$)/,
   /^\/documentation(\/|$)/,
+  // RFC 9728 metadata of the MCP server (docs/connectors.md, OAuth on /mcp): read before a client has a token
+  /^\/\.well-known\/oauth-protected-resource/,
 ];
 const isPublic = (url: string) => PUBLIC.some((re) => re.test(url));
 /** Routes for the operator's token, not a tenant's credentials (docs/adr/0006): the Prometheus scrape. */

@@ -249,6 +249,23 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
     error: agentError,
   },
   {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource',
+    auth: 'none',
+    summary:
+      'RFC 9728 protected resource metadata of the MCP server, when OAuth is configured (STEWARD_MCP_OAUTH_ISSUER); else 404',
+    response: anyObject,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/*',
+    auth: 'none',
+    summary: "The same metadata at the path form of the resource's URL (`/.well-known/oauth-protected-resource/mcp`)",
+    response: anyObject,
+    error: agentError,
+  },
+  {
     method: 'POST',
     path: '/mcp',
     auth: 'any',

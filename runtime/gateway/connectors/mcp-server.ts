@@ -10,13 +10,15 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { Identity } from '../../auth/identity.js';
+import type { OAuthGrant } from '../../auth/oauth.js';
 import { asApiError } from '../../http/error-model.js';
 import { ApiError } from '../../http/errors.js';
 import type { ConnectorRouteOptions } from '../deps.js';
 import { governedConnectorCall } from './call.js';
 import { callOf, listedTools, servedTools } from './mcp-tools.js';
 
-const MCP_AUTH = { auth: { require: 'any', feature: 'mcp' } } as const;
+const MCP_AUTH = { auth: { require: 'any', feature: 'mcp', oauth: true } } as const;
+const PUBLIC = { auth: { require: 'none' } } as const;
 /** The JSON-RPC error code of a call a policy refused (the implementation-defined server-error range). */
 export const POLICY_DENIED = -32003;
 
@@ -30,7 +32,13 @@ export const POLICY_DENIED = -32003;
 export const mcpServerRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, deps) => {
   app.post('/mcp', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
     checkTransportRequest(req.headers.accept, req.body);
-    const server = mcpServer(deps, identityOf(req));
+    const grant = req.oauthGrant;
+    // NB: a token's scopes are checked before the transport: a missing one is an HTTP 403 with the step-up challenge.
+    if (grant && deps.mcpOAuth) {
+      for (const name of calledTools(req.body))
+        if (!deps.mcpOAuth.allows(grant, name)) throw deps.mcpOAuth.insufficientScope(name);
+    }
+    const server = mcpServer(deps, identityOf(req), grant);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // NB: the transport writes to the socket itself; headers fastify's hooks set (request id, rate limits) go too.
     for (const [name, value] of Object.entries(reply.getHeaders()))
@@ -55,7 +63,31 @@ export const mcpServerRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async 
   };
   app.get('/mcp', { config: MCP_AUTH }, stateless);
   app.delete('/mcp', { config: MCP_AUTH }, stateless);
+
+  // RFC 9728: where MCP clients learn which authorization server issues tokens for this resource.
+  const metadata = async () => {
+    if (!deps.mcpOAuth)
+      throw new ApiError(
+        'gateway',
+        'NOT_FOUND',
+        'this gateway takes no OAuth tokens: STEWARD_MCP_OAUTH_ISSUER is not set',
+      );
+    return deps.mcpOAuth.metadata();
+  };
+  app.get('/.well-known/oauth-protected-resource', { config: PUBLIC }, metadata);
+  app.get('/.well-known/oauth-protected-resource/*', { config: PUBLIC }, metadata);
 };
+
+/** The tools a JSON-RPC message (or batch) calls. */
+function calledTools(body: unknown): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const names: string[] = [];
+  for (const m of messages) {
+    const msg = m as { method?: unknown; params?: { name?: unknown } };
+    if (msg.method === 'tools/call' && typeof msg.params?.name === 'string') names.push(msg.params.name);
+  }
+  return names;
+}
 
 /**
  * What the transport would refuse in JSON-RPC's own error shape, refused first in the gateway's (clients parse the
@@ -76,14 +108,17 @@ function checkTransportRequest(accept: string | undefined, body: unknown): void 
   }
 }
 
-function mcpServer(deps: ConnectorRouteOptions, identity: Identity): Server {
+function mcpServer(deps: ConnectorRouteOptions, identity: Identity, grant: OAuthGrant | undefined): Server {
   const server = new Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
+  const reach = (name: string) => !grant || !deps.mcpOAuth || deps.mcpOAuth.allows(grant, name);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await listedTools(deps, identity)).map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' },
-    })),
+    tools: (await listedTools(deps, identity))
+      .filter((t) => reach(t.name))
+      .map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' },
+      })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = servedTools(deps, identity).find((t) => t.name === request.params.name);

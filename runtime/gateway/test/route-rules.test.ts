@@ -86,6 +86,11 @@ const PUBLIC = new Set([
   'GET /orchestrator/health',
   'HEAD /orchestrator/health',
   ...['/healthz', '/readyz'].flatMap((p) => [`GET ${p}`, `HEAD ${p}`]),
+  // RFC 9728 metadata of the MCP server: how an MCP client finds the authorization server, before it has a token
+  ...['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/*'].flatMap((p) => [
+    `GET ${p}`,
+    `HEAD ${p}`,
+  ]),
 ]);
 /** The API reference (`/openapi.json`, `/docs` and the page's assets) is public too. */
 const isApiReference = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
