@@ -1,7 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpClients, textOf } from './mcp-client.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 
 /**
@@ -26,7 +25,7 @@ spec:
 
 let w: ConnectorWorld;
 let base: string;
-const clients: Client[] = [];
+const clients = new McpClients(() => base);
 /** API keys of acme: a plain caller, an approver, a second approver. */
 const keys = { caller: '', approver: '', approver2: '' };
 
@@ -48,22 +47,12 @@ beforeAll(async () => {
   keys.approver2 = await create('approver-two', ['approver']);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+  await clients.close();
   await w?.close();
 });
 
-async function connect(apiKey: string): Promise<Client> {
-  const client = new Client({ name: 'steward-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
-    }),
-  );
-  clients.push(client);
-  return client;
-}
+const connect = (apiKey: string) => clients.connect({ authorization: `Bearer ${apiKey}` });
 
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 const stewardMeta = (r: CallToolResult) =>
   r._meta?.steward as { code?: string; details?: Record<string, unknown>; audit_id?: string };
 

@@ -1,10 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpClients } from './mcp-client.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 
 /**
@@ -20,7 +19,7 @@ let base: string;
 let issuer: string;
 let idp: Server;
 let key: CryptoKey;
-const clients: Client[] = [];
+const clients = new McpClients(() => base);
 
 beforeAll(async () => {
   const pair = await generateKeyPair('ES256');
@@ -45,7 +44,7 @@ beforeAll(async () => {
   base = await w.gw.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+  await clients.close();
   await w?.close();
   await new Promise<void>((resolve) => idp?.close(() => resolve()));
 });
@@ -61,12 +60,7 @@ async function token(o: { scope: string; audience?: string; expiresIn?: string; 
     .sign(key);
 }
 
-async function connect(headers: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: 'steward-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
-  clients.push(client);
-  return client;
-}
+const connect = (headers: Record<string, string>) => clients.connect(headers);
 
 /** A raw JSON-RPC POST to /mcp: status, WWW-Authenticate and body. */
 async function rpc(headers: Record<string, string>, body: unknown) {

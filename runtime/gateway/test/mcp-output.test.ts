@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLICY_DENIED } from '../connectors/mcp-server.js';
+import { McpClients, refusal, textOf } from './mcp-client.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 import { OUTPUT_BLOCK } from './output-policies.js';
 
@@ -16,7 +15,7 @@ const CARD_MASKED = 'card [REDACTED:payment_card]';
 
 let w: ConnectorWorld;
 let base: string;
-const clients: Client[] = [];
+const clients = new McpClients(() => base);
 
 beforeAll(async () => {
   w = await startConnectorWorld({ extraManifests: OUTPUT_BLOCK });
@@ -27,7 +26,7 @@ beforeAll(async () => {
   base = await w.gw.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+  await clients.close();
   await w?.close();
 });
 
@@ -104,15 +103,7 @@ describe('output policies on connector results, REST', () => {
 });
 
 describe('output policies on connector results, MCP server', () => {
-  const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-  async function connect(): Promise<Client> {
-    const client = new Client({ name: 'steward-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: acme() } }),
-    );
-    clients.push(client);
-    return client;
-  }
+  const connect = () => clients.connect(acme());
 
   it('masks a tool result and a query row in place, with the counts in _meta.steward', async () => {
     const client = await connect();
@@ -129,18 +120,14 @@ describe('output policies on connector results, MCP server', () => {
 
   it('answers a blocked result with a JSON-RPC error naming the policy, without the result', async () => {
     const client = await connect();
-    const blocked = await client
-      .callTool({
+    const blocked = await refusal(
+      client.callTool({
         name: 'pg__query',
         arguments: { statement: `SELECT body FROM ${w.id}.notes WHERE id = $1`, params: [2] },
-      })
-      .then(
-        (r) => r,
-        (e: unknown) => e,
-      );
-    expect(blocked).toBeInstanceOf(McpError);
-    expect((blocked as McpError).code).toBe(POLICY_DENIED);
-    expect((blocked as McpError).message).toMatch(/POLICY_VIOLATION: .*no-forbidden-word/);
+      }),
+    );
+    expect(blocked.code).toBe(POLICY_DENIED);
+    expect(blocked.message).toMatch(/POLICY_VIOLATION: .*no-forbidden-word/);
     expect(JSON.stringify(blocked)).not.toContain('say FORBIDDEN-WORD');
   });
 

@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLICY_DENIED } from '../connectors/mcp-server.js';
+import { McpClients, refusal, textOf } from './mcp-client.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 
 /**
@@ -51,39 +50,18 @@ spec:
 
 let w: ConnectorWorld;
 let base: string;
-const clients: Client[] = [];
+const clients = new McpClients(() => base);
 
 beforeAll(async () => {
   w = await startConnectorWorld({ extraManifests: PHASE_POLICIES });
   base = await w.gw.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+  await clients.close();
   await w?.close();
 });
 
-async function connect(key: string): Promise<Client> {
-  const client = new Client({ name: 'steward-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-license-key': key } } }),
-  );
-  clients.push(client);
-  return client;
-}
-
-/** The JSON-RPC error a refused call rejects with. */
-async function refusal(call: Promise<unknown>): Promise<McpError> {
-  const err = await call.then(
-    (r) => {
-      throw new Error(`the call was not refused: ${JSON.stringify(r)}`);
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
-}
-
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+const connect = (key: string) => clients.connect({ 'x-license-key': key });
 
 async function auditRows(auditId: string | undefined): Promise<number> {
   const { rows } = await w.gw.store.db.query<{ n: string }>('SELECT count(*) AS n FROM audit_entries WHERE id = $1', [

@@ -1,32 +1,24 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLICY_DENIED } from '../connectors/mcp-server.js';
+import { McpClients, refusal, textOf } from './mcp-client.js';
 import { startConnectorWorld, type ConnectorWorld } from './mcp-fixtures.js';
 
 /** The official MCP client, connected to Steward's `/mcp` over a real socket. */
 let w: ConnectorWorld;
 let base: string;
-const clients: Client[] = [];
+const clients = new McpClients(() => base);
 
 beforeAll(async () => {
   w = await startConnectorWorld();
   base = await w.gw.app.listen({ host: '127.0.0.1', port: 0 });
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+  await clients.close();
   await w?.close();
 });
 
-async function connect(headers: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: 'steward-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
-  clients.push(client);
-  return client;
-}
-
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+const connect = (headers: Record<string, string>) => clients.connect(headers);
 
 describe('Steward as an MCP server', () => {
   it("lists each connector's allowed tools, prefixed by the connector, for the caller's organization only", async () => {
@@ -72,16 +64,12 @@ describe('Steward as an MCP server', () => {
 
   it("answers a policy block with a JSON-RPC error, a guard refusal and another organization's tool with isError results, never transport failures", async () => {
     const client = await connect({ 'x-license-key': w.gw.keys.globex });
-    const blocked = await client
-      .callTool({ name: 'pg__query', arguments: { statement: `SELECT email FROM ${w.id}.customers` } })
-      .then(
-        (r) => r,
-        (e: unknown) => e,
-      );
-    expect(blocked).toBeInstanceOf(McpError);
-    expect((blocked as McpError).code).toBe(POLICY_DENIED);
-    expect((blocked as McpError).message).toMatch(/POLICY_VIOLATION: .*no-customer-reads/);
-    expect((blocked as McpError).data).toMatchObject({ code: 'POLICY_VIOLATION', policies: ['no-customer-reads'] });
+    const blocked = await refusal(
+      client.callTool({ name: 'pg__query', arguments: { statement: `SELECT email FROM ${w.id}.customers` } }),
+    );
+    expect(blocked.code).toBe(POLICY_DENIED);
+    expect(blocked.message).toMatch(/POLICY_VIOLATION: .*no-customer-reads/);
+    expect(blocked.data).toMatchObject({ code: 'POLICY_VIOLATION', policies: ['no-customer-reads'] });
     const refused = (await client.callTool({
       name: 'pg__query',
       arguments: { statement: 'SELECT pg_sleep(5)' },
