@@ -125,11 +125,12 @@ export class ApprovalRepository {
   /** The organization's approvals, newest first; `state` filters (expired rows are computed, not stored). */
   async list(
     organizationId: string,
-    o: { state?: ApprovalState; tenantId?: string; limit: number; now: Date },
+    o: { state?: ApprovalState; tenantId?: string; requestedBy?: string; limit: number; now: Date },
   ): Promise<ApprovalRecord[]> {
     const where = ['organization_id = $1'];
     const args: unknown[] = [organizationId];
     if (o.tenantId !== undefined) where.push(`tenant_id = $${args.push(o.tenantId)}`);
+    if (o.requestedBy !== undefined) where.push(`requested_by = $${args.push(o.requestedBy)}`);
     if (o.state === 'pending' || o.state === 'approved')
       where.push(`state = $${args.push(o.state)}`, `expires_at > $${args.push(o.now)}`);
     else if (o.state === 'expired')
