@@ -82,7 +82,7 @@ describe('the built-in policy pack', { timeout: 90_000 }, () => {
     const { app } = await start({ STEWARD_MANIFESTS: `config/policies,${userDir}` }, 'listed');
     try {
       expect(app.source.issues()).toEqual([]);
-      expect(app.source.list('Policy')).toHaveLength(6);
+      expect(app.source.list('Policy')).toHaveLength(7);
       expect(
         ((await (await fetch(url(app, '/health'))).json()) as { warnings?: string[] }).warnings ?? [],
       ).not.toContainEqual(expect.stringContaining('skipped'));

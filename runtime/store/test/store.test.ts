@@ -198,7 +198,7 @@ const pgBackend = testBackends().find((b) => b.name === 'postgres')!;
     const b = await openPostgres({ url: process.env.DATABASE_URL!, schema: a.schema });
     try {
       const [ra, rb] = await Promise.all([migrate(a), migrate(b)]);
-      expect([...ra.applied, ...rb.applied].sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      expect([...ra.applied, ...rb.applied].sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await b.close();
       await a.close();
