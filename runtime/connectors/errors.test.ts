@@ -6,7 +6,10 @@ import { CONNECTOR_ERROR_CODES, ConnectorError } from './errors.js';
 describe('connector error catalogue', () => {
   it('lists the same codes as docs/connectors.md', () => {
     const doc = readFileSync(fileURLToPath(new URL('../../docs/connectors.md', import.meta.url)), 'utf8');
-    const section = doc.slice(doc.indexOf('## Errors'));
+    // NB: the section only, up to the next heading of its level: later sections have tables of their own.
+    const start = doc.indexOf('## Errors');
+    const end = doc.indexOf('\n## ', start + 1);
+    const section = doc.slice(start, end === -1 ? undefined : end);
     const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
     expect(documented).toEqual(Object.keys(CONNECTOR_ERROR_CODES).sort());
   });
