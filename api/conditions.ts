@@ -36,6 +36,8 @@ export const ConditionType = {
   Compiled: 'Compiled',
   /** A PolicyException's `spec.expiresAt` has passed: it exempts nothing any more. */
   Expired: 'Expired',
+  /** An `mcp` Connector's upstream lists tools that differ from the approved definitions (True: some are held). */
+  ToolsChanged: 'ToolsChanged',
 } as const;
 
 /** Reasons, one constant each, so that callers never compare message text. */
@@ -90,6 +92,10 @@ export const Reason = {
   InvalidSpec: 'InvalidSpec',
   /** A Budget is valid: the gateways charge the calls it matches and hold them to its limit. */
   BudgetActive: 'BudgetActive',
+  /** An `mcp` Connector's upstream lists other tool definitions than the approved ones (ToolsChanged=True). */
+  ToolDefinitionChanged: 'ToolDefinitionChanged',
+  /** An `mcp` Connector's upstream lists exactly the approved tool definitions (ToolsChanged=False). */
+  ToolsApproved: 'ToolsApproved',
   /** A Budget's `spec.window.timeZone` is no IANA time zone the runtimes know: they skip the Budget. */
   UnknownTimeZone: 'UnknownTimeZone',
 } as const;

@@ -68,6 +68,46 @@ export const connectorStatus = z
     lastHealthCheck: z.string().optional().describe('when the last health check ran (RFC 3339)'),
     latencyMs: z.number().min(0).optional().describe('round-trip time of the last health check, in milliseconds'),
     message: z.string().optional().describe('error of the last failed health check'),
+    tools: z
+      .object({
+        approved: z
+          .string()
+          .optional()
+          .describe(
+            'digest of the approved tool list (sha256 over the sorted tool digests), as steward.dev/approve-tools takes it',
+          ),
+        current: z
+          .string()
+          .describe('digest of the tool list the upstream serves now; annotate with it to approve that list'),
+        approvedAt: z.string().optional().describe('when the approved list was pinned (RFC 3339)'),
+        approvedBy: z
+          .enum(['first-use', 'annotation', 'new-tool'])
+          .optional()
+          .describe('how: on first use, by the annotation, or a new tool pinned on sight (STEWARD_MCP_NEW_TOOLS=pin)'),
+        tools: z
+          .array(
+            z
+              .object({
+                name: z.string().describe("the tool's name on the upstream"),
+                digest: z.string().describe('sha256 over the RFC 8785 canonical name, description and inputSchema'),
+                state: z
+                  .enum(['approved', 'changed', 'new', 'suspect', 'removed'])
+                  .describe(
+                    'approved: listed and callable; changed, new, suspect: held; removed: approved but no longer listed',
+                  ),
+              })
+              .strict(),
+          )
+          .describe('each tool listed now, then each approved tool no longer listed (at most 500)'),
+        changes: z.string().optional().describe('the differences from the approved list, one per line'),
+        unverified: z
+          .string()
+          .optional()
+          .describe('why the list could not be checked against the pin (every tool is held)'),
+      })
+      .strict()
+      .optional()
+      .describe('type mcp: the pinned tool definitions (docs/connectors.md), written by the gateway'),
     conditions: conditionsField,
     observedGeneration: observedGenerationField,
   })

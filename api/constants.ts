@@ -9,6 +9,9 @@ export const LEGACY_AXONFLOW_API_VERSION = 'axonflow.io/v1';
 /** Finalizer the operator puts on resources whose children it must clean up. */
 export const FINALIZER = `${GROUP}/finalizer`;
 
+/** On an `mcp` Connector: the digest of the tool list to approve (docs/connectors.md, Pinned tool definitions). */
+export const APPROVE_TOOLS_ANNOTATION = `${GROUP}/approve-tools`;
+
 /** Label keys set on every object the operator creates. */
 export const LABELS = {
   name: 'app.kubernetes.io/name',

@@ -53,6 +53,14 @@ export const GATEWAY_ERRORS = {
     403,
     "connector call: the operation or tool is not in the Connector's allowedOperations, or writes on a read-only connector",
   ),
+  TOOL_DEFINITION_CHANGED: e(
+    403,
+    "connector call: the MCP upstream changed the tool's definition (name, description, input schema) since it was approved; approve the new list with the annotation steward.dev/approve-tools (details.reason: CHANGED)",
+  ),
+  TOOL_NOT_APPROVED: e(
+    403,
+    'connector call: the MCP tool is held until its definition is approved: new since the list was approved, or its description flagged by the prompt-injection detector (details.reason: NEW_TOOL, SUSPECT_DESCRIPTION)',
+  ),
   SQL_REFUSED: e(
     403,
     'connector call: the SQL guard refused the statement (details.reason: STACKED_QUERIES, NOT_READ_ONLY, DENIED_FUNCTION, ...)',

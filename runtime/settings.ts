@@ -159,6 +159,8 @@ export interface GatewayCoreSettings {
   environmentName: string;
   /** OAuth access tokens on /mcp (runtime/auth/oauth.ts); absent: license and API keys only. */
   mcpOAuth?: OAuthSettings;
+  /** STEWARD_MCP_NEW_TOOLS: tools an `mcp` upstream adds after its list was pinned are held, or pinned on sight. */
+  mcpNewTools: 'hold' | 'pin';
 }
 
 export interface StandaloneSettings extends ProcessSettings, GatewayCoreSettings {

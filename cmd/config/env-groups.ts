@@ -373,6 +373,12 @@ export const mcpOAuth = {
 /** Gateway settings (standalone and the gateway process). */
 export const gateway = {
   ...mcpOAuth,
+  /**
+   * What becomes of a tool an `mcp` connector's upstream adds after its list was pinned (docs/connectors.md, Pinned
+   * tool definitions): `hold` keeps it hidden and uncallable until its list is approved; `pin` pins it on sight when
+   * the prompt-injection detector passes its description. @default hold
+   */
+  STEWARD_MCP_NEW_TOOLS: z.enum(['hold', 'pin']).default('hold'),
   ...access,
   ...records,
   ...budgets,

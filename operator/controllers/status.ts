@@ -37,6 +37,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set([
   Reason.PoolUnhealthy,
   Reason.InvalidSpec,
   Reason.UnknownTimeZone,
+  Reason.ToolDefinitionChanged,
 ]);
 
 /** The conditions of `after` whose problem reason is new (absent, or another reason or status, in `before`). */

@@ -1,11 +1,12 @@
 /**
- * `Connector.status.{status, lastHealthCheck, latencyMs, message}` from the connector registry's health checks,
+ * `Connector.status.{status, lastHealthCheck, latencyMs, message, tools}` from the connector registry's health checks
+ * and (`tools`, type mcp) its pinned tool definitions,
  * written by one gateway replica (the holder of the Lease `O-gateway-status`) by merge patch. A check that changes
  * neither the status nor the message writes nothing, except that lastHealthCheck is refreshed at most every
  * `refreshMs`: a steady state makes (almost) no writes.
  */
 import type { ConnectorResource } from '../../api/index.js';
-import { patchStatus, Resources, type KubeClient, type KubeObject } from '../../platform/kube/index.js';
+import { jsonEqual, patchStatus, Resources, type KubeClient, type KubeObject } from '../../platform/kube/index.js';
 import type { Logger } from '../../platform/log.js';
 import type { ConnectorStatus, ConnectorStatusReporter } from '../connectors/status.js';
 import { StatusThrottle } from './throttle.js';
@@ -21,6 +22,9 @@ export interface ConnectorStatusPublisherOptions {
   fieldManager?: string;
   log?: Logger;
 }
+
+/** The optional fields of `status.tools`. */
+const CLEARED_TOOL_FIELDS = { approved: null, approvedAt: null, approvedBy: null, changes: null, unverified: null };
 
 type ConnectorObject = KubeObject & { status?: ConnectorResource['status'] };
 
@@ -72,6 +76,7 @@ export class ConnectorStatusPublisher implements ConnectorStatusReporter {
   private differs(written: ConnectorObject['status'], s: ConnectorStatus): boolean {
     if (!written?.status || written.status !== s.status || (written.message ?? undefined) !== (s.message ?? undefined))
       return true;
+    if (!jsonEqual(written.tools, s.tools)) return true;
     if (s.lastHealthCheck === undefined) return false;
     const age = Date.parse(s.lastHealthCheck) - Date.parse(written.lastHealthCheck ?? '');
     return !Number.isFinite(age) || age >= (this.opts.refreshMs ?? 60_000);
@@ -87,6 +92,8 @@ export class ConnectorStatusPublisher implements ConnectorStatusReporter {
       latencyMs: s.latencyMs ?? null,
       // NB: null removes a former error message (merge patch).
       message: s.message ?? null,
+      // NB: a merge patch merges objects: a field the new `tools` lacks is nulled, or the old value would stay.
+      tools: s.tools ? { ...CLEARED_TOOL_FIELDS, ...s.tools } : null,
     };
     const result = await patchStatus(
       this.opts.client,

@@ -26,6 +26,10 @@ export const CONNECTOR_ERROR_CODES = {
   CONNECTOR_MISCONFIGURED: 'connector misconfigured',
   /** Parameters do not fit the statement or the tool. */
   INVALID_PARAMS: 'invalid parameters',
+  /** An `mcp` connector's tool changed since its definition was approved (pins/pins.ts); `reason`: CHANGED. */
+  TOOL_DEFINITION_CHANGED: 'tool definition changed since it was approved',
+  /** An `mcp` connector's tool is held until approved; `reason`: NEW_TOOL, SUSPECT_DESCRIPTION. */
+  TOOL_NOT_APPROVED: 'tool not approved',
 } as const;
 
 export type ConnectorErrorCode = keyof typeof CONNECTOR_ERROR_CODES;

@@ -8,6 +8,7 @@ import { PostgresConnector } from './kinds/postgres.js';
 import { RedisConnector } from './kinds/redis.js';
 import { connectorOptions, type ConnectorOptions } from './options.js';
 import type { Connector } from './types.js';
+import type { ToolGate } from './pins/pins.js';
 
 export function parseOptions(doc: ConnectorResource): ConnectorOptions {
   const parsed = connectorOptions.safeParse(doc.spec.options ?? {});
@@ -22,8 +23,11 @@ export function parseOptions(doc: ConnectorResource): ConnectorOptions {
   return parsed.data;
 }
 
-/** A connector of the document's kind; nothing is opened until `connect()` (pglite: until its first query). */
-export function createConnector(doc: ConnectorResource, url: string): Connector {
+/**
+ * A connector of the document's kind; nothing is opened until `connect()` (pglite: until its first query). `gate`
+ * holds an `mcp` connector's tool listings against their pins.
+ */
+export function createConnector(doc: ConnectorResource, url: string, gate?: ToolGate): Connector {
   const name = doc.metadata.name;
   const options = parseOptions(doc);
   switch (doc.spec.type) {
@@ -36,7 +40,7 @@ export function createConnector(doc: ConnectorResource, url: string): Connector 
     case 'http':
       return new HttpConnector(name, url, options);
     case 'mcp':
-      return new McpConnector(name, url, options);
+      return new McpConnector(name, url, options, gate);
     case 'pglite':
       return new PgliteConnector(name, doc.spec.seed, options);
   }

@@ -14,8 +14,10 @@ import type {
   ConnectorStatus,
   ConnectorStatusReporter,
   PreparedCall,
+  ToolPinStatus,
 } from './status.js';
 import type { Connector, QueryResult, ToolDescription, ToolResult } from './types.js';
+import { APPROVE_TOOLS_ANNOTATION, pinStatus, type ToolGate, type ToolPins, type ToolsView } from './pins/pins.js';
 
 export interface ConnectorRegistryOptions {
   source: DeclarativeSource;
@@ -23,6 +25,8 @@ export interface ConnectorRegistryOptions {
   reporter?: ConnectorStatusReporter;
   /** Connectors of this namespace only. @default all namespaces */
   namespace?: string;
+  /** Pins the tool definitions of `mcp` connectors (pins/pins.ts); absent: their tools are used as listed. */
+  pins?: ToolPins;
   log?: Logger;
   now?: () => Date;
 }
@@ -37,6 +41,8 @@ interface Entry {
   broken?: ConnectorError;
   status: ConnectorStatus;
   timer?: NodeJS.Timeout;
+  /** An `mcp` connector's listing held against its pin. */
+  gate?: ToolGate;
 }
 
 const DEFAULT_INTERVAL_S = 30;
@@ -90,6 +96,7 @@ export class ConnectorRegistry {
         last_health_check: e.status.lastHealthCheck ?? null,
         latency_ms: e.status.latencyMs ?? null,
         allowed_operations: [...e.doc.spec.allowedOperations],
+        ...(e.status.tools ? { tool_definitions: definitionsInfo(e.status.tools) } : {}),
       }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -118,10 +125,9 @@ export class ConnectorRegistry {
         lastHealthCheck: checkedAt,
         latencyMs: round(result.latencyMs),
         message: result.error,
+        ...(e.status.tools ? { tools: e.status.tools } : {}),
       };
-      void Promise.resolve(this.opts.reporter?.report(name, { ...e.status })).catch((err: unknown) =>
-        this.opts.log?.warn({ connector: name, err: String(err) }, 'connector status report failed'),
-      );
+      this.report(name, e);
     }
     return {
       name,
@@ -132,6 +138,19 @@ export class ConnectorRegistry {
       last_check: checkedAt,
       error: result.error,
     };
+  }
+
+  private report(name: string, e: Entry): void {
+    void Promise.resolve(this.opts.reporter?.report(name, { ...e.status })).catch((err: unknown) =>
+      this.opts.log?.warn({ connector: name, err: String(err) }, 'connector status report failed'),
+    );
+  }
+
+  /** An `mcp` connector's listing was held against its pin: the status carries the verdict. */
+  private pinsChanged(name: string, e: Entry, view: ToolsView): void {
+    if (this.entries.get(name) !== e) return;
+    e.status = { ...e.status, tools: pinStatus(view) };
+    this.report(name, e);
   }
 
   /** `GET /mcp/health`: the named connectors (default: every one) checked now, in parallel. */
@@ -188,6 +207,7 @@ export class ConnectorRegistry {
     options: QueryOptions = {},
   ): PreparedCall<ToolResult> {
     const { connector, opts } = this.usable(name, tool, 'execute');
+    connector.admit?.(tool);
     const limits = effectiveLimits(opts, options);
     const type = connector.type;
     const mcp = { connector: name, type, operation: tool, tool, params };
@@ -291,14 +311,24 @@ export class ConnectorRegistry {
       isDeepStrictEqual(old.doc.spec, doc.spec) &&
       (url instanceof Error ? old.url === undefined : old.url === url)
     ) {
+      const approval = approvalOf(old.doc);
       old.doc = doc;
+      // NB: not awaited: holding the listing again reads the store, and source events must not wait on it.
+      if (approvalOf(doc) !== approval) void old.gate?.reconsider();
       return;
     }
     const entry: Entry = { doc, status: { status: 'unknown' } };
     try {
       if (url instanceof Error) throw url;
       entry.options = parseOptions(doc);
-      entry.connector = createConnector(doc, url);
+      if (doc.spec.type === 'mcp' && this.opts.pins)
+        entry.gate = this.opts.pins.gate(
+          `${doc.metadata.namespace ?? 'default'}/${name}`,
+          name,
+          () => approvalOf(entry.doc),
+          (view) => this.pinsChanged(name, entry, view),
+        );
+      entry.connector = createConnector(doc, url, entry.gate);
       entry.url = url;
     } catch (e) {
       entry.broken = isConnectorError(e)
@@ -339,6 +369,21 @@ export class ConnectorRegistry {
     this.chain = next.catch(() => undefined);
     return next;
   }
+}
+
+/** `GET /mcp/connectors`'s summary of the pins: the digests, and how many tools are held (not their names). */
+function definitionsInfo(t: ToolPinStatus): NonNullable<ConnectorInfo['tool_definitions']> {
+  return {
+    approved: t.approved ?? null,
+    current: t.current,
+    held: t.tools.filter((x) => x.state !== 'approved' && x.state !== 'removed').length,
+  };
+}
+
+/** The digest `steward.dev/approve-tools` approves, trimmed; undefined when absent or empty. */
+function approvalOf(doc: ConnectorResource): string | undefined {
+  const value = doc.metadata.annotations?.[APPROVE_TOOLS_ANNOTATION]?.trim();
+  return value ? value : undefined;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

@@ -10,6 +10,24 @@ export interface ConnectorStatus {
   lastHealthCheck?: string;
   latencyMs?: number;
   message?: string;
+  /** An `mcp` connector's tool definitions against their pins (written to `Connector.status.tools`). */
+  tools?: ToolPinStatus;
+}
+
+/** `Connector.status.tools` (api/connector.ts): what is approved, what the upstream lists now, and how they differ. */
+export interface ToolPinStatus {
+  /** The approved list's digest: what `steward.dev/approve-tools` (or the first use) approved. */
+  approved?: string;
+  /** The digest of the list the upstream serves now; annotate with it to approve that list. */
+  current: string;
+  approvedAt?: string;
+  approvedBy?: 'first-use' | 'annotation' | 'new-tool';
+  /** Each tool listed now (its digest and state), then each approved tool no longer listed (`removed`). */
+  tools: { name: string; digest: string; state: 'approved' | 'changed' | 'new' | 'suspect' | 'removed' }[];
+  /** One line per difference, readable (absent when the lists agree). */
+  changes?: string;
+  /** Why the definitions could not be checked (every tool is held meanwhile). */
+  unverified?: string;
 }
 
 /** Where health results go (the operator issue backs it with Connector.status). Called after every check. */
@@ -25,6 +43,8 @@ export interface ConnectorInfo {
   last_health_check: string | null;
   latency_ms: number | null;
   allowed_operations: string[];
+  /** An `mcp` connector's pinned tool definitions: the approved and current list digests, how many tools are held. */
+  tool_definitions?: { approved: string | null; current: string; held: number };
 }
 
 /** `GET /mcp/connectors/{name}/health` (wire names). */

@@ -34,6 +34,8 @@ export interface ToolDescription {
   inputSchema: Record<string, unknown>;
   /** True when the tool can change data (refused on read-only connectors). */
   writes: boolean;
+  /** An `mcp` tool whose definition is not approved (pins): not listed, and its calls are refused. */
+  held?: boolean;
 }
 
 export interface HealthResult {
@@ -65,6 +67,8 @@ export interface Connector {
   query(prepared: PreparedStatement, limits: EffectiveLimits): Promise<QueryResult>;
   execute(tool: string, params: Record<string, unknown>, limits: EffectiveLimits): Promise<ToolResult>;
   tools(): ToolDescription[];
+  /** Throws when the tool may not be called now (an `mcp` tool held by its pin); before any policy runs. */
+  admit?(tool: string): void;
   /** Drains the pool; waits for in-flight calls up to the pool's own shutdown. */
   close(): Promise<void>;
 }

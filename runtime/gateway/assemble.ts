@@ -16,6 +16,8 @@ import { StewardTelemetry } from '../metrics/index.js';
 import { assembleAccess } from '../auth/access.js';
 import type { PlanForwarder } from './plan-forward.js';
 import { ConnectorRegistry, connectionResolver, type ConnectorStatusReporter } from '../connectors/index.js';
+import { ToolPins } from '../connectors/pins/pins.js';
+import { descriptionScreen } from './connectors/screen.js';
 
 export interface GatewayParts {
   deps: GatewayDeps;
@@ -92,6 +94,14 @@ export function assembleGateway(
     source: parts.source,
     resolveUrl,
     reporter: parts.connectorReporter,
+    // NB: the tools of mcp connectors are used only as their pinned definitions (docs/connectors.md).
+    pins: new ToolPins({
+      store: parts.store.toolPins,
+      screen: descriptionScreen(policies, parts.source),
+      newTools: config.mcpNewTools,
+      log: parts.log.child({ module: 'tool-pins' }),
+      now,
+    }),
     log: parts.log.child({ module: 'connectors' }),
     now,
   });

@@ -7,6 +7,7 @@ import { migrate } from './migrations.js';
 import { AuditRepository } from './audit.js';
 import { ClientRepository } from './clients.js';
 import { ApprovalRepository } from './approvals.js';
+import { ToolPinRepository } from './tool-pins.js';
 import { BudgetLedgerRepository } from './budget-ledger.js';
 import { ContextRepository } from './contexts.js';
 import { PlanRepository } from './plans.js';
@@ -20,6 +21,7 @@ export { ensureTemplate, findTemplate } from './pglite-template.js';
 export { openPostgres } from './postgres.js';
 export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
+export { ToolPinRepository } from './tool-pins.js';
 export { ApprovalRepository, type ApprovalRecord, type ApprovalRefusal, type ApprovalState } from './approvals.js';
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
@@ -54,6 +56,8 @@ export interface Store {
   readonly budgets: BudgetLedgerRepository;
   /** Approvals of parked MCP tool calls (docs/approvals.md). */
   readonly approvals: ApprovalRepository;
+  /** Pinned tool definitions of mcp connectors (docs/connectors.md). */
+  readonly toolPins: ToolPinRepository;
   close(): Promise<void>;
 }
 
@@ -89,6 +93,7 @@ export function storeOn(db: Db): Store {
     lastGoodPolicies: new LastGoodPolicyRepository(db),
     budgets: new BudgetLedgerRepository(db.relaxed),
     approvals: new ApprovalRepository(db),
+    toolPins: new ToolPinRepository(db),
     close: () => db.close(),
   };
 }

@@ -391,6 +391,21 @@ CREATE INDEX approvals_pending ON approvals (organization_id, state, created_at)
 ALTER TABLE plans ADD COLUMN waiting jsonb;
 `,
   },
+  {
+    // Pinned tool definitions of mcp connectors (issue 37, docs/connectors.md): one row per Connector, shared by
+    // every gateway replica; a write replaces the row only while its digest is the one the writer read.
+    version: 11,
+    name: 'tool pins',
+    sql: `
+CREATE TABLE tool_pins (
+  connector text PRIMARY KEY,
+  digest text NOT NULL,
+  tools jsonb NOT NULL,
+  pinned_at timestamptz NOT NULL,
+  pinned_by text NOT NULL CHECK (pinned_by IN ('first-use', 'annotation', 'new-tool'))
+);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -1,5 +1,9 @@
-/** The Connector's `Ready` condition, judged from gathered facts by ordered pure checks. */
+/**
+ * The Connector's `Ready` condition, judged from gathered facts by ordered pure checks, and for type `mcp` its
+ * `ToolsChanged` condition, from the pinned tool definitions the gateway writes to `status.tools`.
+ */
 import { ConditionType, Reason, type ConditionInput } from '../../../api/conditions.js';
+import { APPROVE_TOOLS_ANNOTATION } from '../../../api/constants.js';
 import { judge, type Check } from '../checks.js';
 
 export interface ConnectorFacts {
@@ -10,6 +14,10 @@ export interface ConnectorFacts {
   /** `status.status` and `status.message`, written by the gateway's health checks. */
   health?: string;
   healthMessage?: string;
+  /** The Connector's name (the approval command in the ToolsChanged message). */
+  name?: string;
+  /** `status.tools`, written by the gateway for type mcp. */
+  tools?: { approved?: string; current: string; changes?: string; unverified?: string };
 }
 
 export const referencesResolve: Check<ConnectorFacts> = (f) =>
@@ -22,9 +30,33 @@ export const healthy: Check<ConnectorFacts> = (f) =>
     ? { reason: Reason.HealthCheckFailed, message: f.healthMessage || 'the last health check failed' }
     : undefined;
 
+/** ToolsChanged from `status.tools`: True while the upstream's list is not the approved one. */
+export function toolsChanged(f: ConnectorFacts): ConditionInput | undefined {
+  const t = f.tools;
+  if (!t) return undefined;
+  if (t.approved === t.current && !t.unverified)
+    return {
+      type: ConditionType.ToolsChanged,
+      status: 'False',
+      reason: Reason.ToolsApproved,
+      message: `the upstream lists the approved tools (${t.current})`,
+    };
+  const approve = t.unverified
+    ? ''
+    : `\nto approve: kubectl annotate connector ${f.name ?? '<name>'} ${APPROVE_TOOLS_ANNOTATION}=${t.current} --overwrite`;
+  return {
+    type: ConditionType.ToolsChanged,
+    status: 'True',
+    reason: Reason.ToolDefinitionChanged,
+    message: `${t.changes ?? 'the tool list differs from the approved one'}${approve}`,
+  };
+}
+
 export function connectorConditions(f: ConnectorFacts): ConditionInput[] {
   const ok = f.secretRef ? `Secret ${f.secretRef.name} has key ${f.secretRef.key}` : 'no Secret referenced';
+  const tools = toolsChanged(f);
   return [
     judge(ConditionType.Ready, f, [referencesResolve, healthy], { reason: Reason.ReferencesResolved, message: ok }),
+    ...(tools ? [tools] : []),
   ];
 }

@@ -33,6 +33,8 @@ export class ConnectorReconciler implements Reconciler {
       secretProblem: ref ? secretProblem(ref, secret) : undefined,
       health: c.status?.status,
       healthMessage: c.status?.message,
+      name: c.metadata.name,
+      tools: c.status?.tools,
     };
     const before = c.status?.conditions as Condition[] | undefined;
     const conditions = nextConditions(before, connectorConditions(facts), c.metadata.generation, this.ctx.now());

@@ -3,6 +3,7 @@ import { traceHeaders } from '../../tracing/spans.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectorError } from '../errors.js';
 import { Backoff, capRows, redactRows, withTimeout } from '../limits.js';
 import { splitCredentials } from '../net/auth.js';
@@ -19,7 +20,12 @@ import type {
   ToolResult,
 } from '../types.js';
 import { ConnectorBase } from './base.js';
+import type { ToolGate } from '../pins/pins.js';
 import { VERSION } from '../../../platform/version.js';
+
+/** How many pages of tools/list are read, and how many tools are kept. */
+const MAX_TOOL_PAGES = 50;
+const MAX_TOOLS = 5000;
 
 interface RemoteTool {
   name: string;
@@ -33,6 +39,10 @@ interface RemoteTool {
  * All traffic goes through the SSRF-guarded fetch. The server's tools are this connector's tools; a
  * read-only connector only runs tools annotated `readOnlyHint: true`. `query(uri)` reads a resource.
  * A lost session is re-opened on the next call or health check, with back-off between attempts.
+ *
+ * The tool list is read at session open, at each health check and on `notifications/tools/list_changed`; with a
+ * gate (pins/pins.ts), each listing is held against the pinned definitions before it is used, and only the tools
+ * the gate approves are listed and called.
  */
 export class McpConnector extends ConnectorBase implements Connector {
   private readonly http: GuardedHttp;
@@ -43,7 +53,12 @@ export class McpConnector extends ConnectorBase implements Connector {
   private remoteTools: RemoteTool[] = [];
   private readonly backoff = new Backoff();
 
-  constructor(name: string, url: string, options: ConnectorOptions) {
+  constructor(
+    name: string,
+    url: string,
+    options: ConnectorOptions,
+    private readonly gate?: ToolGate,
+  ) {
     super(name, 'mcp', url, options);
     const split = splitCredentials(url);
     this.endpoint = split.url;
@@ -87,8 +102,11 @@ export class McpConnector extends ConnectorBase implements Connector {
           : new StreamableHTTPClientTransport(url, { fetch, requestInit });
       try {
         await withTimeout(client.connect(transport), this.options.connectTimeoutMs);
-        const listed = await withTimeout(client.listTools(), this.options.timeoutMs);
-        this.remoteTools = listed.tools as RemoteTool[];
+        await this.relist(client, this.options.timeoutMs);
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          // NB: a failed re-list keeps the last listing; the next health check lists again.
+          void this.relist(client, this.options.timeoutMs).catch(() => undefined);
+        });
         client.onclose = () => {
           if (this.client === client) this.client = undefined;
         };
@@ -105,6 +123,22 @@ export class McpConnector extends ConnectorBase implements Connector {
     throw this.fail(last, 'connect');
   }
 
+  /** Reads every page of the server's tools, holds them against the pins, then uses them. */
+  private async relist(client: Client, timeoutMs: number): Promise<void> {
+    const tools: RemoteTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const listed = await withTimeout(client.listTools(cursor ? { cursor } : undefined), timeoutMs);
+      tools.push(...(listed.tools as RemoteTool[]));
+      cursor = listed.nextCursor;
+      if (!cursor || tools.length >= MAX_TOOLS) break;
+    }
+    await this.gate?.listed(
+      tools.map((t) => ({ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema })),
+    );
+    this.remoteTools = tools;
+  }
+
   private async drop(): Promise<void> {
     const c = this.client;
     this.client = undefined;
@@ -116,6 +150,8 @@ export class McpConnector extends ConnectorBase implements Connector {
     try {
       const c = await withTimeout(this.session(true), timeoutMs);
       await c.ping({ timeout: timeoutMs });
+      // NB: a server that changes its tools without telling (no list_changed) is caught here.
+      await this.relist(c, timeoutMs);
       return { ok: true, latencyMs: performance.now() - started };
     } catch (e) {
       await this.drop();
@@ -157,6 +193,7 @@ export class McpConnector extends ConnectorBase implements Connector {
         reason: 'UNKNOWN_TOOL',
       });
     if (this.options.readOnly && remote.annotations?.readOnlyHint !== true) this.refuseWrite(`tool ${tool}`);
+    this.gate?.admit(tool);
     const started = performance.now();
     try {
       // NB: the trace context goes in the request's _meta (the MCP convention), when the call is traced.
@@ -195,12 +232,18 @@ export class McpConnector extends ConnectorBase implements Connector {
   }
 
   tools(): ToolDescription[] {
+    const gate = this.gate;
     return this.remoteTools.map((t) => ({
       name: t.name,
       description: t.description ?? '',
       inputSchema: t.inputSchema,
       writes: t.annotations?.readOnlyHint !== true,
+      ...(gate && !gate.approved(t.name) ? { held: true } : {}),
     }));
+  }
+
+  admit(tool: string): void {
+    this.gate?.admit(tool);
   }
 
   async close(): Promise<void> {

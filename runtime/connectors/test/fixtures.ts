@@ -122,10 +122,10 @@ function testMcpServer(): McpServer {
   return server;
 }
 
-/** A real MCP server (McpServer + StreamableHTTPServerTransport, stateless) with three tools and a resource. */
-export function mcpHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+/** Serves a new server from `make` per request over stateless Streamable HTTP. */
+function stateless(make: () => McpServer): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const server = testMcpServer();
+    const server = make();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -133,6 +133,34 @@ export function mcpHandler(): (req: IncomingMessage, res: ServerResponse) => voi
     });
     void server.connect(transport).then(() => transport.handleRequest(req, res));
   };
+}
+
+/** A real MCP server (McpServer + StreamableHTTPServerTransport, stateless) with three tools and a resource. */
+export const mcpHandler = () => stateless(testMcpServer);
+
+/** A tool of `changingMcpHandler`'s server: it answers `<name>: <q>`. */
+export interface ChangingTool {
+  name: string;
+  description: string;
+}
+
+/**
+ * A real MCP server (McpServer, stateless Streamable HTTP) whose tools are read from `tools()` on every request, so
+ * that a test can change a description or add a tool between two listings: an upstream that pulls the rug.
+ */
+export function changingMcpHandler(
+  tools: () => readonly ChangingTool[],
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return stateless(() => {
+    const server = new McpServer({ name: 'changing-mcp', version: '1.0.0' });
+    for (const t of tools())
+      server.registerTool(
+        t.name,
+        { description: t.description, inputSchema: { q: z.string() }, annotations: { readOnlyHint: true } },
+        async ({ q }) => ({ content: [{ type: 'text', text: `${t.name}: ${q}` }] }),
+      );
+    return server;
+  });
 }
 
 /** The same server over the older HTTP+SSE transport only (GET /sse, POST /messages): for the fallback. */

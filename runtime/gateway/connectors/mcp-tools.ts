@@ -19,6 +19,8 @@ export interface ServedTool {
   asQuery: boolean;
   /** The connector's kind (`input.mcp.type`). */
   type: string;
+  /** Held by its pin (an `mcp` tool whose definition is not approved): never listed; a call is refused with the reason. */
+  held?: boolean;
 }
 
 /** The input of the `query` tool of kinds whose query operation is not a tool (http path, redis command, MCP resource URI). */
@@ -60,6 +62,7 @@ export function servedTools(deps: ConnectorRouteOptions, identity: Identity): Se
         inputSchema: t.inputSchema,
         asQuery: false,
         type: info.type,
+        ...(t.held ? { held: true } : {}),
       });
     }
     if (info.allowed_operations.includes('query') && !tools.some((t) => t.name === 'query')) {
@@ -78,8 +81,8 @@ export function servedTools(deps: ConnectorRouteOptions, identity: Identity): Se
 }
 
 /**
- * The served tools the caller may see: each one that no policy denies at `list` time (`input.mcp.phase == "list"`,
- * docs/connectors.md). A failed evaluation hides the tool (fail closed). Listing is not audited; calls are decided
+ * The served tools the caller may see: each one whose definition is approved (not held by its pin) and that no
+ * policy denies at `list` time (`input.mcp.phase == "list"`, docs/connectors.md). A failed evaluation hides the tool (fail closed). Listing is not audited; calls are decided
  * again, on their own phase, when they are made.
  */
 export async function listedTools(
@@ -88,6 +91,8 @@ export async function listedTools(
   tools: readonly ServedTool[] = servedTools(deps, identity),
 ): Promise<ServedTool[]> {
   const scope: PolicyScope = { surface: 'mcp', organizationId: identity.organizationId, tenantId: identity.tenantId };
+  // NB: a tool whose definition is not approved is not shown at all (docs/connectors.md, Pinned tool definitions).
+  tools = tools.filter((t) => !t.held);
   if (tools.length === 0 || !deps.policies.hasPolicies(scope)) return [...tools];
   const who = mcpIdentity(identity, undefined, undefined);
   const shown: ServedTool[] = [];
