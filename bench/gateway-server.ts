@@ -1,10 +1,12 @@
 /**
- * Child process of the gateway benchmark: serves the real gateway (standalone wiring, built-in policy pack), the
+ * Child process of the gateway benchmark: serves the real gateway (standalone wiring, built-in policy pack; or
+ * `gateway-process`: the `steward gateway` process's own wiring, on the DATABASE_URL given), the
  * same gateway with the pack's evaluation reduced to its builtin calls (`floor`: policy-floor.ts), or a bare
  * fastify route with a constant JSON body, on the port given, and prints READY.
  */
 import Fastify from 'fastify';
-import { standaloneSettings } from '../cmd/config/settings.js';
+import { gatewaySettings, standaloneSettings } from '../cmd/config/settings.js';
+import { startGateway } from '../runtime/gateway/main.js';
 import { createLogger } from '../platform/log.js';
 import { startStandalone } from '../runtime/standalone/main.js';
 import { installFloor, recordPack } from './policy-floor.js';
@@ -20,6 +22,16 @@ if (mode === 'bare') {
     expires_at: '2030-01-01T00:00:00.000Z',
   }));
   await app.listen({ host: '127.0.0.1', port });
+} else if (mode === 'gateway-process') {
+  const config = gatewaySettings({
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    STEWARD_GATEWAY_PORT: String(port),
+    STEWARD_WATCH_MANIFESTS: 'false',
+    STEWARD_RATE_LIMIT_PER_MINUTE: '100000000',
+    STEWARD_RATE_LIMIT_PER_HOUR: '100000000',
+  });
+  await startGateway(config, createLogger({ level: 'warn' }), process.env);
 } else {
   if (mode === 'floor') installFloor(await recordPack(GATEWAY_QUERY));
   const config = standaloneSettings({

@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   operator: async () => (await import('./operator.js')).run(),
   proxy: async () => (await import('./proxy.js')).run(),
   tokens: async () => (await import('./tokens.js')).run(),
+  memory: async () => (await import('./memory.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

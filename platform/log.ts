@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 /**
  * Every path that may hold a secret, redacted in one place. Request headers as fastify logs them, config
@@ -61,6 +62,8 @@ export function createLogger(options: LoggerSettings, destination?: pino.Destina
  * `process.exit` can lose it. One line per entry: `07:59:05.123 INFO  (gateway/policies): policies compiled {…}`.
  */
 function prettyStream(destination?: pino.DestinationStream): pino.DestinationStream {
+  // NB: required when first asked for: a process that logs JSON (every pod) never loads it.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   return pretty({
     colorize: destination === undefined ? process.stdout.isTTY === true : false,
     singleLine: true,

@@ -4,6 +4,7 @@
  * the gateway, listens, and drains on SIGTERM.
  */
 import { hostname } from 'node:os';
+import { releaseStartupMemory } from '../../platform/memory.js';
 import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import type { AgentSettings } from '../settings.js';
@@ -60,6 +61,9 @@ export async function startAgent(
       token: config.agent.token,
     });
     await life.listen('agent server', server, config.listener);
+    // Start-up's freed heap pages go back to the system once ready (platform/memory.ts).
+    const release = releaseStartupMemory();
+    life.defer('start-up memory', () => release.cancel());
     // NB: stopped in this order: the agent takes no new work (/readyz fails, new items get 503 AGENT_CLOSING), the
     // items in flight finish and their answers are written, and only then does the server close its connections
     // (see AgentServer.idle).

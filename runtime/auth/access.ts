@@ -3,7 +3,7 @@
  * limiter (Redis when REDIS_URL is set, so that every gateway and orchestrator replica counts against the same
  * budget). The gateway and the orchestrator build it from the same settings.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
 import {
   MemoryConcurrencyLimiter,
   MemoryRateLimiter,
@@ -24,6 +24,9 @@ import type { AccessSettings } from '../settings.js';
 
 /** The reference: legacy credentials were deprecated in October 2025. */
 const LEGACY_DEPRECATED_AT = new Date('2025-10-01T00:00:00Z');
+/** ioredis, required only when REDIS_URL is set (a gateway without Redis never loads it). */
+const loadRedis = () => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
+
 /** How long Redis has to answer a PING at start. */
 const REDIS_STARTUP_TIMEOUT_MS = 3000;
 
@@ -93,7 +96,7 @@ export function assembleAccess(
   ];
   // NB: one Redis client per process, shared by every limiter; commands fail fast instead of queueing forever.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    ? new (loadRedis())(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
     : undefined;
   // NB: a listener is needed (else ioredis prints to stderr); while ready() checks, the error is ready()'s to report.
   let lastRedisError: Error | undefined;

@@ -4,7 +4,7 @@
  * `jose`, whose audience must be Steward's resource (RFC 8707). RFC 9728 metadata tells clients where to get them;
  * scopes map to the tools a token may see and call. License and API keys keep working beside tokens.
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type * as Jose from 'jose';
 import { ApiError } from '../http/errors.js';
 import type { Identity, Tier } from './identity.js';
 
@@ -34,8 +34,8 @@ const FETCH_TIMEOUT_MS = 5000;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export class OAuthResource {
-  private jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
-  private discovering: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  private jwks: KeySet | undefined;
+  private discovering: Promise<KeySet> | undefined;
   private readonly patterns: { scope: string; match: RegExp }[];
 
   constructor(
@@ -90,14 +90,15 @@ export class OAuthResource {
    * caller's identity in the token's organization and the grant; throws 401 with the challenge.
    */
   async verify(token: string): Promise<{ identity: Identity; grant: OAuthGrant }> {
-    let payload: JWTPayload;
+    const jose = await loadJose();
+    let payload: Jose.JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, await this.keys(), {
+      ({ payload } = await jose.jwtVerify(token, await this.keys(), {
         issuer: this.settings.issuer,
         audience: this.settings.resource,
       }));
     } catch (err) {
-      throw this.unauthorized(`the access token was refused: ${reasonOf(err)}`, 'invalid_token');
+      throw this.unauthorized(`the access token was refused: ${reasonOf(jose, err)}`, 'invalid_token');
     }
     const claim = payload[this.settings.organizationClaim];
     const organizationId = typeof claim === 'string' && claim !== '' ? claim : this.settings.organization;
@@ -113,7 +114,7 @@ export class OAuthResource {
       tier = this.tierOf(organizationId);
     } catch (err) {
       throw this.unauthorized(
-        `the token's organization ${organizationId.slice(0, 64)}: ${reasonOf(err)}`,
+        `the token's organization ${organizationId.slice(0, 64)}: ${reasonOf(jose, err)}`,
         'invalid_token',
       );
     }
@@ -147,10 +148,10 @@ export class OAuthResource {
     );
   }
 
-  private async keys(): Promise<ReturnType<typeof createRemoteJWKSet>> {
+  private async keys(): Promise<KeySet> {
     if (this.jwks) return this.jwks;
-    this.discovering ??= this.discover().then(
-      (url) => (this.jwks = createRemoteJWKSet(new URL(url), { timeoutDuration: FETCH_TIMEOUT_MS })),
+    this.discovering ??= Promise.all([this.discover(), loadJose()]).then(
+      ([url, jose]) => (this.jwks = jose.createRemoteJWKSet(new URL(url), { timeoutDuration: FETCH_TIMEOUT_MS })),
       (err: unknown) => {
         this.discovering = undefined; // NB: tried again on the next token
         throw err;
@@ -185,9 +186,14 @@ function escape(s: string): string {
   return s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function reasonOf(err: unknown): string {
-  if (err instanceof joseErrors.JWTExpired) return 'it has expired';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim ${err.claim} is not as required`;
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'its signature does not verify';
+type KeySet = ReturnType<typeof Jose.createRemoteJWKSet>;
+
+/** `jose`, loaded with the first token: a gateway without an OAuth issuer never loads it. */
+const loadJose = (): Promise<typeof Jose> => import('jose');
+
+function reasonOf(jose: typeof Jose, err: unknown): string {
+  if (err instanceof jose.errors.JWTExpired) return 'it has expired';
+  if (err instanceof jose.errors.JWTClaimValidationFailed) return `claim ${err.claim} is not as required`;
+  if (err instanceof jose.errors.JWSSignatureVerificationFailed) return 'its signature does not verify';
   return err instanceof Error ? err.message.slice(0, 200) : String(err);
 }

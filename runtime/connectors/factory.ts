@@ -1,11 +1,5 @@
 import type { ConnectorResource } from '../../api/resources.js';
 import { ConnectorError } from './errors.js';
-import { HttpConnector } from './kinds/http.js';
-import { McpConnector } from './kinds/mcp.js';
-import { MysqlConnector } from './kinds/mysql.js';
-import { PgliteConnector } from './kinds/pglite.js';
-import { PostgresConnector } from './kinds/postgres.js';
-import { RedisConnector } from './kinds/redis.js';
 import { connectorOptions, type ConnectorOptions } from './options.js';
 import type { Connector } from './types.js';
 import type { ToolGate } from './pins/pins.js';
@@ -25,23 +19,25 @@ export function parseOptions(doc: ConnectorResource): ConnectorOptions {
 
 /**
  * A connector of the document's kind; nothing is opened until `connect()` (pglite: until its first query). `gate`
- * holds an `mcp` connector's tool listings against their pins.
+ * holds an `mcp` connector's tool listings against their pins. NB: each kind's module (and its driver: pg, mysql2,
+ * ioredis, the MCP SDK, the SQL parser) is loaded with the first connector of that kind, so that a gateway pays in
+ * memory only for the kinds it has.
  */
-export function createConnector(doc: ConnectorResource, url: string, gate?: ToolGate): Connector {
+export async function createConnector(doc: ConnectorResource, url: string, gate?: ToolGate): Promise<Connector> {
   const name = doc.metadata.name;
   const options = parseOptions(doc);
   switch (doc.spec.type) {
     case 'postgres':
-      return new PostgresConnector(name, url, options);
+      return new (await import('./kinds/postgres.js')).PostgresConnector(name, url, options);
     case 'mysql':
-      return new MysqlConnector(name, url, options);
+      return new (await import('./kinds/mysql.js')).MysqlConnector(name, url, options);
     case 'redis':
-      return new RedisConnector(name, url, options);
+      return new (await import('./kinds/redis.js')).RedisConnector(name, url, options);
     case 'http':
-      return new HttpConnector(name, url, options);
+      return new (await import('./kinds/http.js')).HttpConnector(name, url, options);
     case 'mcp':
-      return new McpConnector(name, url, options, gate);
+      return new (await import('./kinds/mcp.js')).McpConnector(name, url, options, gate);
     case 'pglite':
-      return new PgliteConnector(name, doc.spec.seed, options);
+      return new (await import('./kinds/pglite.js')).PgliteConnector(name, doc.spec.seed, options);
   }
 }

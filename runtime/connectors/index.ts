@@ -11,15 +11,8 @@ export {
   type ResolverSources,
   type SecretReader,
 } from './resolve.js';
-export {
-  guardSql,
-  MAX_STATEMENT_CHARS,
-  MAX_STATEMENT_TOKENS,
-  type GuardedSql,
-  type SqlGuardOptions,
-  type SqlSummary,
-  type SqlRefusal,
-} from './sql/guard.js';
+// NB: types only: the guard's parser (node-sql-parser) loads with the first SQL connector (factory.ts).
+export type { GuardedSql, SqlGuardOptions, SqlSummary, SqlRefusal } from './sql/guard.js';
 export { redactText, redactValue, type RedactionCounts } from '../redact/index.js';
 export { addressPolicy } from './net/ssrf.js';
 export { sanitizeMessage } from './sanitize.js';

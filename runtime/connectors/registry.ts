@@ -328,7 +328,7 @@ export class ConnectorRegistry {
           () => approvalOf(entry.doc),
           (view) => this.pinsChanged(name, entry, view),
         );
-      entry.connector = createConnector(doc, url, entry.gate);
+      entry.connector = await createConnector(doc, url, entry.gate);
       entry.url = url;
     } catch (e) {
       entry.broken = isConnectorError(e)

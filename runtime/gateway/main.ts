@@ -7,6 +7,7 @@
  * (Connector.status), the policy reports (Policy.status.report) and the budgets' spend (Budget.status).
  */
 import { hostname } from 'node:os';
+import { releaseStartupMemory } from '../../platform/memory.js';
 import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import { KIND_NAMES } from '../../api/index.js';
@@ -188,6 +189,9 @@ export async function startGateway(
     if (config.metrics)
       await life.listen('metrics server', metricsServer(config.metrics, parts.deps.telemetry, log), config.metrics);
     // NB: /readyz fails first, so that the Service stops sending new requests while the rest drains.
+    // Start-up's freed heap pages go back to the system once ready (platform/memory.ts).
+    const release = releaseStartupMemory();
+    life.defer('start-up memory', () => release.cancel());
     life.defer('readiness', () => (draining = true));
     const url = listenUrl(app);
     log.info(

@@ -7,6 +7,7 @@
  * processes) or, without either, in-process agents.
  */
 import { BackgroundWrites } from '../governed/index.js';
+import { releaseStartupMemory } from '../../platform/memory.js';
 import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
 import { assembleAccess } from '../auth/access.js';
@@ -133,6 +134,9 @@ export async function startOrchestrator(
     if (config.metrics)
       await life.listen('metrics server', metricsServer(config.metrics, telemetry, log), config.metrics);
     // NB: GET /readyz fails from the first moment of the shutdown; requests in flight then drain.
+    // Start-up's freed heap pages go back to the system once ready (platform/memory.ts).
+    const release = releaseStartupMemory();
+    life.defer('start-up memory', () => release.cancel());
     life.defer('readiness', () => (draining = true));
     const url = listenUrl(app, tls !== undefined);
     log.info(

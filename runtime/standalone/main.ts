@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { releaseStartupMemory } from '../../platform/memory.js';
 import { KIND_NAMES } from '../../api/index.js';
 import { startTracing, TRACING_OFF } from '../tracing/index.js';
 import type { FastifyInstance } from 'fastify';
@@ -170,6 +171,9 @@ export async function startStandalone(
       },
       'steward standalone ready',
     );
+    // Start-up's freed heap pages go back to the system (platform/memory.ts).
+    const release = releaseStartupMemory();
+    life.defer('start-up memory', () => release.cancel());
     return { gateway, orchestrator, metrics, store, source, close: () => life.stop() };
   });
 }

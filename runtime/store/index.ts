@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from '../../platform/log.js';
 import type { Db } from './db.js';
-import { openPglite } from './pglite.js';
+import type { PgliteOptions } from './pglite.js';
 import { openPostgres } from './postgres.js';
 import { migrate } from './migrations.js';
 import { AuditRepository } from './audit.js';
@@ -16,8 +16,13 @@ import { LastGoodPolicyRepository } from './last-good-policies.js';
 export type { Db, Queryable } from './db.js';
 export { StoreError, withTimeout } from './db.js';
 export { migrate, MIGRATIONS, type Migration } from './migrations.js';
-export { openPglite } from './pglite.js';
-export { ensureTemplate, findTemplate } from './pglite-template.js';
+/**
+ * The embedded database (pglite.ts). NB: loaded on first use: a process on PostgreSQL never loads PGlite, nor its
+ * WebAssembly build.
+ */
+export async function openPglite(options: PgliteOptions = {}): Promise<Db> {
+  return (await import('./pglite.js')).openPglite(options);
+}
 export { openPostgres } from './postgres.js';
 export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';

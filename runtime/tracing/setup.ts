@@ -3,26 +3,14 @@
  * exporting the GenAI client metrics, the W3C trace-context propagator and the AsyncLocalStorage context manager,
  * registered as the process's globals. Off (nothing registered, nothing exported) unless the standard `OTEL_*`
  * settings name a collector. One provider per process: standalone's gateway and orchestrator share it, and a
- * second start (tests that run several components in one process) joins the first.
+ * second start (tests that run several components in one process) joins the first. NB: the SDK and its exporters
+ * (sdk.ts) are loaded only when something is exported.
  */
 import { context, metrics, propagation, trace, type TextMapPropagator } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { envDetector, detectResources, resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-} from '@opentelemetry/sdk-trace';
 import type { Logger } from '../../platform/log.js';
-import { VERSION } from '../../platform/version.js';
+import type { Exporting } from './sdk.js';
 import { tracingState } from './state.js';
 
 /** The standard samplers (`OTEL_TRACES_SAMPLER`). */
@@ -70,9 +58,7 @@ export interface Tracing {
   close(): Promise<void>;
 }
 
-interface Installed {
-  tracer?: TracerProvider;
-  meter?: MeterProvider;
+interface Installed extends Exporting {
   users: number;
 }
 
@@ -85,44 +71,19 @@ let propagator: TextMapPropagator | undefined;
  * With neither URL set, only the context manager and the propagator are registered: a caller's trace context still
  * reaches the providers, agents and connectors, and audit rows still carry its trace id.
  */
-export function startTracing(settings: TracingSettings, processName: string, log: Logger): Tracing {
+export async function startTracing(settings: TracingSettings, processName: string, log: Logger): Promise<Tracing> {
   registerPropagation();
   if (!settings.tracesUrl && !settings.metricsUrl) return NOT_EXPORTING;
+  // NB: loaded before `installed` is read: a component that started while it loaded is joined, not duplicated.
+  const sdk = await import('./sdk.js');
   if (installed) {
     installed.users++;
     return handle(installed);
   }
-  const resource = resourceFromAttributes({
-    'service.name': settings.serviceName ?? processName,
-    'service.version': VERSION,
-  }).merge(detectResources({ detectors: [envDetector] }));
-  const next: Installed = { users: 1 };
-  if (settings.tracesUrl) {
-    next.tracer = new TracerProvider({
-      resource,
-      sampler: samplerOf(settings),
-      spanProcessors: [
-        new BatchSpanProcessor({
-          exporter: new OTLPTraceExporter({ url: settings.tracesUrl }),
-          scheduledDelayMillis: settings.batchDelayMs,
-        }),
-      ],
-    });
-    trace.setGlobalTracerProvider(next.tracer);
-  }
-  if (settings.metricsUrl) {
-    next.meter = new MeterProvider({
-      resource,
-      readers: [
-        new PeriodicExportingMetricReader({
-          exporter: new OTLPMetricExporter({ url: settings.metricsUrl }),
-          exportIntervalMillis: settings.metricIntervalMs,
-          exportTimeoutMillis: Math.min(30_000, settings.metricIntervalMs),
-        }),
-      ],
-    });
-    metrics.setGlobalMeterProvider(next.meter);
-  }
+  const exporting = sdk.exporting(settings, processName);
+  const next: Installed = { ...exporting, users: 1 };
+  if (next.tracer) trace.setGlobalTracerProvider(next.tracer);
+  if (next.meter) metrics.setGlobalMeterProvider(next.meter);
   installed = next;
   tracingState.enable(settings.captureContent, Boolean(next.tracer), Boolean(next.meter));
   log.info(
@@ -171,24 +132,6 @@ function registerPropagation(): void {
   propagator = new W3CTraceContextPropagator();
   propagation.setGlobalPropagator(propagator);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-}
-
-function samplerOf(s: TracingSettings): Sampler {
-  const ratio = new TraceIdRatioBasedSampler(s.samplerRatio);
-  switch (s.sampler) {
-    case 'always_on':
-      return new AlwaysOnSampler();
-    case 'always_off':
-      return new AlwaysOffSampler();
-    case 'traceidratio':
-      return ratio;
-    case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio });
-    case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-  }
 }
 
 /**

@@ -6,8 +6,8 @@ import { apiHandler, connectorDoc, listen, type Running } from './fixtures.js';
 let api: Running;
 const open: Connector[] = [];
 const LOOPBACK = { allowedCidrs: ['127.0.0.0/8'] };
-const make = (options: Record<string, unknown> = LOOPBACK, url = api.url) => {
-  const c = createConnector(connectorDoc('api', 'http', 'API', { options }), url);
+const make = async (options: Record<string, unknown> = LOOPBACK, url = api.url) => {
+  const c = await createConnector(connectorDoc('api', 'http', 'API', { options }), url);
   open.push(c);
   return c;
 };
@@ -23,7 +23,7 @@ afterAll(async () => {
 
 describe('http connector', () => {
   it('GETs a path with $1 filled from params, and an object as the query string', async () => {
-    const c = make();
+    const c = await make();
     expect((await c.query(c.prepare('/users/$1', [2]), limits)).rows).toEqual([
       { id: 2, name: 'Alan', ssn: '123-45-6789' },
     ]);
@@ -32,7 +32,7 @@ describe('http connector', () => {
   });
 
   it('treats statements as paths below the base URL path, and refuses ../ out of it', async () => {
-    const c = make(LOOPBACK, `${api.url}/users/`);
+    const c = await make(LOOPBACK, `${api.url}/users/`);
     expect((await c.query(c.prepare('/1', []), limits)).rows).toEqual([
       { id: 1, name: 'Ada', email: 'ada.lovelace@corp.io' },
     ]);
@@ -43,7 +43,7 @@ describe('http connector', () => {
   });
 
   it('redacts answers when asked', async () => {
-    const c = make();
+    const c = await make();
     const res = await c.query(c.prepare('/users', []), { ...limits, redact: true });
     expect(res.rows).toEqual([
       { id: 1, name: 'Ada', email: '[REDACTED:email]' },
@@ -54,25 +54,27 @@ describe('http connector', () => {
 
   it('sends writes through the request tool only when the connector is not read-only', async () => {
     await expect(
-      make().execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits),
+      (await make()).execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits),
     ).rejects.toMatchObject({ code: 'OPERATION_NOT_ALLOWED' });
-    const res = await make({ ...LOOPBACK, readOnly: false }).execute(
-      'request',
-      { method: 'POST', path: '/echo', body: { a: 1 } },
-      limits,
-    );
+    const res = await (
+      await make({ ...LOOPBACK, readOnly: false })
+    ).execute('request', { method: 'POST', path: '/echo', body: { a: 1 } }, limits);
     expect(res.result).toEqual({ status: 200, body: { method: 'POST', body: { a: 1 } } });
   });
 
   it('refuses loopback unless allowedCidrs lists it (checked at connect time)', async () => {
     // an IP literal has no lookup: it is judged when the URL is resolved
-    expect(() => make({}).prepare('/users', [])).toThrow(
+    const closed = await make({});
+    expect(() => closed.prepare('/users', [])).toThrow(
       expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }),
     );
     // a host name is judged on the address the socket connects to
-    const byName = make({}, api.url.replace('127.0.0.1', 'localhost'));
+    const byName = await make({}, api.url.replace('127.0.0.1', 'localhost'));
     await expect(byName.query(byName.prepare('/users', []), limits)).rejects.toMatchObject({ code: 'SSRF_REFUSED' });
-    const allowedByName = make({ allowedCidrs: ['127.0.0.0/8', '::1/128'] }, api.url.replace('127.0.0.1', 'localhost'));
+    const allowedByName = await make(
+      { allowedCidrs: ['127.0.0.0/8', '::1/128'] },
+      api.url.replace('127.0.0.1', 'localhost'),
+    );
     expect((await allowedByName.query(allowedByName.prepare('/users', []), limits)).row_count).toBe(2);
   });
 
@@ -82,15 +84,15 @@ describe('http connector', () => {
     ['6to4', '[2002:7f00:1::1]'],
     ['Teredo', '[2001:0:4136:e378:8000:63bf:80ff:fffe]'],
     ['site-local', '[fec0::1]'],
-  ])('refuses the %s spelling of loopback %s even with loopback in allowedCidrs', (_name, host) => {
-    const c = make(LOOPBACK, `http://${host}:${api.port}`);
+  ])('refuses the %s spelling of loopback %s even with loopback in allowedCidrs', async (_name, host) => {
+    const c = await make(LOOPBACK, `http://${host}:${api.port}`);
     expect(() => c.prepare('/users', [])).toThrow(
       expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'PRIVATE_ADDRESS' }),
     );
   });
 
   it('refuses paths that leave the origin and redirects off it; follows same-origin redirects', async () => {
-    const c = make();
+    const c = await make();
     expect(() => c.prepare('//evil.example.com/x', [])).toThrow(expect.objectContaining({ code: 'SSRF_REFUSED' }));
     expect(() => c.prepare('/x', { url: 'http://169.254.169.254/' })).not.toThrow();
     await expect(c.query(c.prepare('/redirect-out', []), limits)).rejects.toMatchObject({
@@ -101,11 +103,11 @@ describe('http connector', () => {
   });
 
   it('sends credentials from the connection URL as Basic or Bearer, and never shows them', async () => {
-    const basic = make(LOOPBACK, api.url.replace('http://', 'http://alice:s3cret-pw@'));
+    const basic = await make(LOOPBACK, api.url.replace('http://', 'http://alice:s3cret-pw@'));
     expect((await basic.query(basic.prepare('/whoami', []), limits)).rows).toEqual([
       { authorization: `Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}` },
     ]);
-    const bearer = make(LOOPBACK, api.url.replace('http://', 'http://bearer:tok-123456@'));
+    const bearer = await make(LOOPBACK, api.url.replace('http://', 'http://bearer:tok-123456@'));
     expect((await bearer.query(bearer.prepare('/whoami', []), limits)).rows).toEqual([
       { authorization: 'Bearer tok-123456' },
     ]);
@@ -115,7 +117,7 @@ describe('http connector', () => {
   });
 
   it('refuses an answer over the byte cap and times out a slow one', async () => {
-    const c = make();
+    const c = await make();
     await expect(c.query(c.prepare('/big', []), { ...limits, maxResultBytes: 64 * 1024 })).rejects.toMatchObject({
       code: 'RESULT_TOO_LARGE',
     });
@@ -134,7 +136,7 @@ describe('http connector redirects and the base path', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ secret: 'admin-only' }));
     });
     try {
-      const c = make(LOOPBACK, `${host.url}/api`);
+      const c = await make(LOOPBACK, `${host.url}/api`);
       expect(() => c.prepare('/../admin/secret', [])).toThrow(
         expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'OUTSIDE_BASE_PATH' }),
       );
@@ -169,7 +171,7 @@ describe('http connector and encoded traversal (a backend that decodes before it
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ secret: 'admin-only' }));
     });
     try {
-      const c = make(LOOPBACK, `${host.url}/api`);
+      const c = await make(LOOPBACK, `${host.url}/api`);
       expect(() => c.prepare(path, [])).toThrow(
         expect.objectContaining({ code: 'SSRF_REFUSED', reason: 'ENCODED_PATH' }),
       );
@@ -183,8 +185,8 @@ describe('http connector and encoded traversal (a backend that decodes before it
     }
   });
 
-  it('refuses a $1 parameter that would put a slash or a dot segment into the path', () => {
-    const c = make(LOOPBACK, `${api.url}/api`);
+  it('refuses a $1 parameter that would put a slash or a dot segment into the path', async () => {
+    const c = await make(LOOPBACK, `${api.url}/api`);
     expect(() => c.prepare('/users/$1', ['../../admin'])).toThrow(expect.objectContaining({ reason: 'ENCODED_PATH' }));
     expect(() => c.prepare('/users/$1', ['..'])).toThrow(expect.objectContaining({ reason: 'ENCODED_PATH' }));
     expect(c.prepare('/users/$1', ['ada lovelace']).text).toBe('/api/users/ada%20lovelace');

@@ -5,8 +5,11 @@ import { connectorDoc, listen, mcpHandler, mcpSseHandler, type Running } from '.
 
 let server: Running;
 const open: Connector[] = [];
-const make = (options: Record<string, unknown> = { allowedCidrs: ['127.0.0.1/32'] }, url = `${server.url}/mcp`) => {
-  const c = createConnector(connectorDoc('remote', 'mcp', 'MCP', { options }), url);
+const make = async (
+  options: Record<string, unknown> = { allowedCidrs: ['127.0.0.1/32'] },
+  url = `${server.url}/mcp`,
+) => {
+  const c = await createConnector(connectorDoc('remote', 'mcp', 'MCP', { options }), url);
   open.push(c);
   return c;
 };
@@ -22,7 +25,7 @@ afterAll(async () => {
 
 describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
   it("lists the remote server's tools as the connector's tools", async () => {
-    const c = make();
+    const c = await make();
     await c.connect();
     expect(c.tools().map((t) => [t.name, t.writes])).toEqual([
       ['add', false],
@@ -33,12 +36,12 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
   });
 
   it('calls a tool and returns its result', async () => {
-    const res = await make().execute('add', { a: 2, b: 40 }, limits);
+    const res = await (await make()).execute('add', { a: 2, b: 40 }, limits);
     expect(res.result).toMatchObject({ content: [{ type: 'text', text: '42' }] });
   });
 
   it('redacts tool results when asked', async () => {
-    const res = await make().execute('whois', { name: 'Jane' }, { ...limits, redact: true });
+    const res = await (await make()).execute('whois', { name: 'Jane' }, { ...limits, redact: true });
     expect(res.result).toMatchObject({
       content: [{ type: 'text', text: 'Jane: [REDACTED:email], card [REDACTED:payment_card]' }],
     });
@@ -46,32 +49,32 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
   });
 
   it('refuses a tool without readOnlyHint on a read-only connector, and an unknown tool', async () => {
-    await expect(make().execute('delete_everything', {}, limits)).rejects.toMatchObject({
+    await expect((await make()).execute('delete_everything', {}, limits)).rejects.toMatchObject({
       code: 'OPERATION_NOT_ALLOWED',
       reason: 'READ_ONLY',
     });
-    await expect(make().execute('nope', {}, limits)).rejects.toMatchObject({
+    await expect((await make()).execute('nope', {}, limits)).rejects.toMatchObject({
       code: 'OPERATION_NOT_ALLOWED',
       reason: 'UNKNOWN_TOOL',
     });
-    const rw = make({ allowedCidrs: ['127.0.0.1/32'], readOnly: false });
+    const rw = await make({ allowedCidrs: ['127.0.0.1/32'], readOnly: false });
     expect((await rw.execute('delete_everything', {}, limits)).result).toMatchObject({ content: [{ text: 'done' }] });
   });
 
   it('reads a resource as a query', async () => {
-    const c = make();
+    const c = await make();
     const res = await c.query(c.prepare('memo://motd', []), limits);
     expect(res.rows).toEqual([{ uri: 'memo://motd', text: 'hello from mcp' }]);
   });
 
   it('refuses a loopback server without allowedCidrs (SSRF guard)', async () => {
-    await expect(make({}).connect()).rejects.toMatchObject({ code: 'SSRF_REFUSED' });
+    await expect((await make({})).connect()).rejects.toMatchObject({ code: 'SSRF_REFUSED' });
   });
 
   it('falls back to the SSE transport when the server has no Streamable HTTP endpoint', async () => {
     const sse = await listen(mcpSseHandler());
     try {
-      const c = make({ allowedCidrs: ['127.0.0.1/32'] }, `${sse.url}/sse`);
+      const c = await make({ allowedCidrs: ['127.0.0.1/32'] }, `${sse.url}/sse`);
       expect((await c.execute('add', { a: 20, b: 22 }, limits)).result).toMatchObject({ content: [{ text: '42' }] });
       expect((await c.health(2000)).ok).toBe(true);
       await c.close();
@@ -89,7 +92,7 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
       mcp(req, res);
     });
     try {
-      await expect(make(undefined, `${host.url}/mcp`).connect()).rejects.toMatchObject({
+      await expect((await make(undefined, `${host.url}/mcp`)).connect()).rejects.toMatchObject({
         code: 'SSRF_REFUSED',
         reason: 'REDIRECT_OUTSIDE_BASE_PATH',
       });
@@ -100,7 +103,7 @@ describe('mcp connector (remote MCP server over Streamable HTTP)', () => {
   });
 
   it('is healthy while the server answers', async () => {
-    const h = await make().health(2000);
+    const h = await (await make()).health(2000);
     expect(h).toMatchObject({ ok: true });
   });
 });

@@ -13,15 +13,19 @@ const upper = table.toUpperCase();
 const SECRET = 'hunter2-my';
 let admin: mysql.Connection;
 const open: Connector[] = [];
-const make = (options: Record<string, unknown> = {}, url = MYSQL_URL) => {
-  const c = createConnector(connectorDoc('maria', 'mysql', 'MYSQL', { options }), url);
+const make = async (options: Record<string, unknown> = {}, url = MYSQL_URL) => {
+  const c = await createConnector(connectorDoc('maria', 'mysql', 'MYSQL', { options }), url);
   open.push(c);
   return c;
 };
 const limits = { timeoutMs: 5000, maxRows: 1000, maxResultBytes: 1 << 20, redact: false };
 const run = (c: Connector, sql: string, params: unknown[] = []) => c.query(c.prepare(sql, params), limits);
 /** What a call gets from the real server: its rows, or the refusal's code and reason. */
-const attempt = async (c: Connector, sql: string): Promise<{ rows: unknown[] } | { code: string; reason?: string }> => {
+const attempt = async (
+  connector: Connector | Promise<Connector>,
+  sql: string,
+): Promise<{ rows: unknown[] } | { code: string; reason?: string }> => {
+  const c = await connector;
   try {
     return { rows: (await run(c, sql)).rows };
   } catch (e) {
@@ -63,7 +67,7 @@ afterAll(async () => {
 
 describe('mysql connector (MariaDB)', () => {
   it('translates $n placeholders to ? outside strings, reordering and repeating values', async () => {
-    const c = make();
+    const c = await make();
     const res = await run(
       c,
       `SELECT id, name FROM ${table} WHERE (id = $2 OR name = $1) AND note <> '$1' AND id <> $2 + 100 ORDER BY id`,
@@ -78,19 +82,19 @@ describe('mysql connector (MariaDB)', () => {
   });
 
   it('keeps a $1 inside a string literal as text', async () => {
-    const res = await run(make(), `SELECT note FROM ${table} WHERE note = '$1 is not a placeholder'`, []);
+    const res = await run(await make(), `SELECT note FROM ${table} WHERE note = '$1 is not a placeholder'`, []);
     expect(res.rows).toEqual([{ note: '$1 is not a placeholder' }]);
   });
 
   it('redacts card numbers', async () => {
-    const c = make({ redact: true });
+    const c = await make({ redact: true });
     const res = await c.query(c.prepare(`SELECT note FROM ${table} WHERE id = $1`, [1]), { ...limits, redact: true });
     expect(res.rows).toEqual([{ note: 'card [REDACTED:payment_card]' }]);
     expect(res.redactions).toEqual({ payment_card: 1 });
   });
 
-  it('refuses SLEEP, executable comments and INTO OUTFILE on a read-only connector', () => {
-    const c = make();
+  it('refuses SLEEP, executable comments and INTO OUTFILE on a read-only connector', async () => {
+    const c = await make();
     expect(() => c.prepare('SELECT SLEEP(5)', [])).toThrow(expect.objectContaining({ reason: 'DENIED_FUNCTION' }));
     expect(() => c.prepare(`SELECT 1 /*!50000 , (SELECT 1) */`, [])).toThrow(
       expect.objectContaining({ reason: 'EXECUTABLE_COMMENT' }),
@@ -101,7 +105,7 @@ describe('mysql connector (MariaDB)', () => {
   });
 
   it('times out a slow query on a non-read-only connector and kills it on the server', async () => {
-    const c = make({ readOnly: false });
+    const c = await make({ readOnly: false });
     const marker = `steward_timeout_${table}`;
     const err = await c
       .query(c.prepare(`SELECT SLEEP(60) AS s, '${marker}' AS m`, []), { ...limits, timeoutMs: 300 })
@@ -117,14 +121,19 @@ describe('mysql connector (MariaDB)', () => {
   });
 
   it('a read-only session refuses writes that get past the guard', async () => {
-    const err = await make()
+    const err = await (
+      await make()
+    )
       .query({ text: `UPDATE ${table} SET note = $1 WHERE id = $2`, params: ['x', 2] }, limits)
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
   });
 
   it('answers affected_rows for a write on a read-write connector', async () => {
-    const res = await run(make({ readOnly: false }), `UPDATE ${table} SET note = $1 WHERE id = $2`, ['changed', 2]);
+    const res = await run(await make({ readOnly: false }), `UPDATE ${table} SET note = $1 WHERE id = $2`, [
+      'changed',
+      2,
+    ]);
     expect(res).toMatchObject({
       affected_rows: 1,
       row_count: 0,
@@ -133,14 +142,14 @@ describe('mysql connector (MariaDB)', () => {
   });
 
   it('ignores multipleStatements=true in the connection URL', async () => {
-    const c = make({ readOnly: false }, `${MYSQL_URL}?multipleStatements=true`);
+    const c = await make({ readOnly: false }, `${MYSQL_URL}?multipleStatements=true`);
     const err = await c.query({ text: 'SELECT 1; SELECT 2', params: [] }, limits).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
   });
 
   it('never shows the connection URL or password in errors', async () => {
     const url = 'mysql://steward_nobody:Sup3rS3cretPw@127.0.0.1:3306/test';
-    const err = (await run(make({}, url), 'SELECT 1').catch((e: unknown) => e)) as ConnectorError;
+    const err = (await run(await make({}, url), 'SELECT 1').catch((e: unknown) => e)) as ConnectorError;
     expect(err).toBeInstanceOf(ConnectorError);
     expect(err.message).not.toContain('Sup3rS3cretPw');
     expect(err.message).not.toContain(url);
@@ -216,12 +225,15 @@ describe('mysql connector: server variables and functions on a confined connecto
 
 describe('mysql connector: the session reads text as the guard does', () => {
   it('turns NO_BACKSLASH_ESCAPES and ANSI_QUOTES off when the server defaults to them, keeping the rest of its mode', async () => {
-    expect(await attempt(withHostileDefaultMode(tableOnly()), "SELECT 'it\\'s' AS s, \"quoted\" AS q")).toEqual({
+    expect(await attempt(withHostileDefaultMode(await tableOnly()), "SELECT 'it\\'s' AS s, \"quoted\" AS q")).toEqual({
       rows: [{ s: "it's", q: 'quoted' }],
     });
     const attack = `SELECT name FROM ${table} WHERE note = 'x\\' UNION SELECT secret FROM ${secrets} -- '`;
-    expect(JSON.stringify(await attempt(withHostileDefaultMode(tableOnly()), attack))).not.toContain(SECRET);
-    const res = await attempt(withHostileDefaultMode(make({ readOnly: false })), 'SELECT @@SESSION.sql_mode AS m');
+    expect(JSON.stringify(await attempt(withHostileDefaultMode(await tableOnly()), attack))).not.toContain(SECRET);
+    const res = await attempt(
+      withHostileDefaultMode(await make({ readOnly: false })),
+      'SELECT @@SESSION.sql_mode AS m',
+    );
     const modes = String((res as { rows: { m: string }[] }).rows[0]!.m).split(',');
     expect(modes).not.toContain('NO_BACKSLASH_ESCAPES');
     expect(modes).not.toContain('ANSI_QUOTES');

@@ -20,8 +20,8 @@ const doc = (spec: Partial<ConnectorResource['spec']> = {}): ConnectorResource =
 });
 
 const open: Connector[] = [];
-const make = (spec: Partial<ConnectorResource['spec']> = {}) => {
-  const c = createConnector(doc(spec), '');
+const make = async (spec: Partial<ConnectorResource['spec']> = {}) => {
+  const c = await createConnector(doc(spec), '');
   open.push(c);
   return c;
 };
@@ -42,7 +42,7 @@ const attempt = async (c: Connector, text: string, params: unknown[] = [], guard
 };
 
 // One database for the contract: every start is PGlite's initdb in memory, seconds of CPU.
-const demo = make();
+const demo = await make();
 
 describe('pglite connector', () => {
   it('answers rows of the seeded tables with $1 params, columns and the parsed statement', async () => {
@@ -73,7 +73,7 @@ describe('pglite connector', () => {
   });
 
   it('cuts rows at maxRows with the truncated flag (the forced LIMIT fetches one more)', async () => {
-    const c = make({ options: { maxRows: 5 } });
+    const c = await make({ options: { maxRows: 5 } });
     const prepared = c.prepare('SELECT flight_no FROM flights', []);
     expect(prepared.text).toMatch(/LIMIT 6$/);
     const res = await demo.query(prepared, { ...limits, maxRows: 5 });
@@ -143,7 +143,7 @@ describe('pglite connector', () => {
   });
 
   it('stops a query at its timeout without stalling the event loop, then serves the next one from a fresh start', async () => {
-    const c = make();
+    const c = await make();
     expect(await attempt(c, 'SELECT count(*) AS n FROM flights')).toEqual({ rows: [{ n: '30' }] });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
@@ -161,7 +161,7 @@ describe('pglite connector', () => {
   }, 60_000);
 
   it('reports healthy before its first query without starting, and after', async () => {
-    const c = make();
+    const c = await make();
     const before = await c.health(2000);
     expect(before).toMatchObject({ ok: true });
     expect(before.latencyMs).toBeLessThan(50);
@@ -170,7 +170,7 @@ describe('pglite connector', () => {
   }, 60_000);
 
   it('fails calls with CONNECTOR_UNAVAILABLE and reports unhealthy when the seed fails', async () => {
-    const c = make({ seed: 'CREATE TABLE flights (x int); INSERT INTO flights VALUES (1, 2, 3);' });
+    const c = await make({ seed: 'CREATE TABLE flights (x int); INSERT INTO flights VALUES (1, 2, 3);' });
     const res = await attempt(c, 'SELECT x FROM flights');
     expect(res).toMatchObject({
       code: 'CONNECTOR_UNAVAILABLE',
@@ -180,7 +180,7 @@ describe('pglite connector', () => {
   }, 60_000);
 
   it("does not let the seed's session settings or open transaction reach the queries", async () => {
-    const c = make({
+    const c = await make({
       seed: 'BEGIN; CREATE SCHEMA ops; CREATE TABLE ops.flights (x int); CREATE TABLE flights (x int); INSERT INTO flights VALUES (1); SET standard_conforming_strings = off; SET search_path = ops; SET ROLE pg_read_all_data;',
     });
     const settings =
@@ -197,8 +197,8 @@ describe('pglite connector', () => {
   it.each([
     { name: 'without a seed', spec: { seed: undefined }, message: 'spec.seed is required' },
     { name: 'read-write', spec: { options: { readOnly: false } }, message: 'spec.options.readOnly' },
-  ])('is misconfigured $name', ({ spec, message }) => {
-    expect(() => createConnector(doc(spec), '')).toThrow(
+  ])('is misconfigured $name', async ({ spec, message }) => {
+    await expect(createConnector(doc(spec), '')).rejects.toThrow(
       expect.objectContaining({ code: 'CONNECTOR_MISCONFIGURED', message: expect.stringContaining(message) }),
     );
   });

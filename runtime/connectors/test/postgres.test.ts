@@ -9,15 +9,19 @@ import { PG_URL, connectorDoc, eventually, runId } from './fixtures.js';
 const schema = runId();
 const admin = new pg.Client({ connectionString: PG_URL });
 const open: Connector[] = [];
-const make = (options: Record<string, unknown> = {}, url = PG_URL) => {
-  const c = createConnector(connectorDoc('pg', 'postgres', 'PG', { options }), url);
+const make = async (options: Record<string, unknown> = {}, url = PG_URL) => {
+  const c = await createConnector(connectorDoc('pg', 'postgres', 'PG', { options }), url);
   open.push(c);
   return c;
 };
 const limits = { timeoutMs: 5000, maxRows: 1000, maxResultBytes: 1 << 20, redact: false };
 const run = (c: Connector, sql: string, params: unknown[] = []) => c.query(c.prepare(sql, params), limits);
 /** What a call gets from the real server: its rows, or the refusal's code and reason. */
-const attempt = async (c: Connector, sql: string): Promise<{ rows: unknown[] } | { code: string; reason?: string }> => {
+const attempt = async (
+  connector: Connector | Promise<Connector>,
+  sql: string,
+): Promise<{ rows: unknown[] } | { code: string; reason?: string }> => {
+  const c = await connector;
   try {
     return { rows: (await run(c, sql)).rows };
   } catch (e) {
@@ -58,7 +62,7 @@ afterAll(async () => {
 
 describe('postgres connector', () => {
   it('runs a statement with $1 params and answers rows, row_count, columns and execution_time_ms', async () => {
-    const c = make();
+    const c = await make();
     const res = await run(c, `SELECT id, name FROM ${schema}.people WHERE id = $1 OR name = $2 ORDER BY id`, [
       3,
       'person 7',
@@ -74,7 +78,7 @@ describe('postgres connector', () => {
   });
 
   it('cuts rows at maxRows with the truncated flag (the forced LIMIT fetches one more)', async () => {
-    const c = make({ maxRows: 10 });
+    const c = await make({ maxRows: 10 });
     const prepared = c.prepare(`SELECT id FROM ${schema}.people ORDER BY id`, []);
     expect(prepared.text).toMatch(/LIMIT 11$/);
     const res = await c.query(prepared, { timeoutMs: 5000, maxRows: 10, maxResultBytes: 1 << 20, redact: false });
@@ -83,7 +87,7 @@ describe('postgres connector', () => {
   });
 
   it('cuts rows at the byte cap', async () => {
-    const c = make();
+    const c = await make();
     const res = await c.query(c.prepare(`SELECT id, name FROM ${schema}.people ORDER BY id`, []), {
       timeoutMs: 5000,
       maxRows: 1000,
@@ -95,7 +99,7 @@ describe('postgres connector', () => {
   });
 
   it('redacts PII in string cells and counts per kind', async () => {
-    const c = make();
+    const c = await make();
     const res = await c.query(c.prepare(`SELECT note FROM ${schema}.people WHERE id = $1`, [1]), {
       timeoutMs: 5000,
       maxRows: 10,
@@ -106,15 +110,15 @@ describe('postgres connector', () => {
     expect(res.redactions).toEqual({ us_ssn: 1 });
   });
 
-  it('refuses pg_sleep on a read-only connector before anything reaches the server', () => {
-    const c = make();
+  it('refuses pg_sleep on a read-only connector before anything reaches the server', async () => {
+    const c = await make();
     expect(() => c.prepare('SELECT pg_sleep(5)', [])).toThrow(
       expect.objectContaining({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' }),
     );
   });
 
   it('times out a slow query on a non-read-only connector and cancels it on the server', async () => {
-    const c = make({ readOnly: false });
+    const c = await make({ readOnly: false });
     const marker = `steward_timeout_${schema}`;
     const err = await c
       .query(c.prepare(`SELECT pg_sleep(60), '${marker}' AS m`, []), {
@@ -135,14 +139,14 @@ describe('postgres connector', () => {
   });
 
   it('a read-only connector session refuses writes even when a statement gets past the guard', async () => {
-    const ro = make();
+    const ro = await make();
     // NB: a hand-made prepared statement stands for a guard miss (say, a user function that writes)
     const err = await ro
       .query({ text: `UPDATE ${schema}.people SET note = $1 WHERE id = $2`, params: ['x', 2] }, limits)
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'CONNECTOR_QUERY_FAILED' });
     expect((err as Error).message).toContain('read-only transaction');
-    const rw = make({ readOnly: false });
+    const rw = await make({ readOnly: false });
     await expect(run(rw, `UPDATE ${schema}.people SET note = $1 WHERE id = $2`, ['x', 2])).resolves.toMatchObject({
       sql: { operation: 'update' },
       affected_rows: 1,
@@ -151,7 +155,7 @@ describe('postgres connector', () => {
   });
 
   it('keeps the read-only session when the URL carries its own options', async () => {
-    const ro = make({}, `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`);
+    const ro = await make({}, `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`);
     const res = await ro.query({ text: 'SELECT count(*)::int AS n FROM people', params: [] }, limits);
     expect(res.rows).toEqual([{ n: 50 }]);
     const err = await ro
@@ -160,20 +164,21 @@ describe('postgres connector', () => {
     expect((err as Error).message).toContain('read-only transaction');
   });
 
-  it('refuses stacked statements that a parser/server disagreement would hide (backslash in a standard string)', () => {
-    const c = make({ readOnly: false });
+  it('refuses stacked statements that a parser/server disagreement would hide (backslash in a standard string)', async () => {
+    const c = await make({ readOnly: false });
     expect(() => c.prepare(`SELECT 'a\\' ; DROP TABLE ${schema}.people; --'`, [])).toThrow(
       expect.objectContaining({ reason: 'STACKED_QUERIES' }),
     );
   });
 
-  it('refuses a statement whose placeholders outnumber the params', () => {
-    expect(() => make().prepare(`SELECT $2::int`, [1])).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
+  it('refuses a statement whose placeholders outnumber the params', async () => {
+    const c = await make();
+    expect(() => c.prepare(`SELECT $2::int`, [1])).toThrow(expect.objectContaining({ code: 'INVALID_PARAMS' }));
   });
 
   it('never shows the connection URL or password in errors', async () => {
     const url = 'postgresql://steward_nobody:Sup3rS3cretPw@127.0.0.1:5432/test';
-    const c = make({}, url);
+    const c = await make({}, url);
     const err = (await run(c, 'SELECT 1').catch((e: unknown) => e)) as ConnectorError;
     expect(err).toBeInstanceOf(ConnectorError);
     expect(err.message).not.toContain('Sup3rS3cretPw');
@@ -215,7 +220,7 @@ describe('postgres connector: statements that would read past the table allowlis
         'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r',
       ),
     ).toEqual({ rows: [{ n: 1 }, { n: 2 }, { n: 3 }] });
-    const open = make({ defaultSchema: schema });
+    const open = await make({ defaultSchema: schema });
     expect(
       open.prepare('SELECT * FROM secrets WHERE EXISTS (WITH secrets AS (SELECT 1) SELECT 1)', []).sql?.tables,
     ).toEqual([`${schema}.secrets`]);
@@ -255,7 +260,7 @@ describe('postgres connector: functions on a confined connector', () => {
   it('refuses ts_stat, which runs the SQL text it is given', async () => {
     const sql = `SELECT * FROM ts_stat('SELECT to_tsvector(secret) FROM ${schema}.secrets')`;
     expect(await attempt(ordersOnly(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
-    expect(await attempt(make(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
+    expect(await attempt(await make(), sql)).toEqual({ code: 'SQL_REFUSED', reason: 'DENIED_FUNCTION' });
   });
 
   it.each([
@@ -299,7 +304,10 @@ describe('postgres connector: the session reads text as the guard does', () => {
 
   it('keeps standard_conforming_strings on when the server (here the URL) turns it off', async () => {
     expect(
-      await attempt(make({ readOnly: false }, scsOff), "SELECT current_setting('standard_conforming_strings') AS v"),
+      await attempt(
+        await make({ readOnly: false }, scsOff),
+        "SELECT current_setting('standard_conforming_strings') AS v",
+      ),
     ).toEqual({ rows: [{ v: 'on' }] });
     expect(await attempt(ordersOnly({}, scsOff), "SELECT 'a\\' AS s")).toEqual({ rows: [{ s: 'a\\' }] });
     const attack = `SELECT 'a\\' , ' UNION SELECT secret FROM secrets -- ' AS x FROM orders`;
@@ -318,7 +326,7 @@ describe('postgres connector: catalogue names read through reg* casts', () => {
   ];
 
   it('refuses listing every relation name through CAST(CAST(n AS oid) AS regclass), which an open connector answers', async () => {
-    const open = await attempt(make({ readOnly: false }, withSession()), everyRelation);
+    const open = await attempt(await make({ readOnly: false }, withSession()), everyRelation);
     expect(JSON.stringify(open)).toContain('secrets');
     for (const c of confined())
       expect(await attempt(c, everyRelation)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
@@ -342,14 +350,14 @@ describe('postgres connector: catalogue names read through reg* casts', () => {
     ['regrole', "SELECT 'postgres'::regrole AS v"],
     ['a cast in a WHERE clause', "SELECT id FROM orders WHERE 'secrets'::regclass IS NOT NULL"],
   ])('refuses %s, which the server resolves against the catalogue', async (_name, sql) => {
-    const open = await attempt(make({ readOnly: false }, withSession()), sql);
+    const open = await attempt(await make({ readOnly: false }, withSession()), sql);
     expect('rows' in open && open.rows.length > 0).toBe(true);
     for (const c of confined()) expect(await attempt(c, sql)).toEqual({ code: 'SQL_REFUSED', reason: 'CATALOG_CAST' });
   });
 
   it('refuses a cast written as a call (regclass(...)) even when allowedFunctions would let the name through', async () => {
     const sql = "SELECT regclass('secrets') AS v";
-    expect(await attempt(make({ readOnly: false }, withSession()), sql)).toEqual({ rows: [{ v: 'secrets' }] });
+    expect(await attempt(await make({ readOnly: false }, withSession()), sql)).toEqual({ rows: [{ v: 'secrets' }] });
     expect(await attempt(ordersOnly({ allowedFunctions: ['reg*'] }), sql)).toEqual({
       code: 'SQL_REFUSED',
       reason: 'CATALOG_CAST',
@@ -358,7 +366,7 @@ describe('postgres connector: catalogue names read through reg* casts', () => {
 
   it("refuses a typed literal (regclass 'secrets'), which the parser cannot read", async () => {
     const sql = "SELECT regclass 'secrets' AS v";
-    expect(await attempt(make({ readOnly: false }, withSession()), sql)).toMatchObject({ code: 'SQL_REFUSED' });
+    expect(await attempt(await make({ readOnly: false }, withSession()), sql)).toMatchObject({ code: 'SQL_REFUSED' });
     expect(await attempt(ordersOnly(), sql)).toEqual({
       code: 'SQL_REFUSED',
       reason: expect.stringMatching(/^(PARSE_ERROR|CATALOG_CAST)$/),
@@ -389,7 +397,9 @@ describe('postgres connector: catalogue names read through reg* casts', () => {
         'SELECT CAST(id AS text) AS t, id::oid AS o, CAST(1 AS oid) AS p FROM orders WHERE id = 1',
       ),
     ).toEqual({ rows: [{ t: '1', o: 1, p: 1 }] });
-    expect(await attempt(make({ readOnly: false }, withSession()), "SELECT 'secrets'::regclass::text AS v")).toEqual({
+    expect(
+      await attempt(await make({ readOnly: false }, withSession()), "SELECT 'secrets'::regclass::text AS v"),
+    ).toEqual({
       rows: [{ v: 'secrets' }],
     });
   });
@@ -409,9 +419,9 @@ describe('postgres connector: an E string continued on the next line', () => {
       code: 'SQL_REFUSED',
       reason: 'TABLE_NOT_ALLOWED',
     });
-    expect(make({ readOnly: false, defaultSchema: schema }).prepare(attack('secrets'), []).sql?.tables).toEqual([
-      `${schema}.secrets`,
-    ]);
+    expect((await make({ readOnly: false, defaultSchema: schema })).prepare(attack('secrets'), []).sql?.tables).toEqual(
+      [`${schema}.secrets`],
+    );
   });
 
   it.each([

@@ -6,8 +6,8 @@ import { REDIS_URL, connectorDoc, runId } from './fixtures.js';
 
 const prefix = `${runId()}:`;
 const open: Connector[] = [];
-const make = (options: Record<string, unknown> = {}) => {
-  const c = createConnector(
+const make = async (options: Record<string, unknown> = {}) => {
+  const c = await createConnector(
     connectorDoc('cache', 'redis', 'REDIS', { options: { keyPrefix: prefix, ...options } }),
     REDIS_URL,
   );
@@ -26,10 +26,10 @@ afterAll(async () => {
 
 describe('redis connector', () => {
   it('writes through a read-write connector and reads through a read-only one, under the key prefix', async () => {
-    const rw = make({ readOnly: false });
+    const rw = await make({ readOnly: false });
     await rw.execute('set', { key: 'greeting', value: 'hello' }, limits);
     await rw.query(rw.prepare('HSET', ['user:1', 'name', 'Ada', 'email', 'ada.lovelace@corp.io']), limits);
-    const ro = make();
+    const ro = await make();
     expect((await ro.query(ro.prepare('GET', ['greeting']), limits)).rows).toEqual([{ value: 'hello' }]);
     const hash = await ro.query(ro.prepare('hgetall', ['user:1']), { ...limits, redact: true });
     expect(hash.rows).toEqual([
@@ -42,21 +42,22 @@ describe('redis connector', () => {
     await raw.quit();
   });
 
-  it('refuses writes on a read-only connector and commands outside the allowlist everywhere', () => {
-    expect(() => make().prepare('SET', ['k', 'v'])).toThrow(
+  it('refuses writes on a read-only connector and commands outside the allowlist everywhere', async () => {
+    const [ro, rw] = [await make(), await make({ readOnly: false })];
+    expect(() => ro.prepare('SET', ['k', 'v'])).toThrow(
       expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED', reason: 'READ_ONLY' }),
     );
-    expect(() => make({ readOnly: false }).prepare('FLUSHALL', [])).toThrow(
+    expect(() => rw.prepare('FLUSHALL', [])).toThrow(
       expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED', reason: 'COMMAND_NOT_ALLOWED' }),
     );
-    expect(() => make({ readOnly: false }).prepare('EVAL', ['return 1', 0])).toThrow(
+    expect(() => rw.prepare('EVAL', ['return 1', 0])).toThrow(
       expect.objectContaining({ code: 'OPERATION_NOT_ALLOWED' }),
     );
   });
 
   it('reports health, and unavailability without the URL when nothing listens', async () => {
-    expect((await make().health(2000)).ok).toBe(true);
-    const dead = createConnector(
+    expect((await (await make()).health(2000)).ok).toBe(true);
+    const dead = await createConnector(
       connectorDoc('dead', 'redis', 'R', { options: { connectTimeoutMs: 300 } }),
       'redis://:Sup3rS3cretPw@127.0.0.1:1',
     );

@@ -1,13 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { Identity } from '../../auth/identity.js';
 import type { OAuthGrant } from '../../auth/oauth.js';
@@ -19,6 +12,19 @@ import { callOf, listedTools, servedTools } from './mcp-tools.js';
 
 const MCP_AUTH = { auth: { require: 'any', feature: 'mcp', oauth: true } } as const;
 const PUBLIC = { auth: { require: 'none' } } as const;
+/** The MCP SDK's server half, loaded with the first `/mcp` request (a gateway no MCP client calls never loads it). */
+type Sdk = Awaited<ReturnType<typeof importSdk>>;
+const importSdk = async () => {
+  const [server, transport, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { ...server, ...transport, ...types };
+};
+let sdkLoading: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => (sdkLoading ??= importSdk());
+
 /** The JSON-RPC error code of a call a policy refused (the implementation-defined server-error range). */
 export const POLICY_DENIED = -32003;
 
@@ -31,15 +37,19 @@ export const POLICY_DENIED = -32003;
  */
 export const mcpServerRoutes: FastifyPluginAsync<ConnectorRouteOptions> = async (app, deps) => {
   app.post('/mcp', { bodyLimit: deps.policyBodyLimitBytes, config: MCP_AUTH }, async (req, reply) => {
-    checkTransportRequest(req.headers.accept, req.body);
+    const sdk = await loadSdk();
+    checkTransportRequest(sdk, req.headers.accept, req.body);
     const grant = req.oauthGrant;
     // NB: a token's scopes are checked before the transport: a missing one is an HTTP 403 with the step-up challenge.
     if (grant && deps.mcpOAuth) {
       for (const name of calledTools(req.body))
         if (!deps.mcpOAuth.allows(grant, name)) throw deps.mcpOAuth.insufficientScope(name);
     }
-    const server = mcpServer(deps, identityOf(req), grant);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = mcpServer(sdk, deps, identityOf(req), grant);
+    const transport = new sdk.StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     // NB: the transport writes to the socket itself; headers fastify's hooks set (request id, rate limits) go too.
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
@@ -94,7 +104,7 @@ function calledTools(body: unknown): string[] {
  * body, and every gateway error has `error`, `code` and `request_id`): the Accept header of the Streamable HTTP
  * transport, and a body that is not a JSON-RPC message or batch.
  */
-function checkTransportRequest(accept: string | undefined, body: unknown): void {
+function checkTransportRequest(sdk: Sdk, accept: string | undefined, body: unknown): void {
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
     throw new ApiError(
       'gateway',
@@ -103,15 +113,15 @@ function checkTransportRequest(accept: string | undefined, body: unknown): void 
     );
   }
   const messages = Array.isArray(body) ? body : [body];
-  if (messages.length === 0 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success)) {
+  if (messages.length === 0 || !messages.every((m) => sdk.JSONRPCMessageSchema.safeParse(m).success)) {
     throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be a JSON-RPC 2.0 message or a batch of them');
   }
 }
 
-function mcpServer(deps: ConnectorRouteOptions, identity: Identity, grant: OAuthGrant | undefined): Server {
-  const server = new Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
+function mcpServer(sdk: Sdk, deps: ConnectorRouteOptions, identity: Identity, grant: OAuthGrant | undefined): Server {
+  const server = new sdk.Server({ name: 'steward', version: deps.version }, { capabilities: { tools: {} } });
   const reach = (name: string) => !grant || !deps.mcpOAuth || deps.mcpOAuth.allows(grant, name);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({
     tools: (await listedTools(deps, identity))
       .filter((t) => reach(t.name))
       .map((t) => ({
@@ -120,7 +130,7 @@ function mcpServer(deps: ConnectorRouteOptions, identity: Identity, grant: OAuth
         inputSchema: { type: 'object', ...t.inputSchema } as { type: 'object' },
       })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = servedTools(deps, identity).find((t) => t.name === request.params.name);
     if (!tool) return failure('CONNECTOR_NOT_FOUND', `no tool named ${request.params.name.slice(0, 128)}`);
     const args = request.params.arguments ?? {};
@@ -146,7 +156,7 @@ function mcpServer(deps: ConnectorRouteOptions, identity: Identity, grant: OAuth
       // NB: a policy's refusal is the protocol's error, naming the policy (docs/connectors.md); other refusals
       // (a guard, tenancy, the connector) are tool results with isError, which the model can read and retry.
       if (err instanceof ApiError && err.code === 'POLICY_VIOLATION')
-        throw new McpError(POLICY_DENIED, `${err.code}: ${err.message}`, { code: err.code, ...err.details });
+        throw new sdk.McpError(POLICY_DENIED, `${err.code}: ${err.message}`, { code: err.code, ...err.details });
       if (err instanceof ApiError) return failure(err.code, err.message, err.details);
       throw thrown;
     }
