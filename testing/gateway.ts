@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { issueLicenseKey } from '../api/index.js';
-import { standaloneSettings } from '../cmd/config/settings.js';
+import { gatewaySettings, standaloneSettings } from '../cmd/config/settings.js';
+import { startGateway, type RunningGateway } from '../runtime/gateway/main.js';
 import { buildGateway } from '../runtime/gateway/app.js';
 import { assembleGateway, type GatewayParts } from '../runtime/gateway/assemble.js';
 import { createLogger } from '../platform/log.js';
@@ -184,4 +185,37 @@ export async function startTestOrchestrator(
   const o = (await orchestratorBuilder(gw, settings))();
   await o.app.ready();
   return o;
+}
+
+/**
+ * `steward gateway` in cluster mode, in process, against a test cluster's API server: this namespace's resources,
+ * License keys signed with the test secret, status written at once, and informers and the status Lease fast enough
+ * for a test. `env` adds or overrides settings.
+ */
+export function startClusterGateway(
+  kubeconfig: string,
+  o: { dataDir: string; namespace?: string; pod?: string; env?: Record<string, string> },
+): Promise<RunningGateway> {
+  const config = gatewaySettings({
+    STEWARD_SOURCE: 'kubernetes',
+    STEWARD_KUBECONFIG: kubeconfig,
+    STEWARD_NAMESPACE: o.namespace ?? 'default',
+    STEWARD_POD_NAME: o.pod ?? 'steward-gateway-0',
+    STEWARD_ORCHESTRATOR_NAME: 'steward',
+    STEWARD_HOST: '127.0.0.1',
+    STEWARD_GATEWAY_PORT: '0',
+    STEWARD_DATA_DIR: o.dataDir,
+    STEWARD_LICENSE_SIGNING_SECRET: TEST_SIGNING_SECRET,
+    STEWARD_STATUS_MIN_INTERVAL_MS: '0',
+    ...o.env,
+  });
+  return startGateway(
+    config,
+    createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    {},
+    {
+      informer: { backoffMs: 20, maxBackoffMs: 200 },
+      lease: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
+    },
+  );
 }

@@ -12,17 +12,16 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLicenseKey } from '../../api/index.js';
 import type { Condition } from '../../api/conditions.js';
-import { gatewaySettings } from '../../cmd/config/settings.js';
 import { startOperator, type RunningOperator } from '../../operator/main.js';
 import { fastLeaseConfig } from '../../operator/test/fixtures.js';
 import { KubeClient, Resources, type KubeObject } from '../../platform/kube/index.js';
 import { createLogger } from '../../platform/log.js';
 import { changingMcpHandler, listen, type ChangingTool, type Running } from '../../runtime/connectors/test/fixtures.js';
 import type { ToolPinStatus } from '../../runtime/connectors/status.js';
-import { startGateway, type RunningGateway } from '../../runtime/gateway/main.js';
+import type { RunningGateway } from '../../runtime/gateway/main.js';
 import { McpClients, textOf } from '../../runtime/gateway/test/mcp-client.js';
 import { waitUntil } from '../../testing/eventually.js';
-import { TEST_SIGNING_SECRET } from '../../testing/gateway.js';
+import { startClusterGateway, TEST_SIGNING_SECRET } from '../../testing/gateway.js';
 import { startTestCluster, type TestCluster } from '../../testing/kube/index.js';
 import { Kubectl } from '../../testing/kube/test/kubectl.js';
 
@@ -74,26 +73,7 @@ beforeAll(async () => {
     },
   });
   dataDir = await mkdtemp(join(tmpdir(), 'steward-tool-pins-'));
-  gw = await startGateway(
-    gatewaySettings({
-      STEWARD_SOURCE: 'kubernetes',
-      STEWARD_KUBECONFIG: cluster.kubeconfig,
-      STEWARD_NAMESPACE: NS,
-      STEWARD_POD_NAME: 'steward-gateway-0',
-      STEWARD_ORCHESTRATOR_NAME: 'steward',
-      STEWARD_HOST: '127.0.0.1',
-      STEWARD_GATEWAY_PORT: '0',
-      STEWARD_DATA_DIR: dataDir,
-      STEWARD_LICENSE_SIGNING_SECRET: TEST_SIGNING_SECRET,
-      STEWARD_STATUS_MIN_INTERVAL_MS: '0',
-    }),
-    log,
-    {},
-    {
-      informer: { backoffMs: 20, maxBackoffMs: 200 },
-      lease: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
-    },
-  );
+  gw = await startClusterGateway(cluster.kubeconfig, { dataDir, namespace: NS });
   operator = await startOperator(fastLeaseConfig(cluster.kubeconfig, 'steward-operator-0'), { log });
 }, 120_000);
 

@@ -13,7 +13,7 @@ import { issueLicenseKey, type PolicyPodStatus } from '../../../api/index.js';
 import { gatewaySettings } from '../../../cmd/config/settings.js';
 import { KubeClient, Resources, type KubeObject } from '../../../platform/kube/index.js';
 import { createLogger } from '../../../platform/log.js';
-import { TEST_SIGNING_SECRET } from '../../../testing/gateway.js';
+import { startClusterGateway, TEST_SIGNING_SECRET } from '../../../testing/gateway.js';
 import { startTestCluster, type TestCluster } from '../../../testing/kube/index.js';
 import { startGateway, type RunningGateway } from '../main.js';
 import { eventually } from '../../../testing/eventually.js';
@@ -69,28 +69,12 @@ beforeAll(async () => {
     },
   });
   dataDir = await mkdtemp(join(tmpdir(), 'steward-gw-cluster-'));
-  const config = gatewaySettings({
-    STEWARD_SOURCE: 'kubernetes',
-    STEWARD_KUBECONFIG: cluster.kubeconfig,
-    STEWARD_NAMESPACE: NS,
-    STEWARD_POD_NAME: POD,
-    STEWARD_ORCHESTRATOR_NAME: 'steward',
-    STEWARD_HOST: '127.0.0.1',
-    STEWARD_GATEWAY_PORT: '0',
-    STEWARD_DATA_DIR: dataDir,
-    STEWARD_LICENSE_SIGNING_SECRET: TEST_SIGNING_SECRET,
-    STEWARD_STATUS_MIN_INTERVAL_MS: '0',
-    STEWARD_RATE_LIMIT_PER_MINUTE: '100000',
+  gw = await startClusterGateway(cluster.kubeconfig, {
+    dataDir,
+    namespace: NS,
+    pod: POD,
+    env: { STEWARD_RATE_LIMIT_PER_MINUTE: '100000' },
   });
-  gw = await startGateway(
-    config,
-    createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    {},
-    {
-      informer: { backoffMs: 20, maxBackoffMs: 200 },
-      lease: { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
-    },
-  );
 }, 120_000);
 afterAll(async () => {
   await gw?.close();
