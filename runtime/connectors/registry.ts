@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Serial } from '../../platform/serial.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConnectorType } from '../../api/connector.js';
 import type { ConnectorResource } from '../../api/resources.js';
@@ -55,7 +56,7 @@ const DEFAULT_HEALTH_TIMEOUT_MS = 2000;
  */
 export class ConnectorRegistry {
   private readonly entries = new Map<string, Entry>();
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly queue = new Serial();
   private unsubscribe: (() => void) | undefined;
   private closed = false;
   private readonly now: () => Date;
@@ -67,7 +68,7 @@ export class ConnectorRegistry {
   /** Loads every Connector and follows the source's changes. */
   async start(): Promise<void> {
     await this.opts.source.ready();
-    this.unsubscribe = this.opts.source.subscribe((events) => void this.serial(() => this.apply(events)));
+    this.unsubscribe = this.opts.source.subscribe((events) => void this.queue.run(() => this.apply(events)));
     await this.loadAll();
   }
 
@@ -78,7 +79,7 @@ export class ConnectorRegistry {
   }
 
   private loadAll(): Promise<number> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const docs = this.opts.source.list('Connector', this.opts.namespace);
       const names = new Set(docs.map((d) => d.metadata.name));
       for (const name of [...this.entries.keys()]) if (!names.has(name)) await this.remove(name);
@@ -265,7 +266,7 @@ export class ConnectorRegistry {
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
-    await this.serial(async () => {
+    await this.queue.run(async () => {
       for (const name of [...this.entries.keys()]) await this.remove(name);
     });
   }
@@ -362,12 +363,6 @@ export class ConnectorRegistry {
   private async dispose(e: Entry): Promise<void> {
     clearInterval(e.timer);
     await e.connector?.close().catch(() => undefined);
-  }
-
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(fn, fn);
-    this.chain = next.catch(() => undefined);
-    return next;
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Serial } from '../../platform/serial.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
@@ -61,15 +62,18 @@ export class FolderSource implements DeclarativeSource {
   private readonly writeDir: string;
   private readonly initial: Promise<void>;
   private reloadTimer: NodeJS.Timeout | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** Reloads and writes, one at a time, so that a write never interleaves with a reload. */
+  private readonly queue = new Serial();
   private closed = false;
 
   constructor(private readonly options: FolderSourceOptions) {
     this.dirs = options.dirs.map((d) => resolve(d));
     this.writeDir = resolve(options.writeDir ?? options.dirs[0] ?? '.');
-    this.initial = this.serial(() => this.load()).then(() => {
-      if (options.watch ?? true) this.startWatching();
-    });
+    this.initial = this.queue
+      .run(() => this.load())
+      .then(() => {
+        if (options.watch ?? true) this.startWatching();
+      });
   }
 
   ready(): Promise<void> {
@@ -105,7 +109,7 @@ export class FolderSource implements DeclarativeSource {
   }
 
   reload(): Promise<void> {
-    return this.serial(() => this.load());
+    return this.queue.run(() => this.load());
   }
 
   subscribe(listener: SourceListener): () => void {
@@ -118,7 +122,7 @@ export class FolderSource implements DeclarativeSource {
     if (!result.valid || !result.resource) throw new SourceWriteError('invalid resource', result.errors);
     const valid = result.resource;
     valid.metadata.namespace ??= DEFAULT_NAMESPACE;
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const existing = this.entries.get(keyOf(valid.kind, valid.metadata.namespace, valid.metadata.name));
       if (existing) await this.rewriteDocument(existing.origin, valid);
       else await this.writeNewFile(valid);
@@ -128,7 +132,7 @@ export class FolderSource implements DeclarativeSource {
   }
 
   async delete(kind: KindName, name: string, namespace?: string): Promise<boolean> {
-    return this.serial(async () => {
+    return this.queue.run(async () => {
       const existing = this.entries.get(keyOf(kind, namespace, name));
       if (!existing) return false;
       await this.rewriteDocument(existing.origin, undefined);
@@ -141,14 +145,7 @@ export class FolderSource implements DeclarativeSource {
     this.closed = true;
     clearTimeout(this.reloadTimer);
     for (const w of this.watchers) w.close();
-    await this.chain.catch(() => undefined);
-  }
-
-  /** Runs reloads and writes one at a time, so a write never interleaves with a reload. */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(fn, fn);
-    this.chain = next.catch(() => undefined);
-    return next;
+    await this.queue.idle();
   }
 
   private startWatching(): void {
@@ -167,7 +164,7 @@ export class FolderSource implements DeclarativeSource {
     if (this.closed) return;
     clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => {
-      void this.serial(() => this.load()).catch((err) => this.options.log?.error({ err }, 'manifest reload failed'));
+      void this.queue.run(() => this.load()).catch((err) => this.options.log?.error({ err }, 'manifest reload failed'));
     }, this.options.debounceMs ?? 100);
   }
 

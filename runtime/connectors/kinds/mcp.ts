@@ -193,7 +193,7 @@ export class McpConnector extends ConnectorBase implements Connector {
         reason: 'UNKNOWN_TOOL',
       });
     if (this.options.readOnly && remote.annotations?.readOnlyHint !== true) this.refuseWrite(`tool ${tool}`);
-    this.gate?.admit(tool);
+    this.admit(tool);
     const started = performance.now();
     try {
       // NB: the trace context goes in the request's _meta (the MCP convention), when the call is traced.

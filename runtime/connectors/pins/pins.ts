@@ -17,6 +17,7 @@
  */
 import { APPROVE_TOOLS_ANNOTATION } from '../../../api/constants.js';
 import type { Logger } from '../../../platform/log.js';
+import { Serial } from '../../../platform/serial.js';
 import { ConnectorError } from '../errors.js';
 import { withTimeout } from '../limits.js';
 import type { ToolPinStatus } from '../status.js';
@@ -126,7 +127,7 @@ export class ToolPins {
 export class ToolGate {
   private view: ToolsView | undefined;
   private last: ToolDefinition[] | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly queue = new Serial();
 
   constructor(
     private readonly pins: ToolPins,
@@ -139,13 +140,13 @@ export class ToolGate {
   /** A listing was read: resolves once it is held against the pin (never rejects: a failure holds every tool). */
   listed(tools: readonly ToolDefinition[]): Promise<void> {
     this.last = [...tools];
-    return this.serial(() => this.hold(tools));
+    return this.queue.run(() => this.hold(tools));
   }
 
   /** The annotation changed: the last listing is held again. */
   reconsider(): Promise<void> {
     const tools = this.last;
-    return tools ? this.serial(() => this.hold(tools)) : Promise.resolve();
+    return tools ? this.queue.run(() => this.hold(tools)) : Promise.resolve();
   }
 
   current(): ToolsView | undefined {
@@ -186,12 +187,6 @@ export class ToolGate {
         : `tool ${tool} of connector ${this.connector} is new and held until approved; ${approve}`,
       { connector: this.connector, reason: t.state === 'suspect' ? 'SUSPECT_DESCRIPTION' : 'NEW_TOOL' },
     );
-  }
-
-  private serial(fn: () => Promise<void>): Promise<void> {
-    const next = this.chain.then(fn, fn);
-    this.chain = next.catch(() => undefined);
-    return next;
   }
 
   private async hold(listing: readonly ToolDefinition[]): Promise<void> {
