@@ -165,8 +165,12 @@ describe('connector-call steps that need approval', () => {
       id = (res.json() as { approvals: { id: string }[] }).approvals[0]?.id ?? '';
       return id !== '';
     });
-    const { rows } = await w.gw.store.db.query<{ id: string }>(`SELECT id FROM plans WHERE waiting IS NOT NULL`);
-    const plan = await getPlan(orch.app, rows[0]!.id, acme());
+    // NB: the gateway stores the approval before the step hears of it and records the wait on its plan.
+    const planId = await waitUntil('the plan records the wait', async () => {
+      const { rows } = await w.gw.store.db.query<{ id: string }>(`SELECT id FROM plans WHERE waiting IS NOT NULL`);
+      return rows[0]?.id;
+    });
+    const plan = await getPlan(orch.app, planId, acme());
     expect(plan.body).toMatchObject({
       status: 'awaiting_approval',
       awaiting_approval: [{ step: 'only', approval_id: id }],
