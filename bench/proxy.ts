@@ -44,6 +44,11 @@ import {
 import { proxyMarkdown, type Figures, type RateRow, type StreamRow } from './proxy-report.js';
 import { steadyLoad } from './steady.js';
 
+/**
+ * `BENCH_PROXY_ROWS=core`: Portkey and Steward on PostgreSQL alone (no variants, no PGlite), to compare two commits
+ * in a few minutes; the full set is the default and what docs/benchmarks.md keeps.
+ */
+const CORE = process.env.BENCH_PROXY_ROWS === 'core';
 /** Multiplies every count (longer runs: `BENCH_PROXY_SCALE=4`). */
 const SCALE = Number(process.env.BENCH_PROXY_SCALE ?? 1);
 const ROUNDS = 5;
@@ -135,8 +140,8 @@ export async function run(): Promise<{ markdown: string }> {
     procs.push(upstream);
     const portkey = await startPortkey();
     procs.push(portkey);
-    const lite = await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pglite') });
-    procs.push(lite);
+    const lite = CORE ? undefined : await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, 'pglite') });
+    if (lite) procs.push(lite);
     // The PostgreSQL gateways, each one setting apart (the same built-in pack and stand-in):
     // - the durability trade-off (STEWARD_LLM_AUDIT=background: context and audit entry written behind the answer);
     // - what streaming redaction adds to the first chunk: the pack's output redaction disabled;
@@ -151,7 +156,7 @@ export async function run(): Promise<{ markdown: string }> {
       return dir;
     };
     const pgVariant = async (name: string, env: Record<string, string> = {}, url = database?.url) => {
-      if (!url) return undefined;
+      if (!url || (CORE && name !== 'pg')) return undefined;
       const p = await startSteward({ upstream: upstream.origin, dataDir: join(dataDir, name), databaseUrl: url, env });
       procs.push(p);
       return p;
@@ -162,7 +167,7 @@ export async function run(): Promise<{ markdown: string }> {
       STEWARD_MANIFESTS: manifests('no-output-redaction', OUTPUT_REDACTION_OFF),
     });
     const budgetGw = await pgVariant('pg-budget', { STEWARD_MANIFESTS: manifests('budget', EVERY_CALL_BUDGET) });
-    if (database) unchained = await createTempDatabase(PG_BASE);
+    if (database && !CORE) unchained = await createTempDatabase(PG_BASE);
     const unchainedGw = await pgVariant('pg-unchained', {}, unchained?.url);
     if (unchained) await withClient(unchained.url, (c) => c.query(CHAIN_OFF));
     const tracedGw = await pgVariant(
@@ -200,7 +205,7 @@ export async function run(): Promise<{ markdown: string }> {
       ...(budgetGw ? [steward(budgetGw, 'PostgreSQL, a Budget charging every call', 'chat')] : []),
       ...(unchainedGw ? [steward(unchainedGw, UNCHAINED, 'chat')] : []),
       ...(tracedGw ? [steward(tracedGw, TRACED, 'chat')] : []),
-      steward(lite, 'PGlite', 'chat'),
+      ...(lite ? [steward(lite, 'PGlite', 'chat')] : []),
     ];
     const gateways = [
       ...chatRows,
@@ -209,7 +214,7 @@ export async function run(): Promise<{ markdown: string }> {
       ...(budgetGw ? [steward(budgetGw, 'PostgreSQL, a Budget charging every call', 'execute')] : []),
       ...(unchainedGw ? [steward(unchainedGw, UNCHAINED, 'execute')] : []),
       ...(tracedGw ? [steward(tracedGw, TRACED, 'execute')] : []),
-      steward(lite, 'PGlite', 'execute'),
+      ...(lite ? [steward(lite, 'PGlite', 'execute')] : []),
     ];
     const plainRow = plainGw ? [steward(plainGw, 'PostgreSQL, output redaction disabled', 'chat')] : [];
     const all = [direct, ...gateways];

@@ -1,14 +1,20 @@
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
+// NB: the SDK's types describe the wire; the SDK itself is not loaded (wire.ts speaks HTTP).
+import type Anthropic from '@anthropic-ai/sdk';
 import { traceHeaders } from '../tracing/spans.js';
 import type { ProviderConfig } from './config.js';
 import { LlmProviderError } from './errors.js';
-import { classifyHttpSdkError } from './http-sdk-errors.js';
 import { argumentsObject, finishFrom, makeProvider, sumOf, unsupported, usageOf, type Adapter } from './provider.js';
 import { streamEndedEarly, upstream, type StreamDecoder, type StreamPiece } from './stream.js';
 import type { FinishReason, LlmMessage, LlmProvider, NormalizedRequest } from './types.js';
 import { blockTurns } from './validate.js';
+import { classifyWireError, WireClient } from './wire.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+/**
+ * The Messages API version Steward speaks (`anthropic-version`), the one the official SDK 1.11 sends. It removed
+ * the sampling parameters: any of them is a 400, even at its default, so Steward sends none.
+ */
+export const ANTHROPIC_API_VERSION = '2026-10-21';
 
 const FINISH: Record<string, FinishReason> = {
   end_turn: 'stop',
@@ -22,12 +28,11 @@ const FINISH: Record<string, FinishReason> = {
 /** Anthropic Messages API (`POST {endpoint}/v1/messages`). */
 export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
   const name = config.name ?? config.type;
-  const client = new Anthropic({
-    apiKey: config.apiKey,
-    // NB: an explicit base URL keeps the SDK from reading ANTHROPIC_BASE_URL; retries and deadline are ours.
+  // NB: retries and the deadline are ours (call.ts); the client's timers are a backstop a second behind.
+  const client = new WireClient({
+    provider: name,
     baseURL: config.endpoint ?? ANTHROPIC_DEFAULT_BASE_URL,
-    maxRetries: 0,
-    timeout: config.timeoutMs + 1000,
+    headers: { 'anthropic-version': ANTHROPIC_API_VERSION, ...(config.apiKey ? { 'x-api-key': config.apiKey } : {}) },
   });
   const adapter: Adapter = {
     check(req, provider) {
@@ -36,12 +41,13 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
         throw unsupported(provider, 'responseFormat.type', 'json_object (use json_schema)');
     },
     async send(req, signal) {
-      const res = await client.messages.create(
-        wireRequest(name, req),
-        // NB: an explicit timeout also skips the SDK's "streaming required" guard for large max_tokens.
-        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0, headers: traceHeaders({}) },
-      );
-      // NB: the SDK hands back a non-JSON body as a string rather than failing.
+      const res = (await client.json({
+        path: '/v1/messages',
+        body: wireRequest(name, req),
+        signal,
+        timeoutMs: req.timeoutMs + 1000,
+        headers: traceHeaders({}),
+      })) as Anthropic.Message;
       if (typeof res !== 'object' || res === null || !Array.isArray(res.content)) {
         throw new LlmProviderError(name, 'INVALID_RESPONSE', 'the answer is not a message');
       }
@@ -63,14 +69,17 @@ export function createAnthropicProvider(config: ProviderConfig): LlmProvider {
       };
     },
     async openStream(req, signal) {
-      const events = await client.messages.create(
-        { ...wireRequest(name, req), stream: true },
-        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0, headers: traceHeaders({}) },
-      );
-      return upstream(events, eventDecoder(name));
+      const events = await client.events({
+        path: '/v1/messages',
+        body: { ...wireRequest(name, req), stream: true },
+        signal,
+        timeoutMs: req.timeoutMs + 1000,
+        headers: traceHeaders({}),
+      });
+      return upstream(events as AsyncIterable<Anthropic.RawMessageStreamEvent>, eventDecoder(name));
     },
-    classify: (provider, err) =>
-      classifyHttpSdkError(provider, err, { APIError, APIConnectionError, APIConnectionTimeoutError }),
+    classify: classifyWireError,
+    close: () => client.close(),
   };
   return makeProvider(config, adapter);
 }
@@ -81,8 +90,7 @@ function wireRequest(provider: string, req: NormalizedRequest): Anthropic.Messag
   return {
     model: req.model,
     max_tokens: req.maxTokens,
-    // NB: no temperature. API version 2026-10-21, which this SDK sends, answers 400 to any sampling
-    // parameter (temperature, top_p, top_k), even at its default; the SDK type no longer has the field.
+    // NB: no temperature (ANTHROPIC_API_VERSION).
     ...(req.system ? { system: req.system } : {}),
     messages: wireMessages(provider, req.messages),
     ...(req.tools

@@ -1,11 +1,12 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+// NB: the SDK's types describe the wire; the SDK itself is not loaded (wire.ts speaks HTTP).
+import type OpenAI from 'openai';
 import { traceHeaders } from '../tracing/spans.js';
 import type { ProviderConfig } from './config.js';
 import { LlmProviderError } from './errors.js';
-import { classifyHttpSdkError } from './http-sdk-errors.js';
 import { finishFrom, makeProvider, usageOf, type Adapter } from './provider.js';
 import { streamEndedEarly, upstream, type StreamDecoder, type StreamEnd, type StreamPiece } from './stream.js';
 import type { FinishReason, LlmProvider, LlmToolCall, NormalizedRequest } from './types.js';
+import { classifyWireError, WireClient } from './wire.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -20,24 +21,21 @@ const FINISH: Record<string, FinishReason> = {
 /** OpenAI Chat Completions (`POST {endpoint}/chat/completions`), also any server that speaks it. */
 export function createOpenAiProvider(config: ProviderConfig): LlmProvider {
   const name = config.name ?? config.type;
-  const client = new OpenAI({
-    apiKey: config.apiKey,
+  // NB: retries and the deadline are ours (call.ts); the client's timers are a backstop a second behind.
+  const client = new WireClient({
+    provider: name,
     baseURL: config.endpoint ?? OPENAI_DEFAULT_BASE_URL,
-    // NB: retries and the deadline are ours (call.ts); explicit nulls stop the SDK reading OPENAI_* variables.
-    maxRetries: 0,
-    timeout: config.timeoutMs + 1000,
-    organization: null,
-    project: null,
+    headers: config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {},
   });
   const adapter: Adapter = {
     async send(req, signal) {
-      const res = await client.chat.completions.create(wireRequest(req), {
+      const res = (await client.json({
+        path: '/chat/completions',
+        body: wireRequest(req),
         signal,
-        timeout: req.timeoutMs + 1000,
-        maxRetries: 0,
+        timeoutMs: req.timeoutMs + 1000,
         headers: traceHeaders({}),
-      });
-      // NB: the SDK hands back a non-JSON body as a string rather than failing.
+      })) as OpenAI.ChatCompletion;
       const choice = typeof res === 'object' && res !== null && Array.isArray(res.choices) ? res.choices[0] : undefined;
       if (!choice?.message) throw new LlmProviderError(name, 'INVALID_RESPONSE', 'the answer has no choices');
       const raw = choice.finish_reason ?? null;
@@ -54,14 +52,17 @@ export function createOpenAiProvider(config: ProviderConfig): LlmProvider {
       };
     },
     async openStream(req, signal) {
-      const chunks = await client.chat.completions.create(
-        { ...wireRequest(req), stream: true, stream_options: { include_usage: true } },
-        { signal, timeout: req.timeoutMs + 1000, maxRetries: 0, headers: traceHeaders({}) },
-      );
-      return upstream(chunks, chunkDecoder(name));
+      const chunks = await client.events({
+        path: '/chat/completions',
+        body: { ...wireRequest(req), stream: true, stream_options: { include_usage: true } },
+        signal,
+        timeoutMs: req.timeoutMs + 1000,
+        headers: traceHeaders({}),
+      });
+      return upstream(chunks as AsyncIterable<OpenAI.ChatCompletionChunk>, chunkDecoder(name));
     },
-    classify: (provider, err) =>
-      classifyHttpSdkError(provider, err, { APIError, APIConnectionError, APIConnectionTimeoutError }),
+    classify: classifyWireError,
+    close: () => client.close(),
   };
   return makeProvider(config, adapter);
 }
