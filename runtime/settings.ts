@@ -123,6 +123,17 @@ export interface EvidenceSettings {
   retentionDays?: number;
 }
 
+/** A2A on the gateway (runtime/a2a). */
+export interface A2aSettings {
+  enabled: boolean;
+  /** The gateway's public origin, without a trailing slash, which the cards name. */
+  publicUrl: string;
+  /** The key that signs the cards; absent: unsigned cards. */
+  signingKeyFile?: string;
+  /** Generate the key at `signingKeyFile` when it does not exist (standalone's own default key). */
+  generateKey: boolean;
+}
+
 /** Policy evaluation. */
 export interface PolicySettings {
   /** UTF-8 bytes of text one evaluation accepts. */
@@ -153,6 +164,7 @@ export interface GatewayCoreSettings {
   records: RecordSettings;
   budgets: BudgetSettings;
   evidence: EvidenceSettings;
+  a2a: A2aSettings;
   policy: PolicySettings;
   llm: LlmSettings;
   /** The tag in minted API keys. */

@@ -333,6 +333,26 @@ export const evidence = {
   STEWARD_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
 };
 
+/** A2A (docs/a2a.md): the agents' Agent Cards and JSON-RPC endpoints on the gateway. The gateway's (standalone's). */
+export const a2a = {
+  /** Serve A2A: each AgentConfig's Agent Card and its JSON-RPC endpoint. @default true */
+  STEWARD_A2A: bool.default(true),
+  /**
+   * PEM (PKCS#8) EC P-256 or Ed25519 private key that signs the Agent Cards; its own key, not the audit signing key.
+   * Standalone: generated in STEWARD_DATA_DIR on first start when unset. A gateway without it serves unsigned cards.
+   */
+  STEWARD_A2A_SIGNING_KEY_FILE: z.string().min(1).optional(),
+  /**
+   * The gateway's URL as A2A clients reach it (an ingress's, or the Service's), which the cards name. Absent:
+   * `http://127.0.0.1:<gateway port>`, reachable from the same machine only.
+   */
+  STEWARD_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\/[^/]+\/?$/.test(u), 'must be an http(s) origin without a path, e.g. https://steward.example.com')
+    .optional(),
+};
+
 /** The scope → tools map of OAuth tokens on /mcp: a JSON object of scope to served tool names (`*` globs). */
 const scopeMap = z
   .string()
@@ -383,6 +403,7 @@ export const gateway = {
   ...records,
   ...budgets,
   ...evidence,
+  ...a2a,
   ...policyLimits,
   /**
    * Largest text a policy evaluation accepts: the query plus every other string of the policy input (context,

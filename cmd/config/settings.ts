@@ -11,6 +11,7 @@ import type {
   AgentSettings,
   BudgetSettings,
   ClusterSettings,
+  A2aSettings,
   EvidenceSettings,
   GatewaySettings,
   HttpSettings,
@@ -72,6 +73,7 @@ export function standaloneFrom(c: StandaloneConfig): StandaloneSettings {
     records: recordsFrom(c),
     budgets: budgetsFrom(c),
     evidence: evidenceFrom(c, 'standalone'),
+    a2a: a2aFrom(c, 'standalone', c.STEWARD_GATEWAY_PORT),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -100,6 +102,7 @@ export function gatewayFrom(c: GatewayConfig): GatewaySettings {
     records: recordsFrom(c),
     budgets: budgetsFrom(c),
     evidence: evidenceFrom(c, 'gateway'),
+    a2a: a2aFrom(c, 'gateway', c.STEWARD_GATEWAY_PORT),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -286,15 +289,20 @@ function mcpOAuthFrom(c: StandaloneConfig | GatewayConfig): OAuthSettings | unde
 /** The file standalone keeps its audit signing key in, under its data folder, when none is configured. */
 export const STANDALONE_AUDIT_KEY = 'audit-signing-key.pem';
 
+/** A file setting as this process sees it. NB: the test cluster's kubelet runs pods as processes: their mounts are under STEWARD_POD_ROOT. */
+function mounted(c: StandaloneConfig | GatewayConfig, file: string | undefined): string | undefined {
+  const podRoot = 'STEWARD_POD_ROOT' in c ? c.STEWARD_POD_ROOT : undefined;
+  return file && podRoot && isAbsolute(file) ? join(podRoot, file) : file;
+}
+
 function evidenceFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone' | 'gateway'): EvidenceSettings {
   // NB: standalone makes its own key on first start; a gateway in a cluster is given one (a Secret) or signs nothing.
   const own = process === 'standalone' && c.STEWARD_AUDIT_SIGNING_KEY_FILE === undefined;
-  // NB: the test cluster's kubelet runs pods as processes: a pod's mounts are under STEWARD_POD_ROOT.
-  const podRoot = 'STEWARD_POD_ROOT' in c ? c.STEWARD_POD_ROOT : undefined;
-  const mounted = (file: string | undefined) => (file && podRoot && isAbsolute(file) ? join(podRoot, file) : file);
   return {
     ...definedFields({
-      signingKeyFile: own ? join(c.STEWARD_DATA_DIR, STANDALONE_AUDIT_KEY) : mounted(c.STEWARD_AUDIT_SIGNING_KEY_FILE),
+      signingKeyFile: own
+        ? join(c.STEWARD_DATA_DIR, STANDALONE_AUDIT_KEY)
+        : mounted(c, c.STEWARD_AUDIT_SIGNING_KEY_FILE),
       witnessFile: c.STEWARD_AUDIT_WITNESS_FILE,
       witnessUrl: c.STEWARD_AUDIT_WITNESS_URL,
       retentionDays: c.STEWARD_AUDIT_RETENTION_DAYS,
@@ -302,6 +310,21 @@ function evidenceFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone'
     generateKey: own,
     checkpointRows: c.STEWARD_AUDIT_CHECKPOINT_ROWS,
     checkpointMs: c.STEWARD_AUDIT_CHECKPOINT_SECONDS * 1000,
+  };
+}
+
+/** The file standalone keeps its A2A card signing key in, under its data folder, when none is configured. */
+export const STANDALONE_A2A_KEY = 'a2a-card-key.pem';
+
+function a2aFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone' | 'gateway', port: number): A2aSettings {
+  const own = process === 'standalone' && c.STEWARD_A2A_SIGNING_KEY_FILE === undefined;
+  return {
+    enabled: c.STEWARD_A2A,
+    publicUrl: (c.STEWARD_PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+    ...definedFields({
+      signingKeyFile: own ? join(c.STEWARD_DATA_DIR, STANDALONE_A2A_KEY) : mounted(c, c.STEWARD_A2A_SIGNING_KEY_FILE),
+    }),
+    generateKey: own,
   };
 }
 

@@ -229,7 +229,7 @@ export function organizationTier(organizationId: string, deps: AuthDeps, communi
   });
 }
 
-function narrowTenant(identity: Identity, requested: string | undefined): Identity {
+export function narrowTenant(identity: Identity, requested: string | undefined): Identity {
   if (requested === undefined || requested === '') return identity;
   if (identity.tenantId !== undefined && identity.tenantId !== requested) {
     throw fail('FORBIDDEN', `the credentials do not grant tenant ${echo(requested)}`);

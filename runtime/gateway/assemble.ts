@@ -18,6 +18,10 @@ import type { PlanForwarder } from './plan-forward.js';
 import { ConnectorRegistry, connectionResolver, type ConnectorStatusReporter } from '../connectors/index.js';
 import { ToolPins } from '../connectors/pins/pins.js';
 import { descriptionScreen } from './connectors/screen.js';
+import { StartupError } from '../../platform/startup-error.js';
+import type { A2aParts } from '../a2a/routes.js';
+import { CARD_KEYS_PATH } from '../a2a/cards.js';
+import { CardSigner } from '../a2a/signer.js';
 
 export interface GatewayParts {
   deps: GatewayDeps;
@@ -113,6 +117,9 @@ export function assembleGateway(
     now,
     ...(parts.kubeEvent ? { kubeEvent: parts.kubeEvent } : {}),
   });
+  const a2a: A2aParts | undefined = config.a2a.enabled
+    ? { site: { baseUrl: config.a2a.publicUrl, version: parts.version }, tasks: parts.store.a2aTasks }
+    : undefined;
   parts.log.info({ llm: described, rateLimits: access.windows, limiter: access.limiterKind }, 'gateway configured');
   const deps: GatewayDeps = {
     log: parts.log,
@@ -152,6 +159,7 @@ export function assembleGateway(
         }
       : {}),
     notReady: parts.notReady,
+    ...(a2a ? { a2a } : {}),
   };
   return {
     deps,
@@ -160,6 +168,7 @@ export function assembleGateway(
       await policies.restored();
       await access.ready();
       await connectors.start();
+      if (a2a) a2a.signer = await cardSigner(config.a2a, parts.log);
     },
     async close() {
       access.close();
@@ -168,6 +177,25 @@ export function assembleGateway(
       await Promise.all([llm.close(), connectors.close()]);
     },
   };
+}
+
+/** The key that signs the A2A cards, read (or made, standalone) before the gateway listens; undefined: unsigned cards. */
+async function cardSigner(settings: GatewayCoreSettings['a2a'], log: Logger): Promise<CardSigner | undefined> {
+  const file = settings.signingKeyFile;
+  if (!file) {
+    log.warn(
+      { setting: 'STEWARD_A2A_SIGNING_KEY_FILE' },
+      'A2A agent cards are served unsigned: set STEWARD_A2A_SIGNING_KEY_FILE to sign them',
+    );
+    return undefined;
+  }
+  try {
+    const signer = await CardSigner.load(file, settings.publicUrl + CARD_KEYS_PATH, { generate: settings.generateKey });
+    log.info({ file, kid: signer.kid, alg: signer.alg, publicUrl: settings.publicUrl }, 'A2A agent cards are signed');
+    return signer;
+  } catch (err) {
+    throw new StartupError('STEWARD_A2A_SIGNING_KEY_FILE', (err as Error).message, { cause: err });
+  }
 }
 
 /**

@@ -19,6 +19,7 @@ import type { PlanForwarder } from './plan-forward.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import type { BackgroundWrites, GovernedDeps } from '../governed/index.js';
 import type { BudgetRouteOptions } from './routes/budgets.js';
+import type { A2aParts } from '../a2a/routes.js';
 
 /** How a request ended, for metrics: blocked is neither success nor failure. */
 export type Outcome = 'success' | 'failed' | 'blocked';
@@ -164,6 +165,12 @@ export interface ConnectorRouteOptions {
   mcpOAuth?: OAuthResource;
 }
 
+/** A2A (runtime/a2a/routes.ts): its routes need the model routes' options, the source, the credentials and these. */
+export interface A2aOptions {
+  /** Absent: STEWARD_A2A=false, no A2A routes. */
+  a2a?: A2aParts;
+}
+
 /** Everything the gateway uses: what `assembleGateway` builds and `buildGateway` hands to its plugins. */
 export type GatewayDeps = GatewayServerOptions &
   HealthRouteOptions &
@@ -174,4 +181,5 @@ export type GatewayDeps = GatewayServerOptions &
   LlmRouteOptions &
   ConnectorRouteOptions &
   BudgetRouteOptions &
-  ApprovalRouteOptions;
+  ApprovalRouteOptions &
+  A2aOptions;

@@ -33,7 +33,15 @@ export interface GovernedDeps {
 
 /** Where a governed call came in: the audit row's `metadata.via`. */
 export type GovernedVia =
-  'execute' | 'request' | 'request_plan' | 'chat_completions' | 'messages' | 'planner' | 'plan_step' | 'parallel';
+  | 'execute'
+  | 'request'
+  | 'request_plan'
+  | 'chat_completions'
+  | 'messages'
+  | 'planner'
+  | 'plan_step'
+  | 'parallel'
+  | 'a2a';
 
 /** The policy surface of a call's input stage. */
 export type InputSurface = 'llm' | 'plan' | 'parallel';

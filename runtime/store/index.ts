@@ -8,6 +8,7 @@ import { AuditRepository } from './audit.js';
 import { ClientRepository } from './clients.js';
 import { ApprovalRepository } from './approvals.js';
 import { ToolPinRepository } from './tool-pins.js';
+import { A2aTaskRepository } from './a2a-tasks.js';
 import { BudgetLedgerRepository } from './budget-ledger.js';
 import { ContextRepository } from './contexts.js';
 import { PlanRepository } from './plans.js';
@@ -27,6 +28,13 @@ export { openPostgres } from './postgres.js';
 export { newId } from './ids.js';
 export { ClientRepository, hashApiKey, mintApiKey, type ClientRecord } from './clients.js';
 export { ToolPinRepository } from './tool-pins.js';
+export {
+  A2aTaskRepository,
+  type A2aTaskFilter,
+  type A2aTaskPage,
+  type A2aTaskScope,
+  type StoredA2aTask,
+} from './a2a-tasks.js';
 export { ApprovalRepository, type ApprovalRecord, type ApprovalRefusal, type ApprovalState } from './approvals.js';
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
@@ -63,6 +71,8 @@ export interface Store {
   readonly approvals: ApprovalRepository;
   /** Pinned tool definitions of mcp connectors (docs/connectors.md). */
   readonly toolPins: ToolPinRepository;
+  /** A2A tasks, private to the client and agent card that created them (runtime/a2a). */
+  readonly a2aTasks: A2aTaskRepository;
   close(): Promise<void>;
 }
 
@@ -99,6 +109,7 @@ export function storeOn(db: Db): Store {
     budgets: new BudgetLedgerRepository(db.relaxed),
     approvals: new ApprovalRepository(db),
     toolPins: new ToolPinRepository(db),
+    a2aTasks: new A2aTaskRepository(db),
     close: () => db.close(),
   };
 }

@@ -406,6 +406,27 @@ CREATE TABLE tool_pins (
 );
 `,
   },
+  {
+    // A2A tasks (runtime/a2a), stored like plans: one row per task, private to the client that created it on one
+    // agent card; \`task\` is the task in A2A's wire JSON, the other columns are what tasks are found and listed by.
+    version: 12,
+    name: 'a2a tasks',
+    sql: `
+CREATE TABLE a2a_tasks (
+  id text PRIMARY KEY,
+  organization_id text NOT NULL,
+  tenant_id text,
+  owner text NOT NULL,
+  agent text NOT NULL,
+  context_id text NOT NULL,
+  state text NOT NULL,
+  task jsonb NOT NULL,
+  status_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX a2a_tasks_list_idx ON a2a_tasks (organization_id, owner, agent, status_at DESC, id DESC);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -1,0 +1,181 @@
+/**
+ * A2A on the gateway (docs/a2a.md): each AgentConfig's signed Agent Card, and its JSON-RPC endpoint, whose messages
+ * run as that agent's governed work (executor.ts). The protocol itself (methods, task lifecycle, SSE framing) is the
+ * official SDK's request handler, mounted on this fastify instance; what it runs and where tasks live are ours.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AgentConfigResource } from '../../api/index.js';
+import { identityOf } from '../auth/plugin.js';
+import { communityActive, narrowTenant, type AuthDeps } from '../auth/authenticate.js';
+import type { ModelRouteOptions } from '../gateway/deps.js';
+import { ApiError, echo } from '../http/errors.js';
+import type { DeclarativeSource } from '../source/index.js';
+import type { A2aTaskRepository } from '../store/a2a-tasks.js';
+import { agentCard, agentCardPath, agentEndpointPath, CARD_KEYS_PATH, type CardSite } from './cards.js';
+import { CALL_STATE, GovernedAgentExecutor, type A2aCall } from './executor.js';
+import type { CardSigner } from './signer.js';
+import { loadSdk, type Sdk } from './sdk.js';
+import { StoredTasks } from './task-store.js';
+
+/** The A2A server's own parts: where cards say they are, the key that signs them, the task table. */
+export interface A2aParts {
+  /** The gateway's public URL and Steward's version; whether cards name credentials is read per request. */
+  site: Omit<CardSite, 'open'>;
+  /** Absent: cards go out unsigned (and the start-up log says so). */
+  signer?: CardSigner;
+  tasks: A2aTaskRepository;
+}
+
+export interface A2aRouteOptions extends ModelRouteOptions {
+  source: DeclarativeSource;
+  /** Community mode (no credentials, and cards that name none). */
+  auth: AuthDeps;
+  a2a: A2aParts;
+}
+
+/** The parts that outlive a request: the SDK, the executor (its running tasks) and the task buses (for SubscribeToTask). */
+interface Server {
+  sdk: Sdk;
+  executor: GovernedAgentExecutor;
+  tasks: StoredTasks;
+  buses: InstanceType<Sdk['DefaultExecutionEventBusManager']>;
+}
+
+export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) => {
+  let server: Promise<Server> | undefined;
+  const started = () =>
+    (server ??= loadSdk().then((sdk) => ({
+      sdk,
+      executor: new GovernedAgentExecutor(deps, sdk),
+      tasks: new StoredTasks(deps.a2a.tasks, sdk, (message) => new sdk.RequestMalformedError({ message })),
+      buses: new sdk.DefaultExecutionEventBusManager(),
+    })));
+  /** Signed cards by agent, each with the unsigned card it signs: a card that changed in any way is signed again. */
+  const signed = new Map<string, { text: string; card: Promise<Record<string, unknown>> }>();
+  const cardOf = (agent: AgentConfigResource) => {
+    const wire = agentCard({ ...deps.a2a.site, open: communityActive(deps.auth) }, agent);
+    const text = JSON.stringify(wire);
+    const key = agentKey(agent);
+    const cached = signed.get(key);
+    if (cached?.text === text) return cached.card;
+    const card = deps.a2a.signer ? deps.a2a.signer.sign(wire) : Promise.resolve(wire);
+    card.catch(() => signed.delete(key)); // NB: a failed signature is tried again by the next request
+    signed.set(key, { text, card });
+    return card;
+  };
+
+  const agentNamed = (name: string): AgentConfigResource => {
+    const agent = deps.source.list('AgentConfig').find((a) => a.metadata.name === name);
+    if (!agent) throw new ApiError('gateway', 'NOT_FOUND', `no agent named ${echo(name)}`);
+    return agent;
+  };
+
+  // Cards are public, as A2A discovery wants: they name the agents, never a caller's data.
+  app.get<{ Params: { name: string } }>(
+    '/a2a/agents/:name/.well-known/agent-card.json',
+    { config: { auth: { require: 'none' } } },
+    async (req, reply) => {
+      const card = await cardOf(agentNamed(req.params.name));
+      void reply.header('cache-control', 'public, max-age=60');
+      return card;
+    },
+  );
+  app.get(CARD_KEYS_PATH, { config: { auth: { require: 'none' } } }, async (_req, reply) => {
+    if (!deps.a2a.signer) throw new ApiError('gateway', 'NOT_FOUND', 'the agent cards are not signed');
+    void reply.header('cache-control', 'public, max-age=300');
+    return deps.a2a.signer.jwks();
+  });
+
+  const rpc = async (req: FastifyRequest<{ Params: { name: string }; Body: unknown }>, reply: FastifyReply) => {
+    const agent = agentNamed(req.params.name);
+    const body = req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
+    // NB: `params.tenant` is read as X-Tenant-ID is: a key bound to a tenant may name only its own (403).
+    const params = (body as { params?: unknown }).params;
+    const tenant = typeof params === 'object' && params !== null ? (params as { tenant?: unknown }).tenant : undefined;
+    if (tenant !== undefined && typeof tenant !== 'string')
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'params.tenant must be a string');
+    const identity = narrowTenant(identityOf(req), tenant);
+    const { sdk, executor, tasks, buses } = await started();
+    const card = sdk.AgentCard.fromJSON(await cardOf(agent));
+    const version = header(req.headers['a2a-version']);
+    const clientId = identity.clientId ?? identity.organizationId;
+    const call: A2aCall = {
+      identity,
+      clientId,
+      userToken: identity.clientId ?? 'anonymous',
+      agent,
+      scope: {
+        organizationId: identity.organizationId,
+        tenantId: identity.tenantId ?? null,
+        owner: clientId,
+        agent: agentKey(agent),
+      },
+    };
+    const ctx = new sdk.ServerCallContext({
+      requestedExtensions: sdk.Extensions.parseServiceParameter(header(req.headers['a2a-extensions'])),
+      user: { isAuthenticated: true, userName: `${identity.organizationId}/${identity.tenantId ?? ''}/${clientId}` },
+      ...(version ? { requestedVersion: version } : {}),
+      state: new Map([[CALL_STATE, call]]),
+    });
+    const id = (body as { id?: unknown }).id ?? null;
+    try {
+      sdk.validateVersion(ctx.requestedVersion, card, 'JSONRPC');
+    } catch (err) {
+      return { jsonrpc: '2.0', id, error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(err) };
+    }
+    const handler = new sdk.DefaultRequestHandler(card, tasks, executor, buses);
+    const out = await new sdk.JsonRpcTransportHandler(handler).handle(body as Record<string, unknown>, ctx);
+    const activated = ctx.activatedExtensions;
+    if (activated?.length) void reply.header('a2a-extensions', sdk.Extensions.toServiceParameter(activated));
+    if (!isStream(out)) return out;
+    return sse(reply, out, id, sdk);
+  };
+  // The card names the URL with its trailing slash; the one without it is the same endpoint.
+  const options = {
+    bodyLimit: deps.policyBodyLimitBytes,
+    config: { auth: { require: 'any', feature: 'llm' } },
+  } as const;
+  app.post('/a2a/agents/:name/', options, rpc);
+  app.post('/a2a/agents/:name', options, rpc);
+};
+
+/** An SSE answer of a streaming method; a failure before its first event is a plain JSON-RPC error instead. */
+async function sse(reply: FastifyReply, events: AsyncGenerator<unknown, void, undefined>, id: unknown, sdk: Sdk) {
+  const errorOf = (err: unknown) => ({ jsonrpc: '2.0', id, error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(err) });
+  let first: IteratorResult<unknown, void>;
+  try {
+    first = await events.next();
+  } catch (err) {
+    return errorOf(err);
+  }
+  async function* frames() {
+    try {
+      if (!first.done) yield sdk.formatSSEEvent(first.value);
+      for (let r = await events.next(); !r.done; r = await events.next()) yield sdk.formatSSEEvent(r.value);
+    } catch (err) {
+      yield sdk.formatSSEErrorEvent(errorOf(err));
+    } finally {
+      await events.return(undefined);
+    }
+  }
+  void reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  return reply.send(Readable.from(frames(), { objectMode: false }));
+}
+
+function isStream(out: unknown): out is AsyncGenerator<unknown, void, undefined> {
+  return typeof (out as AsyncGenerator | undefined)?.[Symbol.asyncIterator] === 'function';
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** An agent's key in the task table and the card cache: `namespace/name`. */
+function agentKey(agent: AgentConfigResource): string {
+  return `${agent.metadata.namespace ?? ''}/${agent.metadata.name}`;
+}
+
+export { agentCardPath, agentEndpointPath };
