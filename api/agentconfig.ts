@@ -77,6 +77,10 @@ export const agentConfigStatus = z
       .strict()
       .optional()
       .describe("the provider the agent's pods report they call (written by the orchestrator)"),
+    cardUrl: z
+      .string()
+      .optional()
+      .describe("the agent's A2A Agent Card on its Orchestrator's gateway (docs/a2a.md), written by the operator"),
   })
   .strict()
   .describe('observed state, written by the operator and the orchestrator');
@@ -99,6 +103,7 @@ export const AgentConfig = defineKind({
     commonColumns.reason,
     commonColumns.age,
     { name: 'Model', type: 'string', jsonPath: '.spec.llm.model', priority: 1 },
+    { name: 'Card', type: 'string', jsonPath: '.status.cardUrl', priority: 1 },
     commonColumns.message,
   ],
 });

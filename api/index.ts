@@ -14,3 +14,4 @@ export * from './policyexception.js';
 export * from './budget.js';
 export * from './orchestrator.js';
 export * from './licensekey.js';
+export * from './a2a.js';

@@ -19,6 +19,8 @@ export const POD_ENV = {
   orchestratorUrl: 'STEWARD_ORCHESTRATOR_URL',
   /** The gateway Service, where the orchestrator sends plans' connector steps. */
   gatewayUrl: 'STEWARD_GATEWAY_URL',
+  /** The gateway as clients reach it (the Ingress host, else the Service): what its A2A cards name. */
+  publicUrl: 'STEWARD_PUBLIC_URL',
   databaseUrl: 'DATABASE_URL',
   redisUrl: 'REDIS_URL',
   internalSecret: 'STEWARD_INTERNAL_SECRET',
@@ -40,6 +42,8 @@ export const POD_ENV = {
   defaultModelPrice: 'STEWARD_DEFAULT_MODEL_PRICE',
   /** The gateway's audit signing key, mounted from `O-internal` (docs/audit-evidence.md). */
   auditSigningKeyFile: 'STEWARD_AUDIT_SIGNING_KEY_FILE',
+  /** The A2A card signing key, mounted from `O-internal` (docs/a2a.md). */
+  a2aSigningKeyFile: 'STEWARD_A2A_SIGNING_KEY_FILE',
 } as const;
 
 /** The variables of one LLM provider type: its API key (from a Secret) and its plain settings. */

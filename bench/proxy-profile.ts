@@ -54,7 +54,7 @@ function busyUs(profile: CpuProfile, windowUs: number, tailUs: number, end: numb
 /** Summary of the samples in the last `windowUs` before `endTime − tailUs` (the measured load, not start-up or warm-up). */
 /** Where a subsystem's time goes, in the terms of the gateway's request path; undefined: node's or V8's own. */
 export function bucket(sub: string): string | undefined {
-  if (/^(openai|node:undici \(fetch\)|undici)$/.test(sub)) return 'provider call (openai SDK, fetch)';
+  if (/^(openai|node:undici \(fetch\)|undici)$/.test(sub)) return 'provider call (HTTP client to the provider)';
   // NB: wasm frames are not a subsystem of their own: PGlite's Postgres and fetch's HTTP parser (llhttp) both are wasm.
   if (/^(pg|pg-pool|pg-protocol|pg-types|pg-connection-string|@electric-sql\/pglite|runtime\/store)$/.test(sub))
     return 'store (context row, audit entry)';

@@ -12,6 +12,9 @@ export const TLS_MOUNT_PATH = '/etc/steward/tls';
 /** Where the gateway pods find the audit signing key of `O-internal`. */
 export const AUDIT_KEY_MOUNT_PATH = '/etc/steward/audit';
 export const AUDIT_KEY_FILE = `${AUDIT_KEY_MOUNT_PATH}/audit-signing-key.pem`;
+/** Where the gateway pods find the A2A card signing key of `O-internal`. */
+export const A2A_KEY_MOUNT_PATH = '/etc/steward/a2a';
+export const A2A_CARD_KEY_NAME = 'a2a-card-key.pem';
 
 const fieldRef = (name: string, fieldPath: string): V1EnvVar => ({ name, valueFrom: { fieldRef: { fieldPath } } });
 const secretRef = (name: string, ref: { name: string; key: string }, optional?: boolean): V1EnvVar => ({
@@ -28,6 +31,16 @@ export function endpoints(o: OrchestratorResource): { gateway: string; orchestra
     gateway: `http://${names.gateway(o.metadata.name)}.${ns}.svc:${PORTS.gateway}`,
     orchestrator: `${o.spec.tls ? 'https' : 'http'}://${names.orchestrator(o.metadata.name)}.${ns}.svc:${PORTS.orchestrator}`,
   };
+}
+
+/**
+ * The gateway as clients reach it: the Ingress host when there is one (https with its TLS Secret), else the gateway
+ * Service. What the A2A cards name (STEWARD_PUBLIC_URL) and what AgentConfig status shows.
+ */
+export function publicUrl(o: OrchestratorResource): string {
+  const ingress = o.spec.ingress;
+  if (ingress?.enabled && ingress.host) return `${ingress.tlsSecretName ? 'https' : 'http'}://${ingress.host}`;
+  return endpoints(o).gateway;
 }
 
 type Provider = NonNullable<OrchestratorResource['spec']['llm']>['providers'][number];
@@ -117,9 +130,11 @@ export function gatewayEnv(o: OrchestratorResource): V1EnvVar[] {
     ...commonEnv(s),
     { name: E.gatewayPort, value: String(PORTS.gateway) },
     ...values(s, [E.orchestratorUrl]),
+    { name: E.publicUrl, value: publicUrl(o) },
     ...serverEnv(o, s),
     // NB: the gateways sign the audit chains' checkpoints (runtime/audit/evidence.ts).
     { name: E.auditSigningKeyFile, value: AUDIT_KEY_FILE },
+    { name: E.a2aSigningKeyFile, value: `${A2A_KEY_MOUNT_PATH}/${A2A_CARD_KEY_NAME}` },
     ...llmEnv(o, s),
   ];
 }

@@ -34,6 +34,8 @@ export const INTERNAL_KEYS = {
   /** The Ed25519 key (PKCS#8 PEM) the gateways sign audit checkpoints with, and its public key (SPKI PEM). */
   auditSigningKey: 'audit-signing-key',
   auditPublicKey: 'audit-public-key',
+  /** The key (Ed25519, PKCS#8 PEM) the gateways sign the A2A Agent Cards with: its own (docs/a2a.md). */
+  a2aCardKey: 'a2a-card-key',
 } as const;
 
 /** A plain, V1-shaped object the operator wants to exist: metadata plus the fields it owns. */

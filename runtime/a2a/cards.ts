@@ -3,26 +3,7 @@
  * capabilities, each naming its JSON-RPC endpoint on the gateway and the gateway's credentials as its security
  * schemes. docs/a2a.md lists the paths.
  */
-import type { AgentConfigResource } from '../../api/index.js';
-
-/** The A2A protocol version Steward serves (`A2A-Version`). */
-export const A2A_PROTOCOL_VERSION = '1.0';
-
-/**
- * Where an agent's JSON-RPC endpoint is, under the gateway's public URL. NB: with a trailing slash: A2A clients
- * resolve `.well-known/agent-card.json` against the agent's URL, and without the slash that would drop its name.
- */
-export function agentEndpointPath(name: string): string {
-  return `/a2a/agents/${encodeURIComponent(name)}/`;
-}
-
-/** Where an agent's card is: its endpoint's well-known path, where A2A clients look for it. */
-export function agentCardPath(name: string): string {
-  return `${agentEndpointPath(name)}.well-known/agent-card.json`;
-}
-
-/** Where the public keys that sign the cards are (a JWK Set). */
-export const CARD_KEYS_PATH = '/.well-known/a2a-card-keys.json';
+import { A2A_PROTOCOL_VERSION, agentEndpointPath, type AgentConfigResource } from '../../api/index.js';
 
 export interface CardSite {
   /** The gateway's public URL, without a trailing slash (STEWARD_PUBLIC_URL). */

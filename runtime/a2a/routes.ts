@@ -12,7 +12,8 @@ import type { ModelRouteOptions } from '../gateway/deps.js';
 import { ApiError, echo } from '../http/errors.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { A2aTaskRepository } from '../store/a2a-tasks.js';
-import { agentCard, agentCardPath, agentEndpointPath, CARD_KEYS_PATH, type CardSite } from './cards.js';
+import { CARD_KEYS_PATH } from '../../api/index.js';
+import { agentCard, type CardSite } from './cards.js';
 import { CALL_STATE, GovernedAgentExecutor, type A2aCall } from './executor.js';
 import type { CardSigner } from './signer.js';
 import { loadSdk, type Sdk } from './sdk.js';
@@ -178,4 +179,3 @@ function agentKey(agent: AgentConfigResource): string {
   return `${agent.metadata.namespace ?? ''}/${agent.metadata.name}`;
 }
 
-export { agentCardPath, agentEndpointPath };

@@ -20,7 +20,7 @@ import { ToolPins } from '../connectors/pins/pins.js';
 import { descriptionScreen } from './connectors/screen.js';
 import { StartupError } from '../../platform/startup-error.js';
 import type { A2aParts } from '../a2a/routes.js';
-import { CARD_KEYS_PATH } from '../a2a/cards.js';
+import { CARD_KEYS_PATH } from '../../api/index.js';
 import { CardSigner } from '../a2a/signer.js';
 
 export interface GatewayParts {

@@ -4,7 +4,9 @@
  * as processes of this checkout (gateway, orchestrator, pool agents in cluster mode). Slow by nature (seven
  * Steward processes on two cores): one file, one cluster, the scenario in order.
  */
+import { createPublicKey } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { verifyAgentCardSignature } from '@a2a-js/sdk';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -167,6 +169,26 @@ describe('the quick start on the test cluster', { timeout: 300_000 }, () => {
       return condition(p, 'Ready')?.status === 'True' ? p : undefined;
     });
     expect((policy.status?.byPod as unknown[]).length).toBe(2);
+  });
+
+  it("shows each agent's A2A card URL in `kubectl get stwagent -o wide`, and the gateway serves it signed", async () => {
+    const cardUrl = `http://steward-gateway.${NS}.svc:8080/a2a/agents/flight-search/.well-known/agent-card.json`;
+    const wide = await eventually('the card URL in the AgentConfig status', async () => {
+      const out = await kubectl.ok(['get', 'stwagent', 'flight-search', '-n', NS, '-o', 'wide']);
+      return out.includes(cardUrl) ? out : undefined;
+    });
+    expect(wide.split('\n')[0]).toMatch(/\bCARD\b/);
+    // The card, through the API server's service proxy, names the gateway's URL and is signed with O-internal's key.
+    const res = await request(
+      `${cluster.url}/api/v1/namespaces/${NS}/services/steward-gateway:8080/proxy/a2a/agents/flight-search/.well-known/agent-card.json`,
+      { dispatcher: insecure, headers: { authorization: `Bearer ${TEST_TOKEN}` } },
+    );
+    expect(res.statusCode).toBe(200);
+    const card = (await res.body.json()) as { supportedInterfaces: { url: string }[]; signatures: unknown[] };
+    expect(card.supportedInterfaces[0]!.url).toBe(`http://steward-gateway.${NS}.svc:8080/a2a/agents/flight-search/`);
+    const secret = await getJson<{ data: Record<string, string> }>(['get', 'secret', 'steward-internal', '-n', NS]);
+    const key = createPublicKey(Buffer.from(secret.data['a2a-card-key']!, 'base64'));
+    await expect(verifyAgentCardSignature(async () => key)(card as never)).resolves.toBeUndefined();
   });
 
   it('reports the pool: healthy agents equal the agent pods, through a pod deletion and a scale-up', async () => {

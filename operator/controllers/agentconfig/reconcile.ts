@@ -10,7 +10,8 @@ import { Resources } from '../../../platform/kube/resources.js';
 import { patchStatus } from '../../../platform/kube/status.js';
 import type { ControllerContext, Reconciler, ReconcileRequest } from '../../manager/types.js';
 import { createOrUpdate } from '../apply.js';
-import { referencedSecrets, sharedSettings } from '../env.js';
+import { publicUrl, referencedSecrets, sharedSettings } from '../env.js';
+import { agentCardPath } from '../../../api/a2a.js';
 import { hashOf } from '../hash.js';
 import { names } from '../meta.js';
 import { imageOf } from '../orchestrator/desired.js';
@@ -111,7 +112,13 @@ export class AgentConfigReconciler implements Reconciler {
       client,
       Resources.AgentConfig,
       raw,
-      { conditions, observedGeneration: generation, readyReplicas: ready },
+      {
+        conditions,
+        observedGeneration: generation,
+        readyReplicas: ready,
+        // NB: the card is on its Orchestrator's gateway; an agent in no pool has none.
+        cardUrl: owner ? publicUrl(owner) + agentCardPath(a.metadata.name) : null,
+      },
       { signal: req.signal },
     );
     if (written === 'updated') announce(this.ctx.events, raw, before, conditions, req.signal);

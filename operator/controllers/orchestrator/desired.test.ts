@@ -23,6 +23,7 @@ import {
   imageOf,
 } from './desired.js';
 import { internalValues } from './reconcile.js';
+import { publicUrl } from '../env.js';
 
 const inputs = {
   image: 'ghcr.io/steward-dev/steward:1.2.3',
@@ -244,8 +245,10 @@ describe('the other objects', () => {
       agentToken: 't'.repeat(64),
       auditSigningKey: 'PRIVATE PEM',
       auditPublicKey: 'PUBLIC PEM',
+      a2aCardKey: 'CARD PEM',
     });
     expect(Object.keys(s.data).sort()).toEqual([
+      'a2a-card-key',
       'agent-token',
       'audit-public-key',
       'audit-signing-key',
@@ -255,7 +258,7 @@ describe('the other objects', () => {
     expect(Buffer.from(s.data['audit-public-key']!, 'base64').toString()).toBe('PUBLIC PEM');
   });
 
-  it('mounts the audit signing key into the gateway pods only, and keeps a generated key pair', () => {
+  it('mounts the audit and A2A card signing keys into the gateway pods only, and keeps generated keys', () => {
     const d = desiredDeployments(o, inputs);
     const gw = d.gateway.spec.template.spec!;
     expect(gw.volumes).toEqual([
@@ -265,10 +268,25 @@ describe('the other objects', () => {
           items: [expect.objectContaining({ key: 'audit-signing-key', mode: 0o400 })],
         }),
       }),
+      expect.objectContaining({
+        name: 'a2a-card-key',
+        secret: expect.objectContaining({
+          items: [expect.objectContaining({ key: 'a2a-card-key', mode: 0o400 })],
+        }),
+      }),
     ]);
     expect(gw.containers[0]!.env).toContainEqual({
       name: 'STEWARD_AUDIT_SIGNING_KEY_FILE',
       value: '/etc/steward/audit/audit-signing-key.pem',
+    });
+    expect(gw.containers[0]!.env).toContainEqual({
+      name: 'STEWARD_A2A_SIGNING_KEY_FILE',
+      value: '/etc/steward/a2a/a2a-card-key.pem',
+    });
+    // Without an Ingress host the cards name the gateway Service.
+    expect(gw.containers[0]!.env).toContainEqual({
+      name: 'STEWARD_PUBLIC_URL',
+      value: `http://${o.metadata.name}-gateway.${o.metadata.namespace}.svc:8080`,
     });
     expect(d.orchestrator.spec.template.spec!.volumes ?? []).toEqual([]);
     const first = internalValues(undefined, undefined);
@@ -277,6 +295,26 @@ describe('the other objects', () => {
     const again = internalValues({ data: encoded }, undefined);
     expect(again.auditSigningKey).toBe(first.auditSigningKey);
     expect(again.auditPublicKey).toBe(first.auditPublicKey);
+    expect(first.a2aCardKey).toContain('BEGIN PRIVATE KEY');
+    expect(again.a2aCardKey).toBe(first.a2aCardKey);
+  });
+
+  it.each([
+    {
+      name: 'an Ingress host with TLS',
+      ingress: { enabled: true, host: 'ai.example.com', tlsSecretName: 't' },
+      want: 'https://ai.example.com',
+    },
+    {
+      name: 'an Ingress host without TLS',
+      ingress: { enabled: true, host: 'ai.example.com' },
+      want: 'http://ai.example.com',
+    },
+    { name: 'a disabled Ingress', ingress: { enabled: false, host: 'ai.example.com' }, want: 'svc' },
+  ])('gives the gateway its public URL from $name', ({ ingress, want }) => {
+    const withIngress = { ...o, spec: { ...o.spec, ingress } } as typeof o;
+    const url = publicUrl(withIngress);
+    expect(url).toBe(want === 'svc' ? `http://${o.metadata.name}-gateway.${o.metadata.namespace}.svc:8080` : want);
   });
 
   it('grants the runtimes read access to every kind and writes to the statuses only', () => {

@@ -14,7 +14,15 @@ import type {
 } from '@kubernetes/client-node';
 import { GROUP } from '../../../api/constants.js';
 import type { OrchestratorResource } from '../../../api/resources.js';
-import { AUDIT_KEY_MOUNT_PATH, TLS_MOUNT_PATH, gatewayEnv, orchestratorEnv, sharedSettings } from '../env.js';
+import {
+  A2A_CARD_KEY_NAME,
+  A2A_KEY_MOUNT_PATH,
+  AUDIT_KEY_MOUNT_PATH,
+  TLS_MOUNT_PATH,
+  gatewayEnv,
+  orchestratorEnv,
+  sharedSettings,
+} from '../env.js';
 import {
   INTERNAL_KEYS,
   b64,
@@ -44,6 +52,8 @@ export interface InternalValues {
   /** The gateways' audit signing key pair (PEM), generated once. */
   auditSigningKey: string;
   auditPublicKey: string;
+  /** The gateways' A2A card signing key (PEM), generated once. */
+  a2aCardKey: string;
 }
 
 type ServerComponent = 'gateway' | 'orchestrator';
@@ -77,6 +87,7 @@ export function desiredInternalSecret(
   if (v.licenseSigningSecret) data[INTERNAL_KEYS.licenseSigningSecret] = b64(v.licenseSigningSecret);
   data[INTERNAL_KEYS.auditSigningKey] = b64(v.auditSigningKey);
   data[INTERNAL_KEYS.auditPublicKey] = b64(v.auditPublicKey);
+  data[INTERNAL_KEYS.a2aCardKey] = b64(v.a2aCardKey);
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -109,7 +120,7 @@ export function desiredDeployments(
     gateway: desiredDeployment({
       ...common('gateway', names.gateway(o.metadata.name)),
       env: gatewayEnv(o),
-      // NB: only the private key, read-only to the pod's user (docs/audit-evidence.md).
+      // NB: only the private keys, read-only to the pod's user (docs/audit-evidence.md, docs/a2a.md).
       volumes: [
         {
           name: 'audit-key',
@@ -118,8 +129,18 @@ export function desiredDeployments(
             items: [{ key: INTERNAL_KEYS.auditSigningKey, path: 'audit-signing-key.pem', mode: 0o400 }],
           },
         },
+        {
+          name: 'a2a-card-key',
+          secret: {
+            secretName: names.internal(o.metadata.name),
+            items: [{ key: INTERNAL_KEYS.a2aCardKey, path: A2A_CARD_KEY_NAME, mode: 0o400 }],
+          },
+        },
       ],
-      volumeMounts: [{ name: 'audit-key', mountPath: AUDIT_KEY_MOUNT_PATH, readOnly: true }],
+      volumeMounts: [
+        { name: 'audit-key', mountPath: AUDIT_KEY_MOUNT_PATH, readOnly: true },
+        { name: 'a2a-card-key', mountPath: A2A_KEY_MOUNT_PATH, readOnly: true },
+      ],
     }),
     orchestrator: desiredDeployment({
       ...common('orchestrator', names.orchestrator(o.metadata.name)),

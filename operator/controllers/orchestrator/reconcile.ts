@@ -168,6 +168,7 @@ export function internalValues(
     ...(licenseSigningSecret ? { licenseSigningSecret } : {}),
     auditSigningKey: audit.privateKey,
     auditPublicKey: audit.publicKey,
+    a2aCardKey: read(INTERNAL_KEYS.a2aCardKey) || ed25519Pair().privateKey,
   };
 }
 
@@ -179,6 +180,11 @@ function auditKeyPair(
   if (privateKey && publicKey) return { privateKey, publicKey };
   if (privateKey)
     return { privateKey, publicKey: createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString() };
+  return ed25519Pair();
+}
+
+/** A new Ed25519 key pair, PEM (PKCS#8 private, SPKI public). */
+function ed25519Pair(): { privateKey: string; publicKey: string } {
   const pair = generateKeyPairSync('ed25519');
   return {
     privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
