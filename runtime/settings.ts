@@ -126,8 +126,8 @@ export interface EvidenceSettings {
 /** A2A on the gateway (runtime/a2a). */
 export interface A2aSettings {
   enabled: boolean;
-  /** The gateway's public origin, without a trailing slash, which the cards name. */
-  publicUrl: string;
+  /** The gateway's public origin, without a trailing slash, which the cards name; absent: its listener's, on loopback. */
+  publicUrl?: string;
   /** The key that signs the cards; absent: unsigned cards. */
   signingKeyFile?: string;
   /** Generate the key at `signingKeyFile` when it does not exist (standalone's own default key). */

@@ -343,8 +343,8 @@ export const a2a = {
    */
   STEWARD_A2A_SIGNING_KEY_FILE: z.string().min(1).optional(),
   /**
-   * The gateway's URL as A2A clients reach it (an ingress's, or the Service's), which the cards name. Absent:
-   * `http://127.0.0.1:<gateway port>`, reachable from the same machine only.
+   * The gateway's URL as A2A clients reach it (an ingress's, or the Service's), which the cards name. Absent: its
+   * listener's address and port once it listens (127.0.0.1 for every interface), reachable from the same machine.
    */
   STEWARD_PUBLIC_URL: z
     .string()

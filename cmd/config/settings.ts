@@ -73,7 +73,7 @@ export function standaloneFrom(c: StandaloneConfig): StandaloneSettings {
     records: recordsFrom(c),
     budgets: budgetsFrom(c),
     evidence: evidenceFrom(c, 'standalone'),
-    a2a: a2aFrom(c, 'standalone', c.STEWARD_GATEWAY_PORT),
+    a2a: a2aFrom(c, 'standalone'),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -102,7 +102,7 @@ export function gatewayFrom(c: GatewayConfig): GatewaySettings {
     records: recordsFrom(c),
     budgets: budgetsFrom(c),
     evidence: evidenceFrom(c, 'gateway'),
-    a2a: a2aFrom(c, 'gateway', c.STEWARD_GATEWAY_PORT),
+    a2a: a2aFrom(c, 'gateway'),
     policy: policyFrom(c),
     llm: llmFrom(c),
     environmentName: c.STEWARD_ENVIRONMENT,
@@ -316,12 +316,12 @@ function evidenceFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone'
 /** The file standalone keeps its A2A card signing key in, under its data folder, when none is configured. */
 export const STANDALONE_A2A_KEY = 'a2a-card-key.pem';
 
-function a2aFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone' | 'gateway', port: number): A2aSettings {
+function a2aFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone' | 'gateway'): A2aSettings {
   const own = process === 'standalone' && c.STEWARD_A2A_SIGNING_KEY_FILE === undefined;
   return {
     enabled: c.STEWARD_A2A,
-    publicUrl: (c.STEWARD_PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
     ...definedFields({
+      publicUrl: c.STEWARD_PUBLIC_URL?.replace(/\/+$/, ''),
       signingKeyFile: own ? join(c.STEWARD_DATA_DIR, STANDALONE_A2A_KEY) : mounted(c, c.STEWARD_A2A_SIGNING_KEY_FILE),
     }),
     generateKey: own,

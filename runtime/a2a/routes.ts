@@ -60,7 +60,9 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
     const key = agentKey(agent);
     const cached = signed.get(key);
     if (cached?.text === text) return cached.card;
-    const card = deps.a2a.signer ? deps.a2a.signer.sign(wire) : Promise.resolve(wire);
+    const card = deps.a2a.signer
+      ? deps.a2a.signer.sign(wire, deps.a2a.site.baseUrl + CARD_KEYS_PATH)
+      : Promise.resolve(wire);
     card.catch(() => signed.delete(key)); // NB: a failed signature is tried again by the next request
     signed.set(key, { text, card });
     return card;
@@ -179,3 +181,14 @@ function agentKey(agent: AgentConfigResource): string {
   return `${agent.metadata.namespace ?? ''}/${agent.metadata.name}`;
 }
 
+/**
+ * The cards' URL when STEWARD_PUBLIC_URL is not set: the gateway's listener as this machine reaches it (an address
+ * of every interface is reached on loopback).
+ */
+export function listening(a2a: A2aParts | undefined, configured: string | undefined, address: unknown): void {
+  if (!a2a || configured !== undefined) return;
+  if (typeof address !== 'object' || address === null) return;
+  const { address: host, port } = address as { address: string; port: number };
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  a2a.site.baseUrl = `http://${reachable}:${port}`;
+}

@@ -18,15 +18,13 @@ export class CardSigner {
     private readonly publicJwk: JWK,
     /** Where the key was read from (or written to), for the log. */
     readonly file: string,
-    /** Where the public keys are served, named in each signature's `jku`. */
-    private readonly keysUrl: string,
   ) {}
 
   /**
    * Reads a PKCS #8 PEM private key (EC P-256 → ES256, Ed25519 → EdDSA). With `generate`, a missing file is made
    * first: a new P-256 key, written with mode 0600 (standalone).
    */
-  static async load(file: string, keysUrl: string, options: { generate?: boolean } = {}): Promise<CardSigner> {
+  static async load(file: string, options: { generate?: boolean } = {}): Promise<CardSigner> {
     if (options.generate && !existsSync(file)) {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       mkdirSync(dirname(file), { recursive: true });
@@ -43,17 +41,17 @@ export class CardSigner {
     const alg = algorithmOf(key, file);
     const publicJwk = await exportJWK(createPublicKey(key));
     const kid = await calculateJwkThumbprint(publicJwk);
-    return new CardSigner(key, alg, kid, { ...publicJwk, kid, alg, use: 'sig' }, file, keysUrl);
+    return new CardSigner(key, alg, kid, { ...publicJwk, kid, alg, use: 'sig' }, file);
   }
 
-  /** The card with its signature appended. */
-  async sign(card: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** The card with its signature appended; `keysUrl`, where the public keys are served, is the signature's `jku`. */
+  async sign(card: Record<string, unknown>, keysUrl: string): Promise<Record<string, unknown>> {
     const { generateAgentCardSignature } = await import('@a2a-js/sdk');
     const signer = generateAgentCardSignature(this.key, {
       alg: this.alg,
       kid: this.kid,
       typ: 'JOSE',
-      jku: this.keysUrl,
+      jku: keysUrl,
     });
     // NB: the SDK canonicalises what it is given through its wire codec, so the wire JSON goes in and comes out.
     return (await signer(card as unknown as AgentCard)) as unknown as Record<string, unknown>;

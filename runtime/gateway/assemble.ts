@@ -20,7 +20,6 @@ import { ToolPins } from '../connectors/pins/pins.js';
 import { descriptionScreen } from './connectors/screen.js';
 import { StartupError } from '../../platform/startup-error.js';
 import type { A2aParts } from '../a2a/routes.js';
-import { CARD_KEYS_PATH } from '../../api/index.js';
 import { CardSigner } from '../a2a/signer.js';
 
 export interface GatewayParts {
@@ -118,7 +117,11 @@ export function assembleGateway(
     ...(parts.kubeEvent ? { kubeEvent: parts.kubeEvent } : {}),
   });
   const a2a: A2aParts | undefined = config.a2a.enabled
-    ? { site: { baseUrl: config.a2a.publicUrl, version: parts.version }, tasks: parts.store.a2aTasks }
+    ? {
+        // NB: without STEWARD_PUBLIC_URL the mains set the listener's URL once it listens (a2a/routes.ts `listening`).
+        site: { baseUrl: config.a2a.publicUrl ?? 'http://127.0.0.1', version: parts.version },
+        tasks: parts.store.a2aTasks,
+      }
     : undefined;
   parts.log.info({ llm: described, rateLimits: access.windows, limiter: access.limiterKind }, 'gateway configured');
   const deps: GatewayDeps = {
@@ -190,8 +193,16 @@ async function cardSigner(settings: GatewayCoreSettings['a2a'], log: Logger): Pr
     return undefined;
   }
   try {
-    const signer = await CardSigner.load(file, settings.publicUrl + CARD_KEYS_PATH, { generate: settings.generateKey });
-    log.info({ file, kid: signer.kid, alg: signer.alg, publicUrl: settings.publicUrl }, 'A2A agent cards are signed');
+    const signer = await CardSigner.load(file, { generate: settings.generateKey });
+    log.info(
+      {
+        file,
+        kid: signer.kid,
+        alg: signer.alg,
+        publicUrl: settings.publicUrl ?? 'the listener (STEWARD_PUBLIC_URL unset)',
+      },
+      'A2A agent cards are signed',
+    );
     return signer;
   } catch (err) {
     throw new StartupError('STEWARD_A2A_SIGNING_KEY_FILE', (err as Error).message, { cause: err });

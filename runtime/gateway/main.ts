@@ -30,6 +30,7 @@ import {
 import { PolicyReports } from '../policy/reports/index.js';
 import type { GatewaySettings, ManifestSettings } from '../settings.js';
 import { listenUrl } from '../http/app.js';
+import { listening } from '../a2a/routes.js';
 import { metricsServer } from '../http/metrics-server.js';
 import {
   checkManifestFolders,
@@ -186,6 +187,7 @@ export async function startGateway(
       await startClusterReporters(life, config, { kube, kubeSource, parts, store, publisher, pod, cluster, log });
 
     const app = await life.listen('gateway server', buildGateway(parts.deps), config.listener);
+    listening(parts.deps.a2a, config.a2a.publicUrl, app.server.address());
     if (config.metrics)
       await life.listen('metrics server', metricsServer(config.metrics, parts.deps.telemetry, log), config.metrics);
     // NB: /readyz fails first, so that the Service stops sending new requests while the rest drains.

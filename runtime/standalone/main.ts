@@ -18,6 +18,7 @@ import { inProcessConnectorGateway } from '../orchestrator/plan/gateway-client.j
 import { readTlsSettings } from '../http/tls.js';
 import { VERSION } from '../../platform/version.js';
 import { listenUrl } from '../http/app.js';
+import { listening } from '../a2a/routes.js';
 import { metricsServer } from '../http/metrics-server.js';
 import { assemble } from '../../platform/lifecycle.js';
 import { checkPorts } from '../../platform/ports.js';
@@ -146,6 +147,7 @@ export async function startStandalone(
     );
     await gatewayParts.ready();
     const gateway = (servers.gateway = await life.listen('gateway server', buildGateway(gd), config.gatewayListener));
+    listening(gd.a2a, config.a2a.publicUrl, gateway.server.address());
     const orchestrator = (servers.orchestrator = await life.listen(
       'orchestrator server',
       buildOrchestrator(orchestratorParts.deps),

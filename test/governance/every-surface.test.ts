@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { Message, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
 import { startTestStandalone, type TestStandalone } from '../../testing/standalone.js';
@@ -63,6 +65,7 @@ let openai: OpenAI;
 let anthropic: Anthropic;
 let gateway: string;
 let orchestrator: string;
+let apiKey: string;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi({
@@ -91,7 +94,7 @@ beforeAll(async () => {
   ({ gateway, orchestrator } = sa);
   // NB: the SDKs always send a key: a client key of the community organization.
   const created = await post(gateway, '/api/clients', { name: 'every-surface' });
-  const apiKey = String(created.json.api_key);
+  apiKey = String(created.json.api_key);
   openai = new OpenAI({ apiKey, baseURL: `${gateway}/v1`, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey, baseURL: gateway, maxRetries: 0 });
 }, 60_000);
@@ -311,7 +314,60 @@ const SURFACES: Surface[] = [
       return { text: JSON.stringify(r.json.data), warnings: r.warnings };
     },
   },
+  {
+    name: 'A2A SendStreamingMessage to an agent',
+    via: 'a2a',
+    send: async (prompt) => {
+      const client = await a2aClient();
+      let text = '';
+      let status: TaskStatus | undefined;
+      let metadata: Record<string, unknown> | undefined;
+      for await (const ev of client.sendMessageStream({
+        tenant: '',
+        message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: prompt }] }),
+        configuration: undefined,
+        metadata: undefined,
+      })) {
+        const p = ev.payload;
+        if (p?.$case === 'artifactUpdate')
+          for (const part of p.value.artifact?.parts ?? [])
+            if (part.content?.$case === 'text') text += part.content.value;
+        if (p?.$case === 'statusUpdate') ({ status, metadata } = p.value);
+      }
+      const said = (status?.message?.parts ?? [])
+        .map((x) => (x.content?.$case === 'text' ? x.content.value : ''))
+        .join('');
+      if (status?.state === TaskState.TASK_STATE_REJECTED)
+        return { text: '', blockedBy: /builtin-[a-z-]+/.exec(said)?.[0] };
+      expect(status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      // NB: the task's last status update carries the call's warnings (and audit id) in its metadata.
+      const warnings = metadata?.warnings;
+      return { text, warnings: Array.isArray(warnings) ? warnings.map(String) : [] };
+    },
+  },
 ];
+
+/** An A2A client (the official SDK) of the first sample agent, with the test's API key. */
+async function a2aClient(): Promise<Client> {
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      clientConfig: {
+        interceptors: [
+          {
+            before: async (args) => {
+              args.options = {
+                ...args.options,
+                serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${apiKey}` },
+              };
+            },
+            after: async () => {},
+          },
+        ],
+      },
+    }),
+  );
+  return factory.createFromUrl(`${gateway}/a2a/agents/general-assistant/`);
+}
 
 /** The audit shape every governed call writes, whatever the surface. */
 const AUDIT_SHAPE = {
