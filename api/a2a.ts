@@ -21,3 +21,9 @@ export function agentCardPath(name: string): string {
 
 /** Where the public keys that sign the cards are (a JWK Set). */
 export const CARD_KEYS_PATH = '/.well-known/a2a-card-keys.json';
+
+/** The Orchestrator's JSON-RPC endpoint: messages to it run as multi-agent plans. */
+export const ORCHESTRATOR_ENDPOINT_PATH = '/a2a/';
+
+/** The Orchestrator's card: the gateway's own well-known path, where A2A clients look first. */
+export const ORCHESTRATOR_CARD_PATH = '/.well-known/agent-card.json';

@@ -3,7 +3,12 @@
  * capabilities, each naming its JSON-RPC endpoint on the gateway and the gateway's credentials as its security
  * schemes. docs/a2a.md lists the paths.
  */
-import { A2A_PROTOCOL_VERSION, agentEndpointPath, type AgentConfigResource } from '../../api/index.js';
+import {
+  A2A_PROTOCOL_VERSION,
+  agentEndpointPath,
+  ORCHESTRATOR_ENDPOINT_PATH,
+  type AgentConfigResource,
+} from '../../api/index.js';
 
 export interface CardSite {
   /** The gateway's public URL, without a trailing slash (STEWARD_PUBLIC_URL). */
@@ -42,6 +47,40 @@ export function agentCard(site: CardSite, agent: AgentConfigResource): Record<st
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain'],
     skills,
+  };
+}
+
+/**
+ * The Orchestrator's card: one skill, a multi-agent plan over the agents (each has its own card); its messages run
+ * as plans.
+ */
+export function orchestratorCard(site: CardSite, agents: readonly AgentConfigResource[]): Record<string, unknown> {
+  const domains = [...new Set(agents.map((a) => a.spec.domain))].sort();
+  return {
+    name: 'steward-orchestrator',
+    description:
+      "Steward's orchestrator: plans a request over its agents and runs the plan, every step governed by the organization's policies.",
+    supportedInterfaces: [
+      {
+        url: site.baseUrl + ORCHESTRATOR_ENDPOINT_PATH,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: A2A_PROTOCOL_VERSION,
+      },
+    ],
+    provider: { organization: 'Steward', url: site.baseUrl },
+    version: site.version,
+    capabilities: { streaming: true, pushNotifications: false },
+    ...security(site),
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [
+      {
+        id: 'multi-agent-plan',
+        name: 'multi-agent plan',
+        description: `Plans and runs a request over ${agents.length} agent(s)${domains.length ? ` (${domains.join(', ')})` : ''}; the answer is the plan's result and its steps.`,
+        tags: ['plan', ...domains],
+      },
+    ],
   };
 }
 

@@ -9,10 +9,12 @@ import type { Message, Part, Task, TaskState } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import type { AgentConfigResource } from '../../api/index.js';
 import type { Identity } from '../auth/identity.js';
-import { llmUpstream, openGoverned, PolicyBlockedError, type GovernedDeps } from '../governed/index.js';
+import { llmUpstream, openGoverned, PolicyBlockedError, type GovernedRequest } from '../governed/index.js';
+import type { LlmRouteOptions } from '../gateway/deps.js';
+import { forwardPlan, planBlockReason, planFailureCode } from '../gateway/routes/plan-request.js';
 import { ApiError } from '../http/errors.js';
 import { httpErrorOf } from '../http/error-model.js';
-import { routeAgentLlm, type LlmRouter } from '../llm/index.js';
+import { routeAgentLlm } from '../llm/index.js';
 import type { A2aTaskScope } from '../store/a2a-tasks.js';
 import type { Sdk } from './sdk.js';
 
@@ -21,15 +23,30 @@ export interface A2aCall {
   identity: Identity;
   clientId: string;
   userToken: string;
-  agent: AgentConfigResource;
+  /** The agent whose card was called; absent: the Orchestrator's. */
+  agent?: AgentConfigResource;
   scope: A2aTaskScope;
 }
 
 /** The key of the call in `ServerCallContext.state`. */
 export const CALL_STATE = 'steward.call';
 
-export interface ExecutorDeps extends GovernedDeps {
-  llm: LlmRouter;
+/** The model routes' and the plan route's options: an agent's message is a model call, the Orchestrator's a plan. */
+export type ExecutorDeps = LlmRouteOptions;
+
+/** What a finished message recorded. */
+interface Answered {
+  auditId: string;
+  redactions: Record<string, number>;
+  warnings: string[];
+}
+
+/** The orchestrator blocked the plan (its pre-flight or a step's input): the task is rejected. */
+class PlanBlockedError extends Error {
+  constructor(reason: string) {
+    super(`blocked by policy: ${reason}`);
+    this.name = 'PlanBlockedError';
+  }
 }
 
 export class GovernedAgentExecutor implements AgentExecutor {
@@ -72,7 +89,7 @@ export class GovernedAgentExecutor implements AgentExecutor {
     try {
       const prompt = promptOf(ctx.userMessage.parts);
       bus.publish(status(sdk.TaskState.TASK_STATE_WORKING));
-      const answered = await this.run(call, prompt, controller.signal, (text, first) =>
+      const emit = (parts: Part[], first: boolean) =>
         bus.publish(
           sdk.AgentEvent.artifactUpdate({
             taskId,
@@ -81,7 +98,7 @@ export class GovernedAgentExecutor implements AgentExecutor {
               artifactId: `${taskId}:answer`,
               name: 'answer',
               description: '',
-              parts: [textPart(text)],
+              parts,
               metadata: undefined,
               extensions: [],
             },
@@ -89,8 +106,10 @@ export class GovernedAgentExecutor implements AgentExecutor {
             lastChunk: false,
             metadata: undefined,
           }),
-        ),
-      );
+        );
+      const answered = call.agent
+        ? await this.run(call, call.agent, prompt, controller.signal, (text, first) => emit([textPart(text)], first))
+        : await this.plan(call, prompt, taskId, controller.signal, (parts) => emit(parts, true));
       bus.publish(
         status(sdk.TaskState.TASK_STATE_COMPLETED, undefined, {
           audit_id: answered.auditId,
@@ -104,6 +123,8 @@ export class GovernedAgentExecutor implements AgentExecutor {
         bus.publish(
           status(sdk.TaskState.TASK_STATE_REJECTED, err.message, { code: 'POLICY_VIOLATION', ...err.details }),
         );
+      else if (err instanceof PlanBlockedError)
+        bus.publish(status(sdk.TaskState.TASK_STATE_REJECTED, err.message, { code: 'POLICY_VIOLATION' }));
       else {
         const e = httpErrorOf(err, { surface: 'gateway' }, this.deps.log);
         bus.publish(status(sdk.TaskState.TASK_STATE_FAILED, e.message, { code: e.code, status: e.status }));
@@ -120,15 +141,62 @@ export class GovernedAgentExecutor implements AgentExecutor {
     running.abort();
   }
 
+  /**
+   * A message to the Orchestrator's card: a multi-agent plan on the governed plan path (the gateway's input policies,
+   * then the orchestrator's own per step). The answer is one artifact: the plan's result as text and the plan (id,
+   * steps) as data.
+   */
+  private async plan(
+    call: A2aCall,
+    prompt: string,
+    taskId: string,
+    signal: AbortSignal,
+    emit: (parts: Part[]) => void,
+  ): Promise<Answered> {
+    const governed: GovernedRequest = {
+      via: 'a2a',
+      surface: 'plan',
+      identity: call.identity,
+      prompt,
+      clientId: call.clientId,
+      userToken: call.userToken,
+    };
+    const outcome = await forwardPlan(
+      this.deps,
+      governed,
+      { query: prompt, clientId: call.clientId, userToken: call.userToken },
+      taskId,
+      signal,
+    );
+    const { evaluation, contextId } = outcome.check;
+    if (outcome.kind === 'blocked') throw new PolicyBlockedError('input', evaluation, contextId);
+    const { forwarded, plan, error, blockedThere, warnings, auditId } = outcome;
+    if (blockedThere) throw new PlanBlockedError(planBlockReason(error!));
+    if (forwarded.status !== 200)
+      throw new ApiError(
+        'gateway',
+        planFailureCode(error),
+        error?.message ?? `the orchestrator answered ${forwarded.status}`,
+        error?.details,
+      );
+    const result = plan.result;
+    emit([
+      textPart(typeof result === 'string' ? result : JSON.stringify(result ?? '')),
+      { content: { $case: 'data', value: plan }, metadata: undefined, filename: '', mediaType: 'application/json' },
+    ]);
+    return { auditId, redactions: {}, warnings };
+  }
+
   /** The governed call: its masked text, piece by piece, then what the audit row recorded. */
   private async run(
     call: A2aCall,
+    agent: AgentConfigResource,
     prompt: string,
     signal: AbortSignal,
     emit: (text: string, first: boolean) => void,
-  ): Promise<{ auditId: string; redactions: Record<string, number>; warnings: string[] }> {
+  ): Promise<Answered> {
     const { deps } = this;
-    const { spec, metadata } = call.agent;
+    const { spec, metadata } = agent;
     const route = routeAgentLlm(spec.llm, deps.llm);
     if ('missing' in route)
       throw new ApiError('gateway', 'PROVIDER_NOT_CONFIGURED', `agent ${metadata.name} needs ${route.missing}`);

@@ -8,12 +8,12 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentConfigResource } from '../../api/index.js';
 import { identityOf } from '../auth/plugin.js';
 import { communityActive, narrowTenant, type AuthDeps } from '../auth/authenticate.js';
-import type { ModelRouteOptions } from '../gateway/deps.js';
+import type { LlmRouteOptions } from '../gateway/deps.js';
 import { ApiError, echo } from '../http/errors.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { A2aTaskRepository } from '../store/a2a-tasks.js';
-import { CARD_KEYS_PATH } from '../../api/index.js';
-import { agentCard, type CardSite } from './cards.js';
+import { CARD_KEYS_PATH, ORCHESTRATOR_CARD_PATH, ORCHESTRATOR_ENDPOINT_PATH } from '../../api/index.js';
+import { agentCard, orchestratorCard, type CardSite } from './cards.js';
 import { CALL_STATE, GovernedAgentExecutor, type A2aCall } from './executor.js';
 import type { CardSigner } from './signer.js';
 import { loadSdk, type Sdk } from './sdk.js';
@@ -28,7 +28,7 @@ export interface A2aParts {
   tasks: A2aTaskRepository;
 }
 
-export interface A2aRouteOptions extends ModelRouteOptions {
+export interface A2aRouteOptions extends LlmRouteOptions {
   source: DeclarativeSource;
   /** Community mode (no credentials, and cards that name none). */
   auth: AuthDeps;
@@ -52,12 +52,13 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
       tasks: new StoredTasks(deps.a2a.tasks, sdk, (message) => new sdk.RequestMalformedError({ message })),
       buses: new sdk.DefaultExecutionEventBusManager(),
     })));
-  /** Signed cards by agent, each with the unsigned card it signs: a card that changed in any way is signed again. */
+  /** Signed cards by card key, each with the unsigned card it signs: a card that changed in any way is signed again. */
   const signed = new Map<string, { text: string; card: Promise<Record<string, unknown>> }>();
-  const cardOf = (agent: AgentConfigResource) => {
-    const wire = agentCard({ ...deps.a2a.site, open: communityActive(deps.auth) }, agent);
+  const cardOf = (agent: AgentConfigResource | undefined) => {
+    const site = { ...deps.a2a.site, open: communityActive(deps.auth) };
+    const wire = agent ? agentCard(site, agent) : orchestratorCard(site, deps.source.list('AgentConfig'));
     const text = JSON.stringify(wire);
-    const key = agentKey(agent);
+    const key = cardKey(agent);
     const cached = signed.get(key);
     if (cached?.text === text) return cached.card;
     const card = deps.a2a.signer
@@ -73,6 +74,12 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
     if (!agent) throw new ApiError('gateway', 'NOT_FOUND', `no agent named ${echo(name)}`);
     return agent;
   };
+  /** The Orchestrator's card exists where plans can run: standalone, or a gateway given STEWARD_ORCHESTRATOR_URL. */
+  const orchestrator = (): undefined => {
+    if (!deps.plans)
+      throw new ApiError('gateway', 'NOT_FOUND', 'no orchestrator: set STEWARD_ORCHESTRATOR_URL to serve its card');
+    return undefined;
+  };
 
   // Cards are public, as A2A discovery wants: they name the agents, never a caller's data.
   app.get<{ Params: { name: string } }>(
@@ -84,14 +91,19 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
       return card;
     },
   );
+  app.get(ORCHESTRATOR_CARD_PATH, { config: { auth: { require: 'none' } } }, async (_req, reply) => {
+    const card = await cardOf(orchestrator());
+    void reply.header('cache-control', 'public, max-age=60');
+    return card;
+  });
   app.get(CARD_KEYS_PATH, { config: { auth: { require: 'none' } } }, async (_req, reply) => {
     if (!deps.a2a.signer) throw new ApiError('gateway', 'NOT_FOUND', 'the agent cards are not signed');
     void reply.header('cache-control', 'public, max-age=300');
     return deps.a2a.signer.jwks();
   });
 
-  const rpc = async (req: FastifyRequest<{ Params: { name: string }; Body: unknown }>, reply: FastifyReply) => {
-    const agent = agentNamed(req.params.name);
+  const rpc = async (req: FastifyRequest<{ Params: { name?: string }; Body: unknown }>, reply: FastifyReply) => {
+    const agent = req.params.name === undefined ? orchestrator() : agentNamed(req.params.name);
     const body = req.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
@@ -114,7 +126,7 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
         organizationId: identity.organizationId,
         tenantId: identity.tenantId ?? null,
         owner: clientId,
-        agent: agentKey(agent),
+        agent: cardKey(agent),
       },
     };
     const ctx = new sdk.ServerCallContext({
@@ -143,6 +155,7 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
   } as const;
   app.post('/a2a/agents/:name/', options, rpc);
   app.post('/a2a/agents/:name', options, rpc);
+  app.post(ORCHESTRATOR_ENDPOINT_PATH, options, rpc);
 };
 
 /** An SSE answer of a streaming method; a failure before its first event is a plain JSON-RPC error instead. */
@@ -176,9 +189,9 @@ function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;
 }
 
-/** An agent's key in the task table and the card cache: `namespace/name`. */
-function agentKey(agent: AgentConfigResource): string {
-  return `${agent.metadata.namespace ?? ''}/${agent.metadata.name}`;
+/** A card's key in the task table and the card cache: an agent's `namespace/name`, or `orchestrator`. */
+function cardKey(agent: AgentConfigResource | undefined): string {
+  return agent ? `${agent.metadata.namespace ?? ''}/${agent.metadata.name}` : 'orchestrator';
 }
 
 /**

@@ -317,38 +317,47 @@ const SURFACES: Surface[] = [
   {
     name: 'A2A SendStreamingMessage to an agent',
     via: 'a2a',
-    send: async (prompt) => {
-      const client = await a2aClient();
-      let text = '';
-      let status: TaskStatus | undefined;
-      let metadata: Record<string, unknown> | undefined;
-      for await (const ev of client.sendMessageStream({
-        tenant: '',
-        message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: prompt }] }),
-        configuration: undefined,
-        metadata: undefined,
-      })) {
-        const p = ev.payload;
-        if (p?.$case === 'artifactUpdate')
-          for (const part of p.value.artifact?.parts ?? [])
-            if (part.content?.$case === 'text') text += part.content.value;
-        if (p?.$case === 'statusUpdate') ({ status, metadata } = p.value);
-      }
-      const said = (status?.message?.parts ?? [])
-        .map((x) => (x.content?.$case === 'text' ? x.content.value : ''))
-        .join('');
-      if (status?.state === TaskState.TASK_STATE_REJECTED)
-        return { text: '', blockedBy: /builtin-[a-z-]+/.exec(said)?.[0] };
-      expect(status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-      // NB: the task's last status update carries the call's warnings (and audit id) in its metadata.
-      const warnings = metadata?.warnings;
-      return { text, warnings: Array.isArray(warnings) ? warnings.map(String) : [] };
-    },
+    send: (prompt) => a2aSend(`${gateway}/a2a/agents/general-assistant/`, prompt),
+  },
+  {
+    name: 'A2A SendStreamingMessage to the orchestrator (a plan)',
+    via: 'plan_step',
+    blockedVia: 'a2a',
+    send: (prompt) => a2aSend(`${gateway}/`, prompt),
   },
 ];
 
-/** An A2A client (the official SDK) of the first sample agent, with the test's API key. */
-async function a2aClient(): Promise<Client> {
+/** One message through the official A2A client, streamed: the artifacts' text and data, or the policy that refused it. */
+async function a2aSend(url: string, prompt: string): Promise<Seen> {
+  const client = await a2aClient(url);
+  let text = '';
+  let status: TaskStatus | undefined;
+  let metadata: Record<string, unknown> | undefined;
+  for await (const ev of client.sendMessageStream({
+    tenant: '',
+    message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: prompt }] }),
+    configuration: undefined,
+    metadata: undefined,
+  })) {
+    const p = ev.payload;
+    if (p?.$case === 'artifactUpdate')
+      for (const part of p.value.artifact?.parts ?? []) {
+        if (part.content?.$case === 'text') text += part.content.value;
+        if (part.content?.$case === 'data') text += JSON.stringify(part.content.value);
+      }
+    if (p?.$case === 'statusUpdate') ({ status, metadata } = p.value);
+  }
+  const said = (status?.message?.parts ?? []).map((x) => (x.content?.$case === 'text' ? x.content.value : '')).join('');
+  if (status?.state === TaskState.TASK_STATE_REJECTED)
+    return { text: '', blockedBy: /builtin-[a-z-]+/.exec(said)?.[0] };
+  expect(status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  // NB: the task's last status update carries the call's warnings (and audit id) in its metadata.
+  const warnings = metadata?.warnings;
+  return { text, warnings: Array.isArray(warnings) ? warnings.map(String) : [] };
+}
+
+/** An A2A client (the official SDK) of the card under `url`, with the test's API key. */
+async function a2aClient(url: string): Promise<Client> {
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       clientConfig: {
@@ -366,7 +375,7 @@ async function a2aClient(): Promise<Client> {
       },
     }),
   );
-  return factory.createFromUrl(`${gateway}/a2a/agents/general-assistant/`);
+  return factory.createFromUrl(url);
 }
 
 /** The audit shape every governed call writes, whatever the surface. */

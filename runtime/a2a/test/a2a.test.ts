@@ -99,9 +99,11 @@ describe('Agent Cards', () => {
     await expect(verifyAgentCardSignature(async () => publicKey)(forged as never)).rejects.toThrow();
   });
 
-  it('answers 404 for an agent that does not exist', async () => {
-    const res = await fetch(`${base}/a2a/agents/nobody/.well-known/agent-card.json`);
-    expect(res.status).toBe(404);
+  it('answers 404 for an agent that does not exist, and for the Orchestrator where no orchestrator runs plans', async () => {
+    expect((await fetch(`${base}/a2a/agents/nobody/.well-known/agent-card.json`)).status).toBe(404);
+    const orchestrator = await fetch(`${base}/.well-known/agent-card.json`);
+    expect(orchestrator.status).toBe(404);
+    expect(((await orchestrator.json()) as { error: string }).error).toMatch(/STEWARD_ORCHESTRATOR_URL/);
   });
 });
 

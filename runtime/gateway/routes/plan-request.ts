@@ -5,13 +5,14 @@
  * A blocked query, at the gateway or by the orchestrator's pre-flight, answers 200 `blocked: true`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SurfaceErrorCode } from '../../../api/index.js';
 import { ApiError } from '../../http/errors.js';
 import { warnCaller } from '../../http/warning-header.js';
 import type { Identity } from '../../auth/identity.js';
 import type { PlanRouteOptions } from '../deps.js';
 import { checkInput, recordOutcome, type GovernedRequest, type InputCheck } from '../../governed/index.js';
 import type { PolicyEvaluation } from '../../policy/types.js';
-import { OrchestratorUnreachableError } from '../plan-forward.js';
+import { OrchestratorUnreachableError, type ForwardedPlan } from '../plan-forward.js';
 
 export interface PlanCall {
   query: string;
@@ -26,7 +27,7 @@ export interface PlanCall {
 const PLAN_FIELDS = ['plan_id', 'workflow_execution_id', 'result', 'steps', 'metadata'] as const;
 
 /** Orchestrator codes the gateway answers with the same status (api/errors.ts GATEWAY_ERRORS lists them). */
-const PASSED_THROUGH = new Set([
+const PASSED_THROUGH: ReadonlySet<SurfaceErrorCode<'gateway'>> = new Set<SurfaceErrorCode<'gateway'>>([
   'INVALID_REQUEST',
   'NO_AGENTS_AVAILABLE',
   'RATE_LIMITED',
@@ -41,32 +42,45 @@ const PASSED_THROUGH = new Set([
   'BUDGET_EXCEEDED',
 ]);
 
-export async function multiAgentPlan(
+/** The orchestrator's error, when its answer is one. */
+export interface PlanError {
+  code?: string;
+  message?: string;
+  details?: Record<string, unknown>;
+}
+
+/** What became of a plan request, whichever surface sent it; every outcome is audited. */
+export type PlanOutcome =
+  /** The gateway's input policies blocked the query; nothing was forwarded. */
+  | { kind: 'blocked'; check: InputCheck }
+  /** The orchestrator answered: a plan (status 200), its own block (`blockedThere`) or an error. */
+  | {
+      kind: 'answered';
+      check: InputCheck;
+      auditId: string;
+      forwarded: ForwardedPlan;
+      /** The plan fields of the answer (PLAN_FIELDS). */
+      plan: Record<string, unknown>;
+      error?: PlanError;
+      blockedThere: boolean;
+      /** The gateway's input warnings and the plan's own, once each. */
+      warnings: string[];
+    };
+
+/**
+ * The governed path of a plan request: the input stage (surface `plan`), the context row, the orchestrator, the
+ * audit row of the forwarding. Throws 503 SERVICE_UNAVAILABLE when there is no orchestrator or it cannot be reached.
+ */
+export async function forwardPlan(
   deps: PlanRouteOptions,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  identity: Identity,
+  governed: GovernedRequest,
   call: PlanCall,
+  requestId: string,
   signal: AbortSignal,
-) {
+): Promise<PlanOutcome> {
   const t0 = performance.now();
-  const governed: GovernedRequest = {
-    via: 'request_plan',
-    surface: 'plan',
-    identity,
-    prompt: call.query,
-    clientId: call.clientId,
-    userToken: call.userToken,
-    context: call.context,
-  };
   const check = await checkInput(deps, governed);
-  const { evaluation, contextId } = check;
-  const common = () => ({
-    policy_info: policyInfo(evaluation, identity),
-    context_id: contextId,
-    request_id: req.id,
-    latency_ms: Math.round(performance.now() - t0),
-  });
+  const { evaluation } = check;
   if (!evaluation.approved) {
     await recordOutcome(deps, governed, check, t0, {
       decision: 'blocked_input',
@@ -74,8 +88,7 @@ export async function multiAgentPlan(
       model: 'multi-agent-plan',
       blocked: evaluation,
     });
-    deps.metrics.outcome(req, 'blocked');
-    return { success: false, blocked: true, block_reason: evaluation.blockReason, ...common() };
+    return { kind: 'blocked', check };
   }
   if (!deps.plans) {
     await committedOrNothing(check);
@@ -95,8 +108,8 @@ export async function multiAgentPlan(
         context: call.context ?? {},
         user: { id: call.userToken, client_id: call.clientId },
       },
-      identity,
-      req.id,
+      governed.identity,
+      requestId,
       signal,
     )
     .catch(async (err: unknown) => {
@@ -108,10 +121,7 @@ export async function multiAgentPlan(
   const upstreamMs = performance.now() - upstreamStart;
   const body = forwarded.body;
   const plan = Object.fromEntries(PLAN_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
-  const error =
-    typeof body.error === 'object' && body.error !== null
-      ? (body.error as { code?: string; message?: string; details?: Record<string, unknown> })
-      : undefined;
+  const error = typeof body.error === 'object' && body.error !== null ? (body.error as PlanError) : undefined;
   const blockedThere = error?.code === 'POLICY_VIOLATION';
   // NB: the plan's planner and steps are audited by the orchestrator (via planner, plan_step); this row records the forwarding.
   const auditId = await recordOutcome(
@@ -136,21 +146,63 @@ export async function multiAgentPlan(
       ...(error && !blockedThere ? { error: { code: error.code, message: error.message ?? '' } } : {}),
     },
   );
-  // NB: the gateway's input check's warnings and the plan's own (pre-flight, planner, steps), once each.
   const warnings = [...new Set([...evaluation.warnings, ...planWarnings(body)])];
+  return { kind: 'answered', check, auditId, forwarded, plan, ...(error ? { error } : {}), blockedThere, warnings };
+}
+
+/** The gateway's code for a plan the orchestrator failed: its own where the gateway passes it on, else 503's. */
+export function planFailureCode(error: PlanError | undefined): SurfaceErrorCode<'gateway'> {
+  const code = error?.code as SurfaceErrorCode<'gateway'> | undefined;
+  return code && PASSED_THROUGH.has(code) ? code : 'SERVICE_UNAVAILABLE';
+}
+
+/** The reason the orchestrator gave for blocking a plan. */
+export function planBlockReason(error: PlanError): string {
+  return typeof error.details?.block_reason === 'string'
+    ? error.details.block_reason
+    : (error.message ?? 'blocked by policy');
+}
+
+export async function multiAgentPlan(
+  deps: PlanRouteOptions,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  identity: Identity,
+  call: PlanCall,
+  signal: AbortSignal,
+) {
+  const t0 = performance.now();
+  const governed: GovernedRequest = {
+    via: 'request_plan',
+    surface: 'plan',
+    identity,
+    prompt: call.query,
+    clientId: call.clientId,
+    userToken: call.userToken,
+    context: call.context,
+  };
+  const outcome = await forwardPlan(deps, governed, call, req.id, signal);
+  const { evaluation, contextId } = outcome.check;
+  const common = () => ({
+    policy_info: policyInfo(evaluation, identity),
+    context_id: contextId,
+    request_id: req.id,
+    latency_ms: Math.round(performance.now() - t0),
+  });
+  if (outcome.kind === 'blocked') {
+    deps.metrics.outcome(req, 'blocked');
+    return { success: false, blocked: true, block_reason: evaluation.blockReason, ...common() };
+  }
+  const { forwarded, plan, error, blockedThere, warnings, auditId } = outcome;
   warnCaller(reply, warnings);
   const envelope = { ...common(), audit_id: auditId, ...(warnings.length ? { warnings } : {}) };
   if (forwarded.status === 200)
-    return { ...plan, success: body.success === true, blocked: false, data: plan, ...envelope };
+    return { ...plan, success: forwarded.body.success === true, blocked: false, data: plan, ...envelope };
   if (blockedThere) {
     deps.metrics.outcome(req, 'blocked');
-    const reason =
-      typeof error.details?.block_reason === 'string'
-        ? error.details.block_reason
-        : (error.message ?? 'blocked by policy');
-    return { ...plan, success: false, blocked: true, block_reason: reason, data: plan, ...envelope };
+    return { ...plan, success: false, blocked: true, block_reason: planBlockReason(error!), data: plan, ...envelope };
   }
-  const code = error?.code && PASSED_THROUGH.has(error.code) ? error.code : 'SERVICE_UNAVAILABLE';
+  const code = planFailureCode(error);
   const status = code === 'SERVICE_UNAVAILABLE' ? 503 : forwarded.status;
   void reply.headers(forwarded.headers);
   return reply.code(status).send({

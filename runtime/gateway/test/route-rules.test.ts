@@ -87,10 +87,11 @@ const PUBLIC = new Set([
   'HEAD /orchestrator/health',
   ...['/healthz', '/readyz'].flatMap((p) => [`GET ${p}`, `HEAD ${p}`]),
   // A2A discovery: an agent's card and the keys that sign the cards, read before a client has credentials
-  ...['/a2a/agents/:name/.well-known/agent-card.json', '/.well-known/a2a-card-keys.json'].flatMap((p) => [
-    `GET ${p}`,
-    `HEAD ${p}`,
-  ]),
+  ...[
+    '/a2a/agents/:name/.well-known/agent-card.json',
+    '/.well-known/agent-card.json',
+    '/.well-known/a2a-card-keys.json',
+  ].flatMap((p) => [`GET ${p}`, `HEAD ${p}`]),
   // RFC 9728 metadata of the MCP server: how an MCP client finds the authorization server, before it has a token
   ...['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/*'].flatMap((p) => [
     `GET ${p}`,
