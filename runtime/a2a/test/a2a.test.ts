@@ -6,12 +6,13 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Message, TaskState, verifyAgentCardSignature } from '@a2a-js/sdk';
+import { ListTasksRequest, Message, SendMessageConfiguration, TaskState, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigYaml, startTestGateway, type TestGateway } from '../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { freePort } from '../../../testing/ports.js';
+import { waitUntil } from '../../../testing/eventually.js';
 
 let openai: FakeOpenAiServer;
 let gw: TestGateway;
@@ -224,6 +225,75 @@ describe('messages', () => {
     const otherKey = (await gw.store.clients.create({ organizationId: 'acme', name: 'someone-else' })).apiKey;
     const theirs = await clientWith(otherKey);
     await expect(theirs.getTask({ tenant: '', id, historyLength: undefined })).rejects.toThrow(/not found/i);
+  });
+});
+
+describe('task lifecycle', () => {
+  it('cancels a running task: the model call is aborted and the task ends CANCELED', async () => {
+    openai.enqueue({ kind: 'hang' });
+    const aborts = openai.clientAborts;
+    const client = await clientWith(apiKey);
+    const submitted = await client.sendMessage({
+      tenant: '',
+      message: message('Take your time.'),
+      configuration: SendMessageConfiguration.fromJSON({ returnImmediately: true }),
+      metadata: undefined,
+    });
+    const id = 'id' in submitted ? submitted.id : '';
+    expect(id).not.toBe('');
+    // NB: the model call must have begun before it can be aborted.
+    await waitUntil('the model call to begin', () =>
+      openai.requests.some((r) => JSON.stringify(r.body).includes('Take your time.')),
+    );
+    const canceled = await client.cancelTask({ tenant: '', id, metadata: undefined });
+    expect([TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_WORKING]).toContain(canceled.status?.state);
+    await openai.waitForClientAborts(aborts + 1);
+    await waitUntil(
+      'the task to be CANCELED',
+      async () =>
+        (await client.getTask({ tenant: '', id, historyLength: undefined })).status?.state ===
+        TaskState.TASK_STATE_CANCELED,
+    );
+  });
+
+  it('fails a message with a file part, which no policy reads, without calling a model', async () => {
+    const before = openai.requests.length;
+    const client = await clientWith(apiKey);
+    const result = await client.sendMessage({
+      tenant: '',
+      message: Message.fromJSON({
+        messageId: crypto.randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ text: 'see attached' }, { url: 'https://example.com/x.pdf', mediaType: 'application/pdf' }],
+      }),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    expect('status' in result && result.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(openai.requests.length).toBe(before);
+  });
+
+  it("lists the caller's tasks newest first, a page at a time", async () => {
+    const key = (await gw.store.clients.create({ organizationId: 'acme', name: 'lister' })).apiKey;
+    const client = await clientWith(key);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      openai.enqueue({ kind: 'reply', text: `answer ${i}` });
+      const t = await client.sendMessage({
+        tenant: '',
+        message: message(`question ${i}`),
+        configuration: undefined,
+        metadata: undefined,
+      });
+      ids.push('id' in t ? t.id : '');
+    }
+    const first = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 2 }));
+    expect(first.totalSize).toBe(3);
+    expect(first.tasks.map((t) => t.id)).toEqual([ids[2], ids[1]]);
+    expect(first.nextPageToken).not.toBe('');
+    const second = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 2, pageToken: first.nextPageToken }));
+    expect(second.tasks.map((t) => t.id)).toEqual([ids[0]]);
+    expect(second.nextPageToken).toBe('');
   });
 });
 
