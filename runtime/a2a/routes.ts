@@ -10,6 +10,7 @@ import { identityOf } from '../auth/plugin.js';
 import { communityActive, narrowTenant, type AuthDeps } from '../auth/authenticate.js';
 import type { LlmRouteOptions } from '../gateway/deps.js';
 import { ApiError, echo } from '../http/errors.js';
+import { auditText } from '../governed/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { A2aTaskRepository } from '../store/a2a-tasks.js';
 import { CARD_KEYS_PATH, ORCHESTRATOR_CARD_PATH, ORCHESTRATOR_ENDPOINT_PATH } from '../../api/index.js';
@@ -49,7 +50,12 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
     (server ??= loadSdk().then((sdk) => ({
       sdk,
       executor: new GovernedAgentExecutor(deps, sdk),
-      tasks: new StoredTasks(deps.a2a.tasks, sdk, (message) => new sdk.RequestMalformedError({ message })),
+      tasks: new StoredTasks(
+        deps.a2a.tasks,
+        sdk,
+        (message) => new sdk.RequestMalformedError({ message }),
+        (identity, text) => auditText(deps, identity, text).text,
+      ),
       buses: new sdk.DefaultExecutionEventBusManager(),
     })));
   /** Signed cards by card key, each with the unsigned card it signs: a card that changed in any way is signed again. */

@@ -5,6 +5,8 @@
  */
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import type { Part } from '@a2a-js/sdk';
+import type { Identity } from '../auth/identity.js';
 import type { A2aTaskRepository, A2aTaskScope } from '../store/a2a-tasks.js';
 import { CALL_STATE, type A2aCall } from './executor.js';
 
@@ -17,10 +19,15 @@ export class StoredTasks implements TaskStore {
     private readonly repo: A2aTaskRepository,
     private readonly sdk: Pick<typeof import('@a2a-js/sdk'), 'Task' | 'taskStateToJSON'>,
     private readonly malformed: (message: string) => Error,
+    /** Text as audit rows store it (the organization's redact kinds masked): a task's messages are stored so too. */
+    private readonly mask: (identity: Identity, text: string) => string,
   ) {}
 
   async save(task: Task, ctx: ServerCallContext): Promise<void> {
-    const wire = this.sdk.Task.toJSON(task) as Record<string, unknown>;
+    const { identity } = callOf(ctx);
+    // NB: the caller's messages (a blocked one included) are kept as the audit row keeps the prompt: masked.
+    const history = task.history.map((m) => ({ ...m, parts: m.parts.map((p) => this.maskPart(identity, p)) }));
+    const wire = this.sdk.Task.toJSON({ ...task, history }) as Record<string, unknown>;
     await this.repo.save(scopeOf(ctx), {
       id: task.id,
       contextId: task.contextId,
@@ -28,6 +35,19 @@ export class StoredTasks implements TaskStore {
       task: wire,
       statusAt: new Date(task.status?.timestamp ?? Date.now()),
     });
+  }
+
+  /** A text part masked; a data part's strings masked (the masks keep its JSON valid). */
+  private maskPart(identity: Identity, part: Part): Part {
+    const content = part.content;
+    if (content?.$case === 'text')
+      return { ...part, content: { $case: 'text', value: this.mask(identity, content.value) } };
+    if (content?.$case === 'data') {
+      const json = JSON.stringify(content.value);
+      const masked = this.mask(identity, json);
+      return masked === json ? part : { ...part, content: { $case: 'data', value: JSON.parse(masked) as unknown } };
+    }
+    return part;
   }
 
   async load(taskId: string, ctx: ServerCallContext): Promise<Task | undefined> {
@@ -64,9 +84,13 @@ export class StoredTasks implements TaskStore {
   }
 }
 
-function scopeOf(ctx: ServerCallContext): A2aTaskScope {
+function callOf(ctx: ServerCallContext): A2aCall {
   const call = ctx.state.get(CALL_STATE) as A2aCall | undefined;
   // NB: fail closed: a store call outside a Steward call has no scope to read or write.
   if (!call) throw new Error('an A2A task store call without the caller');
-  return call.scope;
+  return call;
+}
+
+function scopeOf(ctx: ServerCallContext): A2aTaskScope {
+  return callOf(ctx).scope;
 }

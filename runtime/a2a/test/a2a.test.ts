@@ -173,6 +173,13 @@ describe('messages', () => {
     expect(text).toMatch(/blocked by policy/);
     expect(text).not.toContain('123-45-6789');
     expect(openai.requests.length).toBe(before);
+    // The stored task keeps the message as the audit row keeps the prompt: masked.
+    const id = 'id' in result ? result.id : '';
+    const stored = await gw.store.db.query<{ task: string }>('SELECT task::text AS task FROM a2a_tasks WHERE id = $1', [
+      id,
+    ]);
+    expect(stored.rows[0]!.task).toContain('my SSN is');
+    expect(stored.rows[0]!.task).not.toContain('123-45-6789');
   });
 
   it('answers 403 to a key bound to one tenant that names another, and takes its own', async () => {
