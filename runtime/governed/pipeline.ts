@@ -106,9 +106,13 @@ async function governed(
   };
 }
 
-/** The call's span and metrics: a pool agent's work is `invoke_agent`, a provider's answer `chat`. */
+/**
+ * The call's span and metrics: an agent's work is `invoke_agent` (a pool agent's plan step or parallel query, an A2A
+ * message to an agent's card), a provider's answer `chat`.
+ */
 function genAiCallOf(req: GovernedRequest): GenAiCall {
-  return new GenAiCall(req.via === 'plan_step' || req.via === 'parallel' ? 'invoke_agent' : 'chat', {
+  const agentWork = req.via === 'plan_step' || req.via === 'parallel' || (req.via === 'a2a' && req.agent !== undefined);
+  return new GenAiCall(agentWork ? 'invoke_agent' : 'chat', {
     model: req.llm?.model,
     provider: req.llm?.provider,
     agent: req.agent,

@@ -183,6 +183,33 @@ describe('OpenTelemetry traces and metrics', () => {
     }
   });
 
+  it('an A2A message to an agent: invoke_agent under the server span, the trace at the provider', async () => {
+    const traceId = randomTrace();
+    const r = await post(
+      '/a2a/agents/general-assistant/',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'CARD-PLEASE: what is on file?' }] },
+        },
+      },
+      { traceparent: traceparent(traceId), 'a2a-version': '1.0' },
+    );
+    expect(r.status).toBe(200);
+    expect(JSON.stringify(r.json)).toContain('TASK_STATE_COMPLETED');
+    expect(JSON.stringify(r.json)).not.toContain(CARD);
+    const spans = await traceOf(traceId, (s) => s.name.startsWith('POST /a2a/agents'));
+    const server = spans.find((s) => s.name.startsWith('POST /a2a/agents'))!;
+    const agent = spans.find((s) => s.name === 'invoke_agent general-assistant')!;
+    expect(agent, spans.map((s) => s.name).join(', ')).toBeDefined();
+    expect(agent.parentSpanId).toBe(server.spanId);
+    expect(agent.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'steward.via': 'a2a' });
+    const upstream = fake.requests.at(-1)!;
+    expect(upstream.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-${agent.spanId}-01$`));
+  });
+
   it('records the GenAI histograms with the conventions’ bucket boundaries', async () => {
     await waitUntil(
       'the histograms at the receiver',
