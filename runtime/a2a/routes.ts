@@ -1,6 +1,6 @@
 /**
- * A2A on the gateway (docs/a2a.md): each AgentConfig's signed Agent Card, and its JSON-RPC endpoint, whose messages
- * run as that agent's governed work (executor.ts). The protocol itself (methods, task lifecycle, SSE framing) is the
+ * A2A on the gateway (docs/a2a.md): each AgentConfig's signed Agent Card and JSON-RPC endpoint, whose messages run as
+ * that agent's governed work, and the Orchestrator's, whose messages run as plans (executor.ts). The protocol itself (methods, task lifecycle, SSE framing) is the
  * official SDK's request handler, mounted on this fastify instance; what it runs and where tasks live are ours.
  */
 import { Readable } from 'node:stream';
@@ -72,6 +72,9 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
       : Promise.resolve(wire);
     card.catch(() => signed.delete(key)); // NB: a failed signature is tried again by the next request
     signed.set(key, { text, card });
+    // NB: the cards of deleted AgentConfigs go when a new card is signed, so the cache holds the current ones only.
+    const current = new Set(['orchestrator', ...deps.source.list('AgentConfig').map((a) => cardKey(a))]);
+    for (const k of signed.keys()) if (!current.has(k)) signed.delete(k);
     return card;
   };
 
