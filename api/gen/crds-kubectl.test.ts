@@ -104,7 +104,7 @@ describe('generated CRDs with the real kubectl', () => {
     const after = await kubectl.ok(['get', 'agentconfig', 'flight-search']);
     expect(after).toMatch(/flight-search\s+specialist\s+travel\s+2\s+1\s+False\s+ReplicasUnavailable\s+\S+/);
     const wide = await kubectl.ok(['get', 'agentconfig', 'flight-search', '-o', 'wide']);
-    expect(wide.split('\n')[0]).toMatch(/MODEL\s+MESSAGE$/);
+    expect(wide.split('\n')[0]).toMatch(/MODEL\s+CARD\s+MESSAGE$/);
     expect(wide).toContain('1 of 2 pods available');
   });
 

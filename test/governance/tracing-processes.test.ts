@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,13 +71,16 @@ beforeAll(async () => {
   otlp = await startOtlpReceiver();
   llm = await startFakeOpenAi({ otherwise: () => ({ kind: 'reply', text: 'Two days by the river.' }) });
   key = issueLicenseKey({ tier: 'ENT', expiresAt: new Date('2099-12-31T00:00:00Z'), secret: TEST_SIGNING_SECRET });
+  // NB: the manifests in a folder of their own: a folder source reads its folders recursively, and the processes'
+  // data folders (PGlite's files, written while the others start) must not be under it.
+  await mkdir(join(tmp, 'manifests'));
   await writeFile(
-    join(tmp, 'manifests.yaml'),
+    join(tmp, 'manifests', 'manifests.yaml'),
     licenseYaml('acme', 'acme', 'ACME_KEY') +
       agentConfigYaml('worker', 1, { provider: 'openai', model: 'gpt-4o-mini' }),
   );
   const shared = {
-    STEWARD_MANIFESTS: tmp,
+    STEWARD_MANIFESTS: join(tmp, 'manifests'),
     STEWARD_WATCH_MANIFESTS: 'false',
     STEWARD_HOST: '127.0.0.1',
     STEWARD_LICENSE_SIGNING_SECRET: TEST_SIGNING_SECRET,

@@ -18,6 +18,9 @@ const PUBLIC = [
   /^\/documentation(\/|$)/,
   // RFC 9728 metadata of the MCP server (docs/connectors.md, OAuth on /mcp): read before a client has a token
   /^\/\.well-known\/oauth-protected-resource/,
+  // A2A discovery (docs/a2a.md): the agents' and the Orchestrator's cards, and the keys that sign them
+  /^\/a2a\/agents\/[^/]+\/\.well-known\/agent-card\.json$/,
+  /^\/\.well-known\/(agent-card|a2a-card-keys)\.json$/,
 ];
 const isPublic = (url: string) => PUBLIC.some((re) => re.test(url));
 /** Routes for the operator's token, not a tenant's credentials (docs/adr/0006): the Prometheus scrape. */
