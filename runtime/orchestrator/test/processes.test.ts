@@ -4,7 +4,7 @@
  * calling a fake OpenAI server in this process that answers after a fixed delay.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http2 from 'node:http2';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -107,13 +107,15 @@ beforeAll(async () => {
     },
   });
   key = issueLicenseKey({ tier: 'ENT', expiresAt: new Date('2099-12-31T00:00:00Z'), secret: TEST_SIGNING_SECRET });
+  // NB: the manifests in a folder of their own, apart from the orchestrator's data folder (folder sources recurse).
+  await mkdir(join(tmp, 'manifests'));
   await writeFile(
-    join(tmp, 'manifests.yaml'),
+    join(tmp, 'manifests', 'manifests.yaml'),
     licenseYaml('acme', 'acme', 'ACME_KEY') +
       agentConfigYaml('worker', AGENTS, { provider: 'openai', model: 'gpt-4o-mini' }),
   );
   const shared = {
-    STEWARD_MANIFESTS: tmp,
+    STEWARD_MANIFESTS: join(tmp, 'manifests'),
     STEWARD_BUILTIN_POLICY_PACK: 'disabled',
     STEWARD_TLS_CERT_FILE: tls.certFile,
     STEWARD_TLS_KEY_FILE: tls.keyFile,
