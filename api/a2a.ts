@@ -22,6 +22,12 @@ export function agentCardPath(name: string): string {
 /** Where the public keys that sign the cards are (a JWK Set). */
 export const CARD_KEYS_PATH = '/.well-known/a2a-card-keys.json';
 
+/**
+ * The one tool of an `a2a` Connector (a remote A2A agent): a message (`text`, `data`), answered by the agent's task.
+ * What `a2a-call` plan steps call.
+ */
+export const A2A_SEND_TOOL = 'send_message';
+
 /** The Orchestrator's JSON-RPC endpoint: messages to it run as multi-agent plans. */
 export const ORCHESTRATOR_ENDPOINT_PATH = '/a2a/';
 

@@ -4,9 +4,9 @@ import { secretKeyRef } from './common.js';
 import { commonColumns, defineKind } from './kind.js';
 
 export const connectorType = z
-  .enum(['postgres', 'mysql', 'redis', 'http', 'mcp', 'pglite'])
+  .enum(['postgres', 'mysql', 'redis', 'http', 'mcp', 'a2a', 'pglite'])
   .describe(
-    'what the connector talks to: postgres, mysql, redis, http, mcp (a remote MCP server) or pglite (an embedded, read-only PostgreSQL filled from spec.seed)',
+    'what the connector talks to: postgres, mysql, redis, http, mcp (a remote MCP server), a2a (a remote A2A agent, by its signed Agent Card) or pglite (an embedded, read-only PostgreSQL filled from spec.seed)',
   );
 export type ConnectorType = z.infer<typeof connectorType>;
 
@@ -107,7 +107,9 @@ export const connectorStatus = z
       })
       .strict()
       .optional()
-      .describe('type mcp: the pinned tool definitions (docs/connectors.md), written by the gateway'),
+      .describe(
+        "types mcp and a2a: the pinned tool definitions (an a2a agent's card is its one tool, send_message; docs/connectors.md), written by the gateway",
+      ),
     conditions: conditionsField,
     observedGeneration: observedGenerationField,
   })

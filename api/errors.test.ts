@@ -10,7 +10,7 @@ function documented(): Record<string, Record<string, number>> {
   for (const line of text.split('\n')) {
     const heading = /^## (\w+):/.exec(line);
     if (heading) section = out[heading[1]!] = {};
-    const row = /^\| `([A-Z_]+)` \| (\d{3}) \|/.exec(line);
+    const row = /^\| `([A-Z][A-Z0-9_]*)` \| (\d{3}) \|/.exec(line);
     if (row && section) section[row[1]!] = Number(row[2]);
   }
   return out;

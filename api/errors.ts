@@ -61,6 +61,10 @@ export const GATEWAY_ERRORS = {
     403,
     'connector call: the MCP tool is held until its definition is approved: new since the list was approved, or its description flagged by the prompt-injection detector (details.reason: NEW_TOOL, SUSPECT_DESCRIPTION)',
   ),
+  A2A_CARD_UNVERIFIED: e(
+    403,
+    "connector call: the a2a connector's Agent Card has no signature that verifies against the trusted keys (options.cardKeys, cardKeysUrl), or could not be read as an A2A card; calls fail closed until it does (details.reason: NO_SIGNATURE, UNKNOWN_KEY, BAD_SIGNATURE, UNREADABLE, KEYS_UNAVAILABLE)",
+  ),
   SQL_REFUSED: e(
     403,
     'connector call: the SQL guard refused the statement (details.reason: STACKED_QUERIES, NOT_READ_ONLY, DENIED_FUNCTION, ...)',

@@ -30,6 +30,12 @@ export const CONNECTOR_ERROR_CODES = {
   TOOL_DEFINITION_CHANGED: 'tool definition changed since it was approved',
   /** An `mcp` connector's tool is held until approved; `reason`: NEW_TOOL, SUSPECT_DESCRIPTION. */
   TOOL_NOT_APPROVED: 'tool not approved',
+  /**
+   * An `a2a` connector's Agent Card is not trusted: `reason` NO_SIGNATURE, UNKNOWN_KEY, BAD_SIGNATURE (it does not
+   * verify against the trusted keys), UNREADABLE (not an A2A 1.0 card), KEYS_UNAVAILABLE (the trusted key set could
+   * not be read).
+   */
+  A2A_CARD_UNVERIFIED: "the remote agent's card is not trusted",
 } as const;
 
 export type ConnectorErrorCode = keyof typeof CONNECTOR_ERROR_CODES;

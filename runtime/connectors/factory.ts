@@ -19,7 +19,7 @@ export function parseOptions(doc: ConnectorResource): ConnectorOptions {
 
 /**
  * A connector of the document's kind; nothing is opened until `connect()` (pglite: until its first query). `gate`
- * holds an `mcp` connector's tool listings against their pins. NB: each kind's module (and its driver: pg, mysql2,
+ * holds an `mcp` connector's tool listings (an `a2a` connector's card) against their pins. NB: each kind's module (and its driver: pg, mysql2,
  * ioredis, the MCP SDK, the SQL parser) is loaded with the first connector of that kind, so that a gateway pays in
  * memory only for the kinds it has.
  */
@@ -37,6 +37,8 @@ export async function createConnector(doc: ConnectorResource, url: string, gate?
       return new (await import('./kinds/http.js')).HttpConnector(name, url, options);
     case 'mcp':
       return new (await import('./kinds/mcp.js')).McpConnector(name, url, options, gate);
+    case 'a2a':
+      return new (await import('./kinds/a2a.js')).A2aConnector(name, url, options, gate);
     case 'pglite':
       return new (await import('./kinds/pglite.js')).PgliteConnector(name, doc.spec.seed, options);
   }

@@ -41,11 +41,11 @@ export const connectorOptions = z
     allowedFunctions: z.array(z.string().min(1)).default([]),
     /** Extra denied SQL functions (bare name, lower case; `prefix*`), on top of the built-in list; denial wins over allowedFunctions. */
     deniedFunctions: z.array(z.string().min(1)).default([]),
-    /** http, mcp: networks the SSRF guard allows although private/loopback (CIDR). @default none */
+    /** http, mcp, a2a: networks the SSRF guard allows although private/loopback (CIDR). @default none */
     allowedCidrs: z.array(z.string().min(1)).default([]),
-    /** http, mcp: same-origin redirects followed at most. @default 5 */
+    /** http, mcp, a2a: same-origin redirects followed at most. @default 5 */
     maxRedirects: z.number().int().min(0).max(20).default(5),
-    /** http, mcp: headers sent on every request. Not secret: credentials go in the connection URL (net/auth.ts). */
+    /** http, mcp, a2a: headers sent on every request. Not secret: credentials go in the connection URL (net/auth.ts). */
     headers: z.record(z.string(), z.string()).default({}),
     /** http: path used by the health check; any answer below 500 is healthy. @default / */
     healthPath: z.string().startsWith('/').default('/'),
@@ -53,6 +53,18 @@ export const connectorOptions = z
     transport: z.enum(['auto', 'streamable-http', 'sse']).default('auto'),
     /** redis: prefix added to every key (namespacing). @default none */
     keyPrefix: z.string().optional(),
+    /**
+     * a2a: the public keys the remote Agent Card must be signed with, as a JWK Set (public keys only). A card is
+     * trusted when one of its signatures verifies against a key named here (by `kid`) or at `cardKeysUrl`.
+     */
+    cardKeys: z
+      .object({ keys: z.array(z.record(z.string(), z.unknown())).min(1).max(32) })
+      .strict()
+      .optional(),
+    /** a2a: where the trusted JWK Set is served (fetched under the same SSRF rules, kept 5 minutes). @default none */
+    cardKeysUrl: z.string().url().optional(),
+    /** a2a: trust a card with no signature (labs only: nothing then vouches for the card). @default false */
+    unsignedCard: z.boolean().default(false),
   })
   .strict();
 

@@ -322,7 +322,7 @@ export class ConnectorRegistry {
     try {
       if (url instanceof Error) throw url;
       entry.options = parseOptions(doc);
-      if (doc.spec.type === 'mcp' && this.opts.pins)
+      if ((doc.spec.type === 'mcp' || doc.spec.type === 'a2a') && this.opts.pins)
         entry.gate = this.opts.pins.gate(
           `${doc.metadata.namespace ?? 'default'}/${name}`,
           name,

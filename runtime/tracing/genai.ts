@@ -176,3 +176,18 @@ export function startToolSpan(o: {
     'steward.connector': o.connector,
   });
 }
+
+/**
+ * A message to a remote A2A agent (an `a2a` connector's call): `invoke_agent {agent}`, the client side of the hop.
+ * Its context goes out as `traceparent`, so that an agent that traces (Steward's own A2A server does) continues it.
+ */
+export function startRemoteAgentSpan(o: { agent: string; connector: string; url: URL }): Span | undefined {
+  const port = Number(o.url.port || (o.url.protocol === 'https:' ? 443 : 80));
+  return startSpan(`invoke_agent ${o.agent}`, SpanKind.CLIENT, {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': o.agent,
+    'server.address': o.url.hostname,
+    'server.port': port,
+    'steward.connector': o.connector,
+  });
+}

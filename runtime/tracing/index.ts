@@ -2,6 +2,7 @@
 export {
   GenAiCall,
   providerName,
+  startRemoteAgentSpan,
   startToolSpan,
   DURATION_BUCKETS_S,
   TOKEN_BUCKETS,

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { Message, TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { a2aClient, userMessage } from '../../testing/a2a.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
 import { startTestStandalone, type TestStandalone } from '../../testing/standalone.js';
@@ -329,13 +329,13 @@ const SURFACES: Surface[] = [
 
 /** One message through the official A2A client, streamed: the artifacts' text and data, or the policy that refused it. */
 async function a2aSend(url: string, prompt: string): Promise<Seen> {
-  const client = await a2aClient(url);
+  const client = await a2aClient(url, apiKey);
   let text = '';
   let status: TaskStatus | undefined;
   let metadata: Record<string, unknown> | undefined;
   for await (const ev of client.sendMessageStream({
     tenant: '',
-    message: Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: prompt }] }),
+    message: userMessage(prompt),
     configuration: undefined,
     metadata: undefined,
   })) {
@@ -357,27 +357,6 @@ async function a2aSend(url: string, prompt: string): Promise<Seen> {
 }
 
 /** An A2A client (the official SDK) of the card under `url`, with the test's API key. */
-async function a2aClient(url: string): Promise<Client> {
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      clientConfig: {
-        interceptors: [
-          {
-            before: async (args) => {
-              args.options = {
-                ...args.options,
-                serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${apiKey}` },
-              };
-            },
-            after: async () => {},
-          },
-        ],
-      },
-    }),
-  );
-  return factory.createFromUrl(url);
-}
-
 /** The audit shape every governed call writes, whatever the surface. */
 const AUDIT_SHAPE = {
   governed: true,

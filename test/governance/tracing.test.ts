@@ -4,6 +4,7 @@ import { waitUntil } from '../../testing/eventually.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../testing/otlp.js';
 import { startTestStandalone, type TestStandalone } from '../../testing/standalone.js';
+import { freePort } from '../../testing/ports.js';
 
 /**
  * OpenTelemetry end to end (issue 36, item 4) in one standalone process exporting to an OTLP/HTTP receiver in this
@@ -28,9 +29,25 @@ beforeAll(async () => {
         ? { kind: 'reply', text: `The card on file is ${CARD}, SSN ${SSN}.` }
         : { kind: 'reply', text: 'Sunny and mild.' },
   });
+  // An a2a connector to this process's own agent: Steward calling Steward, so that both sides of the hop are traced.
+  const port = await freePort();
+  const self = `http://127.0.0.1:${port}`;
   sa = await startTestStandalone({
     samples: true,
+    manifests: {
+      'self-agent.yaml': `apiVersion: steward.dev/v1alpha1
+kind: Connector
+metadata: {name: self}
+spec:
+  type: a2a
+  connection: {fromEnv: SELF_AGENT_URL}
+  allowedOperations: [send_message]
+  options: {allowedCidrs: [127.0.0.0/8], cardKeysUrl: "${self}/.well-known/a2a-card-keys.json"}
+`,
+    },
+    processEnv: { SELF_AGENT_URL: `${self}/a2a/agents/general-assistant/` },
     env: {
+      STEWARD_GATEWAY_PORT: String(port),
       OPENAI_API_KEY: 'sk-upstream',
       OPENAI_BASE_URL: fake.baseURL,
       STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
@@ -208,6 +225,41 @@ describe('OpenTelemetry traces and metrics', () => {
     expect(agent.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'steward.via': 'a2a' });
     const upstream = fake.requests.at(-1)!;
     expect(upstream.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-${agent.spanId}-01$`));
+  });
+
+  it('an a2a connector call: execute_tool, then a client invoke_agent whose context the remote agent continues', async () => {
+    await waitUntil('the connector verified its card', async () => {
+      const res = await fetch(`${gateway}/mcp/connectors/self/health`);
+      return ((await res.json()) as { status?: string }).status === 'healthy';
+    });
+    const traceId = randomTrace();
+    const r = await post(
+      '/mcp/tools/execute',
+      { connector: 'self', tool: 'send_message', params: { text: 'What is the weather?' } },
+      { traceparent: traceparent(traceId) },
+    );
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.result).toMatchObject({ state: 'completed', text: 'Sunny and mild.' });
+    const tool = (s: ReceivedSpan) => s.name === 'execute_tool send_message';
+    const client = (s: ReceivedSpan) =>
+      s.name === 'invoke_agent general-assistant' && s.attributes['steward.connector'] === 'self';
+    const spans = await traceOf(traceId, (s) => tool(s) && otlp.spans.some((c) => c.traceId === traceId && client(c)));
+    const call = spans.find(tool)!;
+    const hop = spans.find(client)!;
+    expect(hop.parentSpanId).toBe(call.spanId);
+    expect(hop.kind).toBe(3); // CLIENT
+    expect(hop.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'general-assistant',
+      'server.address': '127.0.0.1',
+      'steward.connector': 'self',
+    });
+    // The remote side (this process's A2A server) continued the trace under the client span.
+    await waitUntil('the remote server span', () =>
+      otlp.spans.some((s) => s.traceId === traceId && s.parentSpanId === hop.spanId),
+    );
+    const remote = otlp.spans.find((s) => s.traceId === traceId && s.parentSpanId === hop.spanId)!;
+    expect(remote.name).toMatch(/^POST \/a2a\/agents\//);
   });
 
   it('records the GenAI histograms with the conventions’ bucket boundaries', async () => {

@@ -32,20 +32,29 @@ export const planRequest = z.object({
 export const planStep = z.object({
   id: z.string(),
   name: z.string(),
-  type: z.string().describe('llm-call, connector-call or policy-check'),
+  type: z.string().describe('llm-call, connector-call, a2a-call or policy-check'),
   description: z.string(),
   depends_on: z.array(z.string()).optional(),
   agent: z.string(),
   connector: z
     .string()
     .optional()
-    .describe("connector-call: the Connector, called through the gateway's governed path"),
+    .describe(
+      "connector-call: the Connector, called through the gateway's governed path; a2a-call: the a2a Connector (a remote agent)",
+    ),
   tool: z.string().optional().describe('connector-call: the tool (with `arguments`); or `query`'),
   query: z
     .object({ statement: z.string() })
     .optional()
     .describe('connector-call: an SQL statement (`arguments`: its parameters)'),
   arguments: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  message: z
+    .string()
+    .optional()
+    .describe(
+      "a2a-call: the message's text; absent: the step's description, the plan's request and the outputs it depends on",
+    ),
+  data: z.record(z.string(), z.unknown()).optional().describe('a2a-call: structured input, sent as a data part'),
   policy: z.string().optional().describe("policy-check: the policy whose decision is the step's result"),
   input: z
     .record(z.string(), z.unknown())

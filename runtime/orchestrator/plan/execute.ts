@@ -18,7 +18,7 @@ import { poolUpstream, WorkFailedError, workErrorOf } from '../governed-work.js'
 import type { AgentPool } from '../pool/index.js';
 import type { PolicyEvaluator } from '../../policy/types.js';
 import type { ConnectorGateway } from './gateway-client.js';
-import { runConnectorStep, runPolicyStep, type StepResult } from './steps.js';
+import { runA2aStep, runConnectorStep, runPolicyStep, type StepResult } from './steps.js';
 import { topologicalOrder } from './validate.js';
 import type { ExecutionMode, LlmStep, PlanAgent, PlanStep, StepOutcome } from './types.js';
 
@@ -118,7 +118,9 @@ async function runStep(
     const result =
       step.type === 'connector-call'
         ? await runConnectorStep(step, o.connectors, c)
-        : await runPolicyStep(step, o.policies, { ...c, query: o.query });
+        : step.type === 'a2a-call'
+          ? await runA2aStep(step, o.connectors, { ...c, text: step.message ?? a2aText(step, o.query, outcomes) })
+          : await runPolicyStep(step, o.policies, { ...c, query: o.query });
     if (o.signal.aborted && result.status !== 'completed' && result.status !== 'awaiting_approval')
       return end({ status: 'cancelled', error: abortError(o.signal) });
     return end(result);
@@ -204,6 +206,19 @@ function stepQuery(step: PlanStep, query: string): string {
   return step.depends_on.length === 0
     ? task
     : `${task}\n\nThe results of the steps this one builds on are in the context (steps).`;
+}
+
+/**
+ * An a2a-call step's message when it names none: the step, the request, and the outputs of the steps it depends on
+ * (a remote agent has no plan context to read them from).
+ */
+function a2aText(step: PlanStep, query: string, outcomes: ReadonlyMap<string, StepOutcome>): string {
+  const task = `${step.description || step.name}\n\nThe request: ${query}`;
+  const results = step.depends_on.map((d) => {
+    const done = outcomes.get(d)!;
+    return `- ${done.name}: ${done.output ?? ''}`;
+  });
+  return results.length ? `${task}\n\nWhat the earlier steps found:\n${results.join('\n')}` : task;
 }
 
 /** The request's context, the plan's ids, and the outputs of the steps this one depends on. */

@@ -42,6 +42,7 @@ const SYSTEM = [
   'no cycles; the last step is the synthesis: it depends on every other step (directly or through others) and merges their results.',
   'Other step types, only with all their fields: {"type":"connector-call","connector":"<name>","tool":"<tool>","arguments":{...}} or',
   '{"type":"connector-call","connector":"<name>","query":{"statement":"SELECT ..."},"arguments":[...]};',
+  '{"type":"a2a-call","connector":"<a2a connector>","message":"..."} (a remote agent; without "message" it gets the step description);',
   '{"type":"policy-check","policy":"<policy name>","input":{"query":"...","context":{...}}}.',
 ].join('\n');
 

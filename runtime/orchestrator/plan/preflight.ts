@@ -3,6 +3,7 @@
  * set with `input.surface = "plan"`, in step order. The first block stops the plan: 403 POLICY_VIOLATION naming
  * the policy and the step.
  */
+import { A2A_SEND_TOOL } from '../../../api/index.js';
 import type { Identity } from '../../auth/identity.js';
 import { ApiError } from '../../http/errors.js';
 import { PolicyInputTooLargeError } from '../../policy/input-size.js';
@@ -76,6 +77,7 @@ function stepFacts(step: PlanStep): Record<string, unknown> {
   const facts = { id: step.id, name: step.name, type: step.type, agent: step.agent };
   if (step.type === 'connector-call')
     return { ...facts, connector: step.connector, ...(step.tool ? { tool: step.tool } : { operation: 'query' }) };
+  if (step.type === 'a2a-call') return { ...facts, connector: step.connector, tool: A2A_SEND_TOOL };
   if (step.type === 'policy-check') return { ...facts, policy: step.policy };
   return facts;
 }

@@ -4,12 +4,13 @@
  * for one named policy's decision on the step's input. Neither reaches an agent or a model.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { A2A_SEND_TOOL } from '../../../api/index.js';
 import type { Identity } from '../../auth/identity.js';
 import { PolicyInputTooLargeError } from '../../policy/input-size.js';
 import { policyClient, requestTypeOf } from '../../policy/caller.js';
 import type { PolicyEvaluator } from '../../policy/types.js';
 import { GatewayUnreachableError, type ConnectorGateway } from './gateway-client.js';
-import type { ConnectorStep, PolicyStep, StepOutcome } from './types.js';
+import type { A2aStep, ConnectorStep, PolicyStep, StepOutcome } from './types.js';
 
 export type StepResult = Pick<StepOutcome, 'status' | 'output' | 'error'>;
 
@@ -79,6 +80,20 @@ export async function runConnectorStep(
       }
     : { result: b.result, truncated: metadata.truncated, audit_id: metadata.audit_id };
   return { status: 'completed', output: JSON.stringify(output) };
+}
+
+/**
+ * A message to a remote A2A agent: the `a2a` connector's one tool through the same governed path as any connector
+ * call (approvals included). `text` is the step's message; the output is the agent's task as the tool answers it
+ * (`task_id`, `state`, `text`, `artifacts`).
+ */
+export function runA2aStep(
+  step: A2aStep,
+  gateway: ConnectorGateway | undefined,
+  c: StepContext & { text: string },
+): Promise<StepResult> {
+  const params = { text: c.text, ...(step.data ? { data: step.data } : {}) };
+  return runConnectorStep({ ...step, type: 'connector-call', tool: A2A_SEND_TOOL, arguments: params }, gateway, c);
 }
 
 /** The approval a parked call names (the gateway's 403 APPROVAL_REQUIRED), if it is one. */

@@ -9,8 +9,11 @@ export type ExecutionMode = 'sequential' | 'parallel' | 'auto';
 /** Which planner made a plan (`metadata.planner`). */
 export type PlannerKind = 'llm' | 'llm-repaired' | 'deterministic';
 
-/** What a step does: call its agent's LLM, call a connector through the gateway, or ask the policy engine. */
-export type StepType = 'llm-call' | 'connector-call' | 'policy-check';
+/**
+ * What a step does: call its agent's LLM, call a connector through the gateway, message a remote A2A agent (an `a2a`
+ * connector, through the same path), or ask the policy engine.
+ */
+export type StepType = 'llm-call' | 'connector-call' | 'a2a-call' | 'policy-check';
 
 /** What every step has. `depends_on` names the ids of the steps whose outputs it needs. */
 interface StepBase {
@@ -35,6 +38,18 @@ export interface ConnectorStep extends StepBase {
   arguments: Record<string, unknown> | unknown[];
 }
 
+/**
+ * A message to a remote A2A agent: the `a2a` connector's `send_message` through the gateway's governed connector
+ * path (input policies on the message, output redaction on the answer, audit), waiting for the agent's task.
+ */
+export interface A2aStep extends StepBase {
+  type: 'a2a-call';
+  connector: string;
+  /** The text; absent: the step's description with the plan's request and the outputs of the steps it depends on. */
+  message?: string;
+  data?: Record<string, unknown>;
+}
+
 /** The fields of a policy input a policy-check step may set; `surface` and `client_id` are the orchestrator's. */
 export interface PolicyStepInput {
   query?: string;
@@ -52,7 +67,7 @@ export interface PolicyStep extends StepBase {
 }
 
 /** A step as the reference shows it, plus the fields of its type. */
-export type PlanStep = LlmStep | ConnectorStep | PolicyStep;
+export type PlanStep = LlmStep | ConnectorStep | A2aStep | PolicyStep;
 
 /** A step the validation refused because its type's fields are missing (INVALID_REQUEST, details `{step, fields}`). */
 export interface StepRefusal {

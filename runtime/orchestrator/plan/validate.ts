@@ -1,7 +1,7 @@
 /**
  * Checks a candidate plan (the LLM planner's answer) against a schema and the registry: at most PLAN_MAX_STEPS
  * steps, unique ids, dependencies that exist, agents that exist, no cycle, and one synthesis step — a single
- * final step that every other step leads to; a connector-call or policy-check step without its fields is refused
+ * final step that every other step leads to; a connector-call, a2a-call or policy-check step without its fields is refused
  * with a coded StepRefusal (never run as an LLM call). Pure.
  */
 import { z } from 'zod';
@@ -14,7 +14,7 @@ const json = z.record(z.string(), z.unknown());
 const stepSchema = z.object({
   id,
   name: z.string().min(1).max(128),
-  type: z.enum(['llm-call', 'connector-call', 'policy-check']).default('llm-call'),
+  type: z.enum(['llm-call', 'connector-call', 'a2a-call', 'policy-check']).default('llm-call'),
   description: z.string().max(2000).default(''),
   depends_on: z.array(id).max(PLAN_MAX_STEPS).default([]),
   agent: z.string().min(1).max(253),
@@ -29,6 +29,12 @@ const stepSchema = z.object({
     })
     .optional(),
   arguments: z.union([json, z.array(z.unknown()).max(1024)]).optional(),
+  message: z
+    .string()
+    .min(1)
+    .max(32 * 1024)
+    .optional(),
+  data: json.optional(),
   policy: z.string().min(1).max(253).optional(),
   input: z
     .object({
@@ -73,6 +79,16 @@ export function typedStep(s: CandidateStep): PlanStep | StepRefusal {
         arguments: s.arguments ?? {},
       };
     }
+  } else if (s.type === 'a2a-call') {
+    if (s.connector === undefined) missing.push('connector');
+    if (missing.length === 0)
+      return {
+        ...base,
+        type: 'a2a-call',
+        connector: s.connector!,
+        ...(s.message !== undefined ? { message: s.message } : {}),
+        ...(s.data !== undefined ? { data: s.data } : {}),
+      };
   } else if (s.type === 'policy-check') {
     if (s.policy === undefined) missing.push('policy');
     if (s.input === undefined) missing.push('input');
@@ -85,7 +101,11 @@ export function typedStep(s: CandidateStep): PlanStep | StepRefusal {
 
 export function refusal(step: string, type: StepType, fields: string[]): StepRefusal {
   const need =
-    type === 'connector-call' ? 'connector and a tool (with arguments) or query.statement' : 'policy and input';
+    type === 'connector-call'
+      ? 'connector and a tool (with arguments) or query.statement'
+      : type === 'a2a-call'
+        ? 'connector (an a2a Connector), and a message or data if the step description is not the message'
+        : 'policy and input';
   return {
     code: 'INVALID_REQUEST',
     message: `step ${step} (${type}) lacks ${fields.join(', ')}: a ${type} step needs ${need}`,
