@@ -132,6 +132,8 @@ export interface A2aSettings {
   signingKeyFile?: string;
   /** Generate the key at `signingKeyFile` when it does not exist (standalone's own default key). */
   generateKey: boolean;
+  /** STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: push notification configs may name private and loopback hosts. */
+  allowPrivatePushTargets: boolean;
 }
 
 /** Policy evaluation. */

@@ -88,6 +88,8 @@ export const gatewayConfigSchema = z
     [POD_ENV.orchestratorUrl]: z.string().url().optional(),
     /** Signs the caller's identity forwarded to the orchestrator; required with STEWARD_ORCHESTRATOR_URL. */
     [POD_ENV.internalSecret]: internalSecret,
+    /** A2A push notification configs may name private hosts (set it as the orchestrator's is; docs/a2a.md). */
+    STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: webhooks.STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS,
   })
   .superRefine((c, ctx) => {
     if (c.STEWARD_ORCHESTRATOR_URL !== undefined && c.STEWARD_INTERNAL_SECRET === undefined) {

@@ -325,6 +325,7 @@ function a2aFrom(c: StandaloneConfig | GatewayConfig, process: 'standalone' | 'g
       signingKeyFile: own ? join(c.STEWARD_DATA_DIR, STANDALONE_A2A_KEY) : mounted(c, c.STEWARD_A2A_SIGNING_KEY_FILE),
     }),
     generateKey: own,
+    allowPrivatePushTargets: c.STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS,
   };
 }
 

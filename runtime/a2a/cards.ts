@@ -1,7 +1,7 @@
 /**
  * A2A Agent Cards (protocol 1.0, the wire's proto-JSON): one per AgentConfig, built from its description, domain and
- * capabilities, each naming its JSON-RPC endpoint on the gateway and the gateway's credentials as its security
- * schemes. docs/a2a.md lists the paths.
+ * capabilities, each naming its endpoint on the gateway (JSON-RPC and HTTP+JSON) and the gateway's credentials as its
+ * security schemes. docs/a2a.md lists the paths.
  */
 import {
   A2A_PROTOCOL_VERSION,
@@ -22,32 +22,18 @@ export interface CardSite {
 /** The card of one AgentConfig, unsigned, as it goes on the wire. */
 export function agentCard(site: CardSite, agent: AgentConfigResource): Record<string, unknown> {
   const { spec } = agent;
-  const name = agent.metadata.name;
-  const about = spec.description || `A ${spec.type} agent of the ${spec.domain} domain, governed by Steward.`;
-  const skills = (spec.capabilities.length ? spec.capabilities : [spec.domain]).map((capability) => ({
-    id: capability,
-    name: capability,
-    description: `${capability} (${spec.domain})`,
-    tags: [spec.domain, capability],
-  }));
-  return {
-    name,
-    description: about,
-    supportedInterfaces: [
-      {
-        url: site.baseUrl + agentEndpointPath(name),
-        protocolBinding: 'JSONRPC',
-        protocolVersion: A2A_PROTOCOL_VERSION,
-      },
-    ],
-    provider: { organization: 'Steward', url: site.baseUrl },
-    version: site.version,
-    capabilities: { streaming: true, pushNotifications: false },
-    ...security(site),
-    defaultInputModes: ['text/plain', 'application/json'],
-    defaultOutputModes: ['text/plain'],
-    skills,
-  };
+  return card(site, {
+    name: agent.metadata.name,
+    description: spec.description || `A ${spec.type} agent of the ${spec.domain} domain, governed by Steward.`,
+    path: agentEndpointPath(agent.metadata.name),
+    outputModes: ['text/plain'],
+    skills: (spec.capabilities.length ? spec.capabilities : [spec.domain]).map((capability) => ({
+      id: capability,
+      name: capability,
+      description: `${capability} (${spec.domain})`,
+      tags: [spec.domain, capability],
+    })),
+  });
 }
 
 /**
@@ -56,23 +42,12 @@ export function agentCard(site: CardSite, agent: AgentConfigResource): Record<st
  */
 export function orchestratorCard(site: CardSite, agents: readonly AgentConfigResource[]): Record<string, unknown> {
   const domains = [...new Set(agents.map((a) => a.spec.domain))].sort();
-  return {
+  return card(site, {
     name: 'steward-orchestrator',
     description:
       "Steward's orchestrator: plans a request over its agents and runs the plan, every step governed by the organization's policies.",
-    supportedInterfaces: [
-      {
-        url: site.baseUrl + ORCHESTRATOR_ENDPOINT_PATH,
-        protocolBinding: 'JSONRPC',
-        protocolVersion: A2A_PROTOCOL_VERSION,
-      },
-    ],
-    provider: { organization: 'Steward', url: site.baseUrl },
-    version: site.version,
-    capabilities: { streaming: true, pushNotifications: false },
-    ...security(site),
-    defaultInputModes: ['text/plain', 'application/json'],
-    defaultOutputModes: ['text/plain', 'application/json'],
+    path: ORCHESTRATOR_ENDPOINT_PATH,
+    outputModes: ['text/plain', 'application/json'],
     skills: [
       {
         id: 'multi-agent-plan',
@@ -81,6 +56,39 @@ export function orchestratorCard(site: CardSite, agents: readonly AgentConfigRes
         tags: ['plan', ...domains],
       },
     ],
+  });
+}
+
+/** What sets one card apart from another; the rest is the gateway's. */
+interface CardBody {
+  name: string;
+  description: string;
+  /** The endpoint's path under the public URL, with its trailing slash: both bindings are served under it. */
+  path: string;
+  outputModes: string[];
+  skills: Record<string, unknown>[];
+}
+
+/** The bindings every card lists, at the same URL: JSON-RPC (routes.ts) and HTTP+JSON (rest.ts). */
+const BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+
+function card(site: CardSite, body: CardBody): Record<string, unknown> {
+  const url = site.baseUrl + body.path;
+  return {
+    name: body.name,
+    description: body.description,
+    supportedInterfaces: BINDINGS.map((protocolBinding) => ({
+      url,
+      protocolBinding,
+      protocolVersion: A2A_PROTOCOL_VERSION,
+    })),
+    provider: { organization: 'Steward', url: site.baseUrl },
+    version: site.version,
+    capabilities: { streaming: true, pushNotifications: true },
+    ...security(site),
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: body.outputModes,
+    skills: body.skills,
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * A2A on the gateway (docs/a2a.md): each AgentConfig's signed Agent Card and JSON-RPC endpoint, whose messages run as
- * that agent's governed work, and the Orchestrator's, whose messages run as plans (executor.ts). The protocol itself (methods, task lifecycle, SSE framing) is the
- * official SDK's request handler, mounted on this fastify instance; what it runs and where tasks live are ours.
+ * A2A on the gateway (docs/a2a.md): each AgentConfig's signed Agent Card and endpoint, whose messages run as that
+ * agent's governed work, and the Orchestrator's, whose messages run as plans (executor.ts). The protocol itself
+ * (methods, task lifecycle, SSE framing) is the official SDK's request handler, mounted on this fastify instance;
+ * what it runs, where tasks live and where push notifications go are ours. This file holds the per-request set-up
+ * both bindings share and the JSON-RPC binding; rest.ts the HTTP+JSON one.
  */
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AgentConfigResource } from '../../api/index.js';
 import { identityOf } from '../auth/plugin.js';
@@ -13,12 +14,16 @@ import { ApiError, echo } from '../http/errors.js';
 import { auditText } from '../governed/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { A2aTaskRepository } from '../store/a2a-tasks.js';
+import type { A2aPushRepository } from '../store/a2a-push.js';
 import { CARD_KEYS_PATH, ORCHESTRATOR_CARD_PATH, ORCHESTRATOR_ENDPOINT_PATH } from '../../api/index.js';
 import { agentCard, orchestratorCard, type CardSite } from './cards.js';
 import { CALL_STATE, GovernedAgentExecutor, type A2aCall } from './executor.js';
 import type { CardSigner } from './signer.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import { StoredTasks } from './task-store.js';
+import { StoredPushConfigs, WebhookPushSender } from './push.js';
+import { restRoutes } from './rest.js';
+import { activated, isStream, sse, type A2aPrepare, type A2aRequest } from './request.js';
 
 /** The A2A server's own parts: where cards say they are, the key that signs them, the task table. */
 export interface A2aParts {
@@ -27,6 +32,8 @@ export interface A2aParts {
   /** Absent: cards go out unsigned (and the start-up log says so). */
   signer?: CardSigner;
   tasks: A2aTaskRepository;
+  /** Push notification configs, delivered as the orchestrator's webhooks (push.ts). */
+  push: { repo: A2aPushRepository; allowPrivateTargets: boolean };
 }
 
 export interface A2aRouteOptions extends LlmRouteOptions {
@@ -36,28 +43,42 @@ export interface A2aRouteOptions extends LlmRouteOptions {
   a2a: A2aParts;
 }
 
-/** The parts that outlive a request: the SDK, the executor (its running tasks) and the task buses (for SubscribeToTask). */
+/**
+ * The parts that outlive a request: the SDK, the executor (its running tasks), the task buses (for SubscribeToTask),
+ * and where push configs live and go.
+ */
 interface Server {
   sdk: Sdk;
   executor: GovernedAgentExecutor;
   tasks: StoredTasks;
   buses: InstanceType<Sdk['DefaultExecutionEventBusManager']>;
+  pushConfigs: StoredPushConfigs;
+  pushSender: WebhookPushSender;
 }
 
 export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) => {
   let server: Promise<Server> | undefined;
   const started = () =>
-    (server ??= loadSdk().then((sdk) => ({
-      sdk,
-      executor: new GovernedAgentExecutor(deps, sdk),
-      tasks: new StoredTasks(
-        deps.a2a.tasks,
+    (server ??= loadSdk().then((sdk) => {
+      const push = {
+        ...deps.a2a.push,
+        log: deps.log.child({ module: 'a2a-push' }),
+        now: deps.now ?? (() => new Date()),
+      };
+      return {
         sdk,
-        (message) => new sdk.RequestMalformedError({ message }),
-        (identity, text) => auditText(deps, identity, text).text,
-      ),
-      buses: new sdk.DefaultExecutionEventBusManager(),
-    })));
+        executor: new GovernedAgentExecutor(deps, sdk),
+        tasks: new StoredTasks(
+          deps.a2a.tasks,
+          sdk,
+          (message) => new sdk.RequestMalformedError({ message }),
+          (identity, text) => auditText(deps, identity, text).text,
+        ),
+        buses: new sdk.DefaultExecutionEventBusManager(),
+        pushConfigs: new StoredPushConfigs(push, sdk),
+        pushSender: new WebhookPushSender(push, sdk),
+      };
+    }));
   /** Signed cards by card key, each with the unsigned card it signs: a card that changed in any way is signed again. */
   const signed = new Map<string, { text: string; card: Promise<Record<string, unknown>> }>();
   const cardOf = (agent: AgentConfigResource | undefined) => {
@@ -111,18 +132,13 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
     return deps.a2a.signer.jwks();
   });
 
-  const rpc = async (req: FastifyRequest<{ Params: { name?: string }; Body: unknown }>, reply: FastifyReply) => {
-    const agent = req.params.name === undefined ? orchestrator() : agentNamed(req.params.name);
-    const body = req.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
-    // NB: `params.tenant` is read as X-Tenant-ID is: a key bound to a tenant may name only its own (403).
-    const params = (body as { params?: unknown }).params;
-    const tenant = typeof params === 'object' && params !== null ? (params as { tenant?: unknown }).tenant : undefined;
+  const prepare: A2aPrepare = async (req, name, tenant, binding) => {
+    const agent = name === undefined ? orchestrator() : agentNamed(name);
+    // NB: the tenant a request names is read as X-Tenant-ID is: a key bound to a tenant may name only its own (403).
     if (tenant !== undefined && typeof tenant !== 'string')
-      throw new ApiError('gateway', 'INVALID_REQUEST', 'params.tenant must be a string');
-    const identity = narrowTenant(identityOf(req), tenant);
-    const { sdk, executor, tasks, buses } = await started();
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'tenant must be a string');
+    const identity = narrowTenant(identityOf(req), tenant || undefined);
+    const { sdk, executor, tasks, buses, pushConfigs, pushSender } = await started();
     const card = sdk.AgentCard.fromJSON(await cardOf(agent));
     const version = header(req.headers['a2a-version']);
     const clientId = identity.clientId ?? identity.organizationId;
@@ -144,18 +160,39 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
       ...(version ? { requestedVersion: version } : {}),
       state: new Map([[CALL_STATE, call]]),
     });
+    sdk.validateVersion(ctx.requestedVersion, card, binding);
+    const handler = new sdk.DefaultRequestHandler(card, tasks, executor, buses, pushConfigs, pushSender);
+    return { sdk, handler, ctx };
+  };
+
+  const rpc = async (req: FastifyRequest<{ Params: { name?: string }; Body: unknown }>, reply: FastifyReply) => {
+    const body = req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new ApiError('gateway', 'INVALID_REQUEST', 'the body must be one JSON-RPC 2.0 request object');
+    const params = (body as { params?: unknown }).params;
+    const tenant = typeof params === 'object' && params !== null ? (params as { tenant?: unknown }).tenant : undefined;
     const id = (body as { id?: unknown }).id ?? null;
+    const errorOf = (sdk: Sdk, err: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(err),
+    });
+    let a2a: A2aRequest;
     try {
-      sdk.validateVersion(ctx.requestedVersion, card, 'JSONRPC');
+      a2a = await prepare(req, req.params.name, tenant, 'JSONRPC');
     } catch (err) {
-      return { jsonrpc: '2.0', id, error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(err) };
+      if (err instanceof ApiError) throw err;
+      return errorOf((await started()).sdk, err);
     }
-    const handler = new sdk.DefaultRequestHandler(card, tasks, executor, buses);
+    const { sdk, handler, ctx } = a2a;
     const out = await new sdk.JsonRpcTransportHandler(handler).handle(body as Record<string, unknown>, ctx);
-    const activated = ctx.activatedExtensions;
-    if (activated?.length) void reply.header('a2a-extensions', sdk.Extensions.toServiceParameter(activated));
+    activated(reply, a2a);
     if (!isStream(out)) return out;
-    return sse(reply, out, id, sdk);
+    return sse(reply, out, {
+      frame: (event) => sdk.formatSSEEvent(event),
+      early: (err) => errorOf(sdk, err),
+      late: (err) => sdk.formatSSEErrorEvent(errorOf(sdk, err)),
+    });
   };
   // The card names the URL with its trailing slash; the one without it is the same endpoint.
   const options = {
@@ -165,34 +202,8 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) 
   app.post('/a2a/agents/:name/', options, rpc);
   app.post('/a2a/agents/:name', options, rpc);
   app.post(ORCHESTRATOR_ENDPOINT_PATH, options, rpc);
+  restRoutes(app, { prepare, options });
 };
-
-/** An SSE answer of a streaming method; a failure before its first event is a plain JSON-RPC error instead. */
-async function sse(reply: FastifyReply, events: AsyncGenerator<unknown, void, undefined>, id: unknown, sdk: Sdk) {
-  const errorOf = (err: unknown) => ({ jsonrpc: '2.0', id, error: sdk.JsonRpcTransportHandler.mapToJSONRPCError(err) });
-  let first: IteratorResult<unknown, void>;
-  try {
-    first = await events.next();
-  } catch (err) {
-    return errorOf(err);
-  }
-  async function* frames() {
-    try {
-      if (!first.done) yield sdk.formatSSEEvent(first.value);
-      for (let r = await events.next(); !r.done; r = await events.next()) yield sdk.formatSSEEvent(r.value);
-    } catch (err) {
-      yield sdk.formatSSEErrorEvent(errorOf(err));
-    } finally {
-      await events.return(undefined);
-    }
-  }
-  void reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-  return reply.send(Readable.from(frames(), { objectMode: false }));
-}
-
-function isStream(out: unknown): out is AsyncGenerator<unknown, void, undefined> {
-  return typeof (out as AsyncGenerator | undefined)?.[Symbol.asyncIterator] === 'function';
-}
 
 function header(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;

@@ -91,6 +91,7 @@ function callOf(ctx: ServerCallContext): A2aCall {
   return call;
 }
 
-function scopeOf(ctx: ServerCallContext): A2aTaskScope {
+/** The task scope of a call: the caller and the card (executor.ts puts it in the call context). */
+export function scopeOf(ctx: ServerCallContext): A2aTaskScope {
   return callOf(ctx).scope;
 }

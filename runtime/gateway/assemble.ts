@@ -121,6 +121,7 @@ export function assembleGateway(
         // NB: without STEWARD_PUBLIC_URL the mains set the listener's URL once it listens (a2a/routes.ts `listening`).
         site: { baseUrl: config.a2a.publicUrl ?? 'http://127.0.0.1', version: parts.version },
         tasks: parts.store.a2aTasks,
+        push: { repo: parts.store.a2aPush, allowPrivateTargets: config.a2a.allowPrivatePushTargets },
       }
     : undefined;
   parts.log.info({ llm: described, rateLimits: access.windows, limiter: access.limiterKind }, 'gateway configured');

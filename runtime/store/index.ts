@@ -9,6 +9,7 @@ import { ClientRepository } from './clients.js';
 import { ApprovalRepository } from './approvals.js';
 import { ToolPinRepository } from './tool-pins.js';
 import { A2aTaskRepository } from './a2a-tasks.js';
+import { A2aPushRepository } from './a2a-push.js';
 import { BudgetLedgerRepository } from './budget-ledger.js';
 import { ContextRepository } from './contexts.js';
 import { PlanRepository } from './plans.js';
@@ -35,6 +36,7 @@ export {
   type A2aTaskScope,
   type StoredA2aTask,
 } from './a2a-tasks.js';
+export { A2A_TASK_EVENT, A2aPushRepository, PushConfigLimitError, type A2aPushConfigInput } from './a2a-push.js';
 export { ApprovalRepository, type ApprovalRecord, type ApprovalRefusal, type ApprovalState } from './approvals.js';
 export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
@@ -73,6 +75,8 @@ export interface Store {
   readonly toolPins: ToolPinRepository;
   /** A2A tasks, private to the client and agent card that created them (runtime/a2a). */
   readonly a2aTasks: A2aTaskRepository;
+  /** A2A push notification configs, each a webhook registration of its own (runtime/a2a/push.ts). */
+  readonly a2aPush: A2aPushRepository;
   close(): Promise<void>;
 }
 
@@ -110,6 +114,7 @@ export function storeOn(db: Db): Store {
     approvals: new ApprovalRepository(db),
     toolPins: new ToolPinRepository(db),
     a2aTasks: new A2aTaskRepository(db),
+    a2aPush: new A2aPushRepository(db),
     close: () => db.close(),
   };
 }

@@ -427,6 +427,30 @@ CREATE TABLE a2a_tasks (
 CREATE INDEX a2a_tasks_list_idx ON a2a_tasks (organization_id, owner, agent, status_at DESC, id DESC);
 `,
   },
+  {
+    // A2A push notification configs (runtime/a2a/push.ts): each is a webhook registration of its own (kind
+    // \`a2a-push\`, hidden from /api/v1/webhooks), so the orchestrator's worker sends a task's updates to it signed,
+    // retried and SSRF-checked like plan events; \`headers\` are what its deliveries carry besides Steward's (the
+    // config's token). The config row holds the task's scope and the config in A2A's wire JSON.
+    version: 13,
+    name: 'a2a push configs',
+    sql: `
+ALTER TABLE webhooks ADD COLUMN kind text NOT NULL DEFAULT 'registration' CHECK (kind IN ('registration', 'a2a-push'));
+ALTER TABLE webhooks ADD COLUMN headers jsonb;
+CREATE TABLE a2a_push_configs (
+  webhook_id text PRIMARY KEY REFERENCES webhooks (id) ON DELETE CASCADE,
+  organization_id text NOT NULL,
+  tenant_id text,
+  owner text NOT NULL,
+  agent text NOT NULL,
+  task_id text NOT NULL,
+  id text NOT NULL,
+  config jsonb NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (task_id, id)
+);
+`,
+  },
 ];
 
 /** Advisory-lock key shared by every Steward process migrating the same database. */

@@ -48,7 +48,9 @@ export function routeTable(app: FastifyInstance): Route[] {
     stack.push(m[2]!);
     const url = stack
       .join('')
-      .replace(/:[^/]+/g, 'probe')
+      // NB: a parameter begins a segment and may carry a pattern (`:taskId(^[^:/]+)`); `::` after it is a literal colon.
+      .replace(/\/:\w+(\([^)]*\))?/g, '/probe')
+      .replace(/::/g, ':')
       .replace(/\*$/, 'probe');
     for (const method of (m[3] ?? '')
       .split(',')

@@ -283,6 +283,8 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
     response: anyObject,
     error: agentError,
   })),
+  ...a2aRest('/a2a/agents/{name}', "the agent's"),
+  ...a2aRest('/a2a', "the Orchestrator's"),
   {
     method: 'GET',
     path: '/.well-known/agent-card.json',
@@ -335,3 +337,32 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
     error: agentError,
   },
 ];
+
+/** A2A's HTTP+JSON binding (docs/a2a.md) under one card's base path, and under `{tenant}` below it. */
+function a2aRest(base: string, whose: string): RouteDoc[] {
+  const methods: [RouteDoc['method'], string, string, number?][] = [
+    ['POST', '/message:send', 'SendMessage'],
+    ['POST', '/message:stream', 'SendStreamingMessage (SSE)'],
+    ['GET', '/tasks/{taskId}', 'GetTask'],
+    ['GET', '/tasks', 'ListTasks (cursor pages)'],
+    ['POST', '/tasks/{taskId}:cancel', 'CancelTask'],
+    ['GET', '/tasks/{taskId}:subscribe', 'SubscribeToTask (SSE)'],
+    ['POST', '/tasks/{taskId}:subscribe', 'SubscribeToTask (SSE)'],
+    ['POST', '/tasks/{taskId}/pushNotificationConfigs', 'CreateTaskPushNotificationConfig', 201],
+    ['GET', '/tasks/{taskId}/pushNotificationConfigs', 'ListTaskPushNotificationConfigs'],
+    ['GET', '/tasks/{taskId}/pushNotificationConfigs/{configId}', 'GetTaskPushNotificationConfig'],
+    ['DELETE', '/tasks/{taskId}/pushNotificationConfigs/{configId}', 'DeleteTaskPushNotificationConfig', 204],
+  ];
+  return [base, `${base}/{tenant}`].flatMap((prefix) =>
+    methods.map(([method, path, name, status]): RouteDoc => ({
+      method,
+      path: prefix + path,
+      auth: 'any',
+      summary: `A2A HTTP+JSON, ${whose} card: ${name}`,
+      ...(method === 'POST' && !path.endsWith(':cancel') && !path.endsWith(':subscribe') ? { request: anyObject } : {}),
+      response: anyObject,
+      ...(status ? { status } : {}),
+      error: agentError,
+    })),
+  );
+}

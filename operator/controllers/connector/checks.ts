@@ -1,5 +1,5 @@
 /**
- * The Connector's `Ready` condition, judged from gathered facts by ordered pure checks, and for type `mcp` its
+ * The Connector's `Ready` condition, judged from gathered facts by ordered pure checks, and for types `mcp` and `a2a` its
  * `ToolsChanged` condition, from the pinned tool definitions the gateway writes to `status.tools`.
  */
 import { ConditionType, Reason, type ConditionInput } from '../../../api/conditions.js';
@@ -16,7 +16,7 @@ export interface ConnectorFacts {
   healthMessage?: string;
   /** The Connector's name (the approval command in the ToolsChanged message). */
   name?: string;
-  /** `status.tools`, written by the gateway for type mcp. */
+  /** `status.tools`, written by the gateway for types mcp and a2a (its card). */
   tools?: { approved?: string; current: string; changes?: string; unverified?: string };
 }
 

@@ -7,12 +7,12 @@ import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListTasksRequest, Message, SendMessageConfiguration, TaskState, verifyAgentCardSignature } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentConfigYaml, startTestGateway, type TestGateway } from '../../../testing/gateway.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { freePort } from '../../../testing/ports.js';
 import { waitUntil } from '../../../testing/eventually.js';
+import { a2aClient, userMessage } from '../../../testing/a2a.js';
 
 let openai: FakeOpenAiServer;
 let gw: TestGateway;
@@ -46,29 +46,8 @@ afterAll(async () => {
 
 const agentUrl = () => `${base}/a2a/agents/helper/`;
 
-/** An SDK client for the agent that presents `key` on every call. */
-async function clientWith(key: string): Promise<Client> {
-  return new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      clientConfig: {
-        interceptors: [
-          {
-            before: async (args) => {
-              args.options = {
-                ...args.options,
-                serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${key}` },
-              };
-            },
-            after: async () => {},
-          },
-        ],
-      },
-    }),
-  ).createFromUrl(agentUrl());
-}
-
-const message = (text: string): Message =>
-  Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+const clientWith = (key: string) => a2aClient(agentUrl(), key);
+const message = userMessage;
 
 describe('Agent Cards', () => {
   it('serves a card per AgentConfig, signed with the key standalone made, which the SDK verifies', async () => {
@@ -78,8 +57,11 @@ describe('Agent Cards', () => {
     expect(wire).toMatchObject({
       name: 'helper',
       description: 'helper test agent',
-      supportedInterfaces: [{ url: agentUrl(), protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-      capabilities: { streaming: true },
+      supportedInterfaces: [
+        { url: agentUrl(), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: agentUrl(), protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
+      capabilities: { streaming: true, pushNotifications: true },
       skills: [expect.objectContaining({ id: 'question-answering' })],
       securitySchemes: { bearer: expect.anything() },
     });

@@ -98,6 +98,11 @@ const PUBLIC = new Set([
     `HEAD ${p}`,
   ]),
 ]);
+/**
+ * A URL the route answers: its parameters as they are spelled, except one with a pattern (A2A's
+ * `tasks/:taskId(^[^:/]+)::cancel`), which gets a value of it; `::` is a literal colon.
+ */
+const probeUrl = (url: string) => url.replace(/:\w+\([^)]*\)/g, 'probe').replace(/::/g, ':');
 /** The API reference (`/openapi.json`, `/docs` and the page's assets) is public too. */
 const isApiReference = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
 
@@ -128,7 +133,7 @@ describe.each(surfaces)('$name route table', ({ prepare, shape, surface }) => {
         for (const cred of BAD_CREDENTIALS) {
           const res = await app.inject({
             method: r.method as 'GET',
-            url: r.url,
+            url: probeUrl(r.url),
             headers: { ...cred.headers(gw), 'content-type': 'application/json' },
             payload: r.method === 'GET' ? undefined : '{}',
           });

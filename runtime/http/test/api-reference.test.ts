@@ -45,8 +45,12 @@ async function routesOf(app: FastifyInstance): Promise<Route[]> {
 
 /** The routes of the API reference itself, which the documents leave out. */
 const isDocsRoute = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
-/** `/a/:b` → `/a/{b}`, the OpenAPI spelling. */
-const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+/** `/a/:b` → `/a/{b}`, the OpenAPI spelling; `:b(^re)::verb` (a parameter, then a literal colon) → `{b}:verb`. */
+const openApiPath = (url: string) =>
+  url
+    .replace(/::/g, '\0')
+    .replace(/:(\w+)(\([^)]*\))?/g, '{$1}')
+    .replace(/\0/g, ':');
 
 const apps = [
   {

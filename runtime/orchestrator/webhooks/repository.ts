@@ -37,6 +37,10 @@ export interface ClaimedDelivery {
   target: string;
   url: string;
   secret: string;
+  /** Headers the registration's deliveries carry besides Steward's own (an A2A push config's token). */
+  headers: Record<string, string>;
+  /** `a2a-push`: the body is `payload.data` bare (an A2A StreamResponse), signed in the headers only. */
+  kind: 'registration' | 'a2a-push';
   event: string;
   payload: { event: string; timestamp: string; data: Record<string, unknown> };
   attempts: number;
@@ -100,7 +104,8 @@ export const webhookScope = (identity: Identity): WebhookScope => ({
   ...tenantFilter(identity),
 });
 
-const IN_SCOPE = `organization_id = $1 AND ${tenantSql('tenant_id', '$2', '$3')}`;
+// NB: only registrations made here: an A2A push config's (`kind = 'a2a-push'`, runtime/store/a2a-push.ts) is its task's.
+const IN_SCOPE = `organization_id = $1 AND ${tenantSql('tenant_id', '$2', '$3')} AND kind = 'registration'`;
 const scopeParams = (s: WebhookScope) => [s.organizationId, s.bound, s.narrowed];
 
 /**
@@ -195,7 +200,8 @@ export class WebhookRepository {
     const { organizationId } = source;
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string }>(
-        'SELECT id FROM webhooks WHERE organization_id = $1 AND active AND events ? $2 AND (tenant_id IS NULL OR tenant_id = $3)',
+        `SELECT id FROM webhooks WHERE organization_id = $1 AND active AND kind = 'registration' AND events ? $2
+         AND (tenant_id IS NULL OR tenant_id = $3)`,
         [organizationId, event, source.tenantId ?? null],
       );
       for (const { id } of rows) {
@@ -226,6 +232,8 @@ export class WebhookRepository {
       target: string;
       url: string;
       secret: string;
+      headers: Record<string, string> | null;
+      kind: 'registration' | 'a2a-push';
       event: string;
       payload: ClaimedDelivery['payload'];
       attempts: number;
@@ -248,7 +256,8 @@ export class WebhookRepository {
          ORDER BY e.org_load, e.next_attempt_at, e.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED)
        UPDATE webhook_deliveries d SET locked_until = $3 FROM due, webhooks w
        WHERE d.id = due.id AND w.id = d.webhook_id
-       RETURNING d.id, d.webhook_id, d.organization_id, ${TARGET} AS target, w.url, w.secret, d.event, d.payload, d.attempts`,
+       RETURNING d.id, d.webhook_id, d.organization_id, ${TARGET} AS target, w.url, w.secret, w.headers, w.kind, d.event, d.payload,
+         d.attempts`,
       [
         now,
         limit,
@@ -266,6 +275,8 @@ export class WebhookRepository {
       target: r.target,
       url: r.url,
       secret: r.secret ?? '',
+      headers: r.headers ?? {},
+      kind: r.kind,
       event: r.event,
       payload: r.payload,
       attempts: Number(r.attempts),
@@ -332,7 +343,8 @@ export class WebhookRepository {
            'response_status', a.response_status, 'error', a.error) ORDER BY a.attempt)
            FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]') AS attempt_log
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE w.organization_id = $1 AND ${tenantSql('w.tenant_id', '$2', '$3')} AND d.webhook_id = $4 ORDER BY d.seq DESC LIMIT $5`,
+       WHERE w.organization_id = $1 AND ${tenantSql('w.tenant_id', '$2', '$3')} AND w.kind = 'registration' AND d.webhook_id = $4
+       ORDER BY d.seq DESC LIMIT $5`,
       [...scopeParams(scope), webhookId, limit],
     );
     return rows.map((r) => ({

@@ -15,7 +15,7 @@ import { CircuitBreakers } from './breaker.js';
 import { InFlight } from './inflight.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookRepository } from './repository.js';
 import { postWebhook, TargetRefusedError, type SendOptions, type SendResult } from './send.js';
-import { signPayload, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
+import { signBody, signPayload, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './signature.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included; then the delivery is `failed`. @default 10 */
@@ -193,12 +193,17 @@ export class DeliveryWorker {
       return this.record(d, skipped, { sent: false, refused: false, notBefore: admission.until });
     }
     const t0 = performance.now();
-    const signed = signPayload(d.payload, d.secret, startedAt);
+    const signed =
+      d.kind === 'a2a-push'
+        ? signBody(JSON.stringify(d.payload.data), d.secret, startedAt)
+        : signPayload(d.payload, d.secret, startedAt);
     let responseStatus: number | null = null;
     let error: string | null = null;
     let refused = false;
     try {
+      // NB: the registration's own headers first: Steward's cannot be overridden by them.
       const headers = {
+        ...d.headers,
         [SIGNATURE_HEADER]: signed.signature,
         [TIMESTAMP_HEADER]: String(signed.timestamp),
         'x-steward-event': d.event,
