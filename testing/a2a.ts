@@ -4,12 +4,16 @@
  */
 import { Message } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
+import { agentConfigYaml, startTestGateway, type TestGateway } from './gateway.js';
+import { startFakeOpenAi, type FakeOpenAiServer } from './llm/index.js';
+import { freePort } from './ports.js';
 
 /**
  * A client for the agent whose card is at `url` + `.well-known/agent-card.json` (the card's own URL with its trailing
- * slash); `key`, when given, goes as `Authorization: Bearer` on every call.
+ * slash); `key`, when given, goes as `Authorization: Bearer` on every call. `binding` picks the card's interface of
+ * that binding; else the card's first.
  */
-export function a2aClient(url: string, key?: string): Promise<Client> {
+export function a2aClient(url: string, key?: string, binding?: 'JSONRPC' | 'HTTP+JSON'): Promise<Client> {
   const interceptors = key
     ? [
         {
@@ -24,13 +28,62 @@ export function a2aClient(url: string, key?: string): Promise<Client> {
       ]
     : [];
   return new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { interceptors } }),
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      clientConfig: { interceptors },
+      ...(binding ? { preferredTransports: [binding] } : {}),
+    }),
   ).createFromUrl(url);
 }
 
 /** A user message of one text part. */
 export const userMessage = (text: string): Message =>
   Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+
+/** A test gateway serving one agent, `helper`, over A2A on a real socket, with a fake OpenAI behind it. */
+export interface A2aGateway {
+  openai: FakeOpenAiServer;
+  gw: TestGateway;
+  /** The gateway's origin (`STEWARD_PUBLIC_URL`). */
+  base: string;
+  /** The agent's A2A URL, with its trailing slash. */
+  agentUrl: string;
+  /** An API key of organization acme, and one bound to its tenant `eu`. */
+  apiKey: string;
+  tenantKey: string;
+  close(): Promise<void>;
+}
+
+export async function startA2aGateway(env: Record<string, string> = {}): Promise<A2aGateway> {
+  const openai = await startFakeOpenAi({ apiKey: 'sk-upstream' });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const gw = await startTestGateway({
+    manifests: agentConfigYaml('helper', 1, { provider: 'openai', model: 'gpt-4o-mini' }),
+    env: {
+      OPENAI_API_KEY: 'sk-upstream',
+      OPENAI_BASE_URL: openai.baseURL,
+      STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
+      STEWARD_LLM_TIMEOUT_MS: '5000',
+      STEWARD_PUBLIC_URL: base,
+      ...env,
+    },
+  });
+  await gw.app.listen({ port, host: '127.0.0.1' });
+  const apiKey = (await gw.store.clients.create({ organizationId: 'acme', name: 'a2a-app' })).apiKey;
+  const tenantKey = (await gw.store.clients.create({ organizationId: 'acme', tenantId: 'eu', name: 'a2a-eu' })).apiKey;
+  return {
+    openai,
+    gw,
+    base,
+    agentUrl: `${base}/a2a/agents/helper/`,
+    apiKey,
+    tenantKey,
+    async close() {
+      await gw.close();
+      await openai.close();
+    },
+  };
+}
 
 /** What a stand-in agent heard: each message's text, and the headers it came with. */
 export interface HeardMessage {

@@ -1,7 +1,7 @@
 import { ConnectorError } from './errors.js';
 import type { EffectiveLimits } from './options.js';
 import { redactValue, type RedactionCounts } from '../redact/index.js';
-import type { Row } from './types.js';
+import type { Row, ToolResult } from './types.js';
 
 /** Cuts rows at `maxRows` and at `maxResultBytes` of JSON; the flag says whether anything was cut. */
 export function capRows(rows: readonly Row[], limits: EffectiveLimits): { rows: Row[]; truncated: boolean } {
@@ -25,6 +25,15 @@ export function redactRows(rows: Row[], redact: boolean): { rows: Row[]; redacti
   if (!redact) return { rows };
   const counts: RedactionCounts = {};
   return { rows: rows.map((r) => redactValue(r, counts) as Row), redactions: counts };
+}
+
+/** A tool's answer as a call returns it: redacted when the call asks for it, timed from `started`. */
+export function toolResult(answer: unknown, started: number, limits: EffectiveLimits): ToolResult {
+  if (!limits.redact)
+    return { result: answer, execution_time_ms: performance.now() - started, truncated: false, redactions: undefined };
+  const counts: RedactionCounts = {};
+  const result = redactValue(answer, counts);
+  return { result, execution_time_ms: performance.now() - started, truncated: false, redactions: counts };
 }
 
 /**

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListTasksRequest, Message, SendMessageConfiguration, TaskState, verifyAgentCardSignature } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentConfigYaml, startTestGateway, type TestGateway } from '../../../testing/gateway.js';
-import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
-import { freePort } from '../../../testing/ports.js';
+import type { TestGateway } from '../../../testing/gateway.js';
+import type { FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { waitUntil } from '../../../testing/eventually.js';
-import { a2aClient, userMessage } from '../../../testing/a2a.js';
+import { a2aClient, startA2aGateway, userMessage, type A2aGateway } from '../../../testing/a2a.js';
 
+let world: A2aGateway;
 let openai: FakeOpenAiServer;
 let gw: TestGateway;
 let base: string;
@@ -21,27 +21,12 @@ let apiKey: string;
 let tenantKey: string;
 
 beforeAll(async () => {
-  openai = await startFakeOpenAi({ apiKey: 'sk-upstream' });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  gw = await startTestGateway({
-    manifests: agentConfigYaml('helper', 1, { provider: 'openai', model: 'gpt-4o-mini' }),
-    env: {
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_BASE_URL: openai.baseURL,
-      STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
-      STEWARD_LLM_TIMEOUT_MS: '5000',
-      STEWARD_PUBLIC_URL: base,
-    },
-  });
-  await gw.app.listen({ port, host: '127.0.0.1' });
-  apiKey = (await gw.store.clients.create({ organizationId: 'acme', name: 'a2a-app' })).apiKey;
-  tenantKey = (await gw.store.clients.create({ organizationId: 'acme', tenantId: 'eu', name: 'a2a-eu' })).apiKey;
+  world = await startA2aGateway();
+  ({ openai, gw, base, apiKey, tenantKey } = world);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await openai?.close();
+  await world?.close();
 });
 
 const agentUrl = () => `${base}/a2a/agents/helper/`;

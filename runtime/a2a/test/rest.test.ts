@@ -6,7 +6,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ListTasksRequest, SendMessageConfiguration, StreamResponse, TaskState } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, type Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   agentConfigYaml,
@@ -15,16 +14,15 @@ import {
   type TestGateway,
   type TestOrchestrator,
 } from '../../../testing/gateway.js';
-import { startFakeOpenAi, type FakeOpenAiServer } from '../../../testing/llm/index.js';
-import { freePort } from '../../../testing/ports.js';
+import type { FakeOpenAiServer } from '../../../testing/llm/index.js';
 import { waitUntil } from '../../../testing/eventually.js';
-import { userMessage } from '../../../testing/a2a.js';
+import { a2aClient, startA2aGateway, userMessage, type A2aGateway } from '../../../testing/a2a.js';
 import { signBody, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../orchestrator/webhooks/index.js';
 
+let world: A2aGateway;
 let openai: FakeOpenAiServer;
 let gw: TestGateway;
 let orchestrator: TestOrchestrator;
-let base: string;
 let apiKey: string;
 let tenantKey: string;
 let receiver: Server;
@@ -32,25 +30,10 @@ let receiverUrl: string;
 const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
 
 beforeAll(async () => {
-  openai = await startFakeOpenAi({ apiKey: 'sk-upstream' });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  gw = await startTestGateway({
-    manifests: agentConfigYaml('helper', 1, { provider: 'openai', model: 'gpt-4o-mini' }),
-    env: {
-      OPENAI_API_KEY: 'sk-upstream',
-      OPENAI_BASE_URL: openai.baseURL,
-      STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
-      STEWARD_LLM_TIMEOUT_MS: '5000',
-      STEWARD_PUBLIC_URL: base,
-      STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    },
-  });
-  await gw.app.listen({ port, host: '127.0.0.1' });
+  world = await startA2aGateway({ STEWARD_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  ({ openai, gw, apiKey, tenantKey } = world);
   // The orchestrator beside it, as standalone runs it: its delivery worker sends what the gateway queues.
   orchestrator = await startTestOrchestrator(gw, { webhooks: { allowPrivateTargets: true, pollIntervalMs: 50 } });
-  apiKey = (await gw.store.clients.create({ organizationId: 'acme', name: 'rest-app' })).apiKey;
-  tenantKey = (await gw.store.clients.create({ organizationId: 'acme', tenantId: 'eu', name: 'rest-eu' })).apiKey;
   receiver = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -65,34 +48,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await orchestrator?.close();
-  await gw?.close();
-  await openai?.close();
+  await world?.close();
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-const agentUrl = () => `${base}/a2a/agents/helper/`;
-
+const agentUrl = () => world.agentUrl;
 /** An SDK client of the agent over HTTP+JSON only, presenting `key`. */
-function restClient(key: string): Promise<Client> {
-  return new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      preferredTransports: ['HTTP+JSON'],
-      clientConfig: {
-        interceptors: [
-          {
-            before: async (args) => {
-              args.options = {
-                ...args.options,
-                serviceParameters: { ...args.options?.serviceParameters, Authorization: `Bearer ${key}` },
-              };
-            },
-            after: async () => {},
-          },
-        ],
-      },
-    }),
-  ).createFromUrl(agentUrl());
-}
+const restClient = (key: string) => a2aClient(agentUrl(), key, 'HTTP+JSON');
 
 describe('the HTTP+JSON binding', () => {
   it('streams the answer with a card number masked, then answers GetTask and ListTasks', async () => {

@@ -14,9 +14,9 @@ import type { AgentCard, Message, Part, StreamResponse, Task } from '@a2a-js/sdk
 import type { Client } from '@a2a-js/sdk/client';
 import type { JWK } from 'jose';
 import { endSpan, startRemoteAgentSpan, traceHeaders, withSpan } from '../../tracing/index.js';
-import { redactValue, type RedactionCounts } from '../../redact/index.js';
+import { redactValue } from '../../redact/index.js';
 import { ConnectorError, isConnectorError } from '../errors.js';
-import { Backoff, withTimeout } from '../limits.js';
+import { Backoff, toolResult, withTimeout } from '../limits.js';
 import { splitCredentials } from '../net/auth.js';
 import { GuardedHttp } from '../net/client.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
@@ -157,16 +157,8 @@ export class A2aConnector extends ConnectorBase implements Connector {
       );
       const failed = reading.failure();
       if (failed) throw failed;
-      const counts: RedactionCounts = {};
-      const answer = reading.result();
-      const result = limits.redact ? redactValue(answer, counts) : answer;
       endSpan(span);
-      return {
-        result,
-        execution_time_ms: performance.now() - started,
-        truncated: false,
-        redactions: limits.redact ? counts : undefined,
-      };
+      return toolResult(reading.result(), started, limits);
     } catch (e) {
       const err = this.fail(e, 'message');
       endSpan(span, err.code, err.message);

@@ -1,10 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { ConnectorError } from '../errors.js';
-import { capRows, redactRows, withTimeout } from '../limits.js';
+import { capRows, redactRows, toolResult, withTimeout } from '../limits.js';
 import { splitCredentials } from '../net/auth.js';
 import { GuardedHttp } from '../net/client.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
-import { redactValue, type RedactionCounts } from '../../redact/index.js';
 import type {
   Connector,
   HealthResult,
@@ -113,15 +112,7 @@ export class HttpConnector extends ConnectorBase implements Connector {
       limits.timeoutMs,
       limits.maxResultBytes,
     );
-    const counts: RedactionCounts = {};
-    const parsed = parseBody(res.body, res.headers['content-type']);
-    const result = { status: res.status, body: limits.redact ? redactValue(parsed, counts) : parsed };
-    return {
-      result,
-      execution_time_ms: performance.now() - started,
-      truncated: false,
-      redactions: limits.redact ? counts : undefined,
-    };
+    return toolResult({ status: res.status, body: parseBody(res.body, res.headers['content-type']) }, started, limits);
   }
 
   private async send(

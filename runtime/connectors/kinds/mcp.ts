@@ -5,11 +5,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectorError } from '../errors.js';
-import { Backoff, capRows, redactRows, withTimeout } from '../limits.js';
+import { Backoff, capRows, redactRows, toolResult, withTimeout } from '../limits.js';
 import { splitCredentials } from '../net/auth.js';
 import { GuardedHttp } from '../net/client.js';
 import type { ConnectorOptions, EffectiveLimits } from '../options.js';
-import { redactValue, type RedactionCounts } from '../../redact/index.js';
 import type {
   Connector,
   HealthResult,
@@ -208,14 +207,7 @@ export class McpConnector extends ConnectorBase implements Connector {
         throw new ConnectorError('RESULT_TOO_LARGE', `tool answer larger than ${limits.maxResultBytes} bytes`, {
           connector: this.name,
         });
-      const counts: RedactionCounts = {};
-      const result = limits.redact ? redactValue(res, counts) : res;
-      return {
-        result,
-        execution_time_ms: performance.now() - started,
-        truncated: false,
-        redactions: limits.redact ? counts : undefined,
-      };
+      return toolResult(res, started, limits);
     } catch (e) {
       throw await this.callFailed(e);
     }
