@@ -11,6 +11,7 @@ import { identityOf } from '../auth/plugin.js';
 import { communityActive, narrowTenant, type AuthDeps } from '../auth/authenticate.js';
 import type { LlmRouteOptions } from '../gateway/deps.js';
 import { ApiError, echo } from '../http/errors.js';
+import { jsonBodyParser } from '../http/json-parser.js';
 import { auditText } from '../governed/index.js';
 import type { DeclarativeSource } from '../source/index.js';
 import type { A2aTaskRepository } from '../store/a2a-tasks.js';
@@ -57,6 +58,8 @@ interface Server {
 }
 
 export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, deps) => {
+  // NB: A2A's own media type is JSON too (clients may send it; the SDK's server takes both): this plugin's routes only.
+  app.addContentTypeParser('application/a2a+json', { parseAs: 'string' }, jsonBodyParser(app, 'gateway'));
   let server: Promise<Server> | undefined;
   const started = () =>
     (server ??= loadSdk().then((sdk) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBodyParser, FastifyInstance } from 'fastify';
 import { MAX_JSON_DEPTH } from '../../api/http/safe.js';
 import type { Surface } from '../../api/index.js';
 import { ApiError } from './errors.js';
@@ -43,10 +43,22 @@ function escaped(text: string, at: number): boolean {
  * other type no route accepts.
  */
 export function installJsonParser(app: FastifyInstance, surface: Surface, maxDepth = MAX_JSON_DEPTH): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (jsonDepthExceeds(body as string, maxDepth)) {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app, surface, maxDepth));
+}
+
+/**
+ * The JSON parser itself (depth check, then fastify's secure parser), for a plugin that takes JSON under another
+ * media type too (A2A's `application/a2a+json`).
+ */
+export function jsonBodyParser(
+  app: FastifyInstance,
+  surface: Surface,
+  maxDepth = MAX_JSON_DEPTH,
+): FastifyBodyParser<string> {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  return (req, body, done) => {
+    if (jsonDepthExceeds(body, maxDepth)) {
       return done(
         new ApiError(
           surface,
@@ -57,6 +69,6 @@ export function installJsonParser(app: FastifyInstance, surface: Surface, maxDep
         undefined,
       );
     }
-    parse(req, body as string, done);
-  });
+    parse(req, body, done);
+  };
 }

@@ -89,6 +89,18 @@ describe('the HTTP+JSON binding', () => {
     );
   });
 
+  it("takes A2A's own media type, application/a2a+json, as JSON", async () => {
+    openai.enqueue({ kind: 'reply', text: 'typed answer' });
+    const res = await fetch(`${agentUrl()}message:send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'a2a-version': '1.0', 'content-type': 'application/a2a+json' },
+      body: JSON.stringify({ message: { messageId: 'm-typed', role: 'ROLE_USER', parts: [{ text: 'hello' }] } }),
+    });
+    expect(res.status).toBe(200);
+    const { task } = (await res.json()) as { task: { artifacts: { parts: { text?: string }[] }[] } };
+    expect(task.artifacts.flatMap((a) => a.parts.map((p) => p.text)).join('')).toBe('typed answer');
+  });
+
   it('answers 403 to a key bound to one tenant that names another in the path, and takes its own', async () => {
     const list = (tenant: string) =>
       fetch(`${agentUrl()}${tenant}/tasks?pageSize=5`, {
