@@ -10,13 +10,15 @@ import { startTestOrchestrator, type TestGateway } from '../../testing/gateway.j
 export const SEED = Number(process.env.RELIABILITY_SEED ?? 20_261_126);
 
 /** Which error body a surface answers with (docs/errors.md); the provider-compatible routes answer in the provider's. */
-export type Style = 'agent' | 'envelope' | 'openai' | 'anthropic';
+export type Style = 'agent' | 'envelope' | 'openai' | 'anthropic' | 'a2a';
 
 /** The error body of one route of a surface: the gateway's provider-compatible routes answer in their provider's shape. */
 export function routeStyle(style: Style, url: string): Style {
   if (style !== 'agent') return style;
   if (url === '/v1/chat/completions' || url.startsWith('/v1/models')) return 'openai';
   if (url === '/v1/messages') return 'anthropic';
+  // A2A's HTTP+JSON binding answers its own failures in its own shape (docs/a2a.md); its JSON-RPC routes answer 200.
+  if (url.startsWith('/a2a/') && /(message:|tasks)/.test(url)) return 'a2a';
   return style;
 }
 
@@ -91,7 +93,21 @@ export function errorOf(
     }
     return { code: e.code, message: e.message, requestId: b.request_id };
   }
-  if (style === 'agent') {
+  if (style === 'a2a' && b.success !== false) {
+    // NB: Steward's own refusals (credentials, tenant) keep Steward's shape, read below as the agent's.
+    const e = b.error as Record<string, unknown> | undefined;
+    const requestId = res.headers['x-request-id'];
+    if (
+      typeof e?.code !== 'number' ||
+      typeof e.status !== 'string' ||
+      typeof e.message !== 'string' ||
+      typeof requestId !== 'string'
+    ) {
+      return `status ${res.statusCode} without the A2A error body {error: {code, status, message}} and X-Request-ID: ${res.body.slice(0, 200)}`;
+    }
+    return { code: e.status, message: e.message, requestId };
+  }
+  if (style === 'agent' || style === 'a2a') {
     if (
       b.success !== false ||
       typeof b.error !== 'string' ||
