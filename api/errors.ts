@@ -79,6 +79,7 @@ export const GATEWAY_ERRORS = {
   CONNECTOR_NOT_FOUND: e(404, "no connector of that name serves the caller's organization"),
   CLIENT_NOT_FOUND: e(404, "no live API client of this id that the caller's organization and tenant reach"),
   APPROVAL_NOT_FOUND: e(404, "no approval of this id in the caller's organization (and tenant)"),
+  AUDIT_ENTRY_NOT_FOUND: e(404, "no audit entry of this id in the caller's organization (and tenant)"),
   CONTEXT_EXPIRED: e(410, 'the pre-check context has expired (5 minutes)'),
   METHOD_NOT_ALLOWED: e(405, 'the path exists but not with this method'),
   APPROVAL_NOT_PENDING: e(409, 'the approval was already approved, denied or used, or it has expired'),

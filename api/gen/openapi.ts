@@ -53,16 +53,29 @@ const DESCRIPTION =
   'In community mode (no License configured) credentials are not needed; otherwise each operation lists the credentials it accepts. ' +
   'Every error answers with a code listed in docs/errors.md.';
 
+/** A query schema's keys as OpenAPI parameters (`in: query`), each with its JSON Schema and description. */
+function queryParameters(query: z.ZodObject): Record<string, unknown>[] {
+  const s = jsonSchema(query, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(s.properties ?? {}).map(([name, { description, ...schema }]) => ({
+    name,
+    in: 'query',
+    required: s.required?.includes(name) ?? false,
+    ...(typeof description === 'string' ? { description } : {}),
+    schema,
+  }));
+}
+
 /** Builds an OpenAPI 3.1 document for one runtime from its route table. Pure; no I/O. */
 export function buildOpenApi(title: string, version: string, routes: RouteDoc[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    const params: Record<string, unknown>[] = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: 'path',
       required: true,
       schema: { type: 'string' },
     }));
+    if (r.query) params.push(...queryParameters(r.query));
     const content: Record<string, unknown> = {};
     if (r.request) {
       content['application/json'] = { schema: jsonSchema(r.request, 'input') };

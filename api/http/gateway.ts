@@ -11,3 +11,4 @@ export * from './gateway/anthropic.js';
 export * from './gateway/connectors.js';
 export * from './gateway/budgets.js';
 export * from './gateway/approvals.js';
+export * from './gateway/audit-read.js';

@@ -7,6 +7,8 @@ export interface RouteDoc {
   path: string;
   summary: string;
   request?: z.ZodTypeAny;
+  /** The query string's parameters, each a key of the object. */
+  query?: z.ZodObject;
   /** Alternative request media types besides application/json. */
   requestYaml?: boolean;
   response: z.ZodTypeAny;

@@ -12,6 +12,7 @@ import { gatewayObserve } from './observe.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { llmRoutes } from './routes/llm.js';
 import { auditRoutes } from './routes/audit.js';
+import { auditReadRoutes } from './routes/audit-read.js';
 import { clientRoutes } from './routes/clients.js';
 import { precheckRoutes } from './routes/precheck.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -49,6 +50,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(metricsRoutes, deps);
   void app.register(precheckRoutes, deps);
   void app.register(auditRoutes, deps);
+  void app.register(auditReadRoutes, deps);
   void app.register(clientRoutes, deps);
   void app.register(llmRoutes, deps);
   void app.register(openAiCompatRoutes, deps);

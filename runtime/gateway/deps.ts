@@ -88,7 +88,7 @@ export interface MetricsRouteOptions {
 }
 
 /** `POST /api/audit/llm-call` (routes/audit.ts). */
-export interface AuditRouteOptions {
+export interface AuditRouteOptions extends Pick<GovernedDeps, 'auditRawText' | 'policies'> {
   store: Pick<Store, 'contexts' | 'audit'>;
   now: () => Date;
 }

@@ -31,3 +31,23 @@ export function parseBody<S extends z.ZodTypeAny>(schema: S, body: unknown): z.i
     : `invalid field(s): ${fields.map((f) => `${f.field} (${f.message})`).join('; ')}`;
   throw new ApiError('gateway', 'INVALID_REQUEST', message, { fields });
 }
+
+/**
+ * Validates a query string (fastify parses it into an object) as `parseBody` validates a body; a parameter the
+ * schema does not know is refused by name, so that a misspelt filter is not read as no filter.
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: unknown): z.infer<S> {
+  const given = query !== null && typeof query === 'object' ? Object.keys(query) : [];
+  const unknown = given.filter((k) => !(k in schema.shape)).slice(0, MAX_FIELDS);
+  if (unknown.length) {
+    throw new ApiError(
+      'gateway',
+      'INVALID_REQUEST',
+      `unknown parameter(s): ${unknown.map((k) => echo(k)).join(', ')}`,
+      {
+        fields: unknown.map((k) => ({ field: echo(k), message: 'unknown parameter' })),
+      },
+    );
+  }
+  return parseBody(schema, query ?? {});
+}

@@ -187,6 +187,8 @@ export class AuditRecord {
     if (results.length) facts.policy_results = results;
     if (o.error !== undefined) Object.assign(facts, errorFacts(o.error));
     if (req.identity.tenantId) facts.tenant_id = req.identity.tenantId;
+    // NB: the AgentConfig that ran the call (a plan step's, an A2A card's): what the audit API's `agent` filter reads
+    if (req.agent !== undefined) facts.agent = req.agent;
     if (costUsd !== undefined) facts.cost_usd = costUsd;
     if (this.budget) facts.budget = this.budget.view.budget;
     // NB: spread, not Object.assign: a `__proto__` key of the caller's metadata stays a plain key.

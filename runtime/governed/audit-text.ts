@@ -8,7 +8,7 @@ import type { GovernedDeps } from './types.js';
  * counts of what was masked), unless `auditRawText` asks for it raw.
  */
 export function auditText(
-  deps: GovernedDeps,
+  deps: Pick<GovernedDeps, 'auditRawText' | 'policies'>,
   identity: Identity,
   text: string,
 ): { text: string; masked?: RedactionCounts } {

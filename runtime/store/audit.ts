@@ -3,6 +3,16 @@ import { newId } from './ids.js';
 import { rowDigest, type ChainedRow } from './audit-digest.js';
 import { activeTraceId } from '../tracing/spans.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
+import {
+  findAudit,
+  searchAudit,
+  summarizeAudit,
+  type AuditFilter,
+  type AuditPage,
+  type AuditScope,
+  type AuditSummary,
+  type AuditWindow,
+} from './audit-query.js';
 
 export interface AuditInput {
   /** An id taken in advance with `newId('aud')` (a stream names its answer before the entry is written). */
@@ -97,6 +107,30 @@ export class AuditRepository {
       id,
     ]);
     return rows[0] ? this.toEntry(rows[0]) : undefined;
+  }
+
+  /**
+   * One page of the scope's entries matching the filter, newest first (docs/audit-api.md); a RangeError when the page
+   * token is not one a page gave.
+   */
+  async search(
+    scope: AuditScope,
+    filter: AuditFilter,
+    page: AuditPage,
+  ): Promise<{ entries: AuditEntry[]; nextPageToken?: string }> {
+    const { rows, nextPageToken } = await searchAudit<Row>(this.db, scope, filter, page);
+    return { entries: rows.map((r) => this.toEntry(r)), ...(nextPageToken ? { nextPageToken } : {}) };
+  }
+
+  /** The scope's entry of this id (undefined outside the scope, as if it did not exist). */
+  async find(scope: AuditScope, id: string): Promise<AuditEntry | undefined> {
+    const row = await findAudit<Row>(this.db, scope, id);
+    return row ? this.toEntry(row) : undefined;
+  }
+
+  /** Requests, blocks, redactions, warnings and Steward's added latency per bucket of the window ending at `now`. */
+  summary(scope: AuditScope, window: AuditWindow, now: Date): Promise<AuditSummary> {
+    return summarizeAudit(this.db, scope, window, now);
   }
 
   async count(organizationId: string): Promise<number> {

@@ -42,6 +42,15 @@ export { ContextRepository, type PrecheckContext } from './contexts.js';
 export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck-results.js';
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
 export {
+  AUDIT_WINDOWS,
+  type AuditBucket,
+  type AuditFilter,
+  type AuditPage,
+  type AuditScope,
+  type AuditSummary,
+  type AuditWindow,
+} from './audit-query.js';
+export {
   PlanRepository,
   type PlanEnd,
   type PlanRecord,

@@ -143,6 +143,33 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
     error: agentError,
   },
   {
+    method: 'GET',
+    path: '/api/v1/audit/entries',
+    auth: 'any',
+    summary:
+      "The organization's audit entries (its tenant's, for a tenant-bound key), newest first, filtered and paged by next_page_token",
+    query: g.auditEntriesQuery,
+    response: g.auditEntryList,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/audit/entries/{id}',
+    auth: 'any',
+    summary: 'One audit entry with its metadata',
+    response: g.auditEntryDetail,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/audit/summary',
+    auth: 'any',
+    summary: 'Requests, blocks, redactions, warnings and p50/p99 Steward-added latency per bucket, from the audit rows',
+    query: g.auditSummaryQuery,
+    response: g.auditSummary,
+    error: agentError,
+  },
+  {
     method: 'POST',
     path: '/api/approvals/{id}',
     auth: 'any',

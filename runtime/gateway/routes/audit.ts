@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { auditRequest } from '../../../api/http/gateway.js';
 import { INT32_MAX } from '../../../api/http/safe.js';
-import { rowDecision } from '../../governed/index.js';
+import { auditText, rowDecision } from '../../governed/index.js';
 import { ApiError, echo } from '../../http/errors.js';
 import { identityOf } from '../../auth/plugin.js';
 import type { AuditInput } from '../../store/index.js';
@@ -61,6 +61,10 @@ export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, de
     // or `exempted` where a policy that is not enforced matched. The caller's metadata cannot override these.
     const precheck = await deps.store.contexts.results.find(identity.organizationId, ctx.id, ctx.createdAt);
     const results = precheck?.results ?? [];
+    // NB: the caller's text is stored as a governed call's is: masked by the organization's redact policies.
+    const prompt = body.prompt === undefined ? undefined : auditText(deps, identity, body.prompt);
+    const said = body.response ?? body.response_summary;
+    const response = said === undefined ? undefined : auditText(deps, identity, said);
     const entry = await recordOrRelease(deps, identity.organizationId, ctx.id, {
       organizationId: identity.organizationId,
       clientId: ctx.clientId,
@@ -68,8 +72,8 @@ export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, de
       userToken: body.user_token ?? ctx.userToken,
       provider: body.provider,
       model: body.model,
-      prompt: body.prompt,
-      response: body.response ?? body.response_summary,
+      prompt: prompt?.text,
+      response: response?.text,
       latencyMs: body.latency_ms,
       promptTokens,
       completionTokens,
@@ -77,6 +81,9 @@ export const auditRoutes: FastifyPluginAsync<AuditRouteOptions> = async (app, de
       metadata: {
         ...metadata,
         context_approved: ctx.approved,
+        stored_text: deps.auditRawText ? 'raw' : 'masked',
+        ...(prompt?.masked ? { prompt_redactions: prompt.masked } : {}),
+        ...(response?.masked ? { redactions: response.masked } : {}),
         decision: rowDecision(ctx.approved ? 'allowed' : 'blocked_input', results),
         ...(precheck ? { policies_evaluated: precheck.evaluated, policy_results: results } : {}),
         ...(identity.tenantId ? { tenant_id: identity.tenantId } : {}),
