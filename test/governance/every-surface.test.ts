@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { a2aClient, userMessage } from '../../testing/a2a.js';
+import { a2aClient, startStandInAgent, userMessage, type StandInAgent } from '../../testing/a2a.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../testing/llm/index.js';
 import { startTestStandalone, type TestStandalone } from '../../testing/standalone.js';
@@ -66,8 +66,13 @@ let anthropic: Anthropic;
 let gateway: string;
 let orchestrator: string;
 let apiKey: string;
+/** A remote A2A agent behind an `a2a` connector: it answers as the model stand-in does. */
+let remote: StandInAgent;
 
 beforeAll(async () => {
+  remote = await startStandInAgent({
+    answer: (text) => (text.includes('CARD-PLEASE') ? CARD_PIECES.join('') : BENIGN_ANSWER),
+  });
   fake = await startFakeOpenAi({
     apiKey: 'sk-upstream',
     otherwise: (req) =>
@@ -82,6 +87,15 @@ beforeAll(async () => {
       'warned.yaml': WARNED_POLICY,
       'connector.yaml':
         'apiVersion: steward.dev/v1alpha1\nkind: Connector\nmetadata: {name: pg}\nspec:\n  type: postgres\n  connection: {fromEnv: PG_URL}\n  allowedOperations: [query]\n',
+      'remote-agent.yaml': `apiVersion: steward.dev/v1alpha1
+kind: Connector
+metadata: {name: remote-agent}
+spec:
+  type: a2a
+  connection: {fromEnv: REMOTE_AGENT_URL}
+  allowedOperations: [send_message]
+  options: {allowedCidrs: [127.0.0.0/8], cardKeys: ${JSON.stringify(remote.keys)}}
+`,
     },
     env: {
       OPENAI_API_KEY: 'sk-upstream',
@@ -89,7 +103,7 @@ beforeAll(async () => {
       STEWARD_OPENAI_MODEL: 'gpt-4o-mini',
       STEWARD_LLM_TIMEOUT_MS: '10000',
     },
-    processEnv: { PG_URL },
+    processEnv: { PG_URL, REMOTE_AGENT_URL: remote.url },
   });
   ({ gateway, orchestrator } = sa);
   // NB: the SDKs always send a key: a client key of the community organization.
@@ -101,6 +115,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sa?.close();
   await fake?.close();
+  await remote?.close();
 });
 
 /** What a surface answered, read the same way for every surface. */
@@ -312,6 +327,25 @@ const SURFACES: Surface[] = [
       expect(r.status).toBe(200);
       expect((r.json.metadata as { warnings?: string[] }).warnings ?? []).toEqual(r.warnings);
       return { text: JSON.stringify(r.json.data), warnings: r.warnings };
+    },
+  },
+  {
+    name: 'POST /mcp/tools/execute to an a2a connector (a remote A2A agent)',
+    via: 'mcp',
+    send: async (prompt) => {
+      const heard = remote.heard.length;
+      const r = await post(gateway, '/mcp/tools/execute', {
+        connector: 'remote-agent',
+        tool: 'send_message',
+        params: { text: prompt },
+      });
+      if (r.status === 403) {
+        // the remote agent is this surface's upstream: a refused message never reached it
+        expect(remote.heard.length).toBe(heard);
+        return { text: '', blockedBy: /builtin-[a-z-]+/.exec(String(r.json.error))?.[0] };
+      }
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      return { text: JSON.stringify(r.json.result), warnings: r.warnings };
     },
   },
   {

@@ -501,12 +501,13 @@ class TaskReading {
     });
   }
 
+  /**
+   * The answer: `text`, the text parts of every artifact (or of the agent's message) joined; `artifacts`, each with
+   * its other parts (data, url, raw). NB: a text is in the answer once, so that output redaction counts it once.
+   */
   result(): Record<string, unknown> {
-    const artifacts = [...this.artifacts].map(([id, a]) => ({
-      artifact_id: id,
-      name: a.name,
-      parts: a.parts.map(wirePart),
-    }));
+    const others = (parts: readonly Part[]) => parts.filter((p) => p.content?.$case !== 'text').map(wirePart);
+    const artifacts = [...this.artifacts].map(([id, a]) => ({ artifact_id: id, name: a.name, parts: others(a.parts) }));
     const text = this.reply ? textOf(this.reply) : [...this.artifacts.values()].map((a) => textOf(a.parts)).join('\n');
     return {
       ...(this.taskId ? { task_id: this.taskId } : {}),
@@ -515,7 +516,7 @@ class TaskReading {
       text,
       artifacts,
       ...(this.statusText ? { status_message: this.statusText } : {}),
-      ...(this.reply ? { message: { parts: this.reply.map(wirePart) } } : {}),
+      ...(this.reply ? { message: { parts: others(this.reply) } } : {}),
     };
   }
 

@@ -67,7 +67,7 @@ describe('a2a connector', () => {
       text: 'echo: hello there',
       task_id: expect.any(String),
       context_id: expect.any(String),
-      artifacts: [{ name: 'answer', parts: [{ text: 'echo: hello there' }] }],
+      artifacts: [{ name: 'answer', parts: [] }],
     });
     expect(agent.heard.at(-1)).toMatchObject({ text: 'hello there', authorization: 'Bearer remote-token' });
   });
