@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openPglite, openPostgres, type Db } from '../runtime/store/index.js';
+import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
+import { migrate, openPglite, openPostgres, storeOn, type Db, type Store } from '../runtime/store/index.js';
 
 export interface TestBackend {
   name: 'pglite' | 'postgres';
@@ -43,5 +44,37 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   } finally {
     await client.end();
+  }
+}
+
+/** What a store suite's tests use: the back-end's connection and the store on it, both set up before the first test. */
+export interface StoreSuite {
+  db(): Db;
+  store(): Store;
+}
+
+/**
+ * One `describe` per back-end (`${title} on pglite`, `… on postgres`, skipped without DATABASE_URL), each on a
+ * migrated database of its own; `clean` runs before each test (emptying the suite's tables).
+ */
+export function storeSuite(title: string, clean: (db: Db) => Promise<unknown>, body: (s: StoreSuite) => void): void {
+  for (const backend of testBackends()) {
+    const suite = backend.skip ? describe.skip : describe;
+    suite(`${title} on ${backend.name}${backend.skip ? ` (skipped: ${backend.skip})` : ''}`, () => {
+      let db: Db | undefined;
+      let store: Store | undefined;
+      beforeAll(async () => {
+        db = await backend.open();
+        await migrate(db);
+        store = storeOn(db);
+      });
+      afterAll(async () => {
+        await db?.close();
+      });
+      beforeEach(async () => {
+        await clean(db!);
+      });
+      body({ db: () => db!, store: () => store! });
+    });
   }
 }

@@ -4,6 +4,7 @@
  * (the client that created it) and agent card — and no read or write ever crosses scopes.
  */
 import type { Queryable } from './db.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
 
 /** Whose tasks: the caller's verified identity and the card it called. */
 export interface A2aTaskScope {
@@ -77,29 +78,14 @@ interface Cursor {
   id: string;
 }
 
-/**
- * The position after a page's last row, opaque to clients. NB: exact to the millisecond, as status_at is: every
- * timestamp stored comes from a JS Date.
- */
+/** NB: exact to the millisecond, as status_at is: every timestamp stored comes from a JS Date. */
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.statusAt.toISOString(), c.id])).toString('base64url');
+  return encodePageToken({ at: c.statusAt.toISOString(), id: c.id });
 }
 
 function decodeCursor(token: string): Cursor {
-  const invalid = () => new RangeError('invalid page token');
-  if (!/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(value) || value.length !== 2) throw invalid();
-  const [at, id] = value as unknown[];
-  if (typeof at !== 'string' || typeof id !== 'string' || id === '') throw invalid();
-  const statusAt = new Date(at);
-  if (Number.isNaN(statusAt.getTime()) || statusAt.toISOString() !== at) throw invalid();
-  return { statusAt, id };
+  const { at, id } = decodePageToken(token, (t) => new Date(t).toISOString() === t);
+  return { statusAt: new Date(at), id };
 }
 
 export class A2aTaskRepository {

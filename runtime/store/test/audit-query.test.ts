@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testBackends } from '../../../testing/db.js';
-import { migrate, storeOn, type AuditEntry, type AuditScope, type Db, type Store } from '../index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { storeSuite } from '../../../testing/db.js';
+import type { AuditEntry, AuditScope, Store } from '../index.js';
 
 const scope = (over: Partial<AuditScope> = {}): AuditScope => ({
   organizationId: 'org-a',
@@ -14,44 +14,35 @@ const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 
 const token = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-for (const backend of testBackends()) {
-  const suite = backend.skip ? describe.skip : describe;
-  suite(`audit queries on ${backend.name}${backend.skip ? ` (skipped: ${backend.skip})` : ''}`, () => {
-    let db: Db;
-    let store: Store;
-
-    beforeAll(async () => {
-      db = await backend.open();
-      await migrate(db);
-      store = storeOn(db);
-    });
-    afterAll(async () => {
-      await db?.close();
-    });
-    beforeEach(async () => {
-      await db.query('DELETE FROM audit_entries');
-    });
-
+storeSuite(
+  'audit queries',
+  async (db) => {
+    await db.query('DELETE FROM audit_entries');
+  },
+  (on) => {
     /** Writes a row through the writer, then dates it `at` (the writer dates rows with the wall clock). */
     async function row(
       at: Date,
       metadata: Record<string, unknown>,
       over: { organizationId?: string; clientId?: string } = {},
     ): Promise<string> {
-      const e = await store.audit.record({
+      const e = await on.store().audit.record({
         organizationId: over.organizationId ?? 'org-a',
         clientId: over.clientId ?? 'cli_1',
         contextId: null,
         prompt: 'masked text',
         metadata,
       });
-      await db.query('UPDATE audit_entries SET created_at = $2 WHERE id = $1', [e.id, at]);
+      await on.db().query('UPDATE audit_entries SET created_at = $2 WHERE id = $1', [e.id, at]);
       return e.id;
     }
 
     const ids = (entries: readonly AuditEntry[]) => entries.map((e) => e.id);
     const search = (filter: Parameters<Store['audit']['search']>[1], s = scope()) =>
-      store.audit.search(s, filter, { limit: 50 }).then((p) => ids(p.entries));
+      on
+        .store()
+        .audit.search(s, filter, { limit: 50 })
+        .then((p) => ids(p.entries));
 
     describe('search', () => {
       let rows: Record<string, string>;
@@ -155,7 +146,7 @@ for (const backend of testBackends()) {
       });
 
       it('returns the rows as stored, metadata included', async () => {
-        const [e] = (await store.audit.search(scope(), { agent: 'travel' }, { limit: 1 })).entries;
+        const [e] = (await on.store().audit.search(scope(), { agent: 'travel' }, { limit: 1 })).entries;
         expect(e).toMatchObject({ id: rows.step, clientId: 'cli_1', prompt: 'masked text' });
         expect(e!.metadata).toMatchObject({ via: 'plan_step', agent: 'travel' });
       });
@@ -170,7 +161,7 @@ for (const backend of testBackends()) {
         let pageToken: string | undefined;
         let pages = 0;
         do {
-          const page = await store.audit.search(scope(), {}, { limit: 3, ...(pageToken ? { pageToken } : {}) });
+          const page = await on.store().audit.search(scope(), {}, { limit: 3, ...(pageToken ? { pageToken } : {}) });
           seen.push(...ids(page.entries));
           pageToken = page.nextPageToken;
           // a row newer than every page so far must not shift what follows
@@ -184,7 +175,7 @@ for (const backend of testBackends()) {
 
       it('says there is no next page when the last page is exactly full', async () => {
         for (let i = 0; i < 2; i++) await row(minutesAgo(i), {});
-        const page = await store.audit.search(scope(), {}, { limit: 2 });
+        const page = await on.store().audit.search(scope(), {}, { limit: 2 });
         expect(page.entries).toHaveLength(2);
         expect(page.nextPageToken).toBeUndefined();
       });
@@ -196,7 +187,9 @@ for (const backend of testBackends()) {
         { name: 'a timestamp not of a page', t: token(['2026-01-01T00:00:00Z', 'aud_1']) },
         { name: 'an empty id', t: token(['2026-01-01T00:00:00.000000Z', '']) },
       ])('refuses a page token that is $name with a RangeError', async ({ t }) => {
-        await expect(store.audit.search(scope(), {}, { limit: 10, pageToken: t })).rejects.toBeInstanceOf(RangeError);
+        await expect(on.store().audit.search(scope(), {}, { limit: 10, pageToken: t })).rejects.toBeInstanceOf(
+          RangeError,
+        );
       });
     });
 
@@ -214,7 +207,7 @@ for (const backend of testBackends()) {
         await row(minutesAgo(61), { decision: 'blocked_input' });
         await row(minutesAgo(0), { decision: 'blocked_input' }, { organizationId: 'org-b' });
 
-        const s = await store.audit.summary(scope(), '1h', NOW);
+        const s = await on.store().audit.summary(scope(), '1h', NOW);
         expect(s.window).toBe('1h');
         expect(s.bucketSeconds).toBe(60);
         expect(s.buckets).toHaveLength(60);
@@ -241,7 +234,7 @@ for (const backend of testBackends()) {
       ])('covers $window with $buckets buckets of $bucketSeconds s', async ({ window, bucketSeconds, buckets }) => {
         await row(minutesAgo(0), { decision: 'warn', steward_ms: 2 });
         await row(new Date(NOW.getTime() - bucketSeconds * 1000 * buckets), { decision: 'warn' });
-        const s = await store.audit.summary(scope(), window, NOW);
+        const s = await on.store().audit.summary(scope(), window, NOW);
         expect(s).toMatchObject({ window, bucketSeconds });
         expect(s.buckets).toHaveLength(buckets);
         expect(s.buckets.reduce((n, b) => n + b.warnings, 0)).toBe(1);
@@ -252,11 +245,11 @@ for (const backend of testBackends()) {
         await row(minutesAgo(0), { decision: 'warn', tenant_id: 't1' });
         await row(minutesAgo(0), { decision: 'warn', tenant_id: 't2' });
         await row(minutesAgo(0), { decision: 'warn' });
-        const bound = await store.audit.summary(scope({ bound: 't1' }), '1h', NOW);
+        const bound = await on.store().audit.summary(scope({ bound: 't1' }), '1h', NOW);
         expect(bound.buckets.at(-1)!.warnings).toBe(1);
-        const narrowed = await store.audit.summary(scope({ narrowed: 't1' }), '1h', NOW);
+        const narrowed = await on.store().audit.summary(scope({ narrowed: 't1' }), '1h', NOW);
         expect(narrowed.buckets.at(-1)!.warnings).toBe(2);
       });
     });
-  });
-}
+  },
+);
