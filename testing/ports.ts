@@ -1,7 +1,23 @@
 import { createServer } from 'node:net';
 
-/** A port that was free a moment ago (for child processes that must be told their port). */
-export function freePort(): Promise<number> {
+/**
+ * Ports this process handed out: the kernel may give a port it just closed out again, and two children told the same
+ * port collide (one agent process found its port taken, and the pool listed it twice).
+ */
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago and that this process has not handed out before (for child processes). */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await listenedPort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error('freePort: the kernel offered only ports this process has handed out already');
+}
+
+function listenedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
