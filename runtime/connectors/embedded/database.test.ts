@@ -61,9 +61,22 @@ describe('EmbeddedDatabase', () => {
     await expect(db.ping()).rejects.toMatchObject({ code: 'CONNECTOR_UNAVAILABLE' });
   }, 60_000);
 
+  it("settles a call's `started` once the database is up, before its answer", async () => {
+    const db = database();
+    const order: string[] = [];
+    const call = db.run('SELECT 1 AS one', []);
+    await Promise.all([call.started.then(() => order.push('started')), call.result.then(() => order.push('answered'))]);
+    expect(order).toEqual(['started', 'answered']);
+    const next = db.run('SELECT 2 AS two', []);
+    await next.started;
+    expect((await next.result).rows).toEqual([{ two: 2 }]);
+  }, 60_000);
+
   it('fails a start that takes longer than startTimeoutMs', async () => {
     const db = database({ startTimeoutMs: 50 });
-    await expect(db.run('SELECT 1', []).result).rejects.toMatchObject({
+    const call = db.run('SELECT 1', []);
+    await call.started;
+    await expect(call.result).rejects.toMatchObject({
       code: 'CONNECTOR_UNAVAILABLE',
       message: expect.stringContaining('no answer within 50 ms'),
     });

@@ -57,6 +57,11 @@ export interface EmbeddedRows {
 /** One query: its answer, and how to take it back (a queued query leaves the queue, a running one stops the worker). */
 export interface EmbeddedCall {
   result: Promise<EmbeddedRows>;
+  /**
+   * Settles (never rejects) once the database that will run the query has started, or the query has settled: the
+   * start is bounded by `startTimeoutMs`, so a caller's own deadline can begin here rather than count initdb.
+   */
+  started: Promise<void>;
   cancel(): void;
 }
 
@@ -84,6 +89,8 @@ export class EmbeddedDatabase {
   /** A seed that fails is not run again on every query. */
   private readonly backoff = new Backoff(1000, 60_000);
   private readonly setup: WorkerSetup;
+  /** Calls waiting for a start to finish, one way or the other. */
+  private startWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: EmbeddedDatabaseOptions) {
     this.setup = {
@@ -110,7 +117,21 @@ export class EmbeddedDatabase {
       this.queue.push(job);
       this.pump();
     }
-    return { result, cancel: () => this.cancel(job) };
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    const started =
+      this.session?.state === 'running' ? Promise.resolve() : Promise.race([this.startSettled(), settled]);
+    return { result, started, cancel: () => this.cancel(job) };
+  }
+
+  private startSettled(): Promise<void> {
+    return new Promise((resolve) => this.startWaiters.push(resolve));
+  }
+
+  private wakeStartWaiters(): void {
+    for (const wake of this.startWaiters.splice(0)) wake();
   }
 
   /**
@@ -131,6 +152,7 @@ export class EmbeddedDatabase {
     this.closed = true;
     clearTimeout(this.idleTimer);
     for (const job of this.queue.splice(0)) job.reject(this.unavailable('the connector is closed'));
+    this.wakeStartWaiters();
     const s = this.session;
     if (!s) return;
     s.running?.reject(this.unavailable('the connector is closed'));
@@ -183,6 +205,7 @@ export class EmbeddedDatabase {
       s.state = 'running';
       this.lastError = undefined;
       this.backoff.succeeded();
+      this.wakeStartWaiters();
       // NB: every query that waited may have timed out meanwhile; an unused database stops like an idle one
       this.armIdleStop();
     } else if (m.t === 'failed') {
@@ -203,6 +226,7 @@ export class EmbeddedDatabase {
     this.backoff.failed();
     this.stop(s);
     for (const job of this.queue.splice(0)) job.reject(this.unavailable(this.lastError));
+    this.wakeStartWaiters();
   }
 
   /** The worker ended without us stopping it (a crash, its heap limit): the running query fails, the queue waits for a new one. */

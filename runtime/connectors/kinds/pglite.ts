@@ -13,8 +13,9 @@ export type EmbeddedTuning = Omit<EmbeddedDatabaseOptions, 'name' | 'seed'>;
  * data to query with no database server, such as the sample `demo-flights` that `npm start` serves. Statements take
  * the postgres kind's path: the SQL guard in the PostgreSQL dialect (read-only, forced LIMIT, function allowlist),
  * then one statement over the extended protocol; the database refuses writes on its own as well (embedded/worker.ts).
- * A call's timeout covers the wait for a start; a query that overruns stops the database, which the next call starts
- * again from the seed.
+ * A call's timeout counts from the end of a start (which `startTimeoutMs` bounds on its own, as `connectTimeoutMs`
+ * bounds a server connector's connect); a query that overruns stops the database, which the next call starts again
+ * from the seed.
  */
 export class PgliteConnector extends SqlConnectorBase implements Connector {
   private readonly db: EmbeddedDatabase;
@@ -48,6 +49,7 @@ export class PgliteConnector extends SqlConnectorBase implements Connector {
     const started = performance.now();
     const call = this.db.run(prepared.text, prepared.params);
     try {
+      await call.started;
       const res = await withTimeout(call.result, limits.timeoutMs, () => call.cancel());
       return sqlResult(res.rows, limits, started, prepared, { columns: res.columns });
     } catch (e) {

@@ -160,6 +160,14 @@ describe('pglite connector', () => {
     expect(await attempt(c, 'SELECT count(*) AS n FROM flights')).toEqual({ rows: [{ n: '30' }] });
   }, 60_000);
 
+  it("counts a call's timeoutMs from the end of the start, which takes longer than it", async () => {
+    const c = await make();
+    // NB: a start (initdb in memory, then the seed) takes about two seconds of CPU here
+    expect(await c.query(c.prepare('SELECT 1 AS one', []), { ...limits, timeoutMs: 500 })).toMatchObject({
+      rows: [{ one: 1 }],
+    });
+  }, 60_000);
+
   it('reports healthy before its first query without starting, and after', async () => {
     const c = await make();
     const before = await c.health(2000);
