@@ -58,6 +58,8 @@ COPY --from=build --chown=10001:10001 /out/var/lib/steward /var/lib/steward
 COPY --from=deps /src/node_modules ./node_modules
 COPY --from=build /src/node_modules/.cache/steward ./node_modules/.cache/steward
 COPY --from=build /src/dist ./dist
+# NB: the console's page, built into runtime/console/assets by npm run gen (kept in the repo); tsc does not copy it
+COPY --from=build /src/runtime/console/assets ./dist/runtime/console/assets
 COPY package.json ./
 COPY config ./config
 USER 10001:10001

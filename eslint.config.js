@@ -3,10 +3,21 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'dist-bench/**', 'coverage/**', '.data/**', 'charts/**', 'crds/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'dist-bench/**',
+      'coverage/**',
+      '.data/**',
+      'charts/**',
+      'crds/**',
+      'runtime/console/assets/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts', '**/*.mjs', '**/*.js'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.mjs', '**/*.js'],
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',

@@ -121,6 +121,13 @@ export const orchestratorSpec = z
       .strict()
       .optional()
       .describe('an optional Ingress in front of the gateway'),
+    console: z
+      .object({
+        enabled: z.boolean().default(true).describe('serve the governance console at /console (docs/console.md)'),
+      })
+      .strict()
+      .optional()
+      .describe("the gateway's governance console; absent: served"),
   })
   .strict()
   .describe('desired state: the components, their dependencies and the agent pool');

@@ -21,6 +21,8 @@ export const POD_ENV = {
   gatewayUrl: 'STEWARD_GATEWAY_URL',
   /** The gateway as clients reach it (the Ingress host, else the Service): what its A2A cards name. */
   publicUrl: 'STEWARD_PUBLIC_URL',
+  /** `false` when the Orchestrator turns the gateway's console off. */
+  console: 'STEWARD_CONSOLE',
   databaseUrl: 'DATABASE_URL',
   redisUrl: 'REDIS_URL',
   internalSecret: 'STEWARD_INTERNAL_SECRET',

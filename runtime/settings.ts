@@ -40,6 +40,8 @@ export interface HttpSettings {
   connections: ConnectionSettings;
   /** Serve GET /openapi.json and GET /docs. */
   apiDocs: boolean;
+  /** Serve the governance console at /console (the gateway's; docs/console.md). */
+  console: boolean;
 }
 
 /** PostgreSQL at `databaseUrl`, else embedded PGlite in `dataDir`. */

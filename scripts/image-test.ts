@@ -254,6 +254,14 @@ async function main(): Promise<void> {
       `pre-check with a US SSN is blocked (${res.status} ${JSON.stringify(body)})`,
     );
 
+    // The console's page and script come from the image itself (dist/runtime/console/assets).
+    const page = await fetch(`http://127.0.0.1:${gatewayPort}/console`);
+    const script = await fetch(`http://127.0.0.1:${gatewayPort}/console/assets/console.js`);
+    check(
+      page.status === 200 && (await page.text()).includes('/console/assets/console.js') && script.status === 200,
+      `the console is served (${page.status}, its script ${script.status})`,
+    );
+
     const id = podman('exec', name, 'id', '-u').trim();
     check(id === String(uid), `the process runs as uid ${id}`);
     const pid1 = podman('exec', name, 'cat', '/proc/1/cmdline').split('\0').filter(Boolean);

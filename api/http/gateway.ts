@@ -12,3 +12,4 @@ export * from './gateway/connectors.js';
 export * from './gateway/budgets.js';
 export * from './gateway/approvals.js';
 export * from './gateway/audit-read.js';
+export * from './gateway/governance.js';

@@ -9,3 +9,4 @@ export * from './orchestrator/plan.js';
 export * from './orchestrator/policies.js';
 export * from './orchestrator/webhooks.js';
 export * from './orchestrator/parallel.js';
+export * from './orchestrator/pool.js';

@@ -99,6 +99,8 @@ export const base = {
   STEWARD_WATCH_MANIFESTS: bool.default(true),
   /** Serve the OpenAPI document at GET /openapi.json and the API reference page at GET /docs. @default true */
   STEWARD_API_DOCS: bool.default(true),
+  /** Serve the governance console at /console on the gateway (docs/console.md). @default true */
+  STEWARD_CONSOLE: bool.default(true),
   /**
    * A separate listener (on STEWARD_HOST) serving only GET /metrics/prometheus, for scrapers: unauthenticated
    * unless STEWARD_METRICS_TOKEN is set. Absent: no metrics listener.

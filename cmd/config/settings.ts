@@ -211,6 +211,7 @@ function httpFrom(c: BaseConfig): HttpSettings {
   return {
     bodyLimitBytes: c.STEWARD_BODY_LIMIT_BYTES,
     apiDocs: c.STEWARD_API_DOCS,
+    console: c.STEWARD_CONSOLE,
     connections: {
       headersTimeoutMs: c.STEWARD_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: c.STEWARD_REQUEST_TIMEOUT_MS,

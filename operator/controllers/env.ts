@@ -131,6 +131,7 @@ export function gatewayEnv(o: OrchestratorResource): V1EnvVar[] {
     { name: E.gatewayPort, value: String(PORTS.gateway) },
     ...values(s, [E.orchestratorUrl]),
     { name: E.publicUrl, value: publicUrl(o) },
+    ...(o.spec.console?.enabled === false ? [{ name: E.console, value: 'false' }] : []),
     ...serverEnv(o, s),
     // NB: the gateways sign the audit chains' checkpoints (runtime/audit/evidence.ts).
     { name: E.auditSigningKeyFile, value: AUDIT_KEY_FILE },

@@ -20,7 +20,9 @@ import { openAiCompatRoutes } from './routes/openai-compat.js';
 import { anthropicCompatRoutes } from './routes/anthropic-compat.js';
 import { budgetRoutes } from './routes/budgets.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { governanceRoutes } from './routes/governance.js';
 import { a2aRoutes, type A2aParts } from '../a2a/routes.js';
+import { consoleRoutes } from '../console/plugin.js';
 
 export type { GatewayDeps } from './deps.js';
 
@@ -58,8 +60,10 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   void app.register(mcpRoutes, deps);
   void app.register(budgetRoutes, deps);
   void app.register(approvalRoutes, deps);
+  void app.register(governanceRoutes, deps);
   if (deps.a2a) void app.register(a2aRoutes, deps as GatewayDeps & { a2a: A2aParts });
   if (deps.apiDocs) void app.register(apiDocs, { document: gatewayOpenApi(deps.version) });
+  if (deps.console) void app.register(consoleRoutes);
   // NB: after the server stops taking requests and before the store closes (the mains close the app first).
   app.addHook('onClose', () => deps.backgroundWrites.drain(BACKGROUND_DRAIN_MS));
   return app;

@@ -153,6 +153,7 @@ export function assembleGateway(
     connectors,
     telemetry,
     apiDocs: config.http.apiDocs,
+    console: config.http.console,
     plans: parts.plans,
     internalSecret: parts.internalSecret,
     ...(config.mcpOAuth

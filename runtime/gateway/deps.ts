@@ -53,6 +53,8 @@ export interface GatewayServerOptions {
   telemetry: StewardTelemetry;
   /** Serve GET /openapi.json and GET /docs (STEWARD_API_DOCS). */
   apiDocs: boolean;
+  /** Serve the governance console at /console (STEWARD_CONSOLE; runtime/console). @default false */
+  console?: boolean;
   /** Tracks `background` writes; the app drains them when it closes. */
   backgroundWrites: BackgroundWrites;
 }
@@ -171,6 +173,19 @@ export interface A2aOptions {
   a2a?: A2aParts;
 }
 
+/** `/api/v1/whoami` and `/api/v1/governance/*` (routes/governance.ts). */
+export interface GovernanceRouteOptions {
+  /** The Policies and AgentConfigs in force. */
+  source: DeclarativeSource;
+  /** Each policy's compiled state. */
+  policies: PolicyEvaluator;
+  /** The policy counts and the agents' latency, from the audit rows. */
+  store: Pick<Store, 'db' | 'audit'>;
+  /** The orchestrator, for the pool; absent: the pool is not shown. */
+  plans?: PlanForwarder;
+  now: () => Date;
+}
+
 /** Everything the gateway uses: what `assembleGateway` builds and `buildGateway` hands to its plugins. */
 export type GatewayDeps = GatewayServerOptions &
   HealthRouteOptions &
@@ -182,4 +197,5 @@ export type GatewayDeps = GatewayServerOptions &
   ConnectorRouteOptions &
   BudgetRouteOptions &
   ApprovalRouteOptions &
+  GovernanceRouteOptions &
   A2aOptions;

@@ -22,6 +22,8 @@ export interface PlanForwarder {
     requestId: string,
     signal: AbortSignal,
   ): Promise<ForwardedPlan>;
+  /** The orchestrator's `GET /api/v1/pool`, asked as the caller; rejects as `forward` does. */
+  pool(identity: Identity, requestId: string, signal: AbortSignal): Promise<ForwardedPlan>;
 }
 
 /** The orchestrator could not be reached or answered nonsense (503 SERVICE_UNAVAILABLE at the gateway). */
@@ -35,6 +37,7 @@ export class OrchestratorUnreachableError extends Error {
 /** A plan's whole budget at the orchestrator is 110 s; the gateway waits a little longer for its answer. */
 const FORWARD_TIMEOUT_MS = 115_000;
 const PLAN_PATH = '/api/v1/plan';
+const POOL_PATH = '/api/v1/pool';
 
 const peerOptions = (secret: string): PeerOptions => ({
   secret,
@@ -45,6 +48,7 @@ const peerOptions = (secret: string): PeerOptions => ({
 
 const forwarder = (peer: SignedPeer): PlanForwarder => ({
   forward: (body, identity, requestId, signal) => peer.post(PLAN_PATH, body, identity, requestId, signal),
+  pool: (identity, requestId, signal) => peer.get(POOL_PATH, identity, requestId, signal),
 });
 
 /** Over HTTP(S) to `baseUrl` (STEWARD_ORCHESTRATOR_URL). */

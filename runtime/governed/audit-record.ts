@@ -10,7 +10,7 @@ import type { BudgetHold, Charge, Spend } from '../budgets/gate.js';
 import type { TokenReservation } from './admission.js';
 import { auditText } from './audit-text.js';
 import type { InputCheck } from './input-check.js';
-import type { GovernedDeps, GovernedRequest } from './types.js';
+import type { AuditedCall, GovernedDeps } from './types.js';
 
 export const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
@@ -20,7 +20,7 @@ export const NO_USAGE: LlmUsage = { promptTokens: 0, completionTokens: 0, totalT
  */
 export async function recordOutcome(
   deps: GovernedDeps,
-  req: GovernedRequest,
+  req: AuditedCall,
   check: InputCheck,
   t0: number,
   outcome: Outcome & { upstreamMs?: number },
@@ -65,7 +65,7 @@ export class AuditRecord {
 
   constructor(
     private readonly deps: GovernedDeps,
-    private readonly req: GovernedRequest,
+    private readonly req: AuditedCall,
     private readonly check: InputCheck,
     private readonly t0: number,
     /** the call's tokens-per-minute reservation, brought down to what it used once the outcome is known */
@@ -250,7 +250,7 @@ function errorFacts(err: unknown): Record<string, unknown> {
  * What a call used, priced by the model that answered: the provider's usage, else (a pool agent's answer, a stream
  * cut short) characters / 4 of the prompt and of what was sent; nothing for a call that got no answer.
  */
-function spendOf(req: GovernedRequest, o: Outcome): Spend {
+function spendOf(req: AuditedCall, o: Outcome): Spend {
   const provider = o.provider ?? req.llm?.provider ?? 'default';
   const model = o.model ?? req.llm?.model ?? 'default';
   if (o.usage && o.usage.totalTokens > 0) return { provider, model, usage: o.usage };

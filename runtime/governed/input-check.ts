@@ -22,8 +22,8 @@ export type InputCall = Pick<
 > & {
   surface: InputSurface | 'pre-check';
   /**
-   * Whether Steward writes the call's audit row itself. @default true. A pre-check's context waits for the
-   * caller's own `POST /api/audit/llm-call`.
+   * Whether Steward writes the call's audit row itself. @default true. A pre-check's context takes the caller's own
+   * `POST /api/audit/llm-call` (its route audits a block itself as well: runtime/gateway/routes/precheck.ts).
    */
   auditedHere?: boolean;
 };
@@ -69,10 +69,11 @@ export async function checkInput(deps: GovernedDeps, call: InputCall): Promise<I
       auditedByGateway: call.auditedHere ?? true,
     })
     .then(() => undefined);
-  // NB: a call whose audit row is not written here (a pre-check) is counted by the policy reports from a row of its
-  // own (runtime/store/precheck-results.ts): its context may be purged once it expires.
+  // NB: a pre-check is counted by the policy reports from a row of its own (runtime/store/precheck-results.ts), which
+  // outlives its context and which the caller's audit row reads; the row the gateway writes for a blocked one is not
+  // counted again (runtime/policy/reports/sql.ts).
   const counted =
-    call.auditedHere === false && (evaluation.evaluated.length || evaluation.results.length)
+    call.surface === 'pre-check' && (evaluation.evaluated.length || evaluation.results.length)
       ? deps.store.contexts.results.record({
           contextId,
           organizationId: identity.organizationId,

@@ -41,10 +41,14 @@ export type GovernedVia =
   | 'planner'
   | 'plan_step'
   | 'parallel'
-  | 'a2a';
+  | 'a2a'
+  | 'pre_check';
 
 /** The policy surface of a call's input stage. */
 export type InputSurface = 'llm' | 'plan' | 'parallel';
+
+/** A call as its audit row records it: a governed request, or a pre-check the policies blocked (no model is asked). */
+export type AuditedCall = Omit<GovernedRequest, 'surface'> & { surface: InputSurface | 'pre-check' };
 
 /** One call that reaches a model, as any surface reads it. */
 export interface GovernedRequest {

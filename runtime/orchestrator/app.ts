@@ -18,6 +18,7 @@ import { registryRoutes } from './registry/routes.js';
 import { policyRoutes } from './policies/routes.js';
 import { PolicyReports } from '../policy/reports/index.js';
 import { webhookRoutes, type WebhookService } from './webhooks/index.js';
+import { poolRoutes } from './pool/routes.js';
 
 export interface OrchestratorDeps {
   log: Logger;
@@ -112,6 +113,7 @@ export function buildOrchestrator(deps: OrchestratorDeps): FastifyInstance {
   void app.register(registryRoutes, { source: deps.source, now: deps.now });
   void app.register(policyRoutes, { source: deps.source, reports: new PolicyReports(deps.store.db), now: deps.now });
   void app.register(webhookRoutes, { webhooks: deps.webhooks, now: deps.now });
+  void app.register(poolRoutes, { pool: deps.parallel.pool, now: deps.now ?? (() => new Date()) });
   // NB: its own scope: the parallel surface answers in its own catalogue (RATE_LIMIT_EXCEEDED, not RATE_LIMITED).
   void app.register(async (scope) =>
     parallelRoutes(scope, {

@@ -1,5 +1,6 @@
 import type { PolicyMode, PolicySurface } from '../../api/index.js';
 import type { FailingPolicy, FailureCount } from './failures.js';
+import type { PolicyLoadState } from './load.js';
 
 /**
  * Normalized copies of the texts a request carries (docs/adr/0009-normalized-policy-input.md): what the built-in
@@ -120,6 +121,8 @@ export interface PolicyEvaluator {
   active(): readonly string[];
   /** Names and compile errors of policies that could not be loaded. */
   problems(): readonly { policy: string; message: string }[];
+  /** Each Policy's last load: in force, failed (and what stands in for it), or disabled. */
+  loadStates(): readonly PolicyLoadState[];
   /**
    * Detector kinds (runtime/redact) to mask in the provider's answer for this scope: the union of the enabled
    * redact policies in scope; empty unless `scope.surface` is llm_output. Cheap (cached per policy-set version).

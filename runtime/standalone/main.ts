@@ -169,7 +169,7 @@ export async function startStandalone(
         resources: countResources(source),
         skipped: source.issues().length,
         startupMs: Math.round(performance.now() - started),
-        ...nextSteps(gateway, config.http.apiDocs),
+        ...nextSteps(gateway, config.http),
       },
       'steward standalone ready',
     );
@@ -181,7 +181,10 @@ export async function startStandalone(
 }
 
 /** What to try next, in the ready line: the API docs and a pre-check a person can paste. */
-function nextSteps(gateway: FastifyInstance, apiDocs: boolean): { docs?: string; try: string } {
+function nextSteps(
+  gateway: FastifyInstance,
+  http: { apiDocs: boolean; console: boolean },
+): { docs?: string; console?: string; try: string } {
   const a = gateway.server.address();
   const port = typeof a === 'object' && a ? a.port : 0;
   // NB: a wildcard bind is reachable on loopback; the hint must be a URL one can paste.
@@ -194,7 +197,8 @@ function nextSteps(gateway: FastifyInstance, apiDocs: boolean): { docs?: string;
   const base = `http://${host}:${port}`;
   const body = JSON.stringify({ client_id: 'demo', user_token: 'me', query: 'My SSN is 123-45-6789' });
   return {
-    ...(apiDocs ? { docs: `${base}/docs` } : {}),
+    ...(http.apiDocs ? { docs: `${base}/docs` } : {}),
+    ...(http.console ? { console: `${base}/console` } : {}),
     try: `curl -s ${base}/api/policy/pre-check -H 'content-type: application/json' -d '${body}'`,
   };
 }

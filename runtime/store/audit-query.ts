@@ -136,8 +136,14 @@ export async function findAudit<R>(db: Queryable, scope: AuditScope, id: string)
   return rows[0];
 }
 
+/** A percentile as the API gives it: to 0.1 ms; null stays null. */
+const roundMs = (v: number | null) => (v === null ? null : Math.round(Number(v) * 10) / 10);
+
 /** What a bucket counts, over one row's metadata `m`. */
-const BLOCKED = `(m->>'decision' IN ('blocked_input', 'blocked_output') OR m->'connector_call'->>'decision' = 'blocked')`;
+// NB: a caller's row of a blocked pre-check (POST /api/audit/llm-call, `context_approved`) records a call it made
+// all the same: the block itself is the gateway's row of the pre-check, counted once.
+const BLOCKED = `((m->>'decision' IN ('blocked_input', 'blocked_output') AND NOT (m ? 'context_approved'))
+  OR m->'connector_call'->>'decision' = 'blocked')`;
 const REDACTED = `(m->>'decision' = 'redacted' OR (jsonb_typeof(m->'redactions') = 'object' AND m->'redactions' <> '{}'::jsonb))`;
 // NB: a caller's metadata may put anything under steward_ms (POST /api/audit/llm-call): only numbers count.
 const STEWARD_MS = `CASE WHEN jsonb_typeof(m->'steward_ms') = 'number' THEN (m->'steward_ms')::float8 END`;
@@ -186,7 +192,6 @@ export async function summarizeAudit(
      FROM generate_series(0, $7::int - 1) AS b(i) LEFT JOIN agg ON agg.i = b.i ORDER BY b.i`,
     [...scopeParams(scope), new Date(start), new Date(end), bucket, n],
   );
-  const ms = (v: number | null) => (v === null ? null : Math.round(Number(v) * 10) / 10);
   return {
     window,
     bucketSeconds: bucket,
@@ -196,8 +201,30 @@ export async function summarizeAudit(
       blocks: Number(r.blocks),
       redactions: Number(r.redactions),
       warnings: Number(r.warnings),
-      p50Ms: ms(r.p50),
-      p99Ms: ms(r.p99),
+      p50Ms: roundMs(r.p50),
+      p99Ms: roundMs(r.p99),
     })),
   };
+}
+
+/** Calls and upstream latency (the `latency_ms` column) of one AgentConfig's rows in a window. */
+export interface AgentLatency {
+  agent: string;
+  calls: number;
+  /** null: no row of the agent records an upstream time. */
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+
+/** Each AgentConfig's calls (rows with `metadata.agent`: plan steps, A2A calls) in the scope from `from` to `to`. */
+export async function agentLatencies(db: Queryable, scope: AuditScope, from: Date, to: Date): Promise<AgentLatency[]> {
+  const { rows } = await db.query<{ agent: string; calls: number; p50: number | null; p99: number | null }>(
+    `SELECT metadata->>'agent' AS agent, count(*)::int AS calls,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) AS p50,
+       percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) AS p99
+     FROM audit_entries WHERE ${IN_SCOPE} AND created_at >= $4 AND created_at < $5 AND metadata ? 'agent'
+     GROUP BY 1 ORDER BY 1`,
+    [...scopeParams(scope), from, to],
+  );
+  return rows.map((r) => ({ agent: r.agent, calls: Number(r.calls), p50Ms: roundMs(r.p50), p99Ms: roundMs(r.p99) }));
 }

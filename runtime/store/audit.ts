@@ -4,9 +4,11 @@ import { rowDigest, type ChainedRow } from './audit-digest.js';
 import { activeTraceId } from '../tracing/spans.js';
 import { column, GroupInsert, type WriteObserver } from './group-insert.js';
 import {
+  agentLatencies,
   findAudit,
   searchAudit,
   summarizeAudit,
+  type AgentLatency,
   type AuditFilter,
   type AuditPage,
   type AuditScope,
@@ -131,6 +133,11 @@ export class AuditRepository {
   /** Requests, blocks, redactions, warnings and Steward's added latency per bucket of the window ending at `now`. */
   summary(scope: AuditScope, window: AuditWindow, now: Date): Promise<AuditSummary> {
     return summarizeAudit(this.db, scope, window, now);
+  }
+
+  /** Each AgentConfig's calls and upstream latency in the scope, from `from` to `to`. */
+  agentLatencies(scope: AuditScope, from: Date, to: Date): Promise<AgentLatency[]> {
+    return agentLatencies(this.db, scope, from, to);
   }
 
   async count(organizationId: string): Promise<number> {

@@ -43,6 +43,7 @@ export { PrecheckResultsRepository, type PrecheckResultsInput } from './precheck
 export { AuditRepository, type AuditEntry, type AuditInput } from './audit.js';
 export {
   AUDIT_WINDOWS,
+  type AgentLatency,
   type AuditBucket,
   type AuditFilter,
   type AuditPage,

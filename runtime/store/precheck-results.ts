@@ -1,12 +1,13 @@
 /**
  * What each pre-check's policies did, for the policy reports (runtime/policy/reports): the policies it evaluated and
  * the results of those that matched, with who asked. Governed calls and connector calls carry the same facts in
- * their audit row's metadata; a pre-check has no audit row of its own (the caller's `POST /api/audit/llm-call`
- * comes later, or never), so its facts go here.
+ * their audit row's metadata; an approved pre-check has no audit row of its own (the caller's
+ * `POST /api/audit/llm-call` comes later, or never), so every pre-check's facts go here (a blocked one's audit row,
+ * written by its route, is not counted by the reports).
  *
  * NB: a table of its own, not columns of `precheck_contexts`: a context may be deleted once it expires
- * (`ContextRepository.purgeExpired` removes expired contexts no audit entry names, which are exactly the blocked
- * pre-checks), and the reports count the last 24 hours. Written like contexts (group commit, relaxed commit), with
+ * (`ContextRepository.purgeExpired` removes expired contexts no audit entry names), and the reports count the last
+ * 24 hours. Written like contexts (group commit, relaxed commit), with
  * a block-range index on the time only, so that a pre-check pays one more row in a batch and no B-tree upkeep.
  */
 import type { PolicyResult } from '../policy/types.js';

@@ -16,6 +16,8 @@ const PUBLIC = [
   /^\/openapi\.json$/,
   /^\/docs(\/|$)/,
   /^\/documentation(\/|$)/,
+  // The console's page and assets (docs/console.md): it signs in with the API's credentials, in the browser
+  /^\/console(\/|$)/,
   // RFC 9728 metadata of the MCP server (docs/connectors.md, OAuth on /mcp): read before a client has a token
   /^\/\.well-known\/oauth-protected-resource/,
   // A2A discovery (docs/a2a.md): the agents' and the Orchestrator's cards, and the keys that sign them

@@ -15,6 +15,14 @@ export const connectorInfo = z.object({
   allowed_operations: z.array(z.string()).optional(),
   /** The tools the caller may see: as `/mcp` lists them, without those a policy denies at `list` time. */
   tools: z.array(z.string()).optional(),
+  tool_definitions: z
+    .object({
+      approved: z.string().nullable().describe('the pinned list digest; null: nothing pinned yet'),
+      current: z.string().describe('the digest of the list the upstream serves now'),
+      held: z.number().int().describe('tools held (changed, new or suspect)'),
+    })
+    .optional()
+    .describe("an mcp or a2a connector's pinned tool definitions (docs/connectors.md)"),
 });
 export const connectorList = z.object({ connectors: z.array(connectorInfo), count: z.number().int() });
 

@@ -162,6 +162,31 @@ export const GATEWAY_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/whoami',
+    auth: 'any',
+    summary: 'The caller as its credential says: organization, tenant, client, tier and roles',
+    response: g.whoami,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/governance/policies',
+    auth: 'any',
+    summary: "The policies in force for the caller's organization: mode, compiled state, last 24 hours' counts",
+    response: g.governedPolicyList,
+    error: agentError,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/governance/agents',
+    auth: 'any',
+    summary:
+      "The agent pool by AgentConfig: health and load (the orchestrator's), last hour's latency (the audit rows)",
+    response: g.governedAgentList,
+    error: agentError,
+  },
+  {
+    method: 'GET',
     path: '/api/v1/audit/summary',
     auth: 'any',
     summary: 'Requests, blocks, redactions, warnings and p50/p99 Steward-added latency per bucket, from the audit rows',

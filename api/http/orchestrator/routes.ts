@@ -116,6 +116,14 @@ export const ORCHESTRATOR_ROUTES: RouteDoc[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/pool',
+    auth: 'any',
+    summary: "The agent pool now: its figures, and each member's health, load and last error",
+    response: o.poolView,
+    error: envelopeError,
+  },
+  {
+    method: 'GET',
     path: '/api/v1/agents',
     auth: 'any',
     summary: 'The agent registry; query filters domain, capability, type; pagination page, page_size',

@@ -23,7 +23,7 @@ import {
   imageOf,
 } from './desired.js';
 import { internalValues } from './reconcile.js';
-import { publicUrl } from '../env.js';
+import { gatewayEnv, publicUrl } from '../env.js';
 
 const inputs = {
   image: 'ghcr.io/steward-dev/steward:1.2.3',
@@ -315,6 +315,15 @@ describe('the other objects', () => {
     const withIngress = { ...o, spec: { ...o.spec, ingress } } as typeof o;
     const url = publicUrl(withIngress);
     expect(url).toBe(want === 'svc' ? `http://${o.metadata.name}-gateway.${o.metadata.namespace}.svc:8080` : want);
+  });
+
+  it.each([
+    { name: 'absent', console: undefined, want: undefined },
+    { name: 'enabled', console: { enabled: true }, want: undefined },
+    { name: 'disabled', console: { enabled: false }, want: 'false' },
+  ])('tells the gateway STEWARD_CONSOLE when spec.console is $name', ({ console, want }) => {
+    const env = gatewayEnv({ ...o, spec: { ...o.spec, console } } as typeof o);
+    expect(env.find((e) => e.name === 'STEWARD_CONSOLE')?.value).toBe(want);
   });
 
   it('grants the runtimes read access to every kind and writes to the statuses only', () => {

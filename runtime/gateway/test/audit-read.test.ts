@@ -9,10 +9,11 @@ describe('the audit API (/api/v1/audit)', () => {
   const get = (url: string, key = gw.keys.acme, extra: Record<string, string> = {}) =>
     gw.app.inject({ method: 'GET', url, headers: as(key, extra) });
   let precheckAudit: string;
+  let callerAudit: string;
 
   beforeAll(async () => {
     gw = await startTestGateway();
-    // A pre-check of an SSN, and the caller's audit of it (a pre-check itself writes no audit row).
+    // A pre-check of an SSN: the block is audited by the gateway (its caller calls no model, so records nothing).
     const pre = await gw.app.inject({
       method: 'POST',
       url: '/api/policy/pre-check',
@@ -20,15 +21,29 @@ describe('the audit API (/api/v1/audit)', () => {
       payload: { query: `My SSN is ${SSN}`, client_id: 'console-test', user_token: 'user-1' },
     });
     expect(pre.json()).toMatchObject({ approved: false, policies: expect.arrayContaining(['builtin-pii']) });
+    const rows = await gw.store.audit.search(
+      { organizationId: 'acme', bound: null, narrowed: null },
+      { surface: 'pre-check' },
+      { limit: 10 },
+    );
+    expect(rows.entries.map((e) => e.contextId)).toEqual([pre.json().context_id]);
+    precheckAudit = rows.entries[0]!.id;
+    // An approved pre-check and the caller's audit of it, whose own copy of the prompt is stored masked.
+    const approved = await gw.app.inject({
+      method: 'POST',
+      url: '/api/policy/pre-check',
+      headers: as(gw.keys.acme),
+      payload: { query: 'What is the weather?', client_id: 'console-test', user_token: 'user-1' },
+    });
+    expect(approved.json()).toMatchObject({ approved: true });
     const audited = await gw.app.inject({
       method: 'POST',
       url: '/api/audit/llm-call',
       headers: as(gw.keys.acme),
-      // The caller's own copy of the prompt: stored masked, as the gateway's rows are.
-      payload: { context_id: pre.json().context_id, client_id: 'console-test', prompt: `My SSN is ${SSN}` },
+      payload: { context_id: approved.json().context_id, client_id: 'console-test', prompt: `My SSN is ${SSN}` },
     });
     expect(audited.statusCode).toBe(200);
-    precheckAudit = audited.json().audit_id;
+    callerAudit = audited.json().audit_id;
     // A governed call with the same SSN, blocked and audited by the gateway with its text masked.
     const blocked = await gw.app.inject({
       method: 'POST',
@@ -52,6 +67,12 @@ describe('the audit API (/api/v1/audit)', () => {
     for (const e of entries) expect(e).toMatchObject({ decision: 'blocked_input', policies: ['builtin-pii'] });
     const governed = entries.find((e: { id: string }) => e.id !== precheckAudit);
     expect(governed).toMatchObject({ surface: 'llm', tenant_id: 'eu', stored_text: 'masked' });
+    expect(entries.find((e: { id: string }) => e.id === precheckAudit)).toMatchObject({
+      surface: 'pre-check',
+      via: 'pre_check',
+      client_id: 'console-test',
+      prompt: expect.stringContaining('[REDACTED'),
+    });
     expect(governed.steward_ms).toEqual(expect.any(Number));
     expect(JSON.stringify(entries)).not.toContain(SSN);
   });
@@ -70,7 +91,7 @@ describe('the audit API (/api/v1/audit)', () => {
     expect(detail.prompt).toContain('[REDACTED');
     expect(res.body).not.toContain(SSN);
     // The row the caller recorded for its pre-check keeps the caller's prompt masked too.
-    const recorded = await get(`/api/v1/audit/entries/${precheckAudit}`);
+    const recorded = await get(`/api/v1/audit/entries/${callerAudit}`);
     expect(recorded.json()).toMatchObject({ prompt: expect.stringContaining('[REDACTED') });
     expect(recorded.json().metadata).toMatchObject({ stored_text: 'masked', prompt_redactions: { us_ssn: 1 } });
     expect(recorded.body).not.toContain(SSN);
@@ -84,7 +105,7 @@ describe('the audit API (/api/v1/audit)', () => {
     expect(s.buckets).toHaveLength(60);
     const sum = (k: string) => s.buckets.reduce((n: number, b: Record<string, number>) => n + b[k]!, 0);
     expect(sum('blocks')).toBe(2);
-    expect(sum('requests')).toBe(2);
+    expect(sum('requests')).toBe(3);
   });
 
   it("shows another organization's key nothing, and a tenant key its tenant's rows only", async () => {
@@ -94,15 +115,15 @@ describe('the audit API (/api/v1/audit)', () => {
     const summary = (await get('/api/v1/audit/summary', gw.keys.globex)).json();
     expect(summary.buckets.every((b: { requests: number }) => b.requests === 0)).toBe(true);
     const eu = (await get('/api/v1/audit/entries', gw.keys.acme, { 'x-tenant-id': 'eu' })).json().entries;
-    expect(eu.map((e: { tenant_id?: string }) => e.tenant_id ?? null)).toEqual(['eu', null]);
+    expect(eu.map((e: { tenant_id?: string }) => e.tenant_id ?? null)).toEqual(['eu', null, null]);
   });
 
   it('pages through the server with next_page_token', async () => {
     const first = (await get('/api/v1/audit/entries?limit=1')).json();
     expect(first.entries).toHaveLength(1);
-    const second = (await get(`/api/v1/audit/entries?limit=1&page_token=${first.next_page_token}`)).json();
-    expect(second.entries).toHaveLength(1);
-    expect(second.entries[0].id).not.toBe(first.entries[0].id);
+    const second = (await get(`/api/v1/audit/entries?limit=2&page_token=${first.next_page_token}`)).json();
+    expect(second.entries).toHaveLength(2);
+    expect(second.entries.map((e: { id: string }) => e.id)).not.toContain(first.entries[0].id);
     expect(second.next_page_token).toBeUndefined();
   });
 

@@ -43,8 +43,13 @@ async function routesOf(app: FastifyInstance): Promise<Route[]> {
   );
 }
 
-/** The routes of the API reference itself, which the documents leave out. */
-const isDocsRoute = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
+/** The routes of the API reference itself and of the console's page, which the documents leave out. */
+const isDocsRoute = (url: string) =>
+  url === '/openapi.json' ||
+  url === '/docs' ||
+  url.startsWith('/docs/') ||
+  url === '/console' ||
+  url.startsWith('/console/');
 /** `/a/:b` → `/a/{b}`, the OpenAPI spelling; `:b(^re)::verb` (a parameter, then a literal colon) → `{b}:verb`. */
 const openApiPath = (url: string) =>
   url

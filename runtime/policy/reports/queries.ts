@@ -99,8 +99,15 @@ export class PolicyReports {
     };
   }
 
-  /** Each named policy's counts over every organization, ending at `now`; a policy without calls has zeros. */
-  async summaries(policies: readonly string[], now: Date): Promise<Map<string, PolicySummary>> {
+  /**
+   * Each named policy's counts over every organization (or the one of `scope`), ending at `now`; a policy without
+   * calls has zeros.
+   */
+  async summaries(
+    policies: readonly string[],
+    now: Date,
+    scope: { organizationId?: string; tenantId?: string } = {},
+  ): Promise<Map<string, PolicySummary>> {
     const out = new Map<string, PolicySummary>();
     for (const name of policies)
       out.set(name, {
@@ -114,6 +121,7 @@ export class PolicyReports {
         recentFrom: new Date(now.getTime() - HOUR_MS).toISOString(),
         to: now.toISOString(),
         policies: [...out.keys()],
+        ...scope,
       }),
       'summary',
     );

@@ -3,7 +3,8 @@
  * policies were evaluated, within a time window:
  * - audit entries of governed calls and connector calls (`metadata.policies_evaluated`, `metadata.policy_results`,
  *   written by the gateway), but not the entries callers send with `POST /api/audit/llm-call`, whose metadata is
- *   the caller's (they carry `context_approved`, which the gateway sets last);
+ *   the caller's (they carry `context_approved`, which the gateway sets last), nor the gateway's entries of blocked
+ *   pre-checks (`via: pre_check`), which are counted from their own row below;
  * - pre-checks (`precheck_policy_results`, runtime/store/precheck-results.ts).
  * Each source is read through its time index (`audit_entries` by organization and time for one organization, by
  * time alone across organizations; `precheck_policy_results` by time), and narrowed at once to the rows that name
@@ -53,6 +54,7 @@ export function sourceRows(p: Params, s: SourceScope): string {
     ${tenant ? `AND a.metadata->>'tenant_id' = ${tenant}` : ''}
     AND (a.metadata ? 'policies_evaluated' OR a.metadata ? 'policy_results')
     AND NOT (a.metadata ? 'context_approved')
+    AND a.metadata->>'via' IS DISTINCT FROM 'pre_check'
     AND ${namesOne(aEvaluated, aResults, s.names)}
   UNION ALL
   SELECT p.context_id, p.client_id, p.tenant_id, p.created_at,
@@ -150,11 +152,14 @@ export interface SummaryQuery {
   recentFrom: string;
   to: string;
   policies: readonly string[];
+  /** One organization's calls (and one tenant's); absent: every organization's. */
+  organizationId?: string;
+  tenantId?: string;
 }
 
 /**
  * Every named policy's evaluations and violations over both windows and its decisions over the longer one, across
- * organizations (the Policy.status writer). One statement.
+ * organizations (the Policy.status writer) or in one (the gateway's policy list). One statement.
  */
 export function summaryStatement(q: SummaryQuery): { text: string; values: unknown[] } {
   const p = new Params();
