@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<{ markdown: string }>> = {
   proxy: async () => (await import('./proxy.js')).run(),
   tokens: async () => (await import('./tokens.js')).run(),
   memory: async () => (await import('./memory.js')).run(),
+  console: async () => (await import('./console.js')).run(),
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

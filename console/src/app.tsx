@@ -59,8 +59,6 @@ export function App() {
   }, [route.path]);
 
   const { Page, param } = pageOf(route.path);
-  // NB: pages wait for whoami, so that their first requests carry what it decided (or the tab is at sign-in)
-  const waiting = session.session.state === 'checking' && Page !== SignIn;
 
   return (
     <SessionContext.Provider value={session}>
@@ -72,7 +70,9 @@ export function App() {
         <Nav route={route} />
         <main id="content" tabIndex={-1} ref={main}>
           <NoticeRegions problem={problem} status={status} />
-          {waiting ? <p>Checking your credentials…</p> : <Page route={route} param={param} />}
+          {/* NB: a page asks for its data at once, beside whoami: both carry the stored key, and a 401 from either
+              takes the tab to sign-in (one round trip less before the first render) */}
+          <Page route={route} param={param} />
         </main>
       </NoticeContext.Provider>
     </SessionContext.Provider>
