@@ -113,7 +113,8 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (app, opt
 
   app.get<{ Params: { name: string } }>(`${CONSOLE_PREFIX}/assets/:name`, PUBLIC, async (req, reply) => {
     const asset = assets.get(req.params.name as AssetName);
-    if (!asset) return secure(reply).code(404).type('text/plain; charset=utf-8').send('not found');
+    // NB: the app's coded 404, as for any path it does not serve
+    if (!asset) return reply.callNotFound();
     secure(reply).header('etag', asset.etag).header('cache-control', 'public, max-age=300, must-revalidate');
     if (req.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.type(asset.type).send(asset.body);

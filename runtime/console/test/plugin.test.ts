@@ -121,6 +121,7 @@ describe('the console assets', () => {
     async (name) => {
       const res = await get(`/console/assets/${name}`);
       expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
       expect(res.body).not.toContain('import ');
     },
   );

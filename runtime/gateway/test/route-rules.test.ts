@@ -103,8 +103,16 @@ const PUBLIC = new Set([
  * `tasks/:taskId(^[^:/]+)::cancel`), which gets a value of it; `::` is a literal colon.
  */
 const probeUrl = (url: string) => url.replace(/:\w+\([^)]*\)/g, 'probe').replace(/::/g, ':');
-/** The API reference (`/openapi.json`, `/docs` and the page's assets) is public too. */
-const isApiReference = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
+/**
+ * The API reference (`/openapi.json`, `/docs` and the page's assets) and the console's page and assets (which hold no
+ * data: docs/console.md) are public too.
+ */
+const isApiReference = (url: string) =>
+  url === '/openapi.json' ||
+  url === '/docs' ||
+  url.startsWith('/docs/') ||
+  url === '/console' ||
+  url.startsWith('/console/');
 
 describe.each(surfaces)('$name route table', ({ prepare, shape, surface }) => {
   it('states a credential rule on every route, and only health is public', async () => {
