@@ -15,10 +15,9 @@ import { identityOf } from '../../auth/plugin.js';
 import { hasRole, principalOf, ROLES } from '../../auth/roles.js';
 import { tenantFilter } from '../../auth/scope.js';
 import { API_MANAGED } from '../../policy/packages.js';
-import { PolicyReports, PolicyReportTimeoutError } from '../../policy/reports/index.js';
+import { PolicyReports, reportUnavailable } from '../../policy/reports/index.js';
 import type { PolicyLoadState } from '../../policy/load.js';
 import type { AgentLatency } from '../../store/index.js';
-import { ApiError } from '../../http/errors.js';
 import { LABELS } from '../../../api/constants.js';
 import type { GovernanceRouteOptions } from '../deps.js';
 import { clientSignal } from './llm.js';
@@ -83,9 +82,7 @@ export const governanceRoutes: FastifyPluginAsync<GovernanceRouteOptions> = asyn
         { organizationId: identity.organizationId, tenantId: identity.tenantId },
       )
       .catch((err: unknown) => {
-        if (err instanceof PolicyReportTimeoutError)
-          throw new ApiError('gateway', 'SERVICE_UNAVAILABLE', `${err.message}; try again`, undefined, { cause: err });
-        throw err;
+        throw reportUnavailable('gateway', err);
       });
     const policies = docs
       .map((doc) => {

@@ -7,8 +7,7 @@ import { policyMode, type PolicyResource } from '../../../api/index.js';
 import type { PolicyReport } from '../../../api/http/orchestrator.js';
 import { isoTimestamp } from '../../../platform/iso-time.js';
 import type { Identity } from '../../auth/identity.js';
-import { ApiError } from '../../http/errors.js';
-import { PolicyReportTimeoutError, type PolicyReports } from '../../policy/reports/index.js';
+import { reportUnavailable, type PolicyReports } from '../../policy/reports/index.js';
 import { policyIdOfDocument } from './document.js';
 
 export async function policyReportOf(
@@ -35,10 +34,6 @@ export async function policyReportOf(
       windows,
     };
   } catch (err) {
-    if (err instanceof PolicyReportTimeoutError)
-      throw new ApiError('plan', 'SERVICE_UNAVAILABLE', `${err.message}; try again later`, {
-        timeout_ms: err.timeoutMs,
-      });
-    throw err;
+    throw reportUnavailable('plan', err);
   }
 }

@@ -5,3 +5,4 @@ export {
   type PolicySummary,
   type ReportRequest,
 } from './queries.js';
+export { reportUnavailable } from './unavailable.js';
